@@ -1,0 +1,103 @@
+// Package ociclient is the one door to OCI. It wraps the oci-go-sdk clients behind narrow
+// interfaces and adds what every caller needs once: client-side rate limiting, a single retry
+// layer, error classification, work-request waiting, read caches and per-operation metrics.
+//
+// Consumers (lb, seclist, instances) declare the subset of methods they call as their own
+// interfaces; the types here satisfy them.
+package ociclient
+
+import (
+	"context"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/identity"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	"github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+// LoadBalancers is the part of the Load Balancer API (20170115) the project calls.
+//
+// Every mutating method returns the OCID of the work request OCI started for it; pass it to
+// WaitForWorkRequest. Create methods take an opc-retry-token: the same token on a repeated call
+// makes OCI return the first call's result instead of creating twice. An empty token makes the
+// client generate one per call, reused across its own retries.
+type LoadBalancers interface {
+	GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error)
+	// ListLoadBalancers returns every load balancer in the compartment (all pages). A non-empty
+	// displayName filters by exact name.
+	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
+	CreateLoadBalancer(ctx context.Context, details loadbalancer.CreateLoadBalancerDetails, retryToken string) (workRequestID string, err error)
+	UpdateLoadBalancer(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerDetails) (workRequestID string, err error)
+	UpdateLoadBalancerShape(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerShapeDetails) (workRequestID string, err error)
+	UpdateNetworkSecurityGroups(ctx context.Context, id string, nsgIDs []string) (workRequestID string, err error)
+	DeleteLoadBalancer(ctx context.Context, id string) (workRequestID string, err error)
+
+	CreateBackendSet(ctx context.Context, lbID string, details loadbalancer.CreateBackendSetDetails, retryToken string) (workRequestID string, err error)
+	UpdateBackendSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateBackendSetDetails) (workRequestID string, err error)
+	DeleteBackendSet(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	CreateListener(ctx context.Context, lbID string, details loadbalancer.CreateListenerDetails, retryToken string) (workRequestID string, err error)
+	UpdateListener(ctx context.Context, lbID, name string, details loadbalancer.UpdateListenerDetails) (workRequestID string, err error)
+	DeleteListener(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	CreateCertificate(ctx context.Context, lbID string, details loadbalancer.CreateCertificateDetails, retryToken string) (workRequestID string, err error)
+	DeleteCertificate(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	// WaitForWorkRequest polls a load balancer work request until it ends. It returns nil on
+	// SUCCEEDED and a *WorkRequestError carrying OCI's messages on FAILED.
+	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+}
+
+// NetworkLoadBalancers is the part of the Network Load Balancer API (20200501) the project calls.
+// The same work-request and retry-token rules as LoadBalancers apply.
+type NetworkLoadBalancers interface {
+	GetNetworkLoadBalancer(ctx context.Context, id string) (networkloadbalancer.NetworkLoadBalancer, error)
+	ListNetworkLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]networkloadbalancer.NetworkLoadBalancerSummary, error)
+	CreateNetworkLoadBalancer(ctx context.Context, details networkloadbalancer.CreateNetworkLoadBalancerDetails, retryToken string) (nlb networkloadbalancer.NetworkLoadBalancer, workRequestID string, err error)
+	UpdateNetworkLoadBalancer(ctx context.Context, id string, details networkloadbalancer.UpdateNetworkLoadBalancerDetails) (workRequestID string, err error)
+	UpdateNetworkSecurityGroups(ctx context.Context, id string, nsgIDs []string) (workRequestID string, err error)
+	DeleteNetworkLoadBalancer(ctx context.Context, id string) (workRequestID string, err error)
+
+	CreateBackendSet(ctx context.Context, nlbID string, details networkloadbalancer.CreateBackendSetDetails, retryToken string) (workRequestID string, err error)
+	UpdateBackendSet(ctx context.Context, nlbID, name string, details networkloadbalancer.UpdateBackendSetDetails) (workRequestID string, err error)
+	DeleteBackendSet(ctx context.Context, nlbID, name string) (workRequestID string, err error)
+
+	CreateListener(ctx context.Context, nlbID string, details networkloadbalancer.CreateListenerDetails, retryToken string) (workRequestID string, err error)
+	UpdateListener(ctx context.Context, nlbID, name string, details networkloadbalancer.UpdateListenerDetails) (workRequestID string, err error)
+	DeleteListener(ctx context.Context, nlbID, name string) (workRequestID string, err error)
+
+	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+}
+
+// Compute is the part of the Core Compute API the project calls. Reads go through caches
+// (see the package documentation); a 404 invalidates the entry.
+type Compute interface {
+	GetInstance(ctx context.Context, id string) (core.Instance, error)
+	// ListInstances returns every instance in the compartment (all pages).
+	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
+	// ListVnicAttachments returns the VNIC attachments in the compartment (all pages); a
+	// non-empty instanceID narrows them to one instance.
+	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)
+}
+
+// VirtualNetwork is the part of the Core Networking API the project calls.
+type VirtualNetwork interface {
+	GetVnic(ctx context.Context, id string) (core.Vnic, error)
+	GetSubnet(ctx context.Context, id string) (core.Subnet, error)
+	// ListSubnets returns every subnet of the VCN in the compartment (all pages); an empty vcnID
+	// lists all of the compartment's subnets.
+	ListSubnets(ctx context.Context, compartmentID, vcnID string) ([]core.Subnet, error)
+	// GetSecurityList returns the list and its ETag. Never cached: the ETag must be current.
+	GetSecurityList(ctx context.Context, id string) (list core.SecurityList, etag string, err error)
+	// UpdateSecurityList replaces the list's rules if its ETag still equals ifMatch, and returns
+	// the updated list and its new ETag. A stale ifMatch fails with an error for which
+	// IsPreconditionFailed is true; it is never retried here, because the caller must re-read.
+	UpdateSecurityList(ctx context.Context, id string, ingress []core.IngressSecurityRule, egress []core.EgressSecurityRule, ifMatch string) (list core.SecurityList, etag string, err error)
+	// GetPublicIPByIPAddress finds a public IP (e.g. a reserved one) by its address.
+	GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error)
+}
+
+// Identity is the part of the Identity API the project calls.
+type Identity interface {
+	ListAvailabilityDomains(ctx context.Context, compartmentID string) ([]identity.AvailabilityDomain, error)
+}

@@ -1,0 +1,205 @@
+// Package ocitest is an in-memory OCI API server that speaks OCI's REST wire format, so the real
+// oci-go-sdk clients talk to it. Tests and benchmarks seed it with a small tenancy, inject faults,
+// and read back per-operation call counts.
+//
+// Point an SDK client at it with client.Host = srv.URL() and sign with srv.ConfigurationProvider().
+package ocitest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Class is the kind of call an operation is, for accounting and the server-side rate limit.
+type Class string
+
+// The call classes.
+const (
+	ClassRead  Class = "read"
+	ClassWrite Class = "write"
+	// ClassPoll is a read of a work request.
+	ClassPoll Class = "poll"
+)
+
+// Server is an in-memory OCI. All methods are safe for concurrent use.
+type Server struct {
+	opts Options
+	hs   *httptest.Server
+	mux  *http.ServeMux
+	seq  atomic.Uint64
+
+	// mu guards every piece of emulated state below and in the per-API stores.
+	mu      sync.Mutex
+	lb      *lbStore
+	nlb     *nlbStore
+	compute *computeStore
+	vcn     *vcnStore
+	ident   *identityStore
+	meta    *metadataStore
+
+	ctl *control // faults, rate limit, call accounting, keys; has its own lock
+}
+
+// Options configure a Server. The zero value is usable: plain HTTP, OCI's page sizes, work
+// requests that finish after WorkRequestDuration's default.
+type Options struct {
+	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1 and localhost.
+	TLS bool
+	// PageSize caps list responses (0: each operation's own default, like OCI).
+	PageSize int
+	// WorkRequestDuration is how long a work request stays ACCEPTED/IN_PROGRESS (default 30ms).
+	WorkRequestDuration time.Duration
+	// Region is the region the server pretends to be (default "us-phoenix-1").
+	Region string
+	// TenancyID is the tenancy OCID (default a generated one).
+	TenancyID string
+}
+
+// New starts a server. Close it when done.
+func New(opts Options) *Server {
+	if opts.WorkRequestDuration == 0 {
+		opts.WorkRequestDuration = 30 * time.Millisecond
+	}
+	if opts.Region == "" {
+		opts.Region = "us-phoenix-1"
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	if s.opts.TenancyID == "" {
+		s.opts.TenancyID = s.NewID("tenancy")
+	}
+	s.ctl = newControl()
+	s.lb = newLBStore()
+	s.nlb = newNLBStore()
+	s.compute = newComputeStore()
+	s.vcn = newVCNStore()
+	s.ident = newIdentityStore()
+	s.meta = newMetadataStore()
+	s.registerLB()
+	s.registerNLB()
+	s.registerCompute()
+	s.registerVCN()
+	s.registerIdentity()
+	s.registerMetadata()
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
+			fmt.Sprintf("ocitest does not emulate %s %s", r.Method, r.URL.Path))
+	})
+	if opts.TLS {
+		s.hs = httptest.NewTLSServer(s.mux)
+	} else {
+		s.hs = httptest.NewServer(s.mux)
+	}
+	return s
+}
+
+// URL is the server's base URL (scheme, host and port, no trailing slash): set it as client.Host.
+func (s *Server) URL() string { return s.hs.URL }
+
+// HTTPClient returns an http.Client that trusts the server (needed with Options.TLS).
+func (s *Server) HTTPClient() *http.Client { return s.hs.Client() }
+
+// Close stops the server.
+func (s *Server) Close() { s.hs.Close() }
+
+// Region is the region the server serves.
+func (s *Server) Region() string { return s.opts.Region }
+
+// TenancyID is the tenancy OCID the server serves.
+func (s *Server) TenancyID() string { return s.opts.TenancyID }
+
+// NewID returns a fresh, well-formed OCID of the given resource type, e.g. "loadbalancer".
+func (s *Server) NewID(resourceType string) string {
+	n := s.seq.Add(1)
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%p", resourceType, n, s)))
+	return fmt.Sprintf("ocid1.%s.oc1.phx.%s%06d", resourceType, hex.EncodeToString(sum[:])[:40], n)
+}
+
+// handle registers an operation. pattern is a Go ServeMux pattern with method, e.g.
+// "GET /20170115/loadBalancers/{loadBalancerId}". Every request first passes the control layer
+// (signature check, server-side rate limit, injected faults, call accounting); h runs only if
+// that lets it through.
+func (s *Server) handle(op string, class Class, pattern string, h http.HandlerFunc) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if !s.ctl.admit(op, class, w, r) {
+			return
+		}
+		h(w, r)
+	})
+}
+
+// writeJSON writes v as a JSON body with the headers OCI always sends.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	setCommonHeaders(w, r)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if v != nil {
+		_ = json.NewEncoder(w).Encode(v)
+	}
+}
+
+// writeError writes an OCI error body: {"code": ..., "message": ...}.
+func writeError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	writeJSON(w, r, status, map[string]string{"code": code, "message": message})
+}
+
+// notFound answers as OCI does for a missing resource (or one the caller may not see).
+func notFound(w http.ResponseWriter, r *http.Request, what, id string) {
+	writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
+		fmt.Sprintf("Authorization failed or requested resource not found: %s %s", what, id))
+}
+
+func setCommonHeaders(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get("opc-request-id")
+	if id == "" {
+		id = "ocitest-" + fmt.Sprint(time.Now().UnixNano())
+	}
+	w.Header().Set("opc-request-id", id)
+}
+
+// readJSON decodes the request body into v, answering 400 InvalidParameter on failure.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, v)
+	}
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "InvalidParameter", "malformed request body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// pageOf returns the slice of items for the request's "page" and "limit" query parameters and
+// sets opc-next-page when more remain. Pages are opaque offsets, as far as callers know.
+func pageOf[T any](s *Server, w http.ResponseWriter, r *http.Request, items []T, defaultLimit int) []T {
+	limit := defaultLimit
+	if s.opts.PageSize > 0 {
+		limit = s.opts.PageSize
+	}
+	if v := r.URL.Query().Get("limit"); v != "" {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil && n > 0 && n < limit {
+			limit = n
+		}
+	}
+	start := 0
+	if p := r.URL.Query().Get("page"); p != "" {
+		if _, err := fmt.Sscanf(strings.TrimPrefix(p, "page-"), "%d", &start); err != nil || start < 0 || start > len(items) {
+			start = len(items)
+		}
+	}
+	end := min(start+limit, len(items))
+	if end < len(items) {
+		w.Header().Set("opc-next-page", fmt.Sprintf("page-%d", end))
+	}
+	return items[start:end]
+}
