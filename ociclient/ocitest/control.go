@@ -1,6 +1,7 @@
 package ocitest
 
 import (
+	"crypto/rsa"
 	"net/http"
 	"sync"
 )
@@ -10,9 +11,18 @@ import (
 type control struct {
 	mu    sync.Mutex
 	calls map[string]int
+	keys  map[string]*rsa.PublicKey // by keyId
 }
 
-func newControl() *control { return &control{calls: map[string]int{}} }
+func newControl() *control {
+	return &control{calls: map[string]int{}, keys: map[string]*rsa.PublicKey{}}
+}
+
+func (c *control) registerKey(keyID string, pub *rsa.PublicKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys[keyID] = pub
+}
 
 // admit counts the call and reports whether the handler may run. When it returns false it has
 // already written the response.

@@ -47,6 +47,9 @@ type Server struct {
 	meta    *metadataStore
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
+
+	defaultCredsOnce sync.Once
+	defaultCreds     Credentials
 }
 
 // Options configure a Server. The zero value is usable: plain HTTP, OCI's page sizes, work
