@@ -16,29 +16,50 @@ type Config struct {
 	LoadBalancer LoadBalancer `yaml:"loadBalancer"`
 	// RateLimiter configures the client-side limits on calls to OCI.
 	RateLimiter RateLimiter `yaml:"rateLimiter"`
+	// Endpoint, when its URL is set, points every OCI client at one base URL instead of the
+	// regional OCI endpoints. It exists for tests (the in-memory OCI server) and proxies.
+	Endpoint Endpoint `yaml:"endpoint,omitempty"`
 }
 
-// Auth holds what the SDK needs to sign requests as a user.
+// Auth holds what the SDK needs to sign requests as a user. Region applies to every auth mode.
 type Auth struct {
-	Region      string `yaml:"region"`
-	Tenancy     string `yaml:"tenancy"`
-	User        string `yaml:"user"`
-	Key         Secret `yaml:"key"`
-	KeyFile     string `yaml:"keyFile"`
+	// Region is the OCI region, e.g. "us-phoenix-1". It is never defaulted: when absent it must
+	// be inferred from instance metadata (Config.Complete) or Validate fails.
+	Region string `yaml:"region"`
+	// Tenancy is the tenancy OCID of the signing user.
+	Tenancy string `yaml:"tenancy"`
+	// User is the OCID of the user whose API key signs requests.
+	User string `yaml:"user"`
+	// Key is the PEM-encoded API signing key, inline. Mutually exclusive with KeyFile.
+	Key Secret `yaml:"key"`
+	// KeyFile is the path of a file holding the PEM-encoded API signing key.
+	KeyFile string `yaml:"keyFile"`
+	// Fingerprint is the API key's fingerprint, 16 colon-separated hex bytes.
 	Fingerprint string `yaml:"fingerprint"`
-	Passphrase  Secret `yaml:"passphrase"`
+	// Passphrase decrypts Key or KeyFile when the key is encrypted.
+	Passphrase Secret `yaml:"passphrase"`
 }
 
 // LoadBalancer configures how Services of type LoadBalancer are realised.
 type LoadBalancer struct {
-	Disabled                   bool              `yaml:"disabled"`
-	Subnet1                    string            `yaml:"subnet1"`
-	Subnet2                    string            `yaml:"subnet2"`
-	SecurityListManagementMode SecurityListMode  `yaml:"securityListManagementMode"`
-	SecurityLists              map[string]string `yaml:"securityLists"`
-	DefaultSourceCIDRs         []string          `yaml:"defaultSourceCIDRs"`
-	Naming                     Naming            `yaml:"naming"`
-	Tags                       Tags              `yaml:"tags"`
+	// Disabled turns the load balancer controller off; Services of type LoadBalancer are ignored.
+	Disabled bool `yaml:"disabled"`
+	// Subnet1 is the default subnet OCID for load balancers (a regional subnet, or the first of
+	// two availability-domain subnets).
+	Subnet1 string `yaml:"subnet1"`
+	// Subnet2 is the second availability-domain subnet OCID, for AD-specific subnets only.
+	Subnet2 string `yaml:"subnet2"`
+	// SecurityListManagementMode says which security rules are managed (default All).
+	SecurityListManagementMode SecurityListMode `yaml:"securityListManagementMode"`
+	// SecurityLists maps a subnet OCID to the security list OCID to manage for that subnet.
+	SecurityLists map[string]string `yaml:"securityLists"`
+	// DefaultSourceCIDRs are the ingress sources allowed when a Service sets no
+	// loadBalancerSourceRanges (default ["0.0.0.0/0"]).
+	DefaultSourceCIDRs []string `yaml:"defaultSourceCIDRs"`
+	// Naming says how load balancers are named in OCI (default scheme uid).
+	Naming Naming `yaml:"naming"`
+	// Tags are applied to every load balancer created.
+	Tags Tags `yaml:"tags"`
 }
 
 // SecurityListMode says which security rules oci-ccm manages for load balancers.
@@ -58,8 +79,11 @@ const (
 
 // Naming says how load balancers are named in OCI.
 type Naming struct {
+	// Scheme selects how names are derived (default uid).
 	Scheme NamingScheme `yaml:"scheme"`
-	Prefix string       `yaml:"prefix"`
+	// Prefix is prepended to names under the name scheme, to tell clusters apart in one
+	// compartment. It is not allowed with the uid scheme, whose names must stay upstream-compatible.
+	Prefix string `yaml:"prefix"`
 }
 
 // NamingScheme selects how a load balancer's display name is derived from its Service.
@@ -75,21 +99,39 @@ const (
 
 // Tags are applied to every load balancer oci-ccm creates.
 type Tags struct {
-	FreeformTags map[string]string         `yaml:"freeformTags"`
-	DefinedTags  map[string]map[string]any `yaml:"definedTags"`
+	// FreeformTags are key/value tags.
+	FreeformTags map[string]string `yaml:"freeformTags"`
+	// DefinedTags are tags from tag namespaces: namespace → key → value (string, number or bool).
+	DefinedTags map[string]map[string]any `yaml:"definedTags"`
 }
 
-// RateLimiter configures client-side token buckets for OCI calls.
+// RateLimiter configures client-side token buckets for OCI calls: one for reads (GET, list,
+// work-request polls) and one for writes. A zero rate or burst means the default (SetDefaults).
 type RateLimiter struct {
-	Disabled   bool    `yaml:"disabled"`
-	ReadQPS    float64 `yaml:"readQPS"`
-	ReadBurst  int     `yaml:"readBurst"`
-	WriteQPS   float64 `yaml:"writeQPS"`
-	WriteBurst int     `yaml:"writeBurst"`
+	// Disabled turns client-side rate limiting off.
+	Disabled bool `yaml:"disabled"`
+	// ReadQPS is the sustained rate of read calls per second (default DefaultReadQPS).
+	ReadQPS float64 `yaml:"readQPS"`
+	// ReadBurst is how many read calls may go at once above the sustained rate (default DefaultReadBurst).
+	ReadBurst int `yaml:"readBurst"`
+	// WriteQPS is the sustained rate of write calls per second (default DefaultWriteQPS).
+	WriteQPS float64 `yaml:"writeQPS"`
+	// WriteBurst is how many write calls may go at once above the sustained rate (default DefaultWriteBurst).
+	WriteBurst int `yaml:"writeBurst"`
 }
 
-// Secret is a string that never prints: String, GoString and every fmt verb show a placeholder.
-// Call Reveal to use the value.
+// Endpoint points every OCI client at one base URL. It is meant for tests against an in-memory
+// OCI server and for proxies; production configs leave it out.
+type Endpoint struct {
+	// URL is the base URL, http or https with a host and no path, e.g. "https://127.0.0.1:8443".
+	URL string `yaml:"url"`
+	// CAFile is an optional PEM bundle of CA certificates for an https URL. When set, only these
+	// CAs are trusted for the endpoint (not the system roots), so a test server's own CA suffices.
+	CAFile string `yaml:"caFile,omitempty"`
+}
+
+// Secret is a string that never prints: String, GoString, every fmt verb, JSON, YAML, text and
+// slog show a placeholder (see secret.go). Call Reveal to use the value.
 type Secret string
 
 const redacted = "[redacted]"

@@ -1,0 +1,50 @@
+package config
+
+// Defaults for fields left empty. Load applies them; code that builds a Config by hand calls
+// SetDefaults. The reasons for the rate-limiter numbers are in README.md.
+const (
+	// DefaultSecurityListManagementMode manages every rule a load balancer needs.
+	DefaultSecurityListManagementMode = SecurityListModeAll
+	// DefaultNamingScheme keeps load balancer names compatible with the upstream CCM.
+	DefaultNamingScheme = NamingUID
+	// DefaultSourceCIDR is the ingress source used when a Service sets no source ranges.
+	DefaultSourceCIDR = "0.0.0.0/0"
+	// DefaultReadQPS is the sustained read rate, the rate the upstream CCM has used for years.
+	DefaultReadQPS = 20.0
+	// DefaultReadBurst lets a startup sync issue a few dozen reads without queueing.
+	DefaultReadBurst = 40
+	// DefaultWriteQPS is the sustained write rate; OCI throttles mutations harder than reads.
+	DefaultWriteQPS = 5.0
+	// DefaultWriteBurst lets one reconcile's writes go out together.
+	DefaultWriteBurst = 10
+)
+
+// SetDefaults fills every empty field that has a default. It never sets the region or the
+// compartment: those come from the file or from instance metadata (Complete), never a guess.
+// A zero rate or burst is treated as unset; turn rate limiting off with RateLimiter.Disabled.
+func (c *Config) SetDefaults() {
+	lb := &c.LoadBalancer
+	if lb.SecurityListManagementMode == "" {
+		lb.SecurityListManagementMode = DefaultSecurityListManagementMode
+	}
+	if len(lb.DefaultSourceCIDRs) == 0 {
+		lb.DefaultSourceCIDRs = []string{DefaultSourceCIDR}
+	}
+	if lb.Naming.Scheme == "" {
+		lb.Naming.Scheme = DefaultNamingScheme
+	}
+
+	rl := &c.RateLimiter
+	if rl.ReadQPS == 0 {
+		rl.ReadQPS = DefaultReadQPS
+	}
+	if rl.ReadBurst == 0 {
+		rl.ReadBurst = DefaultReadBurst
+	}
+	if rl.WriteQPS == 0 {
+		rl.WriteQPS = DefaultWriteQPS
+	}
+	if rl.WriteBurst == 0 {
+		rl.WriteBurst = DefaultWriteBurst
+	}
+}

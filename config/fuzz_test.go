@@ -1,0 +1,51 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzLoad feeds arbitrary bytes to the parser. Properties: no panic anywhere in Load,
+// Validate or formatting; a loaded Config is defaulted; Validate returns nil or a non-empty
+// *ValidationError, and the same one each time. Seeds live in testdata/fuzz/FuzzLoad.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte("auth:\n  region: us-phoenix-1\n"))
+	f.Add([]byte("useInstancePrincipals: true\nloadBalancer: {subnet1: ocid1.subnet.oc1.phx.aaaa, naming: {scheme: name, prefix: p}}\n"))
+	f.Add([]byte("auth: {useInstancePrincipals: true, key_passphrase: x}\nloadBalancer: {disableSecurityListManagement: true}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, _, err := Load(bytes.NewReader(data))
+		if err != nil {
+			if cfg != nil {
+				t.Fatalf("Load returned a Config with error %v", err)
+			}
+			return
+		}
+		if cfg == nil {
+			t.Fatal("Load returned neither a Config nor an error")
+		}
+		lb := &cfg.LoadBalancer
+		if lb.SecurityListManagementMode == "" || lb.Naming.Scheme == "" || len(lb.DefaultSourceCIDRs) == 0 {
+			t.Fatalf("loaded Config is not defaulted: %+v", lb)
+		}
+		_ = fmt.Sprintf("%+v %#v", cfg, cfg)
+
+		err1, err2 := cfg.Validate(), cfg.Validate()
+		if err1 == nil {
+			if err2 != nil {
+				t.Fatalf("Validate is not deterministic: nil then %v", err2)
+			}
+			return
+		}
+		var ve1, ve2 *ValidationError
+		if !errors.As(err1, &ve1) || !errors.As(err2, &ve2) || len(ve1.Errors) == 0 {
+			t.Fatalf("Validate error = %v, want a non-empty *ValidationError", err1)
+		}
+		if diff := cmp.Diff(ve1.Errors, ve2.Errors); diff != "" {
+			t.Fatalf("Validate is not deterministic (-first +second):\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,276 @@
+package config
+
+import (
+	"encoding/pem"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// FieldError is one problem with one field.
+type FieldError struct {
+	// Field is the path of the field as written in the file, e.g. "loadBalancer.subnet1" or
+	// "loadBalancer.securityLists[ocid1.subnet...]".
+	Field string
+	// Value is the offending value as text, "" when the field is missing, and never a secret
+	// (secrets appear as the redaction placeholder).
+	Value string
+	// Detail says what is wrong and what is allowed.
+	Detail string
+}
+
+// Error renders the problem as `field: detail (got "value")`.
+func (e FieldError) Error() string {
+	if e.Value == "" {
+		return e.Field + ": " + e.Detail
+	}
+	return fmt.Sprintf("%s: %s (got %q)", e.Field, e.Detail, e.Value)
+}
+
+// ValidationError lists every problem Validate found, in a stable order. Inspect it with
+// errors.As; each FieldError is also reachable through errors.As because Unwrap returns them.
+type ValidationError struct {
+	Errors []FieldError
+}
+
+// Error renders every problem on one line, separated by semicolons.
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.Error()
+	}
+	return fmt.Sprintf("invalid cloud-provider config: %d problem(s): %s", len(e.Errors), strings.Join(parts, "; "))
+}
+
+// Unwrap exposes the individual FieldErrors to errors.As.
+func (e *ValidationError) Unwrap() []error {
+	errs := make([]error, len(e.Errors))
+	for i, fe := range e.Errors {
+		errs[i] = fe
+	}
+	return errs
+}
+
+// Validate checks the whole config and reports every problem at once as a *ValidationError,
+// or returns nil. Call it after SetDefaults (Load does that) and after Complete, because the
+// region and compartment are required and Validate never guesses them. Validate does no I/O:
+// auth.keyFile is read, and the key parsed with its passphrase, by ConfigurationProvider.
+func (c *Config) Validate() error {
+	v := &validator{}
+	c.validateAuth(v)
+	c.validateLoadBalancer(v)
+	c.validateRateLimiter(v)
+	c.validateEndpoint(v)
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: v.errs}
+}
+
+// validator accumulates FieldErrors.
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(field, value, detail string) {
+	v.errs = append(v.errs, FieldError{Field: field, Value: value, Detail: detail})
+}
+
+const inferredHint = "; when running on an OCI instance it is inferred from instance metadata (Complete)"
+
+func (c *Config) validateAuth(v *validator) {
+	a := &c.Auth
+	if a.Region == "" {
+		v.add("auth.region", "", "required"+inferredHint)
+	} else if !validRegion(a.Region) {
+		v.add("auth.region", a.Region, "must be a region name such as us-phoenix-1 or a region key such as phx")
+	}
+	if c.CompartmentID == "" {
+		v.add("compartment", "", "required"+inferredHint)
+	} else {
+		v.ocid("compartment", c.CompartmentID, "compartment", "tenancy")
+	}
+	if c.VCNID != "" {
+		v.ocid("vcn", c.VCNID, "vcn")
+	}
+	if a.Tenancy != "" {
+		v.ocid("auth.tenancy", a.Tenancy, "tenancy")
+	}
+	if a.User != "" {
+		v.ocid("auth.user", a.User, "user")
+	}
+	if a.Fingerprint != "" && !validFingerprint(a.Fingerprint) {
+		v.add("auth.fingerprint", a.Fingerprint, "must be 16 colon-separated hex bytes, e.g. 12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0")
+	}
+
+	if c.UseInstancePrincipals {
+		const why = "not allowed with useInstancePrincipals: true; instance principals sign with the instance's own certificate"
+		if a.Key != "" {
+			v.add("auth.key", a.Key.String(), why)
+		}
+		if a.KeyFile != "" {
+			v.add("auth.keyFile", a.KeyFile, why)
+		}
+		if a.Passphrase != "" {
+			v.add("auth.passphrase", a.Passphrase.String(), why)
+		}
+		return
+	}
+
+	// User principal.
+	if a.Tenancy == "" {
+		v.add("auth.tenancy", "", "required for user-principal auth (or set useInstancePrincipals: true)")
+	}
+	if a.User == "" {
+		v.add("auth.user", "", "required for user-principal auth (or set useInstancePrincipals: true)")
+	}
+	if a.Fingerprint == "" {
+		v.add("auth.fingerprint", "", "required for user-principal auth (or set useInstancePrincipals: true)")
+	}
+	switch {
+	case a.Key == "" && a.KeyFile == "":
+		v.add("auth.key", "", "required: set auth.key (the PEM key inline) or auth.keyFile, or set useInstancePrincipals: true")
+	case a.Key != "" && a.KeyFile != "":
+		v.add("auth.keyFile", a.KeyFile, "not allowed together with auth.key; set one of them")
+	case a.Key != "":
+		encrypted, ok := pemPrivateKey(a.Key.Reveal())
+		if !ok {
+			v.add("auth.key", a.Key.String(), "must be a PEM-encoded private key (-----BEGIN ... PRIVATE KEY-----)")
+		} else if encrypted && a.Passphrase == "" {
+			v.add("auth.passphrase", "", "required: auth.key is encrypted")
+		}
+	}
+}
+
+// pemPrivateKey reports whether s holds a PEM private-key block and whether that block is
+// encrypted. It does not decrypt or parse the key: that needs the passphrase and happens once,
+// in ConfigurationProvider.
+func pemPrivateKey(s string) (encrypted, ok bool) {
+	block, _ := pem.Decode([]byte(s))
+	if block == nil || !strings.HasSuffix(block.Type, "PRIVATE KEY") {
+		return false, false
+	}
+	// PKCS#8 marks encryption in the block type; legacy PKCS#1 in a Proc-Type header.
+	encrypted = block.Type == "ENCRYPTED PRIVATE KEY" || strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED")
+	return encrypted, true
+}
+
+// Naming-prefix limits: the prefix is joined to "namespace-name" in display names and should
+// read like a DNS label so names stay valid wherever they are reused.
+const maxPrefixLength = 32
+
+func (c *Config) validateLoadBalancer(v *validator) {
+	lb := &c.LoadBalancer
+	const p = "loadBalancer."
+
+	if lb.Subnet1 != "" {
+		v.ocid(p+"subnet1", lb.Subnet1, "subnet")
+	} else if !lb.Disabled && c.VCNID == "" {
+		v.add(p+"subnet1", "", "required unless vcn is set (or set loadBalancer.disabled: true)")
+	}
+	if lb.Subnet2 != "" {
+		v.ocid(p+"subnet2", lb.Subnet2, "subnet")
+		switch {
+		case lb.Subnet1 == "":
+			v.add(p+"subnet2", lb.Subnet2, "needs loadBalancer.subnet1; subnet2 is the second of two availability-domain subnets")
+		case lb.Subnet1 == lb.Subnet2:
+			v.add(p+"subnet2", lb.Subnet2, "must differ from loadBalancer.subnet1")
+		}
+	}
+
+	if !slices.Contains(securityListModes, lb.SecurityListManagementMode) {
+		v.add(p+"securityListManagementMode", string(lb.SecurityListManagementMode), "must be one of All, Frontend, Backend, None")
+	}
+	for _, subnet := range sortedKeys(lb.SecurityLists) {
+		// A bad key is reported against the map, since the key is not a path of its own.
+		v.ocid(p+"securityLists", subnet, "subnet")
+		v.ocid(p+"securityLists["+subnet+"]", lb.SecurityLists[subnet], "securitylist")
+	}
+	for i, cidr := range lb.DefaultSourceCIDRs {
+		if detail := checkCIDR(cidr); detail != "" {
+			v.add(fmt.Sprintf("%sdefaultSourceCIDRs[%d]", p, i), cidr, detail)
+		}
+	}
+
+	switch lb.Naming.Scheme {
+	case NamingUID:
+		if lb.Naming.Prefix != "" {
+			v.add(p+"naming.prefix", lb.Naming.Prefix, "allowed only with naming.scheme: name; uid names stay as the upstream CCM wrote them")
+		}
+	case NamingName:
+		if pre := lb.Naming.Prefix; pre != "" && (len(pre) > maxPrefixLength || !dnsLabel(pre)) {
+			v.add(p+"naming.prefix", pre, fmt.Sprintf("must be at most %d characters of a-z, 0-9 and '-', starting and ending with a letter or digit", maxPrefixLength))
+		}
+	default:
+		v.add(p+"naming.scheme", string(lb.Naming.Scheme), "must be one of uid, name")
+	}
+
+	validateTags(v, p+"tags", &lb.Tags)
+}
+
+var securityListModes = []SecurityListMode{SecurityListModeAll, SecurityListModeFrontend, SecurityListModeBackend, SecurityListModeNone}
+
+func (c *Config) validateRateLimiter(v *validator) {
+	rl := &c.RateLimiter
+	const p = "rateLimiter."
+	// With the limiter on, a zero rate or burst would block every call; SetDefaults replaces
+	// zeros, so a zero here means the caller skipped it.
+	positive := "must be greater than 0 (0 or absent means the default; set rateLimiter.disabled to turn limiting off)"
+	if rl.Disabled {
+		positive = ""
+	}
+	for _, q := range []struct {
+		field string
+		value float64
+	}{{"readQPS", rl.ReadQPS}, {"writeQPS", rl.WriteQPS}} {
+		switch {
+		case math.IsNaN(q.value) || math.IsInf(q.value, 0) || q.value < 0:
+			v.add(p+q.field, fmt.Sprint(q.value), "must be a non-negative number of calls per second")
+		case q.value == 0 && positive != "":
+			v.add(p+q.field, "0", positive)
+		}
+	}
+	for _, b := range []struct {
+		field string
+		value int
+	}{{"readBurst", rl.ReadBurst}, {"writeBurst", rl.WriteBurst}} {
+		switch {
+		case b.value < 0:
+			v.add(p+b.field, fmt.Sprint(b.value), "must be a non-negative number of calls")
+		case b.value == 0 && positive != "":
+			v.add(p+b.field, "0", positive)
+		}
+	}
+}
+
+func (c *Config) validateEndpoint(v *validator) {
+	e := &c.Endpoint
+	if e.URL == "" {
+		if e.CAFile != "" {
+			v.add("endpoint.caFile", e.CAFile, "needs endpoint.url")
+		}
+		return
+	}
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		v.add("endpoint.url", e.URL, "must be a URL such as https://127.0.0.1:8443")
+		return
+	}
+	shown := e.URL
+	if u.User != nil {
+		shown = u.Redacted() // never echo a password
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		v.add("endpoint.url", shown, "scheme must be http or https")
+	case u.Host == "":
+		v.add("endpoint.url", shown, "must have a host, e.g. https://127.0.0.1:8443")
+	case u.User != nil:
+		v.add("endpoint.url", shown, "must not carry user information")
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		v.add("endpoint.url", shown, "must have no path, query or fragment (not even a trailing slash): every OCI API path is appended to it")
+	}
+	if e.CAFile != "" && u.Scheme == "http" {
+		v.add("endpoint.caFile", e.CAFile, "only meaningful with an https endpoint.url")
+	}
+}
