@@ -1,8 +1,438 @@
 package ocitest
 
-// lbStore holds the emulated state of this API. Guarded by Server.mu.
-type lbStore struct{}
+import (
+	"cmp"
+	"net/http"
+	"slices"
 
-func newLBStore() *lbStore { return &lbStore{} }
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
 
-func (s *Server) registerLB() {}
+// This file serves the load-balancer-level operations of the Load Balancer API (20170115) and
+// its work requests; lb_children.go serves backend sets, backends, listeners and certificates.
+//
+// Every mutation is a work request: OCI accepts it (or refuses it at once with 400, 404, 409 or
+// 412), and the change takes effect only when the work request succeeds. One work request at a
+// time may run on a load balancer; another change meanwhile gets 409 IncorrectState.
+
+const lbPrefix = "/20170115"
+
+func (s *Server) registerLB() {
+	p := lbPrefix
+	s.handle("ListLoadBalancers", ClassRead, "GET "+p+"/loadBalancers", s.lbList)
+	s.handle("GetLoadBalancer", ClassRead, "GET "+p+"/loadBalancers/{loadBalancerId}", s.lbGet)
+	s.handle("CreateLoadBalancer", ClassWrite, "POST "+p+"/loadBalancers", s.lbCreate)
+	s.handle("UpdateLoadBalancer", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}", s.lbUpdate)
+	s.handle("UpdateLoadBalancerShape", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/updateShape", s.lbUpdateShape)
+	s.handle("UpdateNetworkSecurityGroups", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/networkSecurityGroups", s.lbUpdateNSGs)
+	s.handle("DeleteLoadBalancer", ClassWrite, "DELETE "+p+"/loadBalancers/{loadBalancerId}", s.lbDelete)
+	s.handle("ListShapes", ClassRead, "GET "+p+"/loadBalancerShapes", s.lbListShapes)
+	s.handle("ListPolicies", ClassRead, "GET "+p+"/loadBalancerPolicies", s.lbListPolicies)
+	s.handle("GetWorkRequest", ClassPoll, "GET "+p+"/loadBalancerWorkRequests/{workRequestId}", s.lbGetWorkRequest)
+	s.handle("ListWorkRequests", ClassPoll, "GET "+p+"/loadBalancers/{loadBalancerId}/workRequests", s.lbListWorkRequests)
+	s.registerLBChildren()
+}
+
+func (s *Server) lbList(w http.ResponseWriter, r *http.Request) {
+	compartment, ok := lbRequireQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	s.lockLB()
+	defer s.mu.Unlock()
+	var items []loadbalancer.LoadBalancer
+	for _, e := range s.sortedLBs() {
+		lb := e.lb
+		if lbDeref(lb.CompartmentId) != compartment ||
+			q.Has("displayName") && lbDeref(lb.DisplayName) != q.Get("displayName") ||
+			q.Has("lifecycleState") && string(lb.LifecycleState) != q.Get("lifecycleState") {
+			continue
+		}
+		items = append(items, lb)
+	}
+	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "TIMECREATED", "DISPLAYNAME",
+		func(lb loadbalancer.LoadBalancer) string { return lbDeref(lb.DisplayName) }); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	page := pageOf(s, w, r, items, 100)
+	writeJSON(w, r, http.StatusOK, append([]loadbalancer.LoadBalancer{}, page...)) // encoded under s.mu
+}
+
+// lbSortList applies sortBy/sortOrder to items already in creation order. Without sortBy the
+// creation order stays, so paging is stable while load balancers are being created.
+func lbSortList[T any](items []T, sortBy, order, byTime, byName string, name func(T) string) error {
+	switch sortBy {
+	case "", byTime:
+	case byName:
+		slices.SortStableFunc(items, func(a, b T) int { return cmp.Compare(name(a), name(b)) })
+	default:
+		return lbInvalid("sortBy '%s' is not one of [%s %s]", sortBy, byTime, byName)
+	}
+	switch order {
+	case "", "ASC":
+		if sortBy == byTime && order == "" {
+			slices.Reverse(items) // OCI's default order for the creation time is newest first
+		}
+	case "DESC":
+		slices.Reverse(items)
+	default:
+		return lbInvalid("sortOrder '%s' is not one of [ASC DESC]", order)
+	}
+	return nil
+}
+
+func (s *Server) lbGet(w http.ResponseWriter, r *http.Request) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.lbFor(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("etag", e.etag())
+	writeJSON(w, r, http.StatusOK, e.lb)
+}
+
+// lbCheckCreate validates a whole CreateLoadBalancer request.
+func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) error {
+	if lbDeref(d.CompartmentId) == "" {
+		return lbInvalid("compartmentId is required")
+	}
+	if err := lbCheckDisplayName(d.DisplayName); err != nil {
+		return err
+	}
+	if err := lbCheckShape(d.ShapeName, d.ShapeDetails); err != nil {
+		return err
+	}
+	if len(d.SubnetIds) < 1 || len(d.SubnetIds) > 2 {
+		return lbInvalid("a load balancer needs one or two subnetIds, got %d", len(d.SubnetIds))
+	}
+	if slices.Contains(d.SubnetIds, "") || len(d.SubnetIds) == 2 && d.SubnetIds[0] == d.SubnetIds[1] {
+		return lbInvalid("subnetIds must be distinct subnet OCIDs")
+	}
+	if err := lbCheckNSGs(d.NetworkSecurityGroupIds); err != nil {
+		return err
+	}
+	if len(d.ReservedIps) > 1 {
+		return lbInvalid("a load balancer takes at most one reserved IP")
+	}
+	if len(d.ReservedIps) == 1 && (lbDeref(d.ReservedIps[0].Id) == "" || lbDeref(d.IsPrivate)) {
+		return lbInvalid("a reserved IP needs an id and a public load balancer")
+	}
+	if len(d.Hostnames)+len(d.PathRouteSets)+len(d.RuleSets)+len(d.SslCipherSuites) > 0 {
+		return lbInvalid("hostnames, path route sets, rule sets and SSL cipher suites are not emulated by ocitest")
+	}
+	if d.IpMode == loadbalancer.CreateLoadBalancerDetailsIpModeIpv6 {
+		return lbInvalid("ipMode IPV6 is not emulated by ocitest")
+	}
+	if err := lbCheckCount("listeners", len(d.Listeners), limits.ListenersPerLB); err != nil {
+		return err
+	}
+	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
+		return err
+	}
+	for _, name := range lbSortedKeys(d.Listeners) {
+		if err := lbCheckListener(&name, d.Listeners[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range lbSortedKeys(d.BackendSets) {
+		if err := lbCheckBackendSet(&name, d.BackendSets[name], limits); err != nil {
+			return err
+		}
+	}
+	for _, name := range lbSortedKeys(d.Certificates) {
+		c := d.Certificates[name]
+		if err := lbCheckCertificate(c); err != nil {
+			return err
+		}
+		if *c.CertificateName != name {
+			return lbInvalid("certificate key '%s' differs from its certificateName '%s'", name, *c.CertificateName)
+		}
+	}
+	return nil
+}
+
+func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
+	const op = "CreateLoadBalancer"
+	var d loadbalancer.CreateLoadBalancerDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	if s.lbReplay(w, r, op) {
+		return
+	}
+	if err := lbCheckCreate(d, s.lb.limits); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	id := s.NewID("loadbalancer")
+	private := lbDeref(d.IsPrivate)
+	var addr loadbalancer.IpAddress
+	if len(d.ReservedIps) == 1 {
+		rid := *d.ReservedIps[0].Id
+		ip, err := s.lbClaimReserved(rid, id)
+		if err != nil {
+			writeLBError(w, r, err)
+			return
+		}
+		addr = loadbalancer.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(true),
+			ReservedIp: &loadbalancer.ReservedIp{Id: common.String(rid)}}
+	} else {
+		addr = s.lbAddress(private, d.SubnetIds[0])
+	}
+	lb := loadbalancer.LoadBalancer{
+		Id:                        common.String(id),
+		CompartmentId:             common.String(*d.CompartmentId),
+		DisplayName:               common.String(*d.DisplayName),
+		LifecycleState:            loadbalancer.LoadBalancerLifecycleStateCreating,
+		TimeCreated:               &common.SDKTime{Time: now},
+		ShapeName:                 common.String(*d.ShapeName),
+		ShapeDetails:              d.ShapeDetails,
+		IsPrivate:                 common.Bool(private),
+		IsDeleteProtectionEnabled: common.Bool(lbDeref(d.IsDeleteProtectionEnabled)),
+		IsRequestIdEnabled:        d.IsRequestIdEnabled,
+		RequestIdHeader:           d.RequestIdHeader,
+		IpAddresses:               []loadbalancer.IpAddress{addr},
+		SubnetIds:                 slices.Clone(d.SubnetIds),
+		NetworkSecurityGroupIds:   slices.Clone(d.NetworkSecurityGroupIds),
+		Listeners:                 map[string]loadbalancer.Listener{},
+		BackendSets:               map[string]loadbalancer.BackendSet{},
+		Certificates:              map[string]loadbalancer.Certificate{},
+		FreeformTags:              d.FreeformTags,
+		DefinedTags:               d.DefinedTags,
+		SecurityAttributes:        d.SecurityAttributes,
+		IpMode:                    loadbalancer.LoadBalancerIpModeIpv4,
+	}
+	for name, l := range d.Listeners {
+		lb.Listeners[name] = lbListenerFrom(name, l)
+	}
+	for name, b := range d.BackendSets {
+		lb.BackendSets[name] = lbBackendSetFrom(name, b)
+	}
+	for name, c := range d.Certificates {
+		lb.Certificates[name] = lbCertificateFrom(c)
+	}
+	lbNormalize(&lb)
+	s.lb.seq++
+	e := &lbEntry{lb: jsonClone(lb), seq: s.lb.seq}
+	s.lb.lbs[id] = e
+
+	// OCI shows the new load balancer with its configuration at once, CREATING, and checks the
+	// configuration as the work request runs: an inconsistent one leaves the load balancer FAILED.
+	wr := &workRequest{
+		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
+		resourceID: id, compartmentID: *d.CompartmentId,
+		apply: func() error { return checkLB(&e.lb) },
+		settle: func(err error) {
+			e.busy = nil
+			e.version++
+			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
+			if err != nil {
+				e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateFailed
+			}
+		},
+	}
+	e.busy = wr
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+}
+
+func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
+	var d loadbalancer.UpdateLoadBalancerDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	var err error
+	if d.DisplayName != nil {
+		err = lbCheckDisplayName(d.DisplayName)
+	}
+	if len(d.ReservedIps) > 0 || d.IpMode != "" || d.Ipv6SubnetCidr != nil {
+		err = lbInvalid("changing reserved IPs or the IP mode is not emulated by ocitest")
+	}
+	s.lbChange(w, r, "UpdateLoadBalancer", err, func(lb *loadbalancer.LoadBalancer) error {
+		if d.DisplayName != nil {
+			lb.DisplayName = common.String(*d.DisplayName)
+		}
+		if d.IsDeleteProtectionEnabled != nil {
+			lb.IsDeleteProtectionEnabled = common.Bool(*d.IsDeleteProtectionEnabled)
+		}
+		if d.IsRequestIdEnabled != nil {
+			lb.IsRequestIdEnabled = common.Bool(*d.IsRequestIdEnabled)
+		}
+		if d.RequestIdHeader != nil {
+			lb.RequestIdHeader = common.String(*d.RequestIdHeader)
+		}
+		if d.FreeformTags != nil {
+			lb.FreeformTags = d.FreeformTags
+		}
+		if d.DefinedTags != nil {
+			lb.DefinedTags = d.DefinedTags
+		}
+		if d.SecurityAttributes != nil {
+			lb.SecurityAttributes = d.SecurityAttributes
+		}
+		return nil
+	})
+}
+
+func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request) {
+	var d loadbalancer.UpdateLoadBalancerShapeDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	err := lbCheckShape(d.ShapeName, d.ShapeDetails)
+	s.lbChangeChecked(w, r, "UpdateLoadBalancerShape", err, func(e *lbEntry) error {
+		if lbDeref(e.lb.ShapeName) == "flexible" && *d.ShapeName != "flexible" {
+			return lbInvalid("a flexible load balancer cannot go back to the fixed shape '%s'", *d.ShapeName)
+		}
+		return nil
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		lb.ShapeName = common.String(*d.ShapeName)
+		lb.ShapeDetails = d.ShapeDetails
+		return nil
+	})
+}
+
+func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
+	var d loadbalancer.UpdateNetworkSecurityGroupsDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	s.lbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), func(lb *loadbalancer.LoadBalancer) error {
+		lb.NetworkSecurityGroupIds = append([]string{}, d.NetworkSecurityGroupIds...)
+		return nil
+	})
+}
+
+// lbChange runs the common path of a mutation whose request was checked to give invalid (nil
+// when fine): replay a retried call, find the load balancer, refuse when it is busy, then start
+// the work request.
+func (s *Server) lbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
+	mutate func(lb *loadbalancer.LoadBalancer) error) {
+	s.lbChangeChecked(w, r, op, invalid, nil, mutate)
+}
+
+// lbChangeChecked is lbChange with a check against the current load balancer (nil for none),
+// answered synchronously, as OCI does for duplicates, missing children and limits.
+func (s *Server) lbChangeChecked(w http.ResponseWriter, r *http.Request, op string, invalid error,
+	check func(e *lbEntry) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	if s.lbReplay(w, r, op) {
+		return
+	}
+	e, ok := s.lbForChange(w, r)
+	if !ok {
+		return
+	}
+	if invalid == nil && check != nil {
+		invalid = check(e)
+	}
+	if invalid != nil {
+		writeLBError(w, r, invalid)
+		return
+	}
+	s.startLBChange(w, r, now, e, op, mutate)
+}
+
+func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
+	const op = "DeleteLoadBalancer"
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.lbFor(w, r)
+	if !ok || lbIfMatchFails(w, r, e.etag()) {
+		return
+	}
+	prev := e.lb.LifecycleState
+	switch {
+	case e.busy != nil || prev != loadbalancer.LoadBalancerLifecycleStateActive && prev != loadbalancer.LoadBalancerLifecycleStateFailed:
+		writeLBError(w, r, e.readyForChange())
+		return
+	case lbDeref(e.lb.IsDeleteProtectionEnabled):
+		writeLBError(w, r, lbIncorrectState("Load balancer %s has delete protection enabled", *e.lb.Id))
+		return
+	}
+	id := *e.lb.Id
+	e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateDeleting
+	e.version++
+	wr := &workRequest{
+		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
+		resourceID: id, compartmentID: lbDeref(e.lb.CompartmentId),
+		apply: func() error {
+			delete(s.lb.lbs, id)
+			s.lbReleaseReserved(id)
+			return nil
+		},
+		settle: func(err error) {
+			e.busy = nil
+			if err != nil {
+				e.lb.LifecycleState = prev
+				e.version++
+			}
+		},
+	}
+	e.busy = wr
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+}
+
+func (s *Server) lbListShapes(w http.ResponseWriter, r *http.Request) {
+	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
+		return
+	}
+	shapes := make([]loadbalancer.LoadBalancerShape, 0, len(lbShapes))
+	for _, name := range lbShapes {
+		shapes = append(shapes, loadbalancer.LoadBalancerShape{Name: common.String(name)})
+	}
+	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, shapes, 100))
+}
+
+func (s *Server) lbListPolicies(w http.ResponseWriter, r *http.Request) {
+	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
+		return
+	}
+	policies := make([]loadbalancer.LoadBalancerPolicy, 0, len(lbPolicies))
+	for _, name := range lbPolicies {
+		policies = append(policies, loadbalancer.LoadBalancerPolicy{Name: common.String(name)})
+	}
+	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, policies, 100))
+}
+
+func (s *Server) lbGetWorkRequest(w http.ResponseWriter, r *http.Request) {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	id := r.PathValue("workRequestId")
+	wr, ok := s.lb.work.byID[id]
+	if !ok || wr.api != APILoadBalancer {
+		notFound(w, r, "work request", id)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, lbWorkRequestJSON(wr, now))
+}
+
+func (s *Server) lbListWorkRequests(w http.ResponseWriter, r *http.Request) {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	id := r.PathValue("loadBalancerId")
+	var items []*workRequest
+	for _, wr := range s.lb.work.all {
+		if wr.api == APILoadBalancer && wr.resourceID == id {
+			items = append(items, wr)
+		}
+	}
+	if _, ok := s.lb.lbs[id]; !ok && len(items) == 0 {
+		notFound(w, r, "load balancer", id)
+		return
+	}
+	page := pageOf(s, w, r, items, 100)
+	out := make([]loadbalancer.WorkRequest, 0, len(page))
+	for _, wr := range page {
+		out = append(out, lbWorkRequestJSON(wr, now))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}

@@ -1,8 +1,544 @@
 package ocitest
 
-// nlbStore holds the emulated state of this API. Guarded by Server.mu.
-type nlbStore struct{}
+import (
+	"net"
+	"net/http"
+	"strings"
+	"time"
 
-func newNLBStore() *nlbStore { return &nlbStore{} }
+	"github.com/oracle/oci-go-sdk/v65/common"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
 
-func (s *Server) registerNLB() {}
+// This file serves the network-load-balancer-level operations of the Network Load Balancer API
+// (20200501) and its work requests; nlb_children.go serves backend sets, backends and
+// listeners. The rules are the Load Balancer API's (see lb.go), with two differences OCI has:
+// create answers with the new network load balancer as well as its work request, and a network
+// load balancer is UPDATING while a change runs.
+
+const nlbPrefix = "/20200501"
+
+// nlbStore holds the emulated state of the Network Load Balancer API. Work requests, retry
+// tokens, addresses and limits live in lbStore, shared with the Load Balancer API. Guarded by
+// Server.mu.
+type nlbStore struct {
+	nlbs map[string]*nlbEntry
+	seq  uint64
+}
+
+func newNLBStore() *nlbStore { return &nlbStore{nlbs: map[string]*nlbEntry{}} }
+
+// nlbEntry is one network load balancer with its bookkeeping.
+type nlbEntry struct {
+	nlb     nlbapi.NetworkLoadBalancer
+	seq     uint64
+	version uint64
+	busy    *workRequest
+}
+
+func (e *nlbEntry) etag() string { return lbETag(*e.nlb.Id, e.version) }
+
+func (s *Server) registerNLB() {
+	p := nlbPrefix + "/networkLoadBalancers"
+	s.handle("ListNetworkLoadBalancers", ClassRead, "GET "+p, s.nlbList)
+	s.handle("GetNetworkLoadBalancer", ClassRead, "GET "+p+"/{networkLoadBalancerId}", s.nlbGet)
+	s.handle("CreateNetworkLoadBalancer", ClassWrite, "POST "+p, s.nlbCreate)
+	s.handle("UpdateNetworkLoadBalancer", ClassWrite, "PUT "+p+"/{networkLoadBalancerId}", s.nlbUpdate)
+	s.handle("UpdateNetworkSecurityGroups", ClassWrite, "PUT "+p+"/{networkLoadBalancerId}/networkSecurityGroups", s.nlbUpdateNSGs)
+	s.handle("DeleteNetworkLoadBalancer", ClassWrite, "DELETE "+p+"/{networkLoadBalancerId}", s.nlbDelete)
+	wr := nlbPrefix + "/workRequests"
+	s.handle("GetWorkRequest", ClassPoll, "GET "+wr+"/{workRequestId}", s.nlbGetWorkRequest)
+	s.handle("ListWorkRequests", ClassPoll, "GET "+wr, s.nlbListWorkRequests)
+	s.handle("ListWorkRequestErrors", ClassPoll, "GET "+wr+"/{workRequestId}/errors", s.nlbListWorkRequestErrors)
+	s.registerNLBChildren()
+}
+
+// NetworkLoadBalancer returns a copy of the network load balancer with this OCID as OCI would
+// report it now.
+func (s *Server) NetworkLoadBalancer(id string) (nlbapi.NetworkLoadBalancer, bool) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.nlb.nlbs[id]
+	if !ok {
+		return nlbapi.NetworkLoadBalancer{}, false
+	}
+	return jsonClone(e.nlb), true
+}
+
+// NetworkLoadBalancers returns copies of every network load balancer, in creation order.
+func (s *Server) NetworkLoadBalancers() []nlbapi.NetworkLoadBalancer {
+	s.lockLB()
+	defer s.mu.Unlock()
+	out := make([]nlbapi.NetworkLoadBalancer, 0, len(s.nlb.nlbs))
+	for _, e := range s.sortedNLBs() {
+		out = append(out, jsonClone(e.nlb))
+	}
+	return out
+}
+
+// EditNetworkLoadBalancer changes a network load balancer as someone outside the code under test
+// would: at once, without a work request. fn gets a copy; the id cannot be changed. It reports
+// whether the network load balancer exists.
+func (s *Server) EditNetworkLoadBalancer(id string, fn func(*nlbapi.NetworkLoadBalancer)) bool {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.nlb.nlbs[id]
+	if !ok {
+		return false
+	}
+	next := jsonClone(e.nlb)
+	fn(&next)
+	next.Id = common.String(id)
+	e.nlb = next
+	e.version++
+	return true
+}
+
+func (s *Server) sortedNLBs() []*nlbEntry {
+	out := make([]*nlbEntry, 0, len(s.nlb.nlbs))
+	for _, e := range s.nlb.nlbs {
+		out = append(out, e)
+	}
+	lbSortBySeq(out, func(e *nlbEntry) uint64 { return e.seq })
+	return out
+}
+
+func (s *Server) nlbFor(w http.ResponseWriter, r *http.Request) (*nlbEntry, bool) {
+	id := r.PathValue("networkLoadBalancerId")
+	e, ok := s.nlb.nlbs[id]
+	if !ok {
+		notFound(w, r, "network load balancer", id)
+		return nil, false
+	}
+	return e, true
+}
+
+func (e *nlbEntry) readyForChange() error {
+	if e.busy != nil {
+		return lbIncorrectState("Network load balancer %s is busy with work request %s (%s)", *e.nlb.Id, e.busy.id, e.busy.op)
+	}
+	if e.nlb.LifecycleState != nlbapi.LifecycleStateActive {
+		return lbIncorrectState("Network load balancer %s is %s, not ACTIVE", *e.nlb.Id, e.nlb.LifecycleState)
+	}
+	return nil
+}
+
+// nlbChange runs a mutation: replay a retried call, find the network load balancer, refuse when
+// invalid is set, it is busy or check fails, else accept a work request that applies mutate to a
+// copy and keeps the copy only if checkNLB accepts it. check and mutate may be nil.
+func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
+	check func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error, mutate func(n *nlbapi.NetworkLoadBalancer) error) {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	if s.lbReplay(w, r, op) {
+		return
+	}
+	e, ok := s.nlbFor(w, r)
+	if !ok || lbIfMatchFails(w, r, e.etag()) {
+		return
+	}
+	if err := e.readyForChange(); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	if invalid == nil && check != nil {
+		invalid = check(&e.nlb, s.lb.limits)
+	}
+	if invalid != nil {
+		writeLBError(w, r, invalid)
+		return
+	}
+	e.nlb.LifecycleState = nlbapi.LifecycleStateUpdating
+	e.version++
+	wr := s.newNLBWork(e, op, func() error {
+		next := jsonClone(e.nlb)
+		if err := mutate(&next); err != nil {
+			return err
+		}
+		if err := checkNLB(&next); err != nil {
+			return err
+		}
+		next.TimeUpdated = &common.SDKTime{Time: now}
+		e.nlb = next
+		return nil
+	}, func(error) {
+		e.nlb.LifecycleState = nlbapi.LifecycleStateActive
+		e.version++
+	})
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+}
+
+// newNLBWork makes a work request on e; settle runs after the busy mark is cleared.
+func (s *Server) newNLBWork(e *nlbEntry, op string, apply func() error, settle func(error)) *workRequest {
+	wr := &workRequest{
+		id: s.NewID("nlbworkrequest"), api: APINetworkLoadBalancer, op: op,
+		resourceID: *e.nlb.Id, compartmentID: lbDeref(e.nlb.CompartmentId),
+		apply: apply,
+		settle: func(err error) {
+			e.busy = nil
+			settle(err)
+		},
+	}
+	e.busy = wr
+	return wr
+}
+
+func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
+	compartment, ok := lbRequireQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	s.lockLB()
+	defer s.mu.Unlock()
+	var items []nlbapi.NetworkLoadBalancerSummary
+	for _, e := range s.sortedNLBs() {
+		n := e.nlb
+		if lbDeref(n.CompartmentId) != compartment ||
+			q.Has("displayName") && lbDeref(n.DisplayName) != q.Get("displayName") ||
+			q.Has("lifecycleState") && string(n.LifecycleState) != q.Get("lifecycleState") {
+			continue
+		}
+		items = append(items, nlbConvert[nlbapi.NetworkLoadBalancerSummary](n))
+	}
+	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "timeCreated", "displayName",
+		func(n nlbapi.NetworkLoadBalancerSummary) string { return lbDeref(n.DisplayName) }); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	page := pageOf(s, w, r, items, 100)
+	writeJSON(w, r, http.StatusOK, nlbapi.NetworkLoadBalancerCollection{Items: append([]nlbapi.NetworkLoadBalancerSummary{}, page...)})
+}
+
+func (s *Server) nlbGet(w http.ResponseWriter, r *http.Request) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.nlbFor(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("etag", e.etag())
+	writeJSON(w, r, http.StatusOK, e.nlb)
+}
+
+func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) error {
+	if lbDeref(d.CompartmentId) == "" {
+		return lbInvalid("compartmentId is required")
+	}
+	if err := lbCheckDisplayName(d.DisplayName); err != nil {
+		return err
+	}
+	if lbDeref(d.SubnetId) == "" {
+		return lbInvalid("subnetId is required")
+	}
+	if err := lbCheckNSGs(d.NetworkSecurityGroupIds); err != nil {
+		return err
+	}
+	if len(d.ReservedIps) > 1 {
+		return lbInvalid("a network load balancer takes at most one reserved IP")
+	}
+	if len(d.ReservedIps) == 1 && (lbDeref(d.ReservedIps[0].Id) == "" || lbDeref(d.IsPrivate)) {
+		return lbInvalid("a reserved IP needs an id and a public network load balancer")
+	}
+	if d.NlbIpVersion != "" && d.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || d.SubnetIpv6Cidr != nil || d.AssignedIpv6 != nil {
+		return lbInvalid("IPv6 is not emulated by ocitest")
+	}
+	if a := d.AssignedPrivateIpv4; a != nil && (net.ParseIP(*a) == nil || !strings.Contains(*a, ".")) {
+		return lbInvalid("assignedPrivateIpv4 %s is not an IPv4 address", *a)
+	}
+	if err := lbCheckCount("listeners", len(d.Listeners), limits.ListenersPerLB); err != nil {
+		return err
+	}
+	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
+		return err
+	}
+	for _, name := range lbSortedKeys(d.Listeners) {
+		l := d.Listeners[name]
+		if err := nlbCheckListener(&name, l); err != nil {
+			return err
+		}
+		if l.Name != nil && *l.Name != name {
+			return lbInvalid("listener key '%s' differs from its name '%s'", name, *l.Name)
+		}
+	}
+	for _, name := range lbSortedKeys(d.BackendSets) {
+		if err := nlbCheckBackendSet(&name, d.BackendSets[name], limits); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
+	const op = "CreateNetworkLoadBalancer"
+	var d nlbapi.CreateNetworkLoadBalancerDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	if s.lbReplay(w, r, op) {
+		return
+	}
+	if err := nlbCheckCreate(d, s.lb.limits); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	id := s.NewID("networkloadbalancer")
+	private := lbDeref(d.IsPrivate)
+	addr := nlbapi.IpAddress{IsPublic: common.Bool(!private), IpVersion: nlbapi.IpVersionIpv4}
+	switch {
+	case len(d.ReservedIps) == 1:
+		rid := *d.ReservedIps[0].Id
+		ip, err := s.lbClaimReserved(rid, id)
+		if err != nil {
+			writeLBError(w, r, err)
+			return
+		}
+		addr.IpAddress, addr.ReservedIp = common.String(ip), &nlbapi.ReservedIp{Id: common.String(rid)}
+	case private && d.AssignedPrivateIpv4 != nil:
+		addr.IpAddress = common.String(*d.AssignedPrivateIpv4)
+	case private:
+		addr.IpAddress = common.String(s.lbPrivateAddress(*d.SubnetId))
+	default:
+		addr.IpAddress = common.String(s.lbPublicAddress())
+	}
+	n := nlbapi.NetworkLoadBalancer{
+		Id:                          common.String(id),
+		CompartmentId:               common.String(*d.CompartmentId),
+		DisplayName:                 common.String(*d.DisplayName),
+		LifecycleState:              nlbapi.LifecycleStateCreating,
+		TimeCreated:                 &common.SDKTime{Time: now},
+		TimeUpdated:                 &common.SDKTime{Time: now},
+		IpAddresses:                 []nlbapi.IpAddress{addr},
+		SubnetId:                    common.String(*d.SubnetId),
+		NlbIpVersion:                nlbapi.NlbIpVersionIpv4,
+		IsPrivate:                   common.Bool(private),
+		IsPreserveSourceDestination: common.Bool(lbDeref(d.IsPreserveSourceDestination)),
+		IsSymmetricHashEnabled:      common.Bool(lbDeref(d.IsSymmetricHashEnabled)),
+		NetworkSecurityGroupIds:     append([]string{}, d.NetworkSecurityGroupIds...),
+		Listeners:                   map[string]nlbapi.Listener{},
+		BackendSets:                 map[string]nlbapi.BackendSet{},
+		FreeformTags:                d.FreeformTags,
+		DefinedTags:                 d.DefinedTags,
+		SecurityAttributes:          d.SecurityAttributes,
+		SystemTags:                  map[string]map[string]any{},
+	}
+	for name, l := range d.Listeners {
+		n.Listeners[name] = nlbListenerFrom(name, l)
+	}
+	for name, b := range d.BackendSets {
+		n.BackendSets[name] = nlbBackendSetFrom(name, b)
+	}
+	if n.FreeformTags == nil {
+		n.FreeformTags = map[string]string{}
+	}
+	if n.DefinedTags == nil {
+		n.DefinedTags = map[string]map[string]any{}
+	}
+	s.nlb.seq++
+	e := &nlbEntry{nlb: n, seq: s.nlb.seq}
+	s.nlb.nlbs[id] = e
+	wr := s.newNLBWork(e, op, func() error { return checkNLB(&e.nlb) }, func(err error) {
+		e.version++
+		e.nlb.LifecycleState = nlbapi.LifecycleStateActive
+		if err != nil {
+			e.nlb.LifecycleState = nlbapi.LifecycleStateFailed
+			e.nlb.LifecycleDetails = common.String(err.Error())
+		}
+	})
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb)})
+}
+
+func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
+	var d nlbapi.UpdateNetworkLoadBalancerDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	var invalid error
+	if d.DisplayName != nil {
+		invalid = lbCheckDisplayName(d.DisplayName)
+	}
+	if d.NlbIpVersion != "" && d.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || d.SubnetIpv6Cidr != nil || d.AssignedIpv6 != nil || d.ReservedIpv6Id != nil {
+		invalid = lbInvalid("IPv6 is not emulated by ocitest")
+	}
+	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, nil, func(n *nlbapi.NetworkLoadBalancer) error {
+		if d.DisplayName != nil {
+			n.DisplayName = common.String(*d.DisplayName)
+		}
+		if d.IsPreserveSourceDestination != nil {
+			n.IsPreserveSourceDestination = common.Bool(*d.IsPreserveSourceDestination)
+		}
+		if d.IsSymmetricHashEnabled != nil {
+			n.IsSymmetricHashEnabled = common.Bool(*d.IsSymmetricHashEnabled)
+		}
+		if d.FreeformTags != nil {
+			n.FreeformTags = d.FreeformTags
+		}
+		if d.DefinedTags != nil {
+			n.DefinedTags = d.DefinedTags
+		}
+		if d.SecurityAttributes != nil {
+			n.SecurityAttributes = d.SecurityAttributes
+		}
+		return nil
+	})
+}
+
+func (s *Server) nlbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
+	var d nlbapi.UpdateNetworkSecurityGroupsDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	s.nlbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), nil, func(n *nlbapi.NetworkLoadBalancer) error {
+		n.NetworkSecurityGroupIds = append([]string{}, d.NetworkSecurityGroupIds...)
+		return nil
+	})
+}
+
+func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
+	const op = "DeleteNetworkLoadBalancer"
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.nlbFor(w, r)
+	if !ok || lbIfMatchFails(w, r, e.etag()) {
+		return
+	}
+	prev := e.nlb.LifecycleState
+	if e.busy != nil || prev != nlbapi.LifecycleStateActive && prev != nlbapi.LifecycleStateFailed {
+		writeLBError(w, r, e.readyForChange())
+		return
+	}
+	id := *e.nlb.Id
+	e.nlb.LifecycleState = nlbapi.LifecycleStateDeleting
+	e.version++
+	wr := s.newNLBWork(e, op, func() error {
+		delete(s.nlb.nlbs, id)
+		s.lbReleaseReserved(id)
+		return nil
+	}, func(err error) {
+		if err != nil {
+			e.nlb.LifecycleState = prev
+			e.version++
+		}
+	})
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+}
+
+// nlbOperationTypes maps SDK operations to the NLB API's work request operation types.
+var nlbOperationTypes = map[string]nlbapi.OperationTypeEnum{
+	"CreateNetworkLoadBalancer":   nlbapi.OperationTypeCreateNetworkLoadBalancer,
+	"UpdateNetworkLoadBalancer":   nlbapi.OperationTypeUpdateNetworkLoadBalancer,
+	"DeleteNetworkLoadBalancer":   nlbapi.OperationTypeDeleteNetworkLoadBalancer,
+	"UpdateNetworkSecurityGroups": nlbapi.OperationTypeUpdateNsgs,
+	"CreateBackendSet":            nlbapi.OperationTypeCreateBackendset,
+	"UpdateBackendSet":            nlbapi.OperationTypeUpdateBackendset,
+	"DeleteBackendSet":            nlbapi.OperationTypeDeleteBackendset,
+	"CreateBackend":               nlbapi.OperationTypeCreateBackend,
+	"UpdateBackend":               nlbapi.OperationTypeUpdateBackend,
+	"DeleteBackend":               nlbapi.OperationTypeDeleteBackend,
+	"CreateListener":              nlbapi.OperationTypeCreateListener,
+	"UpdateListener":              nlbapi.OperationTypeUpdateListener,
+	"DeleteListener":              nlbapi.OperationTypeDeleteListener,
+}
+
+// nlbWorkRequestJSON is the wire form of a network load balancer work request at now.
+func nlbWorkRequestJSON(wr *workRequest, now time.Time) nlbapi.WorkRequest {
+	state := wr.state(now)
+	action := nlbapi.ActionTypeInProgress
+	switch {
+	case wr.failure != nil:
+		action = nlbapi.ActionTypeRelated
+	case wr.done() && strings.HasPrefix(wr.op, "Create"):
+		action = nlbapi.ActionTypeCreated
+	case wr.done() && wr.op == "DeleteNetworkLoadBalancer":
+		action = nlbapi.ActionTypeDeleted
+	case wr.done():
+		action = nlbapi.ActionTypeUpdated
+	}
+	out := nlbapi.WorkRequest{
+		OperationType: nlbOperationTypes[wr.op],
+		Status:        nlbapi.OperationStatusEnum(state),
+		Id:            common.String(wr.id),
+		CompartmentId: common.String(wr.compartmentID),
+		Resources: []nlbapi.WorkRequestResource{{
+			EntityType: common.String("NetworkLoadBalancer"),
+			ActionType: action,
+			Identifier: common.String(wr.resourceID),
+			EntityUri:  common.String(nlbPrefix + "/networkLoadBalancers/" + wr.resourceID),
+		}},
+		PercentComplete: common.Float32(wr.percent(now)),
+		TimeAccepted:    &common.SDKTime{Time: wr.accepted},
+	}
+	if state != WorkRequestAccepted {
+		started := wr.accepted.Add(wr.deadline.Sub(wr.accepted) / 3)
+		out.TimeStarted = &common.SDKTime{Time: started}
+	}
+	if wr.done() {
+		out.TimeFinished = &common.SDKTime{Time: wr.finished}
+	}
+	return out
+}
+
+func (s *Server) nlbWorkRequest(w http.ResponseWriter, r *http.Request) (*workRequest, bool) {
+	id := r.PathValue("workRequestId")
+	wr, ok := s.lb.work.byID[id]
+	if !ok || wr.api != APINetworkLoadBalancer {
+		notFound(w, r, "work request", id)
+		return nil, false
+	}
+	return wr, true
+}
+
+func (s *Server) nlbGetWorkRequest(w http.ResponseWriter, r *http.Request) {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	if wr, ok := s.nlbWorkRequest(w, r); ok {
+		writeJSON(w, r, http.StatusOK, nlbWorkRequestJSON(wr, now))
+	}
+}
+
+func (s *Server) nlbListWorkRequests(w http.ResponseWriter, r *http.Request) {
+	compartment, ok := lbRequireQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	var items []*workRequest
+	for _, wr := range s.lb.work.all {
+		if wr.api == APINetworkLoadBalancer && wr.compartmentID == compartment {
+			items = append(items, wr)
+		}
+	}
+	page := pageOf(s, w, r, items, 100)
+	out := nlbapi.WorkRequestCollection{Items: make([]nlbapi.WorkRequestSummary, 0, len(page))}
+	for _, wr := range page {
+		out.Items = append(out.Items, nlbConvert[nlbapi.WorkRequestSummary](nlbWorkRequestJSON(wr, now)))
+	}
+	writeJSON(w, r, http.StatusOK, out)
+}
+
+func (s *Server) nlbListWorkRequestErrors(w http.ResponseWriter, r *http.Request) {
+	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
+		return
+	}
+	s.lockLB()
+	defer s.mu.Unlock()
+	wr, ok := s.nlbWorkRequest(w, r)
+	if !ok {
+		return
+	}
+	var items []nlbapi.WorkRequestError
+	if f := wr.failure; f != nil {
+		items = append(items, nlbapi.WorkRequestError{
+			Code: common.String(f.code), Message: common.String(f.message),
+			Timestamp: &common.SDKTime{Time: wr.finished},
+		})
+	}
+	page := pageOf(s, w, r, items, 100)
+	writeJSON(w, r, http.StatusOK, nlbapi.WorkRequestErrorCollection{Items: append([]nlbapi.WorkRequestError{}, page...)})
+}

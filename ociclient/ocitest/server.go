@@ -3,14 +3,22 @@
 // and read back per-operation call counts.
 //
 // Point an SDK client at it with client.Host = srv.URL() and sign with srv.ConfigurationProvider().
+//
+// Every request passes a control layer before its handler: the request signature is verified
+// against the registered keys (401 NotAuthenticated otherwise), a per-class token bucket may
+// answer 429 (SetRateLimit), injected faults may answer, delay or drop it (InjectFault), and the
+// call is counted (Calls). Paths under /ocitest/ are an unsigned admin API for tests that drive
+// a server in another process (cmd/ocitest). README.md lists what is emulated and what is not.
 package ocitest
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,7 +32,9 @@ type Class string
 
 // The call classes.
 const (
-	ClassRead  Class = "read"
+	// ClassRead is a Get or List of a resource.
+	ClassRead Class = "read"
+	// ClassWrite is a call that changes state.
 	ClassWrite Class = "write"
 	// ClassPoll is a read of a work request.
 	ClassPoll Class = "poll"
@@ -48,6 +58,8 @@ type Server struct {
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
 
+	caPEM []byte // the TLS certificate (its own CA), nil without Options.TLS
+
 	defaultCredsOnce sync.Once
 	defaultCreds     Credentials
 }
@@ -65,10 +77,25 @@ type Options struct {
 	Region string
 	// TenancyID is the tenancy OCID (default a generated one).
 	TenancyID string
+	// Addr is the address to listen on, e.g. "127.0.0.1:8443" (default "127.0.0.1:0", a free
+	// loopback port). The cmd/ocitest binary sets it; tests rarely need to.
+	Addr string
 }
 
-// New starts a server. Close it when done.
+// New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
+// tests, where there is nothing better to do. Use Listen to get the error instead. Close the
+// server when done.
 func New(opts Options) *Server {
+	s, err := Listen(opts)
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: %v", err))
+	}
+	return s
+}
+
+// Listen starts a server like New and returns an error when it cannot listen on Options.Addr
+// or cannot create its TLS certificate.
+func Listen(opts Options) (*Server, error) {
 	if opts.WorkRequestDuration == 0 {
 		opts.WorkRequestDuration = 30 * time.Millisecond
 	}
@@ -79,7 +106,7 @@ func New(opts Options) *Server {
 	if s.opts.TenancyID == "" {
 		s.opts.TenancyID = s.NewID("tenancy")
 	}
-	s.ctl = newControl()
+	s.ctl = newControl(time.Now)
 	s.lb = newLBStore()
 	s.nlb = newNLBStore()
 	s.compute = newComputeStore()
@@ -92,16 +119,39 @@ func New(opts Options) *Server {
 	s.registerVCN()
 	s.registerIdentity()
 	s.registerMetadata()
+	s.registerAdmin()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
-			fmt.Sprintf("ocitest does not emulate %s %s", r.Method, r.URL.Path))
+		// Counted, so a client calling an operation ocitest lacks shows up in Calls.
+		s.ctl.serve(route{auth: authNone}, w, r, func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
+				fmt.Sprintf("ocitest does not emulate %s %s", r.Method, r.URL.Path))
+		})
 	})
-	if opts.TLS {
-		s.hs = httptest.NewTLSServer(s.mux)
-	} else {
-		s.hs = httptest.NewServer(s.mux)
+
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
 	}
-	return s
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s.hs = httptest.NewUnstartedServer(s.mux)
+	s.hs.Listener.Close() // the default loopback listener, replaced by the one on addr
+	s.hs.Listener = ln
+	if !opts.TLS {
+		s.hs.Start()
+		return s, nil
+	}
+	cert, caPEM, err := newServerCertificate()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.caPEM = caPEM
+	s.hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	s.hs.StartTLS()
+	return s, nil
 }
 
 // URL is the server's base URL (scheme, host and port, no trailing slash): set it as client.Host.
@@ -110,8 +160,16 @@ func (s *Server) URL() string { return s.hs.URL }
 // HTTPClient returns an http.Client that trusts the server (needed with Options.TLS).
 func (s *Server) HTTPClient() *http.Client { return s.hs.Client() }
 
-// Close stops the server.
-func (s *Server) Close() { s.hs.Close() }
+// Close stops the server. Calls held up by an injected latency end at once, unanswered.
+func (s *Server) Close() {
+	s.ctl.close()
+	s.hs.Close()
+}
+
+// CACertPEM returns the PEM certificate a client must trust to reach the server over TLS (the
+// server's own self-signed certificate, valid for 127.0.0.1, ::1 and localhost), or nil when
+// the server speaks plain HTTP.
+func (s *Server) CACertPEM() []byte { return append([]byte(nil), s.caPEM...) }
 
 // Region is the region the server serves.
 func (s *Server) Region() string { return s.opts.Region }
@@ -131,11 +189,15 @@ func (s *Server) NewID(resourceType string) string {
 // (signature check, server-side rate limit, injected faults, call accounting); h runs only if
 // that lets it through.
 func (s *Server) handle(op string, class Class, pattern string, h http.HandlerFunc) {
+	s.handleAuth(op, class, authSignature, pattern, h)
+}
+
+// handleAuth is handle with a choice of how requests authenticate; the instance metadata
+// service, for one, takes a fixed bearer token instead of a signature.
+func (s *Server) handleAuth(op string, class Class, auth authScheme, pattern string, h http.HandlerFunc) {
+	rt := route{op: op, class: class, auth: auth}
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if !s.ctl.admit(op, class, w, r) {
-			return
-		}
-		h(w, r)
+		s.ctl.serve(rt, w, r, h)
 	})
 }
 

@@ -1,8 +1,403 @@
 package ocitest
 
-// vcnStore holds the emulated state of this API. Guarded by Server.mu.
-type vcnStore struct{}
+import (
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+)
+
+// corePageLimit is the page size of Core Services list operations when the caller sets no
+// limit (OCI does not document one; clients must follow opc-next-page either way).
+const corePageLimit = 100
+
+// vcnStore holds the emulated Core networking state. Guarded by Server.mu.
+type vcnStore struct {
+	vcns       ordered[core.Vcn]
+	subnets    ordered[core.Subnet]
+	secLists   ordered[secList]
+	nsgs       ordered[nsgState]
+	vnics      ordered[core.Vnic]
+	privateIPs ordered[core.PrivateIp]
+	publicIPs  ordered[core.PublicIp]
+
+	publicIPsHandedOut uint32 // addresses taken from the public pool, including skipped ones
+	macs               uint32 // MAC addresses handed out
+}
 
 func newVCNStore() *vcnStore { return &vcnStore{} }
 
-func (s *Server) registerVCN() {}
+func (s *Server) registerVCN() {
+	const v = "/20160918"
+	s.handle("GetVcn", ClassRead, "GET "+v+"/vcns/{vcnId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "vcn", r.PathValue("vcnId"), s.vcn.vcns.get)
+	})
+	s.handle("ListVcns", ClassRead, "GET "+v+"/vcns", s.listVcns)
+	s.handle("GetSubnet", ClassRead, "GET "+v+"/subnets/{subnetId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "subnet", r.PathValue("subnetId"), s.vcn.subnets.get)
+	})
+	s.handle("ListSubnets", ClassRead, "GET "+v+"/subnets", s.listSubnets)
+	s.handle("GetVnic", ClassRead, "GET "+v+"/vnics/{vnicId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "vnic", r.PathValue("vnicId"), s.vcn.vnics.get)
+	})
+	s.handle("GetPrivateIp", ClassRead, "GET "+v+"/privateIps/{privateIpId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "private IP", r.PathValue("privateIpId"), s.vcn.privateIPs.get)
+	})
+	s.handle("ListPrivateIps", ClassRead, "GET "+v+"/privateIps", s.listPrivateIPs)
+	s.handle("GetPublicIp", ClassRead, "GET "+v+"/publicIps/{publicIpId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "public IP", r.PathValue("publicIpId"), s.vcn.publicIPs.get)
+	})
+	// A POST only because the address travels in a body; it changes nothing.
+	s.handle("GetPublicIpByIpAddress", ClassRead, "POST "+v+"/publicIps/actions/getByIpAddress", s.getPublicIPByIPAddress)
+	s.handle("ListPublicIps", ClassRead, "GET "+v+"/publicIps", s.listPublicIPs)
+	s.registerSecurityLists()
+	s.registerNSGs()
+}
+
+// serveGet answers a Get operation from one of the stores.
+func serveGet[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) {
+	s.mu.Lock()
+	v, ok := lookup(id)
+	s.mu.Unlock()
+	if !ok {
+		notFound(w, r, what, id)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, v)
+}
+
+// serveList answers a List operation with one page of what items returns under Server.mu.
+func serveList[T any](s *Server, w http.ResponseWriter, r *http.Request, items func() []T) {
+	s.mu.Lock()
+	all := items()
+	s.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, all, corePageLimit))
+}
+
+// queryMatches reports whether an optional query filter is absent or equals value.
+func queryMatches(r *http.Request, param, value string) bool {
+	q := r.URL.Query().Get(param)
+	return q == "" || q == value
+}
+
+func (s *Server) listVcns(w http.ResponseWriter, r *http.Request) {
+	comp, ok := requiredQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	serveList(s, w, r, func() []core.Vcn {
+		return s.vcn.vcns.filter(func(v core.Vcn) bool {
+			return textOf(v.CompartmentId) == comp && queryMatches(r, "displayName", textOf(v.DisplayName)) &&
+				queryMatches(r, "lifecycleState", string(v.LifecycleState))
+		})
+	})
+}
+
+func (s *Server) listSubnets(w http.ResponseWriter, r *http.Request) {
+	comp, ok := requiredQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	serveList(s, w, r, func() []core.Subnet {
+		return s.vcn.subnets.filter(func(sn core.Subnet) bool {
+			return textOf(sn.CompartmentId) == comp && queryMatches(r, "vcnId", textOf(sn.VcnId)) &&
+				queryMatches(r, "displayName", textOf(sn.DisplayName)) &&
+				queryMatches(r, "lifecycleState", string(sn.LifecycleState))
+		})
+	})
+}
+
+// listPrivateIPs needs a subnet or a VNIC, as OCI does; an address narrows a subnet's list.
+func (s *Server) listPrivateIPs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("subnetId") == "" && q.Get("vnicId") == "" {
+		writeError(w, r, http.StatusBadRequest, "MissingParameter", "one of the query parameters subnetId or vnicId is required")
+		return
+	}
+	serveList(s, w, r, func() []core.PrivateIp {
+		return s.vcn.privateIPs.filter(func(p core.PrivateIp) bool {
+			return queryMatches(r, "subnetId", textOf(p.SubnetId)) && queryMatches(r, "vnicId", textOf(p.VnicId)) &&
+				queryMatches(r, "ipAddress", textOf(p.IpAddress))
+		})
+	})
+}
+
+func (s *Server) listPublicIPs(w http.ResponseWriter, r *http.Request) {
+	scope, ok := requiredQuery(w, r, "scope")
+	if !ok {
+		return
+	}
+	comp, ok := requiredQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	switch core.PublicIpScopeEnum(scope) {
+	case core.PublicIpScopeRegion:
+	case core.PublicIpScopeAvailabilityDomain:
+		if _, ok := requiredQuery(w, r, "availabilityDomain"); !ok {
+			return
+		}
+	default:
+		writeError(w, r, http.StatusBadRequest, "InvalidParameter", "scope must be REGION or AVAILABILITY_DOMAIN")
+		return
+	}
+	serveList(s, w, r, func() []core.PublicIp {
+		return s.vcn.publicIPs.filter(func(p core.PublicIp) bool {
+			return string(p.Scope) == scope && textOf(p.CompartmentId) == comp &&
+				queryMatches(r, "availabilityDomain", textOf(p.AvailabilityDomain)) &&
+				queryMatches(r, "lifetime", string(p.Lifetime))
+		})
+	})
+}
+
+func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request) {
+	var d core.GetPublicIpByIpAddressDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	addr := textOf(d.IpAddress)
+	s.mu.Lock()
+	found := s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })
+	s.mu.Unlock()
+	if len(found) == 0 {
+		notFound(w, r, "public IP", addr)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, found[0])
+}
+
+// AddVCN adds a virtual cloud network and returns it as stored. Defaults: a new OCID, the
+// tenancy as compartment, CIDR 10.0.0.0/16, state AVAILABLE.
+//
+// Like every Add method, it panics on invalid input, as regexp.MustCompile does: seeding is test
+// setup written by hand, where a panic points at the mistake. Seed validates a Tenancy read from
+// a file and returns errors instead.
+func (s *Server) AddVCN(v core.Vcn) core.Vcn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.addVCNLocked(jsonClone(v))
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: AddVCN: %v", err))
+	}
+	return jsonClone(v)
+}
+
+func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
+	if v.CidrBlock == nil {
+		v.CidrBlock = new("10.0.0.0/16")
+	}
+	if len(v.CidrBlocks) == 0 {
+		v.CidrBlocks = []string{*v.CidrBlock}
+	}
+	for _, c := range v.CidrBlocks {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			return v, fmt.Errorf("cidrBlocks: %w", err)
+		}
+	}
+	v.Id = new(s.NewID("vcn"))
+	s.defaultCompartment(&v.CompartmentId)
+	v.LifecycleState = core.VcnLifecycleStateAvailable
+	if v.DisplayName == nil {
+		v.DisplayName = new(fmt.Sprintf("vcn-%d", len(s.vcn.vcns.ids)+1))
+	}
+	v.TimeCreated = timeCreatedNow()
+	s.vcn.vcns.put(*v.Id, v)
+	return v, nil
+}
+
+// AddSubnet adds a subnet and returns it as stored. VcnId and CidrBlock are required; the CIDR
+// must lie inside the VCN's and overlap no other subnet of it; SecurityListIds must name lists of
+// the same VCN. Defaults: the VCN's compartment, a regional subnet (no AvailabilityDomain), state
+// AVAILABLE, the CIDR's first address as virtual router. It panics on invalid input.
+func (s *Server) AddSubnet(sn core.Subnet) core.Subnet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sn, err := s.addSubnetLocked(jsonClone(sn))
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: AddSubnet: %v", err))
+	}
+	return jsonClone(sn)
+}
+
+func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
+	if err := s.checkSubnetLocked(sn); err != nil {
+		return sn, err
+	}
+	vcn, _ := s.vcn.vcns.get(*sn.VcnId)
+	prefix := netip.MustParsePrefix(*sn.CidrBlock).Masked()
+	sn.CidrBlock = new(prefix.String())
+	sn.Id = new(s.NewID("subnet"))
+	if sn.CompartmentId == nil {
+		sn.CompartmentId = vcn.CompartmentId
+	}
+	sn.LifecycleState = core.SubnetLifecycleStateAvailable
+	if sn.RouteTableId == nil {
+		sn.RouteTableId = new(s.NewID("routetable"))
+	}
+	sn.VirtualRouterIp = new(prefix.Addr().Next().String())
+	sn.VirtualRouterMac = new("00:00:17:00:00:01")
+	if sn.DisplayName == nil {
+		sn.DisplayName = new(fmt.Sprintf("subnet-%d", len(s.vcn.subnets.ids)+1))
+	}
+	if sn.ProhibitPublicIpOnVnic == nil {
+		sn.ProhibitPublicIpOnVnic = new(false)
+	}
+	sn.ProhibitInternetIngress = sn.ProhibitPublicIpOnVnic
+	sn.TimeCreated = timeCreatedNow()
+	s.vcn.subnets.put(*sn.Id, sn)
+	return sn, nil
+}
+
+func (s *Server) checkSubnetLocked(sn core.Subnet) error {
+	if sn.VcnId == nil {
+		return fmt.Errorf("vcnId is required")
+	}
+	vcn, ok := s.vcn.vcns.get(*sn.VcnId)
+	if !ok {
+		return fmt.Errorf("no VCN %s", *sn.VcnId)
+	}
+	if sn.CidrBlock == nil {
+		return fmt.Errorf("cidrBlock is required")
+	}
+	if sn.AvailabilityDomain != nil {
+		if _, ok := s.availabilityDomainLocked(*sn.AvailabilityDomain); !ok {
+			return fmt.Errorf("no availability domain %q", *sn.AvailabilityDomain)
+		}
+	}
+	prefix, err := netip.ParsePrefix(*sn.CidrBlock)
+	if err != nil {
+		return fmt.Errorf("cidrBlock: %w", err)
+	}
+	inVCN := false
+	for _, c := range vcn.CidrBlocks {
+		if p, err := netip.ParsePrefix(c); err == nil && p.Bits() <= prefix.Bits() && p.Contains(prefix.Addr()) {
+			inVCN = true
+		}
+	}
+	if !inVCN {
+		return fmt.Errorf("cidrBlock %s is outside the VCN's %v", prefix, vcn.CidrBlocks)
+	}
+	for _, other := range s.vcn.subnets.filter(func(o core.Subnet) bool { return *o.VcnId == *sn.VcnId }) {
+		if netip.MustParsePrefix(*other.CidrBlock).Overlaps(prefix) {
+			return fmt.Errorf("cidrBlock %s overlaps subnet %s (%s)", prefix, *other.Id, *other.CidrBlock)
+		}
+	}
+	for _, id := range sn.SecurityListIds {
+		l, ok := s.vcn.secLists.get(id)
+		if !ok || *l.list.VcnId != *sn.VcnId {
+			return fmt.Errorf("no security list %s in VCN %s", id, *sn.VcnId)
+		}
+	}
+	return nil
+}
+
+// AddPublicIP adds a public IP, by default a reserved one (lifetime RESERVED, scope REGION) with
+// the next free address of the pool 198.51.100.0/24 onwards, in the tenancy's compartment. A set
+// PrivateIpId assigns it to that private IP. It panics on an address already in use or an
+// unknown private IP.
+func (s *Server) AddPublicIP(p core.PublicIp) core.PublicIp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.addPublicIPLocked(jsonClone(p))
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: AddPublicIP: %v", err))
+	}
+	return jsonClone(p)
+}
+
+func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
+	if p.Lifetime == "" {
+		p.Lifetime = core.PublicIpLifetimeReserved
+	}
+	if p.Scope == "" {
+		p.Scope = core.PublicIpScopeRegion
+		if p.Lifetime == core.PublicIpLifetimeEphemeral {
+			p.Scope = core.PublicIpScopeAvailabilityDomain
+		}
+	}
+	if p.Scope == core.PublicIpScopeAvailabilityDomain {
+		ad, ok := s.availabilityDomainLocked(textOf(p.AvailabilityDomain))
+		if !ok {
+			return p, fmt.Errorf("no availability domain %s", ad)
+		}
+		p.AvailabilityDomain = &ad
+	}
+	if textOf(p.IpAddress) == "" {
+		p.IpAddress = new(s.nextPublicAddressLocked())
+	} else if _, err := netip.ParseAddr(*p.IpAddress); err != nil {
+		return p, fmt.Errorf("ipAddress: %w", err)
+	} else if s.publicAddressInUseLocked(*p.IpAddress) {
+		return p, fmt.Errorf("public IP %s is already in use", *p.IpAddress)
+	}
+	p.LifecycleState = core.PublicIpLifecycleStateAvailable
+	if p.PrivateIpId != nil {
+		if _, ok := s.vcn.privateIPs.get(*p.PrivateIpId); !ok {
+			return p, fmt.Errorf("no private IP %s", *p.PrivateIpId)
+		}
+		p.AssignedEntityId = p.PrivateIpId
+		p.AssignedEntityType = core.PublicIpAssignedEntityTypePrivateIp
+		p.LifecycleState = core.PublicIpLifecycleStateAssigned
+	}
+	p.Id = new(s.NewID("publicip"))
+	s.defaultCompartment(&p.CompartmentId)
+	if p.DisplayName == nil {
+		p.DisplayName = new("publicip-" + *p.IpAddress)
+	}
+	p.TimeCreated = timeCreatedNow()
+	s.vcn.publicIPs.put(*p.Id, p)
+	return p, nil
+}
+
+// nextPublicAddressLocked hands out addresses from 198.51.100.1 (TEST-NET-2, reserved for
+// documentation) upwards, skipping network and broadcast-looking ones and any a test assigned
+// by hand. Load balancer addresses come from other ranges, so the two never meet.
+func (s *Server) nextPublicAddressLocked() string {
+	base := binary.BigEndian.Uint32([]byte{198, 51, 100, 0})
+	for {
+		s.vcn.publicIPsHandedOut++
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], base+s.vcn.publicIPsHandedOut)
+		if b[3] == 0 || b[3] == 255 {
+			continue
+		}
+		if a := netip.AddrFrom4(b).String(); !s.publicAddressInUseLocked(a) {
+			return a
+		}
+	}
+}
+
+func (s *Server) publicAddressInUseLocked(addr string) bool {
+	return len(s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })) > 0
+}
+
+// nextPrivateAddressLocked returns the lowest free address of a subnet, skipping the network
+// address, the virtual router (first host) and the broadcast address, as OCI reserves them.
+func (s *Server) nextPrivateAddressLocked(sn core.Subnet) (string, error) {
+	prefix := netip.MustParsePrefix(*sn.CidrBlock)
+	used := map[string]bool{}
+	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return textOf(p.SubnetId) == *sn.Id }) {
+		used[*p.IpAddress] = true
+	}
+	for a := prefix.Addr().Next().Next(); prefix.Contains(a) && prefix.Contains(a.Next()); a = a.Next() {
+		if !used[a.String()] {
+			return a.String(), nil
+		}
+	}
+	return "", fmt.Errorf("subnet %s (%s) has no free address", *sn.Id, *sn.CidrBlock)
+}
+
+// defaultCompartment fills an unset compartment with the tenancy (the root compartment).
+func (s *Server) defaultCompartment(p **string) {
+	if *p == nil {
+		*p = new(s.opts.TenancyID)
+	}
+}
+
+// timeCreatedNow is the creation time stamped on seeded resources.
+func timeCreatedNow() *common.SDKTime {
+	return &common.SDKTime{Time: time.Now().UTC().Truncate(time.Millisecond)}
+}

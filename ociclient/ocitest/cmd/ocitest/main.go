@@ -1,0 +1,222 @@
+// Command ocitest serves the in-memory OCI API of package ocitest on a loopback address, seeded
+// with a tenancy, for running the cloud-controller-manager binary (or anything else built on
+// oci-go-sdk) against it from outside a Go test.
+//
+//	ocitest [-addr 127.0.0.1:0] [-tls] [-tenancy file.yaml] [-out DIR] [-work-request-duration 200ms]
+//
+// It writes into DIR: key.pem (the API signing key it trusts), ca.pem (with -tls),
+// cloud-provider.yaml (a CCM configuration using that key, the seeded compartment, VCN and load
+// balancer subnets, and an endpoint section pointing at the server), and tenancy.json (the seeded
+// OCIDs by name, an ocitest.Seeded). Then it prints "URL=<base URL>" as its first line of output,
+// followed by "DIR=" and "CONFIG=" lines, and serves until SIGINT or SIGTERM.
+//
+// Tests drive it through the admin API under /ocitest/ (faults, call counts, instance state); see
+// the package documentation of ocitest.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "ocitest:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// run is the whole command, callable from tests: it returns when ctx ends or setup fails.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ocitest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "loopback `address` to listen on (port 0 picks a free one)")
+	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate, written to DIR/ca.pem")
+	tenancyFile := fs.String("tenancy", "", "YAML or JSON `file` describing the tenancy to seed (default: the built-in small tenancy)")
+	outDir := fs.String("out", "", "`directory` to write key.pem, ca.pem, cloud-provider.yaml and tenancy.json to (default: a new temporary directory)")
+	wrDuration := fs.Duration("work-request-duration", 200*time.Millisecond, "how long load balancer work requests stay in progress")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := checkLoopback(*addr); err != nil {
+		return err
+	}
+	tenancy := ocitest.DefaultTenancy()
+	if *tenancyFile != "" {
+		var err error
+		if tenancy, err = readTenancy(*tenancyFile); err != nil {
+			return err
+		}
+	}
+
+	srv, err := ocitest.Listen(ocitest.Options{
+		Addr: *addr, TLS: *useTLS, WorkRequestDuration: *wrDuration, Region: tenancy.Region,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	seeded, err := srv.Seed(tenancy)
+	if err != nil {
+		return fmt.Errorf("seed %s: %w", orDefault(*tenancyFile, "the default tenancy"), err)
+	}
+	creds, err := srv.NewCredentials()
+	if err != nil {
+		return err
+	}
+	dir, err := prepareDir(*outDir)
+	if err != nil {
+		return err
+	}
+	configPath, err := writeFiles(dir, srv, seeded, creds)
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(stdout, "URL=%s\nDIR=%s\nCONFIG=%s\n", srv.URL(), dir, configPath)
+	fmt.Fprintf(stderr, "ocitest: serving %s (region %s, %d instances); stop with Ctrl-C\n",
+		srv.URL(), seeded.Region, len(seeded.Instances))
+	<-ctx.Done()
+	return nil
+}
+
+// checkLoopback refuses any address but a loopback one: the server trusts a key it writes to
+// disk and its admin API takes no credentials at all.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-addr %q: refusing a non-loopback address; ocitest has an unauthenticated admin API", addr)
+}
+
+// readTenancy reads a YAML (or JSON, which YAML includes) tenancy, refusing unknown fields so a
+// typo does not silently seed something else.
+func readTenancy(path string) (ocitest.Tenancy, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ocitest.Tenancy{}, err
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	var t ocitest.Tenancy
+	if err := dec.Decode(&t); err != nil {
+		return ocitest.Tenancy{}, fmt.Errorf("read tenancy %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func prepareDir(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "ocitest-")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Abs(dir)
+}
+
+// cloudProviderConfig is the part of cloud-provider.yaml (package config) ocitest fills in.
+type cloudProviderConfig struct {
+	Auth struct {
+		Region      string `yaml:"region"`
+		Tenancy     string `yaml:"tenancy"`
+		User        string `yaml:"user"`
+		Fingerprint string `yaml:"fingerprint"`
+		KeyFile     string `yaml:"keyFile"`
+	} `yaml:"auth"`
+	Compartment  string `yaml:"compartment"`
+	VCN          string `yaml:"vcn"`
+	LoadBalancer struct {
+		Subnet1       string            `yaml:"subnet1,omitempty"`
+		Subnet2       string            `yaml:"subnet2,omitempty"`
+		SecurityLists map[string]string `yaml:"securityLists,omitempty"`
+	} `yaml:"loadBalancer"`
+	Endpoint struct {
+		URL    string `yaml:"url"`
+		CAFile string `yaml:"caFile,omitempty"`
+	} `yaml:"endpoint"`
+}
+
+// writeFiles writes key.pem, ca.pem (TLS only), cloud-provider.yaml and tenancy.json, and
+// returns the configuration's path.
+func writeFiles(dir string, srv *ocitest.Server, seeded ocitest.Seeded, creds ocitest.Credentials) (string, error) {
+	var cfg cloudProviderConfig
+	cfg.Auth.Region = seeded.Region
+	cfg.Auth.Tenancy = creds.TenancyID
+	cfg.Auth.User = creds.UserID
+	cfg.Auth.Fingerprint = creds.Fingerprint
+	cfg.Auth.KeyFile = filepath.Join(dir, "key.pem")
+	cfg.Compartment = seeded.Compartment
+	cfg.VCN = seeded.VCN
+	if n := len(seeded.LoadBalancerSubnets); n > 0 {
+		cfg.LoadBalancer.Subnet1 = seeded.LoadBalancerSubnets[0]
+		if n > 1 {
+			cfg.LoadBalancer.Subnet2 = seeded.LoadBalancerSubnets[1]
+		}
+	}
+	cfg.LoadBalancer.SecurityLists = seeded.SubnetSecurityLists
+	cfg.Endpoint.URL = srv.URL()
+
+	if err := os.WriteFile(cfg.Auth.KeyFile, creds.PrivateKeyPEM, 0o600); err != nil {
+		return "", err
+	}
+	if ca := srv.CACertPEM(); ca != nil {
+		cfg.Endpoint.CAFile = filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(cfg.Endpoint.CAFile, ca, 0o644); err != nil {
+			return "", err
+		}
+	}
+	configYAML, err := yaml.Marshal(cfg)
+	if err != nil {
+		return "", err
+	}
+	configPath := filepath.Join(dir, "cloud-provider.yaml")
+	header := []byte("# Written by ocitest for its server at " + srv.URL() + "; valid while it runs.\n")
+	if err := os.WriteFile(configPath, append(header, configYAML...), 0o600); err != nil {
+		return "", err
+	}
+	seededJSON, err := json.MarshalIndent(seeded, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tenancy.json"), append(seededJSON, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return configPath, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

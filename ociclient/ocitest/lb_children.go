@@ -1,0 +1,390 @@
+package ocitest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
+
+// This file serves the parts of a load balancer: backend sets, backends, listeners and
+// certificates. Each mutation is checked twice, as OCI does: the request at once (bad input 400,
+// missing part 404, duplicate or in-use 409, limits 400), and the resulting load balancer when
+// the work request completes (checkLB), where a dangling reference fails the work request.
+
+func (s *Server) registerLBChildren() {
+	lb := lbPrefix + "/loadBalancers/{loadBalancerId}"
+	bs := lb + "/backendSets/{backendSetName}"
+	s.handle("ListBackendSets", ClassRead, "GET "+lb+"/backendSets", s.lbListBackendSets)
+	s.handle("GetBackendSet", ClassRead, "GET "+bs, s.lbGetBackendSet)
+	s.handle("CreateBackendSet", ClassWrite, "POST "+lb+"/backendSets", s.lbCreateBackendSet)
+	s.handle("UpdateBackendSet", ClassWrite, "PUT "+bs, s.lbUpdateBackendSet)
+	s.handle("DeleteBackendSet", ClassWrite, "DELETE "+bs, s.lbDeleteBackendSet)
+	s.handle("ListBackends", ClassRead, "GET "+bs+"/backends", s.lbListBackends)
+	s.handle("GetBackend", ClassRead, "GET "+bs+"/backends/{backendName}", s.lbGetBackend)
+	s.handle("CreateBackend", ClassWrite, "POST "+bs+"/backends", s.lbCreateBackend)
+	s.handle("UpdateBackend", ClassWrite, "PUT "+bs+"/backends/{backendName}", s.lbUpdateBackend)
+	s.handle("DeleteBackend", ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.lbDeleteBackend)
+	s.handle("CreateListener", ClassWrite, "POST "+lb+"/listeners", s.lbCreateListener)
+	s.handle("UpdateListener", ClassWrite, "PUT "+lb+"/listeners/{listenerName}", s.lbUpdateListener)
+	s.handle("DeleteListener", ClassWrite, "DELETE "+lb+"/listeners/{listenerName}", s.lbDeleteListener)
+	s.handle("ListCertificates", ClassRead, "GET "+lb+"/certificates", s.lbListCertificates)
+	s.handle("CreateCertificate", ClassWrite, "POST "+lb+"/certificates", s.lbCreateCertificate)
+	s.handle("DeleteCertificate", ClassWrite, "DELETE "+lb+"/certificates/{certificateName}", s.lbDeleteCertificate)
+}
+
+// lbRead answers a read of part of a load balancer: pick returns the body, or an error such as
+// lbNotFound. The load balancer's ETag goes along, as OCI sends it.
+func (s *Server) lbRead(w http.ResponseWriter, r *http.Request, pick func(lb *loadbalancer.LoadBalancer) (any, error)) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.lbFor(w, r)
+	if !ok {
+		return
+	}
+	body, err := pick(&e.lb)
+	if err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	w.Header().Set("etag", e.etag())
+	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
+}
+
+func lbBackendSetOf(lb *loadbalancer.LoadBalancer, name string) (loadbalancer.BackendSet, error) {
+	bs, ok := lb.BackendSets[name]
+	if !ok {
+		return bs, lbNotFound("backend set", name)
+	}
+	return bs, nil
+}
+
+func lbBackendIndex(bs loadbalancer.BackendSet, name string) int {
+	return slices.IndexFunc(bs.Backends, func(b loadbalancer.Backend) bool { return lbDeref(b.Name) == name })
+}
+
+// Backend sets.
+
+func (s *Server) lbListBackendSets(w http.ResponseWriter, r *http.Request) {
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+		out := make([]loadbalancer.BackendSet, 0, len(lb.BackendSets))
+		for _, name := range lbSortedKeys(lb.BackendSets) {
+			out = append(out, lb.BackendSets[name])
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) lbGetBackendSet(w http.ResponseWriter, r *http.Request) {
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+		return lbBackendSetOf(lb, r.PathValue("backendSetName"))
+	})
+}
+
+func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
+	var c loadbalancer.CreateBackendSetDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	d := loadbalancer.BackendSetDetails{
+		Policy: c.Policy, HealthChecker: c.HealthChecker, Backends: c.Backends,
+		BackendMaxConnections: c.BackendMaxConnections, SslConfiguration: c.SslConfiguration,
+		SessionPersistenceConfiguration:         c.SessionPersistenceConfiguration,
+		LbCookieSessionPersistenceConfiguration: c.LbCookieSessionPersistenceConfiguration,
+	}
+	s.lbChangeLimited(w, r, "CreateBackendSet", func(e *lbEntry, limits LBLimits) error {
+		if err := lbCheckBackendSet(c.Name, d, limits); err != nil {
+			return err
+		}
+		if _, ok := e.lb.BackendSets[*c.Name]; ok {
+			return lbConflict("Backend set '%s' already exists", *c.Name)
+		}
+		return lbCheckCount("backend sets", len(e.lb.BackendSets)+1, limits.BackendSetsPerLB)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if _, ok := lb.BackendSets[*c.Name]; ok {
+			return wrBadInput("Backend set '%s' already exists", *c.Name)
+		}
+		lb.BackendSets[*c.Name] = lbBackendSetFrom(*c.Name, d)
+		return nil
+	})
+}
+
+func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
+	var u loadbalancer.UpdateBackendSetDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	name := r.PathValue("backendSetName")
+	d := loadbalancer.BackendSetDetails{
+		Policy: u.Policy, HealthChecker: u.HealthChecker, Backends: u.Backends,
+		BackendMaxConnections: u.BackendMaxConnections, SslConfiguration: u.SslConfiguration,
+		SessionPersistenceConfiguration:         u.SessionPersistenceConfiguration,
+		LbCookieSessionPersistenceConfiguration: u.LbCookieSessionPersistenceConfiguration,
+	}
+	s.lbChangeLimited(w, r, "UpdateBackendSet", func(e *lbEntry, limits LBLimits) error {
+		if _, err := lbBackendSetOf(&e.lb, name); err != nil {
+			return err
+		}
+		return lbCheckBackendSet(&name, d, limits)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if _, ok := lb.BackendSets[name]; !ok {
+			return wrBadInput("Backend set '%s' does not exist", name)
+		}
+		lb.BackendSets[name] = lbBackendSetFrom(name, d)
+		return nil
+	})
+}
+
+func (s *Server) lbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("backendSetName")
+	// A listener still using the set is not refused here: OCI accepts the call and fails the work
+	// request ("Listener 'X' has unknown default backend set 'Y'"), which is what a reconciler
+	// that deletes before it moves listeners runs into.
+	s.lbChangeChecked(w, r, "DeleteBackendSet", nil, func(e *lbEntry) error {
+		_, err := lbBackendSetOf(&e.lb, name)
+		return err
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		delete(lb.BackendSets, name)
+		return nil
+	})
+}
+
+// Backends.
+
+func (s *Server) lbListBackends(w http.ResponseWriter, r *http.Request) {
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+		bs, err := lbBackendSetOf(lb, r.PathValue("backendSetName"))
+		if err != nil {
+			return nil, err
+		}
+		return append([]loadbalancer.Backend{}, bs.Backends...), nil
+	})
+}
+
+func (s *Server) lbGetBackend(w http.ResponseWriter, r *http.Request) {
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+		bs, err := lbBackendSetOf(lb, r.PathValue("backendSetName"))
+		if err != nil {
+			return nil, err
+		}
+		name := r.PathValue("backendName")
+		i := lbBackendIndex(bs, name)
+		if i < 0 {
+			return nil, lbNotFound("backend", name)
+		}
+		return bs.Backends[i], nil
+	})
+}
+
+func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
+	var c loadbalancer.CreateBackendDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	set := r.PathValue("backendSetName")
+	d := loadbalancer.BackendDetails(c)
+	s.lbChangeLimited(w, r, "CreateBackend", func(e *lbEntry, limits LBLimits) error {
+		bs, err := lbBackendSetOf(&e.lb, set)
+		if err != nil {
+			return err
+		}
+		if err := lbCheckBackend(d); err != nil {
+			return err
+		}
+		if name := lbBackendName(*d.IpAddress, *d.Port); lbBackendIndex(bs, name) >= 0 {
+			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
+		}
+		return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		bs, ok := lb.BackendSets[set]
+		if !ok {
+			return wrBadInput("Backend set '%s' does not exist", set)
+		}
+		b := lbBackendFrom(d)
+		if lbBackendIndex(bs, *b.Name) >= 0 {
+			return wrBadInput("Backend %s already exists in backend set '%s'", *b.Name, set)
+		}
+		bs.Backends = append(bs.Backends, b)
+		lb.BackendSets[set] = bs
+		return nil
+	})
+}
+
+func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request) {
+	var u loadbalancer.UpdateBackendDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
+	var invalid error
+	if u.Weight == nil || u.Backup == nil || u.Drain == nil || u.Offline == nil {
+		invalid = lbInvalid("weight, backup, drain and offline are required")
+	} else if *u.Weight < 1 || *u.Weight > 100 {
+		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
+	}
+	s.lbChangeChecked(w, r, "UpdateBackend", invalid, func(e *lbEntry) error {
+		return lbBackendExists(&e.lb, set, name)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if err := lbBackendExists(lb, set, name); err != nil {
+			return err
+		}
+		bs := lb.BackendSets[set]
+		b := &bs.Backends[lbBackendIndex(bs, name)]
+		b.Weight, b.Backup, b.Drain, b.Offline = common.Int(*u.Weight), common.Bool(*u.Backup), common.Bool(*u.Drain), common.Bool(*u.Offline)
+		b.MaxConnections = u.MaxConnections
+		lb.BackendSets[set] = bs
+		return nil
+	})
+}
+
+func (s *Server) lbDeleteBackend(w http.ResponseWriter, r *http.Request) {
+	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
+	s.lbChangeChecked(w, r, "DeleteBackend", nil, func(e *lbEntry) error {
+		return lbBackendExists(&e.lb, set, name)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if err := lbBackendExists(lb, set, name); err != nil {
+			return err
+		}
+		bs := lb.BackendSets[set]
+		i := lbBackendIndex(bs, name)
+		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+		lb.BackendSets[set] = bs
+		return nil
+	})
+}
+
+func lbBackendExists(lb *loadbalancer.LoadBalancer, set, name string) error {
+	bs, err := lbBackendSetOf(lb, set)
+	if err != nil {
+		return err
+	}
+	if lbBackendIndex(bs, name) < 0 {
+		return lbNotFound("backend", name)
+	}
+	return nil
+}
+
+// Listeners.
+
+func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request) {
+	var c loadbalancer.CreateListenerDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	d := loadbalancer.ListenerDetails{
+		DefaultBackendSetName: c.DefaultBackendSetName, Port: c.Port, Protocol: c.Protocol,
+		HostnameNames: c.HostnameNames, PathRouteSetName: c.PathRouteSetName,
+		SslConfiguration: c.SslConfiguration, ConnectionConfiguration: c.ConnectionConfiguration,
+		RoutingPolicyName: c.RoutingPolicyName, RuleSetNames: c.RuleSetNames,
+	}
+	s.lbChangeLimited(w, r, "CreateListener", func(e *lbEntry, limits LBLimits) error {
+		if err := lbCheckListener(c.Name, d); err != nil {
+			return err
+		}
+		if _, ok := e.lb.Listeners[*c.Name]; ok {
+			return lbConflict("Listener '%s' already exists", *c.Name)
+		}
+		return lbCheckCount("listeners", len(e.lb.Listeners)+1, limits.ListenersPerLB)
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if _, ok := lb.Listeners[*c.Name]; ok {
+			return wrBadInput("Listener '%s' already exists", *c.Name)
+		}
+		lb.Listeners[*c.Name] = lbListenerFrom(*c.Name, d)
+		return nil
+	})
+}
+
+func (s *Server) lbUpdateListener(w http.ResponseWriter, r *http.Request) {
+	var u loadbalancer.UpdateListenerDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	name := r.PathValue("listenerName")
+	d := loadbalancer.ListenerDetails{
+		DefaultBackendSetName: u.DefaultBackendSetName, Port: u.Port, Protocol: u.Protocol,
+		HostnameNames: u.HostnameNames, PathRouteSetName: u.PathRouteSetName,
+		SslConfiguration: u.SslConfiguration, ConnectionConfiguration: u.ConnectionConfiguration,
+		RoutingPolicyName: u.RoutingPolicyName, RuleSetNames: u.RuleSetNames,
+	}
+	s.lbChangeChecked(w, r, "UpdateListener", lbCheckListener(&name, d), func(e *lbEntry) error {
+		if _, ok := e.lb.Listeners[name]; !ok {
+			return lbNotFound("listener", name)
+		}
+		return nil
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if _, ok := lb.Listeners[name]; !ok {
+			return wrBadInput("Listener '%s' does not exist", name)
+		}
+		lb.Listeners[name] = lbListenerFrom(name, d)
+		return nil
+	})
+}
+
+func (s *Server) lbDeleteListener(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("listenerName")
+	s.lbChangeChecked(w, r, "DeleteListener", nil, func(e *lbEntry) error {
+		if _, ok := e.lb.Listeners[name]; !ok {
+			return lbNotFound("listener", name)
+		}
+		return nil
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		delete(lb.Listeners, name)
+		return nil
+	})
+}
+
+// Certificates.
+
+func (s *Server) lbListCertificates(w http.ResponseWriter, r *http.Request) {
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+		out := make([]loadbalancer.Certificate, 0, len(lb.Certificates))
+		for _, name := range lbSortedKeys(lb.Certificates) {
+			out = append(out, lb.Certificates[name])
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request) {
+	var c loadbalancer.CreateCertificateDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	d := loadbalancer.CertificateDetails(c)
+	s.lbChangeChecked(w, r, "CreateCertificate", lbCheckCertificate(d), func(e *lbEntry) error {
+		if _, ok := e.lb.Certificates[*d.CertificateName]; ok {
+			return lbConflict("Certificate '%s' already exists", *d.CertificateName)
+		}
+		return nil
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		if _, ok := lb.Certificates[*d.CertificateName]; ok {
+			return wrBadInput("Certificate '%s' already exists", *d.CertificateName)
+		}
+		lb.Certificates[*d.CertificateName] = lbCertificateFrom(d)
+		return nil
+	})
+}
+
+func (s *Server) lbDeleteCertificate(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("certificateName")
+	s.lbChangeChecked(w, r, "DeleteCertificate", nil, func(e *lbEntry) error {
+		if _, ok := e.lb.Certificates[name]; !ok {
+			return lbNotFound("certificate", name)
+		}
+		if users := lbCertificateUsers(&e.lb, name); len(users) > 0 {
+			return lbConflict("Certificate '%s' is in use by %v", name, users)
+		}
+		return nil
+	}, func(lb *loadbalancer.LoadBalancer) error {
+		delete(lb.Certificates, name)
+		return nil
+	})
+}
+
+// lbChangeLimited is lbChangeChecked for checks that need the current limits.
+func (s *Server) lbChangeLimited(w http.ResponseWriter, r *http.Request, op string,
+	check func(e *lbEntry, limits LBLimits) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
+	s.lbChangeChecked(w, r, op, nil, func(e *lbEntry) error { return check(e, s.lb.limits) }, mutate)
+}

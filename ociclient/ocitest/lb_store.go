@@ -1,0 +1,275 @@
+package ocitest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
+
+// lbStore holds the emulated state of the Load Balancer API, and what the Network Load Balancer
+// API shares with it (work requests, retry tokens, addresses, limits): Server has one field per
+// API, and one engine for both means one set of fault rules covers both. Guarded by Server.mu.
+type lbStore struct {
+	lbs    map[string]*lbEntry
+	seq    uint64 // creation order, for stable listing and paging
+	work   workQueue
+	tokens map[string]lbRetryResult
+	ips    lbIPAllocator
+	limits LBLimits
+}
+
+func newLBStore() *lbStore {
+	return &lbStore{
+		lbs:    map[string]*lbEntry{},
+		work:   newWorkQueue(),
+		tokens: map[string]lbRetryResult{},
+		ips:    newLBIPAllocator(),
+		limits: LBLimits{}.withDefaults(),
+	}
+}
+
+// lbEntry is one load balancer with the bookkeeping OCI keeps beside it.
+type lbEntry struct {
+	lb      loadbalancer.LoadBalancer
+	seq     uint64
+	version uint64       // bumped on every change; the ETag derives from it
+	busy    *workRequest // the unfinished work request on this load balancer, if any
+}
+
+func (e *lbEntry) etag() string { return lbETag(*e.lb.Id, e.version) }
+
+// LoadBalancer returns a copy of the load balancer with this OCID as OCI would report it now.
+func (s *Server) LoadBalancer(id string) (loadbalancer.LoadBalancer, bool) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.lb.lbs[id]
+	if !ok {
+		return loadbalancer.LoadBalancer{}, false
+	}
+	return jsonClone(e.lb), true
+}
+
+// LoadBalancers returns copies of every load balancer, in creation order.
+func (s *Server) LoadBalancers() []loadbalancer.LoadBalancer {
+	s.lockLB()
+	defer s.mu.Unlock()
+	out := make([]loadbalancer.LoadBalancer, 0, len(s.lb.lbs))
+	for _, e := range s.sortedLBs() {
+		out = append(out, jsonClone(e.lb))
+	}
+	return out
+}
+
+// EditLoadBalancer changes a load balancer the way a person in the OCI console (or another
+// tool) would: at once, without a work request, and whether or not a work request is running.
+// fn gets a copy; the id cannot be changed. It reports whether the load balancer exists.
+func (s *Server) EditLoadBalancer(id string, fn func(*loadbalancer.LoadBalancer)) bool {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.lb.lbs[id]
+	if !ok {
+		return false
+	}
+	next := jsonClone(e.lb)
+	fn(&next)
+	next.Id = common.String(id)
+	e.lb = next
+	e.version++
+	return true
+}
+
+// AddLoadBalancer stores a load balancer as if it had been created earlier, for tests that start
+// from an existing tenancy. A missing id, compartment, display name, shape, lifecycle state,
+// creation time or address is filled in; maps and lists are made non-nil as OCI returns them. It
+// returns the stored load balancer.
+func (s *Server) AddLoadBalancer(lb loadbalancer.LoadBalancer) loadbalancer.LoadBalancer {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	lb = jsonClone(lb)
+	if lb.Id == nil {
+		lb.Id = common.String(s.NewID("loadbalancer"))
+	}
+	if lb.CompartmentId == nil {
+		lb.CompartmentId = common.String(s.opts.TenancyID)
+	}
+	if lb.DisplayName == nil {
+		lb.DisplayName = common.String(*lb.Id)
+	}
+	if lb.ShapeName == nil {
+		lb.ShapeName = common.String("100Mbps")
+	}
+	if lb.LifecycleState == "" {
+		lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
+	}
+	if lb.TimeCreated == nil {
+		lb.TimeCreated = &common.SDKTime{Time: now}
+	}
+	if lb.IsPrivate == nil {
+		lb.IsPrivate = common.Bool(false)
+	}
+	if len(lb.IpAddresses) == 0 {
+		subnet := ""
+		if len(lb.SubnetIds) > 0 {
+			subnet = lb.SubnetIds[0]
+		}
+		lb.IpAddresses = []loadbalancer.IpAddress{s.lbAddress(*lb.IsPrivate, subnet)}
+	}
+	lbNormalize(&lb)
+	s.lb.seq++
+	s.lb.lbs[*lb.Id] = &lbEntry{lb: lb, seq: s.lb.seq}
+	return jsonClone(lb)
+}
+
+// lbAddress allocates the address of a new load balancer in subnet. Caller holds s.mu.
+func (s *Server) lbAddress(private bool, subnetID string) loadbalancer.IpAddress {
+	if private {
+		return loadbalancer.IpAddress{IpAddress: common.String(s.lbPrivateAddress(subnetID)), IsPublic: common.Bool(false)}
+	}
+	return loadbalancer.IpAddress{IpAddress: common.String(s.lbPublicAddress()), IsPublic: common.Bool(true)}
+}
+
+// lbNormalize makes every map and list non-nil, as OCI returns them.
+func lbNormalize(lb *loadbalancer.LoadBalancer) {
+	if lb.SubnetIds == nil {
+		lb.SubnetIds = []string{}
+	}
+	if lb.NetworkSecurityGroupIds == nil {
+		lb.NetworkSecurityGroupIds = []string{}
+	}
+	if lb.Listeners == nil {
+		lb.Listeners = map[string]loadbalancer.Listener{}
+	}
+	if lb.Hostnames == nil {
+		lb.Hostnames = map[string]loadbalancer.Hostname{}
+	}
+	if lb.SslCipherSuites == nil {
+		lb.SslCipherSuites = map[string]loadbalancer.SslCipherSuite{}
+	}
+	if lb.Certificates == nil {
+		lb.Certificates = map[string]loadbalancer.Certificate{}
+	}
+	if lb.BackendSets == nil {
+		lb.BackendSets = map[string]loadbalancer.BackendSet{}
+	}
+	if lb.PathRouteSets == nil {
+		lb.PathRouteSets = map[string]loadbalancer.PathRouteSet{}
+	}
+	if lb.RuleSets == nil {
+		lb.RuleSets = map[string]loadbalancer.RuleSet{}
+	}
+	if lb.RoutingPolicies == nil {
+		lb.RoutingPolicies = map[string]loadbalancer.RoutingPolicy{}
+	}
+	if lb.FreeformTags == nil {
+		lb.FreeformTags = map[string]string{}
+	}
+	if lb.DefinedTags == nil {
+		lb.DefinedTags = map[string]map[string]any{}
+	}
+	if lb.SystemTags == nil {
+		lb.SystemTags = map[string]map[string]any{}
+	}
+}
+
+// sortedLBs lists the load balancers in creation order. Caller holds s.mu.
+func (s *Server) sortedLBs() []*lbEntry {
+	out := make([]*lbEntry, 0, len(s.lb.lbs))
+	for _, e := range s.lb.lbs {
+		out = append(out, e)
+	}
+	lbSortBySeq(out, func(e *lbEntry) uint64 { return e.seq })
+	return out
+}
+
+// lbFor finds the load balancer named in the request path, answering 404 when there is none.
+// Caller holds s.mu.
+func (s *Server) lbFor(w http.ResponseWriter, r *http.Request) (*lbEntry, bool) {
+	id := r.PathValue("loadBalancerId")
+	e, ok := s.lb.lbs[id]
+	if !ok {
+		notFound(w, r, "load balancer", id)
+		return nil, false
+	}
+	return e, true
+}
+
+// lbForChange finds the load balancer a mutation targets and checks that OCI would take a change
+// now: the if-match ETag holds, no other work request runs on it and it is ACTIVE. Caller holds
+// s.mu.
+func (s *Server) lbForChange(w http.ResponseWriter, r *http.Request) (*lbEntry, bool) {
+	e, ok := s.lbFor(w, r)
+	if !ok || lbIfMatchFails(w, r, e.etag()) {
+		return nil, false
+	}
+	if err := e.readyForChange(); err != nil {
+		writeLBError(w, r, err)
+		return nil, false
+	}
+	return e, true
+}
+
+func (e *lbEntry) readyForChange() error {
+	if e.busy != nil {
+		return lbIncorrectState("Load balancer %s is busy with work request %s (%s)", *e.lb.Id, e.busy.id, e.busy.op)
+	}
+	if e.lb.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive {
+		return lbIncorrectState("Load balancer %s is %s, not ACTIVE", *e.lb.Id, e.lb.LifecycleState)
+	}
+	return nil
+}
+
+// startLBChange accepts a change of a load balancer as a work request and answers the caller.
+// mutate runs on a copy when the work request completes; the copy replaces the load balancer
+// only if mutate and checkLB accept it, so a failed work request changes nothing. Caller holds
+// s.mu.
+func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.Time, e *lbEntry, op string,
+	mutate func(lb *loadbalancer.LoadBalancer) error) {
+	wr := &workRequest{
+		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
+		resourceID: *e.lb.Id, compartmentID: lbDeref(e.lb.CompartmentId),
+		apply: func() error {
+			next := jsonClone(e.lb)
+			if err := mutate(&next); err != nil {
+				return err
+			}
+			if err := checkLB(&next); err != nil {
+				return err
+			}
+			e.lb = next
+			e.version++
+			return nil
+		},
+		settle: func(error) { e.busy = nil },
+	}
+	e.busy = wr
+	s.submitWork(wr, now)
+	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+}
+
+// lbWorkRequestJSON is the wire form of a load balancer work request at now.
+func lbWorkRequestJSON(wr *workRequest, now time.Time) loadbalancer.WorkRequest {
+	state := wr.state(now)
+	out := loadbalancer.WorkRequest{
+		Id:             common.String(wr.id),
+		LoadBalancerId: common.String(wr.resourceID),
+		Type:           common.String(wr.op),
+		LifecycleState: loadbalancer.WorkRequestLifecycleStateEnum(state),
+		Message:        common.String(wr.op + " " + state),
+		TimeAccepted:   &common.SDKTime{Time: wr.accepted},
+		ErrorDetails:   []loadbalancer.WorkRequestError{},
+		CompartmentId:  common.String(wr.compartmentID),
+	}
+	if wr.done() {
+		out.TimeFinished = &common.SDKTime{Time: wr.finished}
+	}
+	if wr.failure != nil {
+		out.Message = common.String(wr.failure.message)
+		out.ErrorDetails = []loadbalancer.WorkRequestError{{
+			ErrorCode: loadbalancer.WorkRequestErrorErrorCodeEnum(wr.failure.code),
+			Message:   common.String(wr.failure.message),
+		}}
+	}
+	return out
+}

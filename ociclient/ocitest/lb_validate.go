@@ -1,0 +1,466 @@
+package ocitest
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"sort"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
+
+// This file checks Load Balancer API requests the way OCI does and turns request details into
+// the stored resources, with OCI's defaults filled in. Request checks answer synchronously;
+// checkLB, the consistency of a whole load balancer, runs when a work request completes and
+// fails it.
+
+// The shapes, policies and protocols the Load Balancer API knows.
+var (
+	lbShapes             = []string{"flexible", "10Mbps", "100Mbps", "400Mbps", "8000Mbps"}
+	lbPolicies           = []string{"ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH"}
+	lbListenerProtocols  = []string{"TCP", "HTTP", "HTTP2", "GRPC"}
+	lbHealthProtocols    = []string{"HTTP", "TCP"}
+	lbFlexibleMbps       = [2]int{10, 8000}
+	lbMaxNSGs            = 5
+	lbMaxIdleTimeoutSecs = int64(7200)
+)
+
+// lbCheckName enforces OCI's rule for listener and backend set names (and, with a longer maxLen,
+// certificate names): 1 to maxLen characters, letters, digits, '-', '_' and '.'.
+func lbCheckName(kind string, name *string, maxLen int) error {
+	if name == nil || *name == "" {
+		return lbInvalid("%s name is required", kind)
+	}
+	if len(*name) > maxLen {
+		return lbInvalid("%s name '%s' is longer than %d characters", kind, *name, maxLen)
+	}
+	for _, c := range *name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			return lbInvalid("%s name '%s' contains %q; allowed are letters, digits, '-', '_' and '.'", kind, *name, c)
+		}
+	}
+	return nil
+}
+
+// lbCheckPort requires a port in 1..65535, or 0..65535 when allowZero.
+func lbCheckPort(what string, port *int, allowZero bool) error {
+	if port == nil {
+		return lbInvalid("%s is required", what)
+	}
+	low := 1
+	if allowZero {
+		low = 0
+	}
+	if *port < low || *port > 65535 {
+		return lbInvalid("%s %d is out of range %d..65535", what, *port, low)
+	}
+	return nil
+}
+
+func lbCheckOneOf(what string, v *string, allowed []string) error {
+	if v == nil || *v == "" {
+		return lbInvalid("%s is required", what)
+	}
+	if !slices.Contains(allowed, *v) {
+		return lbInvalid("%s '%s' is not one of %v", what, *v, allowed)
+	}
+	return nil
+}
+
+func lbCheckDisplayName(v *string) error {
+	if v == nil || *v == "" {
+		return lbInvalid("displayName is required")
+	}
+	if len(*v) > 1024 {
+		return lbInvalid("displayName is longer than 1024 characters")
+	}
+	return nil
+}
+
+func lbCheckNSGs(ids []string) error {
+	if len(ids) > lbMaxNSGs {
+		return lbLimitExceeded("%d network security groups exceed the limit of %d", len(ids), lbMaxNSGs)
+	}
+	for _, id := range ids {
+		if id == "" {
+			return lbInvalid("networkSecurityGroupIds contains an empty id")
+		}
+	}
+	return nil
+}
+
+// lbCheckShape validates a shape and its flexible bandwidth.
+func lbCheckShape(name *string, d *loadbalancer.ShapeDetails) error {
+	if err := lbCheckOneOf("shapeName", name, lbShapes); err != nil {
+		return err
+	}
+	if *name != "flexible" {
+		if d != nil {
+			return lbInvalid("shapeDetails is only valid with the flexible shape, not '%s'", *name)
+		}
+		return nil
+	}
+	if d == nil || d.MinimumBandwidthInMbps == nil || d.MaximumBandwidthInMbps == nil {
+		return lbInvalid("the flexible shape requires shapeDetails with minimumBandwidthInMbps and maximumBandwidthInMbps")
+	}
+	lo, hi := *d.MinimumBandwidthInMbps, *d.MaximumBandwidthInMbps
+	for _, v := range []int{lo, hi} {
+		if v < lbFlexibleMbps[0] || v > lbFlexibleMbps[1] {
+			return lbInvalid("bandwidth %d Mbps is out of range %d..%d", v, lbFlexibleMbps[0], lbFlexibleMbps[1])
+		}
+	}
+	if lo > hi {
+		return lbInvalid("minimumBandwidthInMbps %d exceeds maximumBandwidthInMbps %d", lo, hi)
+	}
+	return nil
+}
+
+// lbCheckListener validates one listener's details (not what they refer to: see checkLB).
+func lbCheckListener(name *string, d loadbalancer.ListenerDetails) error {
+	if err := lbCheckName("listener", name, 32); err != nil {
+		return err
+	}
+	if err := lbCheckOneOf(fmt.Sprintf("listener '%s' protocol", *name), d.Protocol, lbListenerProtocols); err != nil {
+		return err
+	}
+	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), d.Port, false); err != nil {
+		return err
+	}
+	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
+		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
+	}
+	if len(d.HostnameNames) > 0 || d.PathRouteSetName != nil || d.RoutingPolicyName != nil || len(d.RuleSetNames) > 0 {
+		return lbInvalid("listener '%s': hostnames, path route sets, routing policies and rule sets are not emulated by ocitest", *name)
+	}
+	p := *d.Protocol
+	if (p == "HTTP2" || p == "GRPC") && d.SslConfiguration == nil {
+		return lbInvalid("listener '%s': protocol %s requires sslConfiguration", *name, p)
+	}
+	if d.SslConfiguration != nil {
+		if err := lbCheckSSL("listener '"+*name+"'", d.SslConfiguration, true); err != nil {
+			return err
+		}
+	}
+	if c := d.ConnectionConfiguration; c != nil {
+		if c.IdleTimeout != nil && (*c.IdleTimeout < 1 || *c.IdleTimeout > lbMaxIdleTimeoutSecs) {
+			return lbInvalid("listener '%s': idleTimeout %d is out of range 1..%d", *name, *c.IdleTimeout, lbMaxIdleTimeoutSecs)
+		}
+		if v := c.BackendTcpProxyProtocolVersion; v != nil {
+			if *v != 1 && *v != 2 {
+				return lbInvalid("listener '%s': backendTcpProxyProtocolVersion must be 1 or 2", *name)
+			}
+			if p != "TCP" {
+				return lbInvalid("listener '%s': the proxy protocol needs a TCP listener", *name)
+			}
+		}
+	}
+	return nil
+}
+
+func lbCheckSSL(owner string, c *loadbalancer.SslConfigurationDetails, needCertificate bool) error {
+	if needCertificate && (c.CertificateName == nil || *c.CertificateName == "") && len(c.CertificateIds) == 0 {
+		return lbInvalid("%s: sslConfiguration needs certificateName or certificateIds", owner)
+	}
+	if c.VerifyDepth != nil && (*c.VerifyDepth < 1 || *c.VerifyDepth > 10) {
+		return lbInvalid("%s: verifyDepth %d is out of range 1..10", owner, *c.VerifyDepth)
+	}
+	return nil
+}
+
+// lbCheckBackendSet validates one backend set's details and its backends against the limits.
+func lbCheckBackendSet(name *string, d loadbalancer.BackendSetDetails, limits LBLimits) error {
+	if err := lbCheckName("backend set", name, 32); err != nil {
+		return err
+	}
+	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' policy", *name), d.Policy, lbPolicies); err != nil {
+		return err
+	}
+	if err := lbCheckHealthChecker(*name, d.HealthChecker); err != nil {
+		return err
+	}
+	if d.SslConfiguration != nil {
+		if err := lbCheckSSL("backend set '"+*name+"'", d.SslConfiguration, false); err != nil {
+			return err
+		}
+	}
+	if d.SessionPersistenceConfiguration != nil && d.LbCookieSessionPersistenceConfiguration != nil {
+		return lbInvalid("backend set '%s': sessionPersistenceConfiguration and lbCookieSessionPersistenceConfiguration are exclusive", *name)
+	}
+	if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", *name), len(d.Backends), limits.BackendsPerSet); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, b := range d.Backends {
+		if err := lbCheckBackend(b); err != nil {
+			return err
+		}
+		n := lbBackendName(*b.IpAddress, *b.Port)
+		if seen[n] {
+			return lbInvalid("backend set '%s' lists backend %s twice", *name, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+func lbCheckHealthChecker(set string, h *loadbalancer.HealthCheckerDetails) error {
+	if h == nil {
+		return lbInvalid("backend set '%s' requires a healthChecker", set)
+	}
+	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' health checker protocol", set), h.Protocol, lbHealthProtocols); err != nil {
+		return err
+	}
+	if h.Port != nil {
+		if err := lbCheckPort(fmt.Sprintf("backend set '%s' health checker port", set), h.Port, true); err != nil {
+			return err
+		}
+	}
+	if *h.Protocol == "HTTP" && (h.UrlPath == nil || *h.UrlPath == "") {
+		return lbInvalid("backend set '%s': an HTTP health checker requires urlPath", set)
+	}
+	if h.Retries != nil && *h.Retries < 0 {
+		return lbInvalid("backend set '%s': health checker retries must not be negative", set)
+	}
+	if h.IntervalInMillis != nil && (*h.IntervalInMillis < 1000 || *h.IntervalInMillis > 1800000) {
+		return lbInvalid("backend set '%s': intervalInMillis %d is out of range 1000..1800000", set, *h.IntervalInMillis)
+	}
+	if h.TimeoutInMillis != nil && (*h.TimeoutInMillis < 1 || *h.TimeoutInMillis > 600000) {
+		return lbInvalid("backend set '%s': timeoutInMillis %d is out of range 1..600000", set, *h.TimeoutInMillis)
+	}
+	return nil
+}
+
+func lbCheckBackend(b loadbalancer.BackendDetails) error {
+	if b.IpAddress == nil || net.ParseIP(*b.IpAddress) == nil {
+		return lbInvalid("backend ipAddress %s is not an IP address", lbDeref(b.IpAddress))
+	}
+	if err := lbCheckPort("backend port", b.Port, false); err != nil {
+		return err
+	}
+	if b.Weight != nil && (*b.Weight < 1 || *b.Weight > 100) {
+		return lbInvalid("backend weight %d is out of range 1..100", *b.Weight)
+	}
+	return nil
+}
+
+func lbCheckCertificate(d loadbalancer.CertificateDetails) error {
+	if err := lbCheckName("certificate", d.CertificateName, 255); err != nil {
+		return err
+	}
+	if d.PublicCertificate == nil && d.CaCertificate == nil {
+		return lbInvalid("certificate '%s' needs publicCertificate or caCertificate", *d.CertificateName)
+	}
+	if d.PrivateKey != nil && d.PublicCertificate == nil {
+		return lbInvalid("certificate '%s' has a privateKey without a publicCertificate", *d.CertificateName)
+	}
+	return nil
+}
+
+// checkLB is the consistency OCI requires of a whole load balancer after a change: listeners
+// name existing backend sets and certificates, and no two listeners share a port. The messages
+// are OCI's own.
+func checkLB(lb *loadbalancer.LoadBalancer) error {
+	for _, name := range lbSortedKeys(lb.Listeners) {
+		l := lb.Listeners[name]
+		if _, ok := lb.BackendSets[lbDeref(l.DefaultBackendSetName)]; !ok {
+			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, lbDeref(l.DefaultBackendSetName))
+		}
+		if c := l.SslConfiguration; c != nil && c.CertificateName != nil {
+			if _, ok := lb.Certificates[*c.CertificateName]; !ok {
+				return wrBadInput("Listener '%s' has unknown certificate '%s'", name, *c.CertificateName)
+			}
+		}
+	}
+	for _, name := range lbSortedKeys(lb.BackendSets) {
+		if c := lb.BackendSets[name].SslConfiguration; c != nil && c.CertificateName != nil {
+			if _, ok := lb.Certificates[*c.CertificateName]; !ok {
+				return wrBadInput("Backend set '%s' has unknown certificate '%s'", name, *c.CertificateName)
+			}
+		}
+	}
+	byPort := map[int]string{}
+	for _, name := range lbSortedKeys(lb.Listeners) {
+		port := lbDeref(lb.Listeners[name].Port)
+		if other, ok := byPort[port]; ok {
+			return wrBadInput("Listeners '%s' and '%s' both use port %d", other, name, port)
+		}
+		byPort[port] = name
+	}
+	return nil
+}
+
+// lbCertificateUsers names the listeners and backend sets that use a certificate.
+func lbCertificateUsers(lb *loadbalancer.LoadBalancer, cert string) []string {
+	var users []string
+	for _, name := range lbSortedKeys(lb.Listeners) {
+		if c := lb.Listeners[name].SslConfiguration; c != nil && lbDeref(c.CertificateName) == cert {
+			users = append(users, "listener '"+name+"'")
+		}
+	}
+	for _, name := range lbSortedKeys(lb.BackendSets) {
+		if c := lb.BackendSets[name].SslConfiguration; c != nil && lbDeref(c.CertificateName) == cert {
+			users = append(users, "backend set '"+name+"'")
+		}
+	}
+	return users
+}
+
+// lbListenerFrom is the stored listener for request details, with OCI's defaults.
+func lbListenerFrom(name string, d loadbalancer.ListenerDetails) loadbalancer.Listener {
+	conn := loadbalancer.ConnectionConfiguration{}
+	if d.ConnectionConfiguration != nil {
+		conn = jsonClone(*d.ConnectionConfiguration)
+	}
+	if conn.IdleTimeout == nil {
+		idle := int64(60) // OCI's default for HTTP-like listeners
+		if lbDeref(d.Protocol) == "TCP" {
+			idle = 300
+		}
+		conn.IdleTimeout = &idle
+	}
+	return loadbalancer.Listener{
+		Name:                    common.String(name),
+		DefaultBackendSetName:   common.String(lbDeref(d.DefaultBackendSetName)),
+		Port:                    common.Int(lbDeref(d.Port)),
+		Protocol:                common.String(lbDeref(d.Protocol)),
+		HostnameNames:           []string{},
+		RuleSetNames:            []string{},
+		SslConfiguration:        lbSSLFrom(d.SslConfiguration),
+		ConnectionConfiguration: &conn,
+	}
+}
+
+func lbSSLFrom(d *loadbalancer.SslConfigurationDetails) *loadbalancer.SslConfiguration {
+	if d == nil {
+		return nil
+	}
+	c := loadbalancer.SslConfiguration{
+		VerifyDepth:                    common.Int(1),
+		VerifyPeerCertificate:          common.Bool(false),
+		HasSessionResumption:           d.HasSessionResumption,
+		TrustedCertificateAuthorityIds: slices.Clone(d.TrustedCertificateAuthorityIds),
+		CertificateIds:                 slices.Clone(d.CertificateIds),
+		CertificateName:                d.CertificateName,
+		ServerOrderPreference:          loadbalancer.SslConfigurationServerOrderPreferenceEnum(d.ServerOrderPreference),
+		CipherSuiteName:                d.CipherSuiteName,
+		Protocols:                      slices.Clone(d.Protocols),
+	}
+	if d.VerifyDepth != nil {
+		c.VerifyDepth = common.Int(*d.VerifyDepth)
+	}
+	if d.VerifyPeerCertificate != nil {
+		c.VerifyPeerCertificate = common.Bool(*d.VerifyPeerCertificate)
+	}
+	return &c
+}
+
+// lbBackendSetFrom is the stored backend set for request details, with OCI's defaults.
+func lbBackendSetFrom(name string, d loadbalancer.BackendSetDetails) loadbalancer.BackendSet {
+	backends := make([]loadbalancer.Backend, 0, len(d.Backends))
+	for _, b := range d.Backends {
+		backends = append(backends, lbBackendFrom(b))
+	}
+	h := d.HealthChecker
+	hc := loadbalancer.HealthChecker{
+		Protocol:          common.String(*h.Protocol),
+		Port:              common.Int(0), // 0: each backend's own port
+		ReturnCode:        common.Int(0),
+		ResponseBodyRegex: common.String(""),
+		UrlPath:           h.UrlPath,
+		Retries:           common.Int(3),
+		TimeoutInMillis:   common.Int(3000),
+		IntervalInMillis:  common.Int(10000),
+		IsForcePlainText:  common.Bool(false),
+	}
+	if *h.Protocol == "HTTP" {
+		hc.ReturnCode = common.Int(200)
+	}
+	setInt := func(dst **int, src *int) {
+		if src != nil {
+			*dst = common.Int(*src)
+		}
+	}
+	setInt(&hc.Port, h.Port)
+	setInt(&hc.ReturnCode, h.ReturnCode)
+	setInt(&hc.Retries, h.Retries)
+	setInt(&hc.TimeoutInMillis, h.TimeoutInMillis)
+	setInt(&hc.IntervalInMillis, h.IntervalInMillis)
+	if h.ResponseBodyRegex != nil {
+		hc.ResponseBodyRegex = common.String(*h.ResponseBodyRegex)
+	}
+	if h.IsForcePlainText != nil {
+		hc.IsForcePlainText = common.Bool(*h.IsForcePlainText)
+	}
+	bs := loadbalancer.BackendSet{
+		Name:                  common.String(name),
+		Policy:                common.String(*d.Policy),
+		Backends:              backends,
+		HealthChecker:         &hc,
+		BackendMaxConnections: d.BackendMaxConnections,
+		SslConfiguration:      lbSSLFrom(d.SslConfiguration),
+	}
+	if d.SessionPersistenceConfiguration != nil {
+		bs.SessionPersistenceConfiguration = new(jsonClone(*d.SessionPersistenceConfiguration))
+	}
+	if d.LbCookieSessionPersistenceConfiguration != nil {
+		bs.LbCookieSessionPersistenceConfiguration = new(jsonClone(*d.LbCookieSessionPersistenceConfiguration))
+	}
+	return bs
+}
+
+// lbBackendName is how OCI names a backend: "ip:port".
+func lbBackendName(ip string, port int) string { return net.JoinHostPort(ip, fmt.Sprint(port)) }
+
+func lbBackendFrom(d loadbalancer.BackendDetails) loadbalancer.Backend {
+	b := loadbalancer.Backend{
+		Name:           common.String(lbBackendName(*d.IpAddress, *d.Port)),
+		IpAddress:      common.String(*d.IpAddress),
+		Port:           common.Int(*d.Port),
+		Weight:         common.Int(1),
+		Drain:          common.Bool(false),
+		Backup:         common.Bool(false),
+		Offline:        common.Bool(false),
+		MaxConnections: d.MaxConnections,
+	}
+	if d.Weight != nil {
+		b.Weight = common.Int(*d.Weight)
+	}
+	if d.Drain != nil {
+		b.Drain = common.Bool(*d.Drain)
+	}
+	if d.Backup != nil {
+		b.Backup = common.Bool(*d.Backup)
+	}
+	if d.Offline != nil {
+		b.Offline = common.Bool(*d.Offline)
+	}
+	return b
+}
+
+// lbCertificateFrom keeps what OCI returns of a certificate: never the private key or passphrase.
+func lbCertificateFrom(d loadbalancer.CertificateDetails) loadbalancer.Certificate {
+	return loadbalancer.Certificate{
+		CertificateName:   common.String(*d.CertificateName),
+		PublicCertificate: d.PublicCertificate,
+		CaCertificate:     d.CaCertificate,
+	}
+}
+
+func lbDeref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func lbSortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,393 @@
+package ocitest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+// This file serves the parts of a network load balancer: backend sets, backends and listeners,
+// with the same two-step checking as lb_children.go. Updates here are partial: a field left out
+// keeps its value.
+
+func (s *Server) registerNLBChildren() {
+	n := nlbPrefix + "/networkLoadBalancers/{networkLoadBalancerId}"
+	bs := n + "/backendSets/{backendSetName}"
+	s.handle("ListBackendSets", ClassRead, "GET "+n+"/backendSets", s.nlbListBackendSets)
+	s.handle("GetBackendSet", ClassRead, "GET "+bs, s.nlbGetBackendSet)
+	s.handle("CreateBackendSet", ClassWrite, "POST "+n+"/backendSets", s.nlbCreateBackendSet)
+	s.handle("UpdateBackendSet", ClassWrite, "PUT "+bs, s.nlbUpdateBackendSet)
+	s.handle("DeleteBackendSet", ClassWrite, "DELETE "+bs, s.nlbDeleteBackendSet)
+	s.handle("ListBackends", ClassRead, "GET "+bs+"/backends", s.nlbListBackends)
+	s.handle("GetBackend", ClassRead, "GET "+bs+"/backends/{backendName}", s.nlbGetBackend)
+	s.handle("CreateBackend", ClassWrite, "POST "+bs+"/backends", s.nlbCreateBackend)
+	s.handle("UpdateBackend", ClassWrite, "PUT "+bs+"/backends/{backendName}", s.nlbUpdateBackend)
+	s.handle("DeleteBackend", ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.nlbDeleteBackend)
+	s.handle("ListListeners", ClassRead, "GET "+n+"/listeners", s.nlbListListeners)
+	s.handle("GetListener", ClassRead, "GET "+n+"/listeners/{listenerName}", s.nlbGetListener)
+	s.handle("CreateListener", ClassWrite, "POST "+n+"/listeners", s.nlbCreateListener)
+	s.handle("UpdateListener", ClassWrite, "PUT "+n+"/listeners/{listenerName}", s.nlbUpdateListener)
+	s.handle("DeleteListener", ClassWrite, "DELETE "+n+"/listeners/{listenerName}", s.nlbDeleteListener)
+}
+
+// nlbRead answers a read of part of a network load balancer, with its ETag.
+func (s *Server) nlbRead(w http.ResponseWriter, r *http.Request, pick func(n *nlbapi.NetworkLoadBalancer) (any, error)) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := s.nlbFor(w, r)
+	if !ok {
+		return
+	}
+	body, err := pick(&e.nlb)
+	if err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	w.Header().Set("etag", e.etag())
+	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
+}
+
+func nlbBackendSetOf(n *nlbapi.NetworkLoadBalancer, name string) (nlbapi.BackendSet, error) {
+	bs, ok := n.BackendSets[name]
+	if !ok {
+		return bs, lbNotFound("backend set", name)
+	}
+	return bs, nil
+}
+
+func nlbBackendIndex(bs nlbapi.BackendSet, name string) int {
+	return slices.IndexFunc(bs.Backends, func(b nlbapi.Backend) bool { return lbDeref(b.Name) == name })
+}
+
+// nlbBackendOf finds a backend and its index in its set.
+func nlbBackendOf(n *nlbapi.NetworkLoadBalancer, set, name string) (nlbapi.BackendSet, int, error) {
+	bs, err := nlbBackendSetOf(n, set)
+	if err != nil {
+		return bs, -1, err
+	}
+	i := nlbBackendIndex(bs, name)
+	if i < 0 {
+		return bs, -1, lbNotFound("backend", name)
+	}
+	return bs, i, nil
+}
+
+// Backend sets.
+
+func (s *Server) nlbListBackendSets(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		out := nlbapi.BackendSetCollection{Items: make([]nlbapi.BackendSetSummary, 0, len(n.BackendSets))}
+		for _, name := range lbSortedKeys(n.BackendSets) {
+			out.Items = append(out.Items, nlbConvert[nlbapi.BackendSetSummary](n.BackendSets[name]))
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) nlbGetBackendSet(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		return nlbBackendSetOf(n, r.PathValue("backendSetName"))
+	})
+}
+
+func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
+	var c nlbapi.CreateBackendSetDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	d := nlbConvert[nlbapi.BackendSetDetails](c)
+	var invalid error
+	if c.Policy == "" {
+		invalid = lbInvalid("policy is required")
+	}
+	s.nlbChange(w, r, "CreateBackendSet", invalid, func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+		if err := nlbCheckBackendSet(c.Name, d, limits); err != nil {
+			return err
+		}
+		if _, ok := n.BackendSets[*c.Name]; ok {
+			return lbConflict("Backend set '%s' already exists", *c.Name)
+		}
+		return lbCheckCount("backend sets", len(n.BackendSets)+1, limits.BackendSetsPerLB)
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		if _, ok := n.BackendSets[*c.Name]; ok {
+			return wrBadInput("Backend set '%s' already exists", *c.Name)
+		}
+		n.BackendSets[*c.Name] = nlbBackendSetFrom(*c.Name, d)
+		return nil
+	})
+}
+
+// nlbMergeBackendSet applies a partial update to a stored backend set, giving the details the
+// result would have been created with.
+func nlbMergeBackendSet(bs nlbapi.BackendSet, u nlbapi.UpdateBackendSetDetails) nlbapi.BackendSetDetails {
+	d := nlbConvert[nlbapi.BackendSetDetails](bs)
+	if u.Policy != nil {
+		d.Policy = nlbapi.NetworkLoadBalancingPolicyEnum(*u.Policy)
+	}
+	setBool := func(dst **bool, src *bool) {
+		if src != nil {
+			*dst = common.Bool(*src)
+		}
+	}
+	setBool(&d.IsPreserveSource, u.IsPreserveSource)
+	setBool(&d.IsFailOpen, u.IsFailOpen)
+	setBool(&d.IsInstantFailoverEnabled, u.IsInstantFailoverEnabled)
+	setBool(&d.IsInstantFailoverTcpResetEnabled, u.IsInstantFailoverTcpResetEnabled)
+	setBool(&d.AreOperationallyActiveBackendsPreferred, u.AreOperationallyActiveBackendsPreferred)
+	if u.IpVersion != "" {
+		d.IpVersion = u.IpVersion
+	}
+	if u.Backends != nil {
+		d.Backends = nlbConvert[[]nlbapi.Backend](u.Backends)
+	}
+	if u.HealthChecker != nil {
+		d.HealthChecker = new(nlbConvert[nlbapi.HealthChecker](u.HealthChecker))
+	}
+	return d
+}
+
+func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
+	var u nlbapi.UpdateBackendSetDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	name := r.PathValue("backendSetName")
+	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+		bs, err := nlbBackendSetOf(n, name)
+		if err != nil {
+			return err
+		}
+		return nlbCheckBackendSet(&name, nlbMergeBackendSet(bs, u), limits)
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		bs, ok := n.BackendSets[name]
+		if !ok {
+			return wrBadInput("Backend set '%s' does not exist", name)
+		}
+		n.BackendSets[name] = nlbBackendSetFrom(name, nlbMergeBackendSet(bs, u))
+		return nil
+	})
+}
+
+func (s *Server) nlbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("backendSetName")
+	s.nlbChange(w, r, "DeleteBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		_, err := nlbBackendSetOf(n, name)
+		return err
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		delete(n.BackendSets, name)
+		return nil
+	})
+}
+
+// Backends.
+
+func (s *Server) nlbListBackends(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		bs, err := nlbBackendSetOf(n, r.PathValue("backendSetName"))
+		if err != nil {
+			return nil, err
+		}
+		return nlbapi.BackendCollection{Items: nlbConvert[[]nlbapi.BackendSummary](bs.Backends)}, nil
+	})
+}
+
+func (s *Server) nlbGetBackend(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		bs, i, err := nlbBackendOf(n, r.PathValue("backendSetName"), r.PathValue("backendName"))
+		if err != nil {
+			return nil, err
+		}
+		return bs.Backends[i], nil
+	})
+}
+
+func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
+	var c nlbapi.CreateBackendDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	set := r.PathValue("backendSetName")
+	b := nlbConvert[nlbapi.Backend](c)
+	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+		bs, err := nlbBackendSetOf(n, set)
+		if err != nil {
+			return err
+		}
+		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
+			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
+		}
+		return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet)
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		bs, ok := n.BackendSets[set]
+		if !ok {
+			return wrBadInput("Backend set '%s' does not exist", set)
+		}
+		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
+			return wrBadInput("Backend %s already exists in backend set '%s'", name, set)
+		}
+		bs.Backends = append(bs.Backends, nlbBackendFrom(b))
+		n.BackendSets[set] = bs
+		return nil
+	})
+}
+
+func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
+	var u nlbapi.UpdateBackendDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
+	var invalid error
+	if u.Weight != nil && (*u.Weight < 1 || *u.Weight > 100) {
+		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
+	}
+	s.nlbChange(w, r, "UpdateBackend", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		_, _, err := nlbBackendOf(n, set, name)
+		return err
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		bs, i, err := nlbBackendOf(n, set, name)
+		if err != nil {
+			return err
+		}
+		b := &bs.Backends[i]
+		if u.Weight != nil {
+			b.Weight = common.Int(*u.Weight)
+		}
+		for _, f := range []struct {
+			dst **bool
+			src *bool
+		}{{&b.IsBackup, u.IsBackup}, {&b.IsDrain, u.IsDrain}, {&b.IsOffline, u.IsOffline}} {
+			if f.src != nil {
+				*f.dst = common.Bool(*f.src)
+			}
+		}
+		n.BackendSets[set] = bs
+		return nil
+	})
+}
+
+func (s *Server) nlbDeleteBackend(w http.ResponseWriter, r *http.Request) {
+	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
+	s.nlbChange(w, r, "DeleteBackend", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		_, _, err := nlbBackendOf(n, set, name)
+		return err
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		bs, i, err := nlbBackendOf(n, set, name)
+		if err != nil {
+			return err
+		}
+		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+		n.BackendSets[set] = bs
+		return nil
+	})
+}
+
+// Listeners.
+
+func (s *Server) nlbListListeners(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		out := nlbapi.ListenerCollection{Items: make([]nlbapi.ListenerSummary, 0, len(n.Listeners))}
+		for _, name := range lbSortedKeys(n.Listeners) {
+			out.Items = append(out.Items, nlbConvert[nlbapi.ListenerSummary](n.Listeners[name]))
+		}
+		return out, nil
+	})
+}
+
+func (s *Server) nlbGetListener(w http.ResponseWriter, r *http.Request) {
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+		name := r.PathValue("listenerName")
+		l, ok := n.Listeners[name]
+		if !ok {
+			return nil, lbNotFound("listener", name)
+		}
+		return l, nil
+	})
+}
+
+func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request) {
+	var c nlbapi.CreateListenerDetails
+	if !readJSON(w, r, &c) {
+		return
+	}
+	d := nlbConvert[nlbapi.ListenerDetails](c)
+	s.nlbChange(w, r, "CreateListener", nlbCheckListener(c.Name, d), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+		if _, ok := n.Listeners[*c.Name]; ok {
+			return lbConflict("Listener '%s' already exists", *c.Name)
+		}
+		return lbCheckCount("listeners", len(n.Listeners)+1, limits.ListenersPerLB)
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		if _, ok := n.Listeners[*c.Name]; ok {
+			return wrBadInput("Listener '%s' already exists", *c.Name)
+		}
+		n.Listeners[*c.Name] = nlbListenerFrom(*c.Name, d)
+		return nil
+	})
+}
+
+// nlbMergeListener applies a partial update to a stored listener.
+func nlbMergeListener(l nlbapi.Listener, u nlbapi.UpdateListenerDetails) nlbapi.ListenerDetails {
+	d := nlbConvert[nlbapi.ListenerDetails](l)
+	if u.DefaultBackendSetName != nil {
+		d.DefaultBackendSetName = common.String(*u.DefaultBackendSetName)
+	}
+	if u.Port != nil {
+		d.Port = common.Int(*u.Port)
+	}
+	if u.Protocol != "" {
+		d.Protocol = u.Protocol
+	}
+	if u.IpVersion != "" {
+		d.IpVersion = u.IpVersion
+	}
+	if u.IsPpv2Enabled != nil {
+		d.IsPpv2Enabled = common.Bool(*u.IsPpv2Enabled)
+	}
+	for _, f := range []struct {
+		dst **int
+		src *int
+	}{{&d.TcpIdleTimeout, u.TcpIdleTimeout}, {&d.UdpIdleTimeout, u.UdpIdleTimeout}, {&d.L3IpIdleTimeout, u.L3IpIdleTimeout}} {
+		if f.src != nil {
+			*f.dst = common.Int(*f.src)
+		}
+	}
+	return d
+}
+
+func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
+	var u nlbapi.UpdateListenerDetails
+	if !readJSON(w, r, &u) {
+		return
+	}
+	name := r.PathValue("listenerName")
+	s.nlbChange(w, r, "UpdateListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		l, ok := n.Listeners[name]
+		if !ok {
+			return lbNotFound("listener", name)
+		}
+		return nlbCheckListener(&name, nlbMergeListener(l, u))
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		l, ok := n.Listeners[name]
+		if !ok {
+			return wrBadInput("Listener '%s' does not exist", name)
+		}
+		n.Listeners[name] = nlbListenerFrom(name, nlbMergeListener(l, u))
+		return nil
+	})
+}
+
+func (s *Server) nlbDeleteListener(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("listenerName")
+	s.nlbChange(w, r, "DeleteListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		if _, ok := n.Listeners[name]; !ok {
+			return lbNotFound("listener", name)
+		}
+		return nil
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		delete(n.Listeners, name)
+		return nil
+	})
+}

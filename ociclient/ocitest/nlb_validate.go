@@ -1,0 +1,279 @@
+package ocitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+// This file checks Network Load Balancer API requests as OCI does and turns request details into
+// stored resources with OCI's defaults. checkNLB, the consistency of a whole network load
+// balancer, runs when a work request completes and fails it.
+
+var (
+	nlbPolicies          = []string{"TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE"}
+	nlbListenerProtocols = []string{"TCP", "UDP", "TCP_AND_UDP", "ANY", "L3IP"}
+	nlbHealthProtocols   = []string{"HTTP", "HTTPS", "TCP", "UDP", "DNS"}
+)
+
+// nlbConvert moves a value between SDK types that share a wire form (e.g. HealthCheckerDetails
+// and HealthChecker); fields the target lacks are dropped. These types always marshal.
+func nlbConvert[T any](v any) T {
+	var out T
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
+	if err := lbCheckName("listener", name, 32); err != nil {
+		return err
+	}
+	proto := string(d.Protocol)
+	if err := lbCheckOneOf(fmt.Sprintf("listener '%s' protocol", *name), &proto, nlbListenerProtocols); err != nil {
+		return err
+	}
+	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), d.Port, true); err != nil {
+		return err
+	}
+	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
+		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
+	}
+	if d.IpVersion != "" && d.IpVersion != nlbapi.IpVersionIpv4 {
+		return lbInvalid("listener '%s': ipVersion %s is not emulated by ocitest", *name, d.IpVersion)
+	}
+	if lbDeref(d.IsPpv2Enabled) && proto != "TCP" {
+		return lbInvalid("listener '%s': proxy protocol v2 needs a TCP listener", *name)
+	}
+	return nil
+}
+
+func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, limits LBLimits) error {
+	if err := lbCheckName("backend set", name, 32); err != nil {
+		return err
+	}
+	if d.Policy != "" {
+		policy := string(d.Policy)
+		if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' policy", *name), &policy, nlbPolicies); err != nil {
+			return err
+		}
+	}
+	if d.IpVersion != "" && d.IpVersion != nlbapi.IpVersionIpv4 {
+		return lbInvalid("backend set '%s': ipVersion %s is not emulated by ocitest", *name, d.IpVersion)
+	}
+	if err := nlbCheckHealthChecker(*name, d.HealthChecker); err != nil {
+		return err
+	}
+	return nlbCheckBackends(*name, d.Backends, limits)
+}
+
+func nlbCheckBackends(set string, backends []nlbapi.Backend, limits LBLimits) error {
+	if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(backends), limits.BackendsPerSet); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, b := range backends {
+		if err := nlbCheckBackend(b); err != nil {
+			return err
+		}
+		n := nlbBackendName(b)
+		if seen[n] {
+			return lbInvalid("backend set '%s' lists backend %s twice", set, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
+	if h == nil {
+		return lbInvalid("backend set '%s' requires a healthChecker", set)
+	}
+	proto := string(h.Protocol)
+	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' health checker protocol", set), &proto, nlbHealthProtocols); err != nil {
+		return err
+	}
+	if h.Port != nil {
+		if err := lbCheckPort(fmt.Sprintf("backend set '%s' health checker port", set), h.Port, true); err != nil {
+			return err
+		}
+	}
+	switch proto {
+	case "HTTP", "HTTPS":
+		if lbDeref(h.UrlPath) == "" {
+			return lbInvalid("backend set '%s': an %s health checker requires urlPath", set, proto)
+		}
+	case "UDP":
+		if len(h.RequestData) == 0 || len(h.ResponseData) == 0 {
+			return lbInvalid("backend set '%s': a UDP health checker requires requestData and responseData", set)
+		}
+	case "DNS":
+		if h.Dns == nil || lbDeref(h.Dns.DomainName) == "" {
+			return lbInvalid("backend set '%s': a DNS health checker requires dns.domainName", set)
+		}
+	}
+	if h.Retries != nil && *h.Retries < 0 {
+		return lbInvalid("backend set '%s': health checker retries must not be negative", set)
+	}
+	if h.IntervalInMillis != nil && (*h.IntervalInMillis < 1000 || *h.IntervalInMillis > 1800000) {
+		return lbInvalid("backend set '%s': intervalInMillis %d is out of range 1000..1800000", set, *h.IntervalInMillis)
+	}
+	if h.TimeoutInMillis != nil && (*h.TimeoutInMillis < 1 || *h.TimeoutInMillis > 600000) {
+		return lbInvalid("backend set '%s': timeoutInMillis %d is out of range 1..600000", set, *h.TimeoutInMillis)
+	}
+	return nil
+}
+
+func nlbCheckBackend(b nlbapi.Backend) error {
+	if lbDeref(b.IpAddress) == "" && lbDeref(b.TargetId) == "" {
+		return lbInvalid("a backend needs an ipAddress or a targetId")
+	}
+	if b.IpAddress != nil && net.ParseIP(*b.IpAddress) == nil {
+		return lbInvalid("backend ipAddress %s is not an IP address", *b.IpAddress)
+	}
+	if err := lbCheckPort("backend port", b.Port, true); err != nil {
+		return err
+	}
+	if b.Weight != nil && (*b.Weight < 1 || *b.Weight > 100) {
+		return lbInvalid("backend weight %d is out of range 1..100", *b.Weight)
+	}
+	return nil
+}
+
+// nlbBackendName is the backend's own name or, as OCI generates it, "<ip or target OCID>:<port>".
+func nlbBackendName(b nlbapi.Backend) string {
+	if n := lbDeref(b.Name); n != "" {
+		return n
+	}
+	host := lbDeref(b.IpAddress)
+	if host == "" {
+		return lbDeref(b.TargetId) + ":" + strconv.Itoa(lbDeref(b.Port))
+	}
+	return net.JoinHostPort(host, strconv.Itoa(lbDeref(b.Port)))
+}
+
+// checkNLB is the consistency OCI requires of a whole network load balancer after a change.
+func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
+	for _, name := range lbSortedKeys(n.Listeners) {
+		l := n.Listeners[name]
+		if _, ok := n.BackendSets[lbDeref(l.DefaultBackendSetName)]; !ok {
+			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, lbDeref(l.DefaultBackendSetName))
+		}
+	}
+	names := lbSortedKeys(n.Listeners)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			la, lb := n.Listeners[a], n.Listeners[b]
+			if lbDeref(la.Port) == lbDeref(lb.Port) && nlbProtocolsOverlap(la.Protocol, lb.Protocol) {
+				return wrBadInput("Listeners '%s' and '%s' both use %s port %d", a, b, la.Protocol, lbDeref(la.Port))
+			}
+		}
+	}
+	if lbDeref(n.IsSymmetricHashEnabled) && !lbDeref(n.IsPreserveSourceDestination) {
+		return wrBadInput("isSymmetricHashEnabled requires isPreserveSourceDestination")
+	}
+	if lbDeref(n.IsPreserveSourceDestination) {
+		for _, name := range lbSortedKeys(n.BackendSets) {
+			if !lbDeref(n.BackendSets[name].IsPreserveSource) {
+				return wrBadInput("Backend set '%s' cannot disable isPreserveSource while isPreserveSourceDestination is enabled", name)
+			}
+		}
+	}
+	return nil
+}
+
+func nlbProtocolsOverlap(a, b nlbapi.ListenerProtocolsEnum) bool {
+	covers := func(p nlbapi.ListenerProtocolsEnum) []string {
+		switch p {
+		case nlbapi.ListenerProtocolsTcpAndUdp:
+			return []string{"TCP", "UDP"}
+		case nlbapi.ListenerProtocolsAny, nlbapi.ListenerProtocolsL3Ip:
+			return []string{"TCP", "UDP", "OTHER"}
+		}
+		return []string{string(p)}
+	}
+	for _, p := range covers(a) {
+		if slices.Contains(covers(b), p) {
+			return true
+		}
+	}
+	return false
+}
+
+func nlbListenerFrom(name string, d nlbapi.ListenerDetails) nlbapi.Listener {
+	l := nlbConvert[nlbapi.Listener](d)
+	l.Name = common.String(name)
+	if l.IpVersion == "" {
+		l.IpVersion = nlbapi.IpVersionIpv4
+	}
+	if l.IsPpv2Enabled == nil {
+		l.IsPpv2Enabled = common.Bool(false)
+	}
+	return l
+}
+
+// nlbBackendSetFrom is the stored backend set, with OCI's defaults: five-tuple hashing, source
+// preserved, IPv4, and the health checker's retries, timeout and interval.
+func nlbBackendSetFrom(name string, d nlbapi.BackendSetDetails) nlbapi.BackendSet {
+	bs := nlbConvert[nlbapi.BackendSet](d)
+	bs.Name = common.String(name)
+	if bs.Policy == "" {
+		bs.Policy = nlbapi.NetworkLoadBalancingPolicyFiveTuple
+	}
+	if bs.IpVersion == "" {
+		bs.IpVersion = nlbapi.IpVersionIpv4
+	}
+	defBool := func(p **bool, v bool) {
+		if *p == nil {
+			*p = common.Bool(v)
+		}
+	}
+	defBool(&bs.IsPreserveSource, true)
+	defBool(&bs.IsFailOpen, false)
+	defBool(&bs.IsInstantFailoverEnabled, false)
+	defBool(&bs.IsInstantFailoverTcpResetEnabled, false)
+	defBool(&bs.AreOperationallyActiveBackendsPreferred, false)
+	bs.HealthChecker = nlbHealthCheckerFrom(bs.HealthChecker)
+	bs.Backends = make([]nlbapi.Backend, 0, len(d.Backends))
+	for _, b := range d.Backends {
+		bs.Backends = append(bs.Backends, nlbBackendFrom(b))
+	}
+	return bs
+}
+
+func nlbHealthCheckerFrom(h *nlbapi.HealthChecker) *nlbapi.HealthChecker {
+	hc := jsonClone(*h)
+	defInt := func(p **int, v int) {
+		if *p == nil {
+			*p = common.Int(v)
+		}
+	}
+	defInt(&hc.Port, 0)
+	defInt(&hc.Retries, 3)
+	defInt(&hc.TimeoutInMillis, 3000)
+	defInt(&hc.IntervalInMillis, 10000)
+	if hc.Protocol == nlbapi.HealthCheckProtocolsHttp || hc.Protocol == nlbapi.HealthCheckProtocolsHttps {
+		defInt(&hc.ReturnCode, 200)
+	}
+	return &hc
+}
+
+func nlbBackendFrom(d nlbapi.Backend) nlbapi.Backend {
+	b := jsonClone(d)
+	b.Name = common.String(nlbBackendName(d))
+	if b.Weight == nil {
+		b.Weight = common.Int(1)
+	}
+	for _, p := range []**bool{&b.IsDrain, &b.IsBackup, &b.IsOffline} {
+		if *p == nil {
+			*p = common.Bool(false)
+		}
+	}
+	return b
+}

@@ -1,0 +1,226 @@
+package ocitest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+)
+
+// maxNSGRules is OCI's capacity of one network security group.
+const maxNSGRules = 120
+
+// nsgState is a stored network security group with its rules.
+type nsgState struct {
+	group core.NetworkSecurityGroup
+	rules []core.SecurityRule
+}
+
+func (s *Server) registerNSGs() {
+	const base = "/20160918/networkSecurityGroups"
+	s.handle("GetNetworkSecurityGroup", ClassRead, "GET "+base+"/{networkSecurityGroupId}", func(w http.ResponseWriter, r *http.Request) {
+		serveGet(s, w, r, "network security group", r.PathValue("networkSecurityGroupId"), func(id string) (core.NetworkSecurityGroup, bool) {
+			n, ok := s.vcn.nsgs.get(id)
+			return n.group, ok
+		})
+	})
+	s.handle("ListNetworkSecurityGroups", ClassRead, "GET "+base, s.listNSGs)
+	s.handle("ListNetworkSecurityGroupSecurityRules", ClassRead, "GET "+base+"/{networkSecurityGroupId}/securityRules", s.listNSGRules)
+	s.handle("AddNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/addSecurityRules", s.addNSGRules)
+	s.handle("RemoveNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/removeSecurityRules", s.removeNSGRules)
+}
+
+// listNSGs needs a compartment or a VCN, as OCI does.
+func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("compartmentId") == "" && q.Get("vcnId") == "" {
+		writeError(w, r, http.StatusBadRequest, "MissingParameter", "one of the query parameters compartmentId or vcnId is required")
+		return
+	}
+	serveList(s, w, r, func() []core.NetworkSecurityGroup {
+		var out []core.NetworkSecurityGroup
+		for _, n := range s.vcn.nsgs.filter(nil) {
+			g := n.group
+			if queryMatches(r, "compartmentId", textOf(g.CompartmentId)) && queryMatches(r, "vcnId", textOf(g.VcnId)) &&
+				queryMatches(r, "displayName", textOf(g.DisplayName)) &&
+				queryMatches(r, "lifecycleState", string(g.LifecycleState)) {
+				out = append(out, g)
+			}
+		}
+		return out
+	})
+}
+
+func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("networkSecurityGroupId")
+	s.mu.Lock()
+	n, ok := s.vcn.nsgs.get(id)
+	s.mu.Unlock()
+	if !ok {
+		notFound(w, r, "network security group", id)
+		return
+	}
+	var rules []core.SecurityRule
+	for _, rule := range n.rules {
+		if queryMatches(r, "direction", string(rule.Direction)) {
+			rules = append(rules, rule)
+		}
+	}
+	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, rules, corePageLimit))
+}
+
+func (s *Server) addNSGRules(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("networkSecurityGroupId")
+	var d core.AddNetworkSecurityGroupSecurityRulesDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	s.mu.Lock()
+	added, err := s.addNSGRulesLocked(id, d.SecurityRules)
+	s.mu.Unlock()
+	switch {
+	case errors.Is(err, errNoSuchNSG):
+		notFound(w, r, "network security group", id)
+	case err != nil:
+		writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error())
+	default:
+		writeJSON(w, r, http.StatusOK, core.AddedNetworkSecurityGroupSecurityRules{SecurityRules: added})
+	}
+}
+
+// errNoSuchNSG tells addNSGRulesLocked's caller to answer 404.
+var errNoSuchNSG = errors.New("no such network security group")
+
+func (s *Server) addNSGRulesLocked(id string, details []core.AddSecurityRuleDetails) ([]core.SecurityRule, error) {
+	n, ok := s.vcn.nsgs.get(id)
+	if !ok {
+		return nil, errNoSuchNSG
+	}
+	if total := len(n.rules) + len(details); total > maxNSGRules {
+		return nil, fmt.Errorf("a network security group holds at most %d rules; this one would have %d", maxNSGRules, total)
+	}
+	added := make([]core.SecurityRule, 0, len(details))
+	for i, d := range details {
+		if err := s.checkNSGRuleLocked(d); err != nil {
+			return nil, fmt.Errorf("securityRules[%d]: %w", i, err)
+		}
+		added = append(added, core.SecurityRule{
+			Id:              new(fmt.Sprintf("%06X", s.seq.Add(1)&0xFFFFFF)),
+			Direction:       core.SecurityRuleDirectionEnum(d.Direction),
+			Protocol:        d.Protocol,
+			Description:     d.Description,
+			Destination:     d.Destination,
+			DestinationType: core.SecurityRuleDestinationTypeEnum(d.DestinationType),
+			Source:          d.Source,
+			SourceType:      core.SecurityRuleSourceTypeEnum(d.SourceType),
+			IcmpOptions:     d.IcmpOptions,
+			TcpOptions:      d.TcpOptions,
+			UdpOptions:      d.UdpOptions,
+			IsStateless:     d.IsStateless,
+			IsValid:         new(true),
+			TimeCreated:     timeCreatedNow(),
+		})
+	}
+	n.rules = append(slices.Clip(n.rules), added...)
+	s.vcn.nsgs.put(id, n)
+	return added, nil
+}
+
+// checkNSGRuleLocked validates a rule; a NETWORK_SECURITY_GROUP source or destination must name
+// an existing group.
+func (s *Server) checkNSGRuleLocked(d core.AddSecurityRuleDetails) error {
+	var field string
+	var v *string
+	var typ string
+	switch d.Direction {
+	case core.AddSecurityRuleDetailsDirectionIngress:
+		field, v, typ = "source", d.Source, string(d.SourceType)
+	case core.AddSecurityRuleDetailsDirectionEgress:
+		field, v, typ = "destination", d.Destination, string(d.DestinationType)
+	default:
+		return fmt.Errorf("direction must be INGRESS or EGRESS, not %q", d.Direction)
+	}
+	if err := checkEndpoint(field, v, typ); err != nil {
+		return err
+	}
+	if typ == "NETWORK_SECURITY_GROUP" {
+		if _, ok := s.vcn.nsgs.get(*v); !ok {
+			return fmt.Errorf("%s names no network security group: %s", field, *v)
+		}
+	}
+	return checkProtocol(d.Protocol, d.TcpOptions, d.UdpOptions, d.IcmpOptions)
+}
+
+// removeNSGRules removes rules by ID; an ID the group does not have fails the whole request, so
+// a caller working from a stale view learns of it.
+func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("networkSecurityGroupId")
+	var d core.RemoveNetworkSecurityGroupSecurityRulesDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	s.mu.Lock()
+	n, ok := s.vcn.nsgs.get(id)
+	if !ok {
+		s.mu.Unlock()
+		notFound(w, r, "network security group", id)
+		return
+	}
+	for _, rid := range d.SecurityRuleIds {
+		if !slices.ContainsFunc(n.rules, func(rule core.SecurityRule) bool { return textOf(rule.Id) == rid }) {
+			s.mu.Unlock()
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, rid))
+			return
+		}
+	}
+	n.rules = slices.DeleteFunc(slices.Clone(n.rules), func(rule core.SecurityRule) bool {
+		return slices.Contains(d.SecurityRuleIds, textOf(rule.Id))
+	})
+	s.vcn.nsgs.put(id, n)
+	s.mu.Unlock()
+	writeJSON(w, r, http.StatusOK, nil)
+}
+
+// AddNetworkSecurityGroup adds a network security group without rules and returns it as stored.
+// VcnId is required and must name a VCN; the compartment defaults to the VCN's. It panics on
+// invalid input.
+func (s *Server) AddNetworkSecurityGroup(g core.NetworkSecurityGroup) core.NetworkSecurityGroup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.addNSGLocked(jsonClone(g))
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: AddNetworkSecurityGroup: %v", err))
+	}
+	return jsonClone(g)
+}
+
+func (s *Server) addNSGLocked(g core.NetworkSecurityGroup) (core.NetworkSecurityGroup, error) {
+	if g.VcnId == nil {
+		return g, fmt.Errorf("vcnId is required")
+	}
+	vcn, ok := s.vcn.vcns.get(*g.VcnId)
+	if !ok {
+		return g, fmt.Errorf("no VCN %s", *g.VcnId)
+	}
+	g.Id = new(s.NewID("networksecuritygroup"))
+	if g.CompartmentId == nil {
+		g.CompartmentId = vcn.CompartmentId
+	}
+	if g.DisplayName == nil {
+		g.DisplayName = new(fmt.Sprintf("nsg-%d", len(s.vcn.nsgs.ids)+1))
+	}
+	g.LifecycleState = core.NetworkSecurityGroupLifecycleStateAvailable
+	g.TimeCreated = timeCreatedNow()
+	s.vcn.nsgs.put(*g.Id, nsgState{group: g})
+	return g, nil
+}
+
+// NetworkSecurityGroup returns a copy of a network security group and its rules as stored now.
+func (s *Server) NetworkSecurityGroup(id string) (core.NetworkSecurityGroup, []core.SecurityRule, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.vcn.nsgs.get(id)
+	return jsonClone(n.group), jsonClone(n.rules), ok
+}

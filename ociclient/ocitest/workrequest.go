@@ -1,0 +1,271 @@
+package ocitest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The APIs whose work requests the server emulates, as reported in WorkRequestInfo.API.
+const (
+	APILoadBalancer        = "LoadBalancer"
+	APINetworkLoadBalancer = "NetworkLoadBalancer"
+)
+
+// The states a work request passes through, as reported in WorkRequestInfo.State. Both APIs
+// spell them the same way on the wire.
+const (
+	WorkRequestAccepted   = "ACCEPTED"
+	WorkRequestInProgress = "IN_PROGRESS"
+	WorkRequestSucceeded  = "SUCCEEDED"
+	WorkRequestFailed     = "FAILED"
+)
+
+// WorkRequestInfo describes one work request of the Load Balancer or Network Load Balancer API,
+// for tests that inspect or fail them.
+type WorkRequestInfo struct {
+	// ID is the work request's OCID.
+	ID string
+	// API is APILoadBalancer or APINetworkLoadBalancer.
+	API string
+	// Operation is the SDK operation that started it, e.g. "CreateListener".
+	Operation string
+	// ResourceID is the OCID of the (network) load balancer it changes.
+	ResourceID string
+	// CompartmentID is the load balancer's compartment.
+	CompartmentID string
+	// State is one of the WorkRequest* state constants.
+	State string
+	// Errors are the messages of a FAILED work request.
+	Errors []string
+	// TimeAccepted is when the server accepted it.
+	TimeAccepted time.Time
+	// TimeFinished is when it succeeded or failed; zero while it runs.
+	TimeFinished time.Time
+}
+
+// Error codes a failed work request reports. OCI uses BAD_INPUT for a change it refuses and
+// INTERNAL_ERROR for its own trouble, which is what an injected failure stands for.
+const (
+	wrCodeBadInput = "BAD_INPUT"
+	wrCodeInternal = "INTERNAL_ERROR"
+)
+
+// wrFailure is why a work request failed, with the code OCI would report.
+type wrFailure struct {
+	code    string
+	message string
+}
+
+func (f *wrFailure) Error() string { return f.message }
+
+// wrBadInput is a change OCI refuses when its work request runs. Messages keep OCI's wording,
+// capital letter included.
+func wrBadInput(format string, args ...any) error {
+	return &wrFailure{code: wrCodeBadInput, message: fmt.Sprintf(format, args...)}
+}
+
+// workRequest is one accepted asynchronous change. It stays pending until its deadline; the
+// first server call after that resolves it (see workQueue.advance), so no timers or goroutines
+// exist and every transition happens under Server.mu.
+type workRequest struct {
+	id            string
+	api           string
+	op            string // SDK operation name
+	resourceID    string
+	compartmentID string
+	accepted      time.Time
+	deadline      time.Time
+	finished      time.Time // zero while pending
+	failure       *wrFailure
+
+	// injected is the message of a fault rule that matched on acceptance; non-empty means the
+	// work request fails without applying its change.
+	injected string
+	// apply makes the change take effect; an error fails the work request and must leave the
+	// resource as it was. Not called when an injected fault fails the work request.
+	apply func() error
+	// settle runs last whatever the outcome (err is nil on success): it clears the resource's
+	// busy mark and sets its lifecycle state.
+	settle func(err error)
+}
+
+func (wr *workRequest) done() bool { return !wr.finished.IsZero() }
+
+// state is the wire state at now. A pending work request is ACCEPTED for the first third of its
+// duration and IN_PROGRESS after, so pollers see both, as they do with OCI.
+func (wr *workRequest) state(now time.Time) string {
+	switch {
+	case wr.failure != nil:
+		return WorkRequestFailed
+	case wr.done():
+		return WorkRequestSucceeded
+	case now.Before(wr.accepted.Add(wr.deadline.Sub(wr.accepted) / 3)):
+		return WorkRequestAccepted
+	default:
+		return WorkRequestInProgress
+	}
+}
+
+// percent is the NLB API's percentComplete at now.
+func (wr *workRequest) percent(now time.Time) float32 {
+	if wr.done() {
+		return 100
+	}
+	total := wr.deadline.Sub(wr.accepted)
+	if total <= 0 {
+		return 0
+	}
+	return float32(100 * float64(now.Sub(wr.accepted)) / float64(total))
+}
+
+func (wr *workRequest) info(now time.Time) WorkRequestInfo {
+	in := WorkRequestInfo{
+		ID: wr.id, API: wr.api, Operation: wr.op, ResourceID: wr.resourceID,
+		CompartmentID: wr.compartmentID, State: wr.state(now),
+		TimeAccepted: wr.accepted, TimeFinished: wr.finished,
+	}
+	if wr.failure != nil {
+		in.Errors = []string{wr.failure.message}
+	}
+	return in
+}
+
+// finish resolves the work request at the given time.
+func (wr *workRequest) finish(at time.Time) {
+	var err error
+	switch {
+	case wr.injected != "":
+		err = &wrFailure{code: wrCodeInternal, message: wr.injected}
+	case wr.apply != nil:
+		err = wr.apply()
+	}
+	wr.finished = at
+	if err != nil {
+		var f *wrFailure
+		if !errors.As(err, &f) {
+			f = &wrFailure{code: wrCodeBadInput, message: err.Error()}
+		}
+		wr.failure = f
+	}
+	if wr.settle != nil {
+		wr.settle(err)
+	}
+}
+
+// wrFaultRule makes matching work requests fail with message.
+type wrFaultRule struct {
+	match   func(WorkRequestInfo) bool
+	message string
+}
+
+// workQueue holds every work request of both load-balancing APIs. Guarded by Server.mu.
+type workQueue struct {
+	byID     map[string]*workRequest
+	all      []*workRequest // in acceptance order
+	pending  []*workRequest // unfinished, in deadline order
+	rules    map[int]wrFaultRule
+	nextRule int
+}
+
+func newWorkQueue() workQueue {
+	return workQueue{byID: map[string]*workRequest{}, rules: map[int]wrFaultRule{}}
+}
+
+// submit accepts wr at now, to finish after duration. Fault rules are consulted here, on
+// acceptance, so a test that installs a rule, makes a call and removes the rule fails exactly the
+// work requests that call started.
+func (q *workQueue) submit(wr *workRequest, now time.Time, duration time.Duration) {
+	wr.accepted = now
+	wr.deadline = now.Add(max(duration, 0))
+	info := wr.info(now)
+	ids := make([]int, 0, len(q.rules))
+	for id := range q.rules {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if rule := q.rules[id]; rule.match(info) {
+			wr.injected = rule.message
+			break
+		}
+	}
+	q.byID[wr.id] = wr
+	q.all = append(q.all, wr)
+	q.pending = append(q.pending, wr) // deadlines grow with now: the slice stays sorted
+}
+
+// advance resolves, in order, every pending work request whose deadline has passed. Each takes
+// effect at its deadline, however late the call that notices it.
+func (q *workQueue) advance(now time.Time) {
+	for len(q.pending) > 0 && !q.pending[0].deadline.After(now) {
+		wr := q.pending[0]
+		q.pending = q.pending[1:]
+		wr.finish(wr.deadline)
+	}
+}
+
+// finishAll resolves every pending work request at once, in acceptance order.
+func (q *workQueue) finishAll(now time.Time) int {
+	n := len(q.pending)
+	for len(q.pending) > 0 {
+		wr := q.pending[0]
+		q.pending = q.pending[1:]
+		wr.finish(now)
+	}
+	return n
+}
+
+// lockLB takes Server.mu and brings every work request up to date, returning the time the caller
+// should treat as now. The caller unlocks s.mu.
+func (s *Server) lockLB() time.Time {
+	s.mu.Lock()
+	now := time.Now() // read under the lock so acceptance order and time order agree
+	s.lb.work.advance(now)
+	return now
+}
+
+// submitWork accepts a work request with the server's configured duration.
+func (s *Server) submitWork(wr *workRequest, now time.Time) {
+	s.lb.work.submit(wr, now, s.opts.WorkRequestDuration)
+}
+
+// WorkRequests returns a snapshot of every load balancer and network load balancer work request,
+// in the order the server accepted them.
+func (s *Server) WorkRequests() []WorkRequestInfo {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	out := make([]WorkRequestInfo, 0, len(s.lb.work.all))
+	for _, wr := range s.lb.work.all {
+		out = append(out, wr.info(now))
+	}
+	return out
+}
+
+// CompleteWorkRequests finishes every running work request now, as if its time were up, and
+// returns how many it finished. Tests that set a long Options.WorkRequestDuration use it to
+// observe the in-between states first and then move on without waiting.
+func (s *Server) CompleteWorkRequests() int {
+	now := s.lockLB()
+	defer s.mu.Unlock()
+	return s.lb.work.finishAll(now)
+}
+
+// FailWorkRequests makes every work request accepted from now on for which match returns true
+// FAIL with message instead of applying its change, like OCI failing a change on its side. match
+// sees the work request as accepted (State ACCEPTED) and runs under the server's lock: it must
+// not call the Server. Call remove to uninstall the rule; work requests already matched still
+// fail.
+func (s *Server) FailWorkRequests(match func(WorkRequestInfo) bool, message string) (remove func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.lb.work.nextRule
+	s.lb.work.nextRule++
+	s.lb.work.rules[id] = wrFaultRule{match: match, message: message}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.lb.work.rules, id)
+	}
+}
