@@ -4,6 +4,14 @@
 //
 // Consumers (lb, seclist, instances) declare the subset of methods they call as their own
 // interfaces; the types here satisfy them.
+//
+// Build a Client with New (or NewFromConfig). Every call waits for a token from the read or
+// write bucket, is retried on transient failures (429, 5xx except 501, 409 IncorrectState,
+// timeouts, broken connections) with backoff that honours Retry-After, and fails with an
+// *OperationError that wraps OCI's last error; IsNotFound, IsConflict and the other Is*
+// functions classify it. Instance, VNIC-attachment, VNIC and subnet reads are cached for
+// Options.CacheTTL, and concurrent identical reads make one call. README.md has the defaults,
+// metrics and log keys.
 package ociclient
 
 import (
@@ -80,7 +88,8 @@ type Compute interface {
 	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)
 }
 
-// VirtualNetwork is the part of the Core Networking API the project calls.
+// VirtualNetwork is the part of the Core Networking API the project calls. GetVnic, GetSubnet
+// and ListSubnets are cached like Compute's reads; security lists and public IPs never are.
 type VirtualNetwork interface {
 	GetVnic(ctx context.Context, id string) (core.Vnic, error)
 	GetSubnet(ctx context.Context, id string) (core.Subnet, error)

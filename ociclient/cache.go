@@ -1,0 +1,179 @@
+package ociclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// cache is a TTL cache of one kind of read, keyed by the read's arguments. Concurrent misses
+// for the same key make one call (singleflight). Failed reads are not cached, and a 404 drops
+// the key. With a TTL below zero it only passes calls through.
+type cache[V any] struct {
+	name    string
+	ttl     time.Duration
+	clock   *clock // the caller's, so a test that swaps the caller's clock swaps this one
+	metrics *clientMetrics
+
+	mu      sync.Mutex
+	entries map[string]cacheEntry[V]
+	// gen counts invalidations. A load that started before an invalidation does not store its
+	// result, which may predate the change the invalidation was for.
+	gen uint64
+
+	flights singleflight.Group
+}
+
+type cacheEntry[V any] struct {
+	value   V
+	expires time.Time
+}
+
+func newCache[V any](name string, c *caller) *cache[V] {
+	return &cache[V]{name: name, ttl: c.cacheTTL, clock: &c.clock, metrics: c.metrics, entries: map[string]cacheEntry[V]{}}
+}
+
+// maxLeaderRetries bounds how often a caller whose shared load was cut short by another
+// caller's context starts its own.
+const maxLeaderRetries = 3
+
+// get returns the cached value for key, or loads it. load runs under the context of the caller
+// that starts the flight; callers that join it stop waiting when their own context ends.
+func (c *cache[V]) get(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
+	if c.ttl < 0 {
+		return load(ctx)
+	}
+	var zero V
+	for try := 0; ; try++ {
+		if v, ok := c.lookup(key); ok {
+			c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
+			return v, nil
+		}
+		led := false // set only if this caller's function is the one that runs
+		ch := c.flights.DoChan(key, func() (any, error) {
+			led = true
+			c.metrics.cacheLookups.WithLabelValues(c.name, "miss").Inc()
+			gen := c.generation()
+			v, err := load(ctx)
+			switch {
+			case err == nil:
+				c.store(key, v, gen)
+			case IsNotFound(err):
+				c.invalidate(key)
+			}
+			return v, err
+		})
+		select {
+		case <-ctx.Done():
+			return zero, fmt.Errorf("%s %s: %w", c.name, key, ctx.Err())
+		case res := <-ch:
+			if !led {
+				c.metrics.cacheLookups.WithLabelValues(c.name, "shared").Inc()
+			}
+			if res.Err != nil && ctx.Err() == nil && try < maxLeaderRetries &&
+				(errors.Is(res.Err, context.Canceled) || errors.Is(res.Err, context.DeadlineExceeded)) {
+				// The flight ran under another caller's context, which ended; ours has not.
+				continue
+			}
+			if res.Err != nil {
+				return zero, res.Err
+			}
+			return res.Val.(V), nil
+		}
+	}
+}
+
+func (c *cache[V]) lookup(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	if !c.clock.now().Before(e.expires) {
+		delete(c.entries, key)
+		var zero V
+		return zero, false
+	}
+	return e.value, true
+}
+
+func (c *cache[V]) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// store caches v unless the cache was invalidated since gen was read.
+func (c *cache[V]) store(key string, v V, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return
+	}
+	c.entries[key] = cacheEntry[V]{value: v, expires: c.clock.now().Add(c.ttl)}
+}
+
+// put caches v as freshly read (e.g. an instance seen in a list).
+func (c *cache[V]) put(key string, v V) {
+	if c.ttl < 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[key] = cacheEntry[V]{value: v, expires: c.clock.now().Add(c.ttl)}
+}
+
+// invalidate drops key.
+func (c *cache[V]) invalidate(key string) {
+	c.invalidateMatching(func(k string) bool { return k == key })
+}
+
+// invalidateMatching drops every key for which match is true.
+func (c *cache[V]) invalidateMatching(match func(key string) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for k := range c.entries {
+		if match(k) {
+			delete(c.entries, k)
+		}
+	}
+}
+
+// invalidateAll drops every entry.
+func (c *cache[V]) invalidateAll() {
+	c.invalidateMatching(func(string) bool { return true })
+}
+
+// cacheKey joins the parts of a composite key. OCIDs never contain "|".
+func cacheKey(parts ...string) string { return strings.Join(parts, "|") }
+
+// pages collects every item of a paged list: it calls fetch with the previous response's
+// opc-next-page until there is none. A token OCI repeats would loop forever; it is an error.
+func pages[T any](ctx context.Context, fetch func(ctx context.Context, page *string) (items []T, next *string, err error)) ([]T, error) {
+	var all []T
+	var page *string
+	seen := map[string]bool{}
+	for {
+		items, next, err := fetch(ctx, page)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if next == nil || *next == "" {
+			return all, nil
+		}
+		if seen[*next] {
+			return nil, fmt.Errorf("paging: OCI repeated page token %q", *next)
+		}
+		seen[*next] = true
+		page = next
+	}
+}

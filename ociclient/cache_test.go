@@ -1,0 +1,227 @@
+package ociclient
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// subnetEnv is an env with one VCN and subnets with the given CIDRs.
+func subnetEnv(t *testing.T, cfg envConfig, cidrs ...string) (*testEnv, core.Vcn, []core.Subnet) {
+	t.Helper()
+	env := newTestEnv(t, cfg)
+	vcn := env.srv.AddVCN(core.Vcn{CidrBlock: common.String("10.0.0.0/16")})
+	var subnets []core.Subnet
+	for _, c := range cidrs {
+		subnets = append(subnets, env.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String(c)}))
+	}
+	return env, vcn, subnets
+}
+
+func TestGetSubnetIsServedFromTheCacheUntilTheTTLPasses(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{client: Options{CacheTTL: time.Minute}, fakeClock: true}, "10.0.1.0/24")
+	ctx := context.Background()
+	id := *subnets[0].Id
+	for range 3 {
+		if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 1 {
+		t.Errorf("GetSubnet calls within the TTL = %d, want 1", calls)
+	}
+	env.clock.advance(time.Minute)
+	if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 2 {
+		t.Errorf("GetSubnet calls after the TTL = %d, want 2", calls)
+	}
+}
+
+func TestConcurrentIdenticalReadsMakeOneCall(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24")
+	id := *subnets[0].Id
+	// Hold the first request at the server so the other readers arrive while it is in flight.
+	env.srv.InjectFault(ocitest.Fault{Operation: "GetSubnet", Latency: 200 * time.Millisecond, Times: 1})
+	const readers = 100
+	var wg sync.WaitGroup
+	errs := make([]error, readers)
+	for i := range readers {
+		wg.Go(func() {
+			got, err := env.client.VirtualNetwork.GetSubnet(context.Background(), id)
+			if err == nil && *got.Id != id {
+				err = errors.New("wrong subnet " + *got.Id)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 1 {
+		t.Errorf("GetSubnet calls = %d, want 1 for %d concurrent readers", calls, readers)
+	}
+}
+
+func TestFailedReadsAreNotCached(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24")
+	id := *subnets[0].Id
+	env.srv.InjectFault(ocitest.Fault{Operation: "GetSubnet", Status: 404, Times: 1})
+	ctx := context.Background()
+	if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); !IsNotFound(err) {
+		t.Fatalf("first GetSubnet error %v; want not found", err)
+	}
+	if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil {
+		t.Fatalf("second GetSubnet: %v", err)
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 2 {
+		t.Errorf("GetSubnet calls = %d, want 2", calls)
+	}
+}
+
+func TestInvalidateSubnetForcesARead(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24")
+	id := *subnets[0].Id
+	ctx := context.Background()
+	for _, invalidate := range []bool{false, true} {
+		if invalidate {
+			env.client.VirtualNetwork.InvalidateSubnet(id)
+		}
+		if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 2 {
+		t.Errorf("GetSubnet calls = %d, want 2", calls)
+	}
+}
+
+func TestNegativeCacheTTLTurnsCachingOff(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{client: Options{CacheTTL: -1}}, "10.0.1.0/24")
+	for range 3 {
+		if _, err := env.client.VirtualNetwork.GetSubnet(context.Background(), *subnets[0].Id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 3 {
+		t.Errorf("GetSubnet calls = %d, want 3", calls)
+	}
+}
+
+func TestListSubnetsFillsTheSubnetCache(t *testing.T) {
+	env, vcn, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24", "10.0.2.0/24")
+	ctx := context.Background()
+	if _, err := env.client.VirtualNetwork.ListSubnets(ctx, *vcn.CompartmentId, *vcn.Id); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range subnets {
+		if _, err := env.client.VirtualNetwork.GetSubnet(ctx, *s.Id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := env.client.VirtualNetwork.ListSubnets(ctx, *vcn.CompartmentId, *vcn.Id); err != nil {
+		t.Fatal(err)
+	}
+	calls := env.srv.Calls()
+	if calls.Op("ListSubnets") != 1 || calls.Op("GetSubnet") != 0 {
+		t.Errorf("ListSubnets calls = %d, GetSubnet calls = %d; want 1 and 0", calls.Op("ListSubnets"), calls.Op("GetSubnet"))
+	}
+}
+
+func TestSubnetForIPFindsTheSubnetByCIDR(t *testing.T) {
+	env, vcn, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24", "10.0.2.0/24", "10.0.3.0/24")
+	tests := []struct {
+		ip      string
+		want    string // subnet OCID; "" when an error is expected
+		wantErr error
+	}{
+		{ip: "10.0.2.17", want: *subnets[1].Id},
+		{ip: "10.0.3.255", want: *subnets[2].Id},
+		{ip: "::ffff:10.0.1.5", want: *subnets[0].Id},
+		{ip: "10.0.4.1", wantErr: ErrNoSubnetForIP},
+		{ip: "192.168.1.1", wantErr: ErrNoSubnetForIP},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		got, err := env.client.VirtualNetwork.SubnetForIP(ctx, *vcn.CompartmentId, *vcn.Id, tt.ip)
+		if tt.wantErr != nil {
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("SubnetForIP(%s) error %v; want %v", tt.ip, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || *got.Id != tt.want {
+			t.Errorf("SubnetForIP(%s) = %v, %v; want %s", tt.ip, got.Id, err, tt.want)
+		}
+	}
+	if _, err := env.client.VirtualNetwork.SubnetForIP(ctx, *vcn.CompartmentId, *vcn.Id, "not-an-ip"); err == nil {
+		t.Error("SubnetForIP(not-an-ip) succeeded; want an error")
+	}
+	if calls := env.srv.Calls().Op("ListSubnets"); calls != 1 {
+		t.Errorf("ListSubnets calls = %d, want 1 for all lookups", calls)
+	}
+}
+
+func TestCacheDropsALoadThatRacedWithAnInvalidation(t *testing.T) {
+	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: newMetrics()}
+	cache := newCache[string]("test", c)
+	ctx := context.Background()
+	v, err := cache.get(ctx, "k", func(context.Context) (string, error) {
+		cache.invalidate("k") // the value being loaded is already stale
+		return "stale", nil
+	})
+	if err != nil || v != "stale" {
+		t.Fatalf("get = %q, %v", v, err)
+	}
+	loads := 0
+	v, err = cache.get(ctx, "k", func(context.Context) (string, error) {
+		loads++
+		return "fresh", nil
+	})
+	if diff := cmp.Diff([]any{"fresh", 1}, []any{v, loads}); diff != "" || err != nil {
+		t.Errorf("second get (-want +got):\n%s err %v", diff, err)
+	}
+}
+
+func TestCacheJoinerWhoseLeaderWasCancelledLoadsItself(t *testing.T) {
+	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: newMetrics()}
+	cache := newCache[string]("test", c)
+	leaderCtx, cancelLeader := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	leaderDone := make(chan error, 1)
+	go func() {
+		_, err := cache.get(leaderCtx, "k", func(ctx context.Context) (string, error) {
+			close(started)
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		leaderDone <- err
+	}()
+	<-started
+	joined := make(chan string, 1)
+	go func() {
+		v, err := cache.get(context.Background(), "k", func(context.Context) (string, error) { return "mine", nil })
+		if err != nil {
+			v = err.Error()
+		}
+		joined <- v
+	}()
+	time.Sleep(10 * time.Millisecond) // let the joiner join the leader's flight (it passes either way if not)
+	cancelLeader()
+	if err := <-leaderDone; !errors.Is(err, context.Canceled) {
+		t.Errorf("leader error %v; want context.Canceled", err)
+	}
+	if v := <-joined; v != "mine" {
+		t.Errorf("joiner got %q; want its own load, %q", v, "mine")
+	}
+}

@@ -1,0 +1,112 @@
+package ociclient
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+)
+
+// ComputeClient implements Compute on the Core Compute API. Its reads are cached for
+// Options.CacheTTL and concurrent identical reads share one call. Values it returns are shared
+// with the cache: treat them as read-only (returned slices are copies; what they point to is
+// not).
+type ComputeClient struct {
+	sdk core.ComputeClient
+	c   *caller
+
+	instances       *cache[core.Instance]         // by instance OCID
+	instanceLists   *cache[[]core.Instance]       // by compartment OCID
+	vnicAttachments *cache[[]core.VnicAttachment] // by compartment OCID | instance OCID
+}
+
+func newComputeClient(sdk core.ComputeClient, c *caller) *ComputeClient {
+	return &ComputeClient{
+		sdk:             sdk,
+		c:               c,
+		instances:       newCache[core.Instance]("instance", c),
+		instanceLists:   newCache[[]core.Instance]("instance_list", c),
+		vnicAttachments: newCache[[]core.VnicAttachment]("vnic_attachments", c),
+	}
+}
+
+func (cc *ComputeClient) op(name string, resource string) operation {
+	return operation{service: serviceCompute, name: name, class: classRead, resource: resource}
+}
+
+// GetInstance returns the instance with the given OCID, from the cache when fresh. A 404 drops
+// the instance and its VNIC attachments from the cache.
+func (cc *ComputeClient) GetInstance(ctx context.Context, id string) (core.Instance, error) {
+	inst, err := cc.instances.get(ctx, id, func(ctx context.Context) (core.Instance, error) {
+		req := core.GetInstanceRequest{InstanceId: &id}
+		resp, err := invoke(ctx, cc.c, cc.op("GetInstance", id),
+			func(ctx context.Context) (core.GetInstanceResponse, error) { return cc.sdk.GetInstance(ctx, req) })
+		return resp.Instance, err
+	})
+	if IsNotFound(err) {
+		cc.InvalidateInstance(id)
+	}
+	return inst, err
+}
+
+// ListInstances returns every instance in the compartment (all pages), from the cache when
+// fresh. The instances it reads also refresh GetInstance's cache.
+func (cc *ComputeClient) ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error) {
+	list, err := cc.instanceLists.get(ctx, compartmentID, func(ctx context.Context) ([]core.Instance, error) {
+		list, err := pages(ctx, func(ctx context.Context, page *string) ([]core.Instance, *string, error) {
+			req := core.ListInstancesRequest{CompartmentId: &compartmentID, Page: page}
+			resp, err := invoke(ctx, cc.c, cc.op("ListInstances", compartmentID),
+				func(ctx context.Context) (core.ListInstancesResponse, error) { return cc.sdk.ListInstances(ctx, req) })
+			return resp.Items, resp.OpcNextPage, err
+		})
+		for _, inst := range list {
+			if inst.Id != nil {
+				cc.instances.put(*inst.Id, inst)
+			}
+		}
+		return list, err
+	})
+	return slices.Clone(list), err
+}
+
+// ListVnicAttachments returns the compartment's VNIC attachments (all pages), narrowed to one
+// instance when instanceID is not empty, from the cache when fresh.
+func (cc *ComputeClient) ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error) {
+	list, err := cc.vnicAttachments.get(ctx, cacheKey(compartmentID, instanceID), func(ctx context.Context) ([]core.VnicAttachment, error) {
+		return pages(ctx, func(ctx context.Context, page *string) ([]core.VnicAttachment, *string, error) {
+			req := core.ListVnicAttachmentsRequest{CompartmentId: &compartmentID, Page: page}
+			resource := compartmentID
+			if instanceID != "" {
+				req.InstanceId = &instanceID
+				resource = instanceID
+			}
+			resp, err := invoke(ctx, cc.c, cc.op("ListVnicAttachments", resource),
+				func(ctx context.Context) (core.ListVnicAttachmentsResponse, error) {
+					return cc.sdk.ListVnicAttachments(ctx, req)
+				})
+			return resp.Items, resp.OpcNextPage, err
+		})
+	})
+	return slices.Clone(list), err
+}
+
+// InvalidateInstance drops the cached instance and the cached VNIC attachments that may hold
+// its own (its list, and compartment-wide lists), e.g. after learning elsewhere that it changed.
+func (cc *ComputeClient) InvalidateInstance(id string) {
+	cc.instances.invalidate(id)
+	cc.vnicAttachments.invalidateMatching(func(key string) bool {
+		return strings.HasSuffix(key, cacheKey("", id)) || strings.HasSuffix(key, cacheKey("", ""))
+	})
+}
+
+// InvalidateInstanceList drops the cached instance list of a compartment.
+func (cc *ComputeClient) InvalidateInstanceList(compartmentID string) {
+	cc.instanceLists.invalidate(compartmentID)
+}
+
+func (cc *ComputeClient) invalidateAll() {
+	cc.instances.invalidateAll()
+	cc.instanceLists.invalidateAll()
+	cc.vnicAttachments.invalidateAll()
+}

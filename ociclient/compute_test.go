@@ -1,0 +1,184 @@
+package ociclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// computeEnv is an env with a VCN, one subnet and n instances, each with one VNIC.
+func computeEnv(t testing.TB, cfg envConfig, n int) (*testEnv, []core.Instance) {
+	t.Helper()
+	env := newTestEnv(t, cfg)
+	vcn := env.srv.AddVCN(core.Vcn{})
+	subnet := env.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.1.0/24")})
+	var instances []core.Instance
+	for i := range n {
+		instances = append(instances, env.srv.AddInstance(ocitest.Instance{
+			Instance: core.Instance{DisplayName: common.String(fmt.Sprintf("node-%d", i))},
+			VNICs:    []core.Vnic{{SubnetId: subnet.Id}},
+		}))
+	}
+	return env, instances
+}
+
+func TestGetInstanceIsCached(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{}, 1)
+	id := *instances[0].Id
+	for range 3 {
+		got, err := env.client.Compute.GetInstance(context.Background(), id)
+		if err != nil || *got.Id != id {
+			t.Fatalf("GetInstance = %v, %v", got.Id, err)
+		}
+	}
+	if calls := env.srv.Calls().Op("GetInstance"); calls != 1 {
+		t.Errorf("GetInstance calls = %d, want 1", calls)
+	}
+}
+
+func TestHundredConcurrentGetInstancesMakeOneCall(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{}, 1)
+	id := *instances[0].Id
+	// Hold the first request at the server so every reader arrives while it is in flight.
+	env.srv.InjectFault(ocitest.Fault{Operation: "GetInstance", Latency: 200 * time.Millisecond, Times: 1})
+	const readers = 100
+	var wg sync.WaitGroup
+	errs := make([]error, readers)
+	for i := range readers {
+		wg.Go(func() {
+			got, err := env.client.Compute.GetInstance(context.Background(), id)
+			if err == nil && *got.Id != id {
+				err = errors.New("wrong instance " + *got.Id)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if calls := env.srv.Calls().Op("GetInstance"); calls != 1 {
+		t.Errorf("GetInstance calls = %d, want 1 for %d concurrent readers", calls, readers)
+	}
+}
+
+func TestInvalidateInstanceForcesAReadAndANotFoundIsNotCached(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{}, 1)
+	id := *instances[0].Id
+	ctx := context.Background()
+	if _, err := env.client.Compute.GetInstance(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	env.client.Compute.InvalidateInstance(id)
+	env.srv.InjectFault(ocitest.Fault{Operation: "GetInstance", Status: 404, Times: 1})
+	if _, err := env.client.Compute.GetInstance(ctx, id); !IsNotFound(err) {
+		t.Fatalf("GetInstance after invalidation: %v; want the injected 404", err)
+	}
+	if _, err := env.client.Compute.GetInstance(ctx, id); err != nil {
+		t.Fatalf("GetInstance after the 404: %v", err)
+	}
+	if calls := env.srv.Calls().Op("GetInstance"); calls != 3 {
+		t.Errorf("GetInstance calls = %d, want 3", calls)
+	}
+}
+
+func TestListInstancesFollowsPagesAndFillsTheInstanceCache(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{server: ocitest.Options{PageSize: 2}}, 5)
+	ctx := context.Background()
+	compartment := *instances[0].CompartmentId
+	list, err := env.client.Compute.ListInstances(ctx, compartment)
+	if err != nil || len(list) != 5 {
+		t.Fatalf("ListInstances = %d instances, %v; want 5", len(list), err)
+	}
+	for _, inst := range instances {
+		if _, err := env.client.Compute.GetInstance(ctx, *inst.Id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := env.client.Compute.ListInstances(ctx, compartment); err != nil {
+		t.Fatal(err)
+	}
+	calls := env.srv.Calls()
+	if calls.Op("ListInstances") != 3 || calls.Op("GetInstance") != 0 {
+		t.Errorf("ListInstances calls = %d (want 3 pages, once), GetInstance calls = %d (want 0)",
+			calls.Op("ListInstances"), calls.Op("GetInstance"))
+	}
+}
+
+func TestVnicAttachmentsAndVnicsAreCachedPerInstance(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{}, 2)
+	ctx := context.Background()
+	compartment := *instances[0].CompartmentId
+	for range 2 {
+		for _, inst := range instances {
+			atts, err := env.client.Compute.ListVnicAttachments(ctx, compartment, *inst.Id)
+			if err != nil || len(atts) != 1 || *atts[0].InstanceId != *inst.Id {
+				t.Fatalf("ListVnicAttachments(%s) = %v, %v; want its one attachment", *inst.Id, atts, err)
+			}
+			if _, err := env.client.VirtualNetwork.GetVnic(ctx, *atts[0].VnicId); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	calls := env.srv.Calls()
+	if calls.Op("ListVnicAttachments") != 2 || calls.Op("GetVnic") != 2 {
+		t.Errorf("ListVnicAttachments calls = %d, GetVnic calls = %d; want 2 and 2 (one per instance)",
+			calls.Op("ListVnicAttachments"), calls.Op("GetVnic"))
+	}
+	// Invalidating one instance drops its attachments, not the other's.
+	env.client.Compute.InvalidateInstance(*instances[0].Id)
+	for _, inst := range instances {
+		if _, err := env.client.Compute.ListVnicAttachments(ctx, compartment, *inst.Id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := env.srv.Calls().Op("ListVnicAttachments"); got != 3 {
+		t.Errorf("ListVnicAttachments calls after invalidating one instance = %d, want 3", got)
+	}
+}
+
+func TestReturnedListsAreCopies(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{}, 2)
+	ctx := context.Background()
+	compartment := *instances[0].CompartmentId
+	first, err := env.client.Compute.ListInstances(ctx, compartment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first[0] = core.Instance{} // a caller sorting or editing its slice must not corrupt the cache
+	second, err := env.client.Compute.ListInstances(ctx, compartment)
+	if err != nil || second[0].Id == nil {
+		t.Fatalf("second ListInstances = %v, %v; want the cached instances intact", second, err)
+	}
+}
+
+// BenchmarkGetInstance compares a cached read with one that always calls ocitest, and reports
+// OCI calls per read.
+func BenchmarkGetInstance(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"cached", time.Hour}, {"uncached", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			env, instances := computeEnv(b, envConfig{client: Options{CacheTTL: bc.ttl, RateLimit: noLimit}}, 1)
+			id := *instances[0].Id
+			ctx := context.Background()
+			env.srv.ResetCalls()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := env.client.Compute.GetInstance(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(env.srv.Calls().Op("GetInstance"))/float64(b.N), "calls/op")
+		})
+	}
+}

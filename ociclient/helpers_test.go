@@ -1,0 +1,131 @@
+package ociclient
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/component-base/metrics"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// sortStrings compares string slices as sets with order.
+var sortStrings = cmpopts.SortSlices(func(a, b string) bool { return a < b })
+
+// fakeClock replaces the caller's clock in tests: sleeps return at once (advancing now) and are
+// recorded, so a test asserts the waits the code asked for instead of measuring them. Jitter
+// returns half the ceiling, and records the ceiling.
+type fakeClock struct {
+	mu       sync.Mutex
+	now      time.Time
+	sleeps   []time.Duration
+	ceilings []time.Duration
+	// onSleep, if set, runs before a sleep is recorded; a non-nil error is returned from the
+	// sleep instead of advancing (e.g. to cancel a context "during" a backoff).
+	onSleep func(ctx context.Context, d time.Duration) error
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2030, time.January, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (f *fakeClock) clock() clock {
+	return clock{
+		now: func() time.Time {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.now
+		},
+		sleep: func(ctx context.Context, d time.Duration) error {
+			if f.onSleep != nil {
+				if err := f.onSleep(ctx, d); err != nil {
+					return err
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.sleeps = append(f.sleeps, d)
+			f.now = f.now.Add(d)
+			return nil
+		},
+		jitter: func(n time.Duration) time.Duration {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.ceilings = append(f.ceilings, n)
+			return n / 2
+		},
+	}
+}
+
+func (f *fakeClock) advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = f.now.Add(d)
+}
+
+func (f *fakeClock) recordedSleeps() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sleeps)
+}
+
+func (f *fakeClock) recordedCeilings() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.ceilings)
+}
+
+// testEnv is an ocitest server and a Client talking to it through the real SDK clients.
+type testEnv struct {
+	srv      *ocitest.Server
+	client   *Client
+	registry metrics.KubeRegistry
+	clock    *fakeClock // nil unless the env was built with a fake clock
+}
+
+type envConfig struct {
+	server ocitest.Options
+	client Options
+	// fakeClock swaps the client's clock for a fakeClock.
+	fakeClock bool
+	// httpTimeout, if set, bounds each request (http.Client.Timeout).
+	httpTimeout time.Duration
+}
+
+func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
+	t.Helper()
+	srv := ocitest.New(cfg.server)
+	t.Cleanup(srv.Close)
+	opts := cfg.client
+	opts.Provider = srv.ConfigurationProvider()
+	opts.Host = srv.URL()
+	opts.HTTPClient = srv.HTTPClient()
+	if cfg.httpTimeout > 0 {
+		hc := *opts.HTTPClient
+		hc.Timeout = cfg.httpTimeout
+		opts.HTTPClient = &hc
+	}
+	reg := metrics.NewKubeRegistry()
+	opts.Metrics = reg
+	c, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	env := &testEnv{srv: srv, client: c, registry: reg}
+	if cfg.fakeClock {
+		env.clock = newFakeClock()
+		c.caller.clock = env.clock.clock()
+	}
+	return env
+}
+
+// noLimit turns the client-side rate limiter off.
+var noLimit = config.RateLimiter{Disabled: true}

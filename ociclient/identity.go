@@ -1,0 +1,24 @@
+package ociclient
+
+import (
+	"context"
+
+	"github.com/oracle/oci-go-sdk/v65/identity"
+)
+
+// IdentityClient implements Identity on the Identity API.
+type IdentityClient struct {
+	sdk identity.IdentityClient
+	c   *caller
+}
+
+// ListAvailabilityDomains returns the availability domains visible in the compartment. The
+// operation is not paged: OCI returns every domain in one response.
+func (i *IdentityClient) ListAvailabilityDomains(ctx context.Context, compartmentID string) ([]identity.AvailabilityDomain, error) {
+	req := identity.ListAvailabilityDomainsRequest{CompartmentId: &compartmentID}
+	resp, err := invoke(ctx, i.c, operation{service: serviceIdentity, name: "ListAvailabilityDomains", class: classRead, resource: compartmentID},
+		func(ctx context.Context) (identity.ListAvailabilityDomainsResponse, error) {
+			return i.sdk.ListAvailabilityDomains(ctx, req)
+		})
+	return resp.Items, err
+}

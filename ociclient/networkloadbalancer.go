@@ -1,0 +1,197 @@
+package ociclient
+
+import (
+	"context"
+	"time"
+
+	nlb "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+// NetworkLoadBalancerClient implements NetworkLoadBalancers on the Network Load Balancer API.
+// Reads are never cached.
+type NetworkLoadBalancerClient struct {
+	sdk nlb.NetworkLoadBalancerClient
+	c   *caller
+}
+
+func (n *NetworkLoadBalancerClient) op(name string, class callClass, resource string) operation {
+	return operation{service: serviceNLB, name: name, class: class, resource: resource}
+}
+
+// GetNetworkLoadBalancer returns the network load balancer with the given OCID.
+func (n *NetworkLoadBalancerClient) GetNetworkLoadBalancer(ctx context.Context, id string) (nlb.NetworkLoadBalancer, error) {
+	req := nlb.GetNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id}
+	resp, err := invoke(ctx, n.c, n.op("GetNetworkLoadBalancer", classRead, id),
+		func(ctx context.Context) (nlb.GetNetworkLoadBalancerResponse, error) {
+			return n.sdk.GetNetworkLoadBalancer(ctx, req)
+		})
+	return resp.NetworkLoadBalancer, err
+}
+
+// ListNetworkLoadBalancers returns every network load balancer in the compartment, following all
+// pages. A non-empty displayName filters by exact name.
+func (n *NetworkLoadBalancerClient) ListNetworkLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]nlb.NetworkLoadBalancerSummary, error) {
+	return pages(ctx, func(ctx context.Context, page *string) ([]nlb.NetworkLoadBalancerSummary, *string, error) {
+		req := nlb.ListNetworkLoadBalancersRequest{CompartmentId: &compartmentID, Page: page}
+		if displayName != "" {
+			req.DisplayName = &displayName
+		}
+		resp, err := invoke(ctx, n.c, n.op("ListNetworkLoadBalancers", classRead, compartmentID),
+			func(ctx context.Context) (nlb.ListNetworkLoadBalancersResponse, error) {
+				return n.sdk.ListNetworkLoadBalancers(ctx, req)
+			})
+		return resp.Items, resp.OpcNextPage, err
+	})
+}
+
+// CreateNetworkLoadBalancer starts creating a network load balancer and returns it as OCI
+// accepted it, with the work request's OCID. The retry token (generated when empty) is sent on
+// every attempt, so a retry after a lost response never creates a second one.
+func (n *NetworkLoadBalancerClient) CreateNetworkLoadBalancer(ctx context.Context, details nlb.CreateNetworkLoadBalancerDetails, retryToken string) (nlb.NetworkLoadBalancer, string, error) {
+	req := nlb.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
+	resp, err := invoke(ctx, n.c, n.op("CreateNetworkLoadBalancer", classWrite, deref(details.DisplayName)),
+		func(ctx context.Context) (nlb.CreateNetworkLoadBalancerResponse, error) {
+			return n.sdk.CreateNetworkLoadBalancer(ctx, req)
+		})
+	return resp.NetworkLoadBalancer, deref(resp.OpcWorkRequestId), err
+}
+
+// UpdateNetworkLoadBalancer changes a network load balancer's settings.
+func (n *NetworkLoadBalancerClient) UpdateNetworkLoadBalancer(ctx context.Context, id string, details nlb.UpdateNetworkLoadBalancerDetails) (string, error) {
+	req := nlb.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id, UpdateNetworkLoadBalancerDetails: details}
+	resp, err := invoke(ctx, n.c, n.op("UpdateNetworkLoadBalancer", classWrite, id),
+		func(ctx context.Context) (nlb.UpdateNetworkLoadBalancerResponse, error) {
+			return n.sdk.UpdateNetworkLoadBalancer(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// UpdateNetworkSecurityGroups replaces the network load balancer's NSGs with nsgIDs; an empty
+// list removes them all.
+func (n *NetworkLoadBalancerClient) UpdateNetworkSecurityGroups(ctx context.Context, id string, nsgIDs []string) (string, error) {
+	req := nlb.UpdateNetworkSecurityGroupsRequest{
+		NetworkLoadBalancerId: &id,
+		// The SDK leaves a nil slice out of the body; send [] so "no NSGs" is explicit.
+		UpdateNetworkSecurityGroupsDetails: nlb.UpdateNetworkSecurityGroupsDetails{NetworkSecurityGroupIds: nonNil(nsgIDs)},
+		OpcRetryToken:                      retryTokenOr(""),
+	}
+	resp, err := invoke(ctx, n.c, n.op("UpdateNetworkSecurityGroups", classWrite, id),
+		func(ctx context.Context) (nlb.UpdateNetworkSecurityGroupsResponse, error) {
+			return n.sdk.UpdateNetworkSecurityGroups(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// DeleteNetworkLoadBalancer starts deleting a network load balancer.
+func (n *NetworkLoadBalancerClient) DeleteNetworkLoadBalancer(ctx context.Context, id string) (string, error) {
+	req := nlb.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id}
+	resp, err := invoke(ctx, n.c, n.op("DeleteNetworkLoadBalancer", classWrite, id),
+		func(ctx context.Context) (nlb.DeleteNetworkLoadBalancerResponse, error) {
+			return n.sdk.DeleteNetworkLoadBalancer(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// CreateBackendSet adds a backend set to a network load balancer.
+func (n *NetworkLoadBalancerClient) CreateBackendSet(ctx context.Context, nlbID string, details nlb.CreateBackendSetDetails, retryToken string) (string, error) {
+	req := nlb.CreateBackendSetRequest{NetworkLoadBalancerId: &nlbID, CreateBackendSetDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
+	resp, err := invoke(ctx, n.c, n.op("CreateBackendSet", classWrite, nlbID),
+		func(ctx context.Context) (nlb.CreateBackendSetResponse, error) {
+			return n.sdk.CreateBackendSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// UpdateBackendSet replaces a backend set's policy, health checker and backends.
+func (n *NetworkLoadBalancerClient) UpdateBackendSet(ctx context.Context, nlbID, name string, details nlb.UpdateBackendSetDetails) (string, error) {
+	req := nlb.UpdateBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name, UpdateBackendSetDetails: details, OpcRetryToken: retryTokenOr("")}
+	resp, err := invoke(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID),
+		func(ctx context.Context) (nlb.UpdateBackendSetResponse, error) {
+			return n.sdk.UpdateBackendSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// DeleteBackendSet removes a backend set; no listener may still use it.
+func (n *NetworkLoadBalancerClient) DeleteBackendSet(ctx context.Context, nlbID, name string) (string, error) {
+	req := nlb.DeleteBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name}
+	resp, err := invoke(ctx, n.c, n.op("DeleteBackendSet", classWrite, nlbID),
+		func(ctx context.Context) (nlb.DeleteBackendSetResponse, error) {
+			return n.sdk.DeleteBackendSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// CreateListener adds a listener to a network load balancer.
+func (n *NetworkLoadBalancerClient) CreateListener(ctx context.Context, nlbID string, details nlb.CreateListenerDetails, retryToken string) (string, error) {
+	req := nlb.CreateListenerRequest{NetworkLoadBalancerId: &nlbID, CreateListenerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
+	resp, err := invoke(ctx, n.c, n.op("CreateListener", classWrite, nlbID),
+		func(ctx context.Context) (nlb.CreateListenerResponse, error) { return n.sdk.CreateListener(ctx, req) })
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// UpdateListener replaces a listener's settings.
+func (n *NetworkLoadBalancerClient) UpdateListener(ctx context.Context, nlbID, name string, details nlb.UpdateListenerDetails) (string, error) {
+	req := nlb.UpdateListenerRequest{NetworkLoadBalancerId: &nlbID, ListenerName: &name, UpdateListenerDetails: details, OpcRetryToken: retryTokenOr("")}
+	resp, err := invoke(ctx, n.c, n.op("UpdateListener", classWrite, nlbID),
+		func(ctx context.Context) (nlb.UpdateListenerResponse, error) { return n.sdk.UpdateListener(ctx, req) })
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// DeleteListener removes a listener.
+func (n *NetworkLoadBalancerClient) DeleteListener(ctx context.Context, nlbID, name string) (string, error) {
+	req := nlb.DeleteListenerRequest{NetworkLoadBalancerId: &nlbID, ListenerName: &name}
+	resp, err := invoke(ctx, n.c, n.op("DeleteListener", classWrite, nlbID),
+		func(ctx context.Context) (nlb.DeleteListenerResponse, error) { return n.sdk.DeleteListener(ctx, req) })
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// WaitForWorkRequest polls a network load balancer work request until it ends (see
+// PollPolicy). It returns nil on SUCCEEDED; on FAILED or CANCELED a *WorkRequestError with the
+// messages from ListWorkRequestErrors; the context's error, wrapped, if ctx ends first.
+func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, workRequestID string) error {
+	return n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
+		req := nlb.GetWorkRequestRequest{WorkRequestId: &workRequestID}
+		resp, err := invoke(ctx, n.c, n.op("GetWorkRequest", classPoll, workRequestID),
+			func(ctx context.Context) (nlb.GetWorkRequestResponse, error) { return n.sdk.GetWorkRequest(ctx, req) })
+		if err != nil {
+			return workRequestStatus{}, err
+		}
+		wr := resp.WorkRequest
+		st := workRequestStatus{
+			state:     string(wr.Status),
+			operation: string(wr.OperationType),
+			succeeded: wr.Status == nlb.OperationStatusSucceeded,
+			failed:    wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
+		}
+		if resp.RetryAfter != nil && *resp.RetryAfter > 0 {
+			st.pollAfter = time.Duration(float64(*resp.RetryAfter) * float64(time.Second))
+		}
+		if st.failed {
+			compartmentID := deref(wr.CompartmentId)
+			st.messages = func(ctx context.Context) ([]string, error) {
+				return n.workRequestMessages(ctx, workRequestID, compartmentID)
+			}
+		}
+		return st, nil
+	})
+}
+
+// workRequestMessages lists a work request's errors (all pages) as messages.
+func (n *NetworkLoadBalancerClient) workRequestMessages(ctx context.Context, workRequestID, compartmentID string) ([]string, error) {
+	errs, err := pages(ctx, func(ctx context.Context, page *string) ([]nlb.WorkRequestError, *string, error) {
+		req := nlb.ListWorkRequestErrorsRequest{WorkRequestId: &workRequestID, CompartmentId: &compartmentID, Page: page}
+		resp, err := invoke(ctx, n.c, n.op("ListWorkRequestErrors", classPoll, workRequestID),
+			func(ctx context.Context) (nlb.ListWorkRequestErrorsResponse, error) {
+				return n.sdk.ListWorkRequestErrors(ctx, req)
+			})
+		return resp.Items, resp.OpcNextPage, err
+	})
+	var msgs []string
+	for _, e := range errs {
+		if m := deref(e.Message); m != "" {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs, err
+}

@@ -1,0 +1,73 @@
+package ociclient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// limiter holds the client-side token buckets: one for reads (work-request polls included),
+// one for writes, so a burst of polling never delays a create and the reverse. A limiter with
+// nil buckets lets everything through.
+type limiter struct {
+	read, write *rate.Limiter
+}
+
+// newLimiter builds the buckets from a defaulted config.RateLimiter.
+func newLimiter(cfg config.RateLimiter) *limiter {
+	if cfg.Disabled {
+		return &limiter{}
+	}
+	return &limiter{
+		read:  rate.NewLimiter(rate.Limit(cfg.ReadQPS), cfg.ReadBurst),
+		write: rate.NewLimiter(rate.Limit(cfg.WriteQPS), cfg.WriteBurst),
+	}
+}
+
+func (l *limiter) bucket(class callClass) (*rate.Limiter, string) {
+	if class == classWrite {
+		return l.write, "write"
+	}
+	return l.read, "read"
+}
+
+// wait blocks until the class's bucket grants a token or ctx ends. It never refuses a call
+// because the bucket is empty: callers queue instead. The one early return is when ctx's
+// deadline comes before the token would: waiting could only end in that deadline.
+func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m *clientMetrics) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, name := l.bucket(class)
+	if b == nil {
+		return nil
+	}
+	now := clk.now()
+	r := b.ReserveN(now, 1)
+	if !r.OK() {
+		// Only a burst below 1 gets here, which withDefaults rules out.
+		return fmt.Errorf("rate limiter (%s) can never grant a token", name)
+	}
+	delay := r.DelayFrom(now)
+	if delay <= 0 {
+		m.observeLimiterWait(name, 0)
+		return nil
+	}
+	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
+		r.CancelAt(now)
+		return fmt.Errorf("rate limiter (%s) needs %v, more than the context's deadline allows: %w",
+			name, delay, context.DeadlineExceeded)
+	}
+	if err := clk.sleep(ctx, delay); err != nil {
+		// Give the token back so calls still queued are not delayed for one never used.
+		r.CancelAt(clk.now())
+		m.observeLimiterWait(name, clk.now().Sub(now))
+		return err
+	}
+	m.observeLimiterWait(name, delay)
+	return nil
+}

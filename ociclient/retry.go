@@ -1,0 +1,282 @@
+package ociclient
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"k8s.io/klog/v2"
+)
+
+// callClass says which rate-limit bucket an operation draws from and how it is counted.
+type callClass int
+
+const (
+	classRead callClass = iota
+	classWrite
+	// classPoll is a read of a work request: it draws from the read bucket.
+	classPoll
+)
+
+func (c callClass) String() string {
+	switch c {
+	case classWrite:
+		return "write"
+	case classPoll:
+		return "poll"
+	default:
+		return "read"
+	}
+}
+
+// The services, as they appear in metric labels and logs.
+const (
+	serviceLB       = "loadbalancer"
+	serviceNLB      = "networkloadbalancer"
+	serviceCompute  = "compute"
+	serviceVCN      = "virtualnetwork"
+	serviceIdentity = "identity"
+)
+
+// operation describes one OCI operation for the retry layer, metrics and logs.
+type operation struct {
+	service string
+	name    string // the SDK's operation name, e.g. "GetInstance"
+	class   callClass
+	// resource is the OCID (or other key) the call is about, for logs and errors.
+	resource string
+}
+
+// Reasons for a retry, as they appear in the retries metric and logs.
+const (
+	reasonThrottled      = "throttled"
+	reasonServerError    = "server_error"
+	reasonIncorrectState = "incorrect_state"
+	reasonTimeout        = "timeout"
+	reasonConnection     = "connection"
+)
+
+// clock is time as the retry layer, rate limiter, caches and waiter see it. Tests replace it to
+// observe and skip waits instead of measuring them.
+type clock struct {
+	now func() time.Time
+	// sleep waits for d or until ctx ends, whichever is first, and returns ctx.Err() in the
+	// second case.
+	sleep func(ctx context.Context, d time.Duration) error
+	// jitter returns a uniformly random duration in [0, n) (0 when n <= 0).
+	jitter func(n time.Duration) time.Duration
+}
+
+func realClock() clock {
+	return clock{now: time.Now, sleep: sleepCtx, jitter: func(n time.Duration) time.Duration {
+		if n <= 0 {
+			return 0
+		}
+		return rand.N(n)
+	}}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// caller is what every service client shares: the retry loop, rate limiter, metrics, logger,
+// clock and policies.
+type caller struct {
+	retry    RetryPolicy
+	poll     PollPolicy
+	cacheTTL time.Duration
+	limiter  *limiter
+	metrics  *clientMetrics
+	log      klog.Logger
+	clock    clock
+}
+
+func newCaller(opts Options, m *clientMetrics) *caller {
+	return &caller{
+		retry:    opts.Retry,
+		poll:     opts.Poll,
+		cacheTTL: opts.CacheTTL,
+		limiter:  newLimiter(opts.RateLimit),
+		metrics:  m,
+		log:      opts.Logger.WithName("ociclient"),
+		clock:    realClock(),
+	}
+}
+
+// sdkResponse is what every SDK response type implements; on errors the SDK still returns the
+// raw HTTP response (when there was one), which is where Retry-After lives.
+type sdkResponse interface {
+	HTTPResponse() *http.Response
+}
+
+// invoke runs one logical call: it waits for the rate limiter, sends the request through send,
+// and retries transient failures with backoff until the policy's bounds. send receives the
+// context to hand to the SDK and must build the SDK request the same way on every attempt
+// (with the same opc-retry-token for writes). Errors are returned as *OperationError.
+func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send func(context.Context) (R, error)) (R, error) {
+	var zero R
+	start := c.clock.now()
+	log := c.log.WithValues("service", op.service, "operation", op.name)
+	if op.resource != "" {
+		log = log.WithValues("resource", op.resource)
+	}
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		if err := c.limiter.wait(ctx, op.class, c.clock, c.metrics); err != nil {
+			return zero, &OperationError{Operation: op.name, Resource: op.resource, Attempts: attempt - 1, Err: lastErr, Interrupted: err}
+		}
+		sent := time.Now()
+		resp, err := send(detachForSDK(ctx))
+		elapsed := time.Since(sent)
+		requestID := opcRequestID(resp.HTTPResponse(), err)
+		c.metrics.observeRequest(op, elapsed, err)
+		if err == nil {
+			log.V(4).Info("OCI call succeeded", "opcRequestID", requestID, "attempt", attempt, "duration", elapsed)
+			return resp, nil
+		}
+		lastErr = err
+		fail := func(interrupted error) (R, error) {
+			opErr := &OperationError{Operation: op.name, Resource: op.resource, Attempts: attempt, Err: err, Interrupted: interrupted}
+			log.V(3).Info("OCI call failed", "opcRequestID", requestID, "attempts", attempt, "err", opErr.summary())
+			return zero, opErr
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return fail(ctxErr)
+		}
+		reason := retryReason(err)
+		if reason == "" || attempt >= c.retry.MaxAttempts {
+			return fail(nil)
+		}
+		delay, fromServer := c.retryDelay(attempt, resp.HTTPResponse())
+		if c.clock.now().Add(delay).Sub(start) > c.retry.MaxElapsed {
+			return fail(nil)
+		}
+		if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
+			// Waiting would only end in the deadline: give up now and keep OCI's error.
+			return fail(nil)
+		}
+		c.metrics.retries.WithLabelValues(op.service, op.name, reason).Inc()
+		log.V(2).Info("Retrying OCI call", "opcRequestID", requestID, "attempt", attempt, "reason", reason,
+			"delay", delay, "retryAfter", fromServer, "err", summarise(err))
+		if err := c.clock.sleep(ctx, delay); err != nil {
+			return fail(err)
+		}
+	}
+}
+
+// retryDelay is the wait before retry number attempt: what the response's Retry-After asks,
+// or else full jitter over an exponentially growing ceiling.
+func (c *caller) retryDelay(attempt int, resp *http.Response) (d time.Duration, fromServer bool) {
+	if d, ok := retryAfter(resp, c.clock.now()); ok {
+		return d, true
+	}
+	ceiling := c.retry.BaseDelay
+	for i := 1; i < attempt && ceiling < c.retry.MaxDelay; i++ {
+		ceiling *= 2
+	}
+	return c.clock.jitter(min(ceiling, c.retry.MaxDelay)), false
+}
+
+// retryAfter reads a Retry-After header in either of its forms, delay-seconds or HTTP-date.
+func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp == nil {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// retryReason says why err is worth another attempt, or "" if it is not. 429, 5xx other than
+// 501, 409 IncorrectState (the load balancer is busy with another work request), timeouts and
+// broken connections are transient; everything else (400, 401, 404, 412, ...) would fail again.
+func retryReason(err error) string {
+	if se, ok := asServiceError(err); ok {
+		switch status := se.GetHTTPStatusCode(); {
+		case status == http.StatusTooManyRequests:
+			return reasonThrottled
+		case status == http.StatusNotImplemented:
+			return ""
+		case status >= 500:
+			return reasonServerError
+		case status == http.StatusConflict && se.GetCode() == codeIncorrectState:
+			return reasonIncorrectState
+		}
+		return ""
+	}
+	if errors.Is(err, context.Canceled) {
+		return ""
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
+		return reasonConnection
+	}
+	// Includes http.Client timeouts and context.DeadlineExceeded; invoke checks the caller's
+	// own context before asking, so only deadlines other than the caller's get here.
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return reasonTimeout
+	}
+	return ""
+}
+
+// opcRequestID finds OCI's request ID for logs, in the response or the service error.
+func opcRequestID(resp *http.Response, err error) string {
+	if resp != nil {
+		if id := resp.Header.Get("opc-request-id"); id != "" {
+			return id
+		}
+	}
+	if se, ok := asServiceError(err); ok {
+		return se.GetOpcRequestID()
+	}
+	return ""
+}
+
+// newRetryToken returns a fresh opc-retry-token: 48 hex characters, within OCI's 64.
+func newRetryToken() string {
+	var b [24]byte
+	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails (it crashes the program instead).
+	return hex.EncodeToString(b[:])
+}
+
+// retryTokenOr returns token, or a fresh one when it is empty.
+func retryTokenOr(token string) *string {
+	if token == "" {
+		token = newRetryToken()
+	}
+	return common.String(token)
+}

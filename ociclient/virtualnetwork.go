@@ -1,0 +1,173 @@
+package ociclient
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+)
+
+// VirtualNetworkClient implements VirtualNetwork on the Core Networking API. VNIC and subnet
+// reads are cached for Options.CacheTTL (treat returned values as read-only); security lists
+// and public IPs never are, because their callers need the current state and ETag.
+type VirtualNetworkClient struct {
+	sdk core.VirtualNetworkClient
+	c   *caller
+
+	vnics       *cache[core.Vnic]     // by VNIC OCID
+	subnets     *cache[core.Subnet]   // by subnet OCID
+	subnetLists *cache[[]core.Subnet] // by compartment OCID | VCN OCID
+}
+
+func newVirtualNetworkClient(sdk core.VirtualNetworkClient, c *caller) *VirtualNetworkClient {
+	return &VirtualNetworkClient{
+		sdk:         sdk,
+		c:           c,
+		vnics:       newCache[core.Vnic]("vnic", c),
+		subnets:     newCache[core.Subnet]("subnet", c),
+		subnetLists: newCache[[]core.Subnet]("subnet_list", c),
+	}
+}
+
+func (v *VirtualNetworkClient) op(name string, class callClass, resource string) operation {
+	return operation{service: serviceVCN, name: name, class: class, resource: resource}
+}
+
+// GetVnic returns the VNIC with the given OCID, from the cache when fresh.
+func (v *VirtualNetworkClient) GetVnic(ctx context.Context, id string) (core.Vnic, error) {
+	return v.vnics.get(ctx, id, func(ctx context.Context) (core.Vnic, error) {
+		req := core.GetVnicRequest{VnicId: &id}
+		resp, err := invoke(ctx, v.c, v.op("GetVnic", classRead, id),
+			func(ctx context.Context) (core.GetVnicResponse, error) { return v.sdk.GetVnic(ctx, req) })
+		return resp.Vnic, err
+	})
+}
+
+// GetSubnet returns the subnet with the given OCID, from the cache when fresh.
+func (v *VirtualNetworkClient) GetSubnet(ctx context.Context, id string) (core.Subnet, error) {
+	return v.subnets.get(ctx, id, func(ctx context.Context) (core.Subnet, error) {
+		req := core.GetSubnetRequest{SubnetId: &id}
+		resp, err := invoke(ctx, v.c, v.op("GetSubnet", classRead, id),
+			func(ctx context.Context) (core.GetSubnetResponse, error) { return v.sdk.GetSubnet(ctx, req) })
+		return resp.Subnet, err
+	})
+}
+
+// ListSubnets returns the compartment's subnets in the VCN (all pages; every VCN when vcnID is
+// empty), from the cache when fresh. The subnets it reads also refresh GetSubnet's cache.
+func (v *VirtualNetworkClient) ListSubnets(ctx context.Context, compartmentID, vcnID string) ([]core.Subnet, error) {
+	list, err := v.subnetLists.get(ctx, cacheKey(compartmentID, vcnID), func(ctx context.Context) ([]core.Subnet, error) {
+		list, err := pages(ctx, func(ctx context.Context, page *string) ([]core.Subnet, *string, error) {
+			req := core.ListSubnetsRequest{CompartmentId: &compartmentID, Page: page}
+			if vcnID != "" {
+				req.VcnId = &vcnID
+			}
+			resp, err := invoke(ctx, v.c, v.op("ListSubnets", classRead, compartmentID),
+				func(ctx context.Context) (core.ListSubnetsResponse, error) { return v.sdk.ListSubnets(ctx, req) })
+			return resp.Items, resp.OpcNextPage, err
+		})
+		for _, s := range list {
+			if s.Id != nil {
+				v.subnets.put(*s.Id, s)
+			}
+		}
+		return list, err
+	})
+	return slices.Clone(list), err
+}
+
+// SubnetForIP returns the subnet of the VCN (every VCN of the compartment when vcnID is empty)
+// whose IPv4 or IPv6 CIDR contains ip, using ListSubnets and so its cache. If several do, the
+// most specific wins. An error wrapping ErrNoSubnetForIP means none does.
+func (v *VirtualNetworkClient) SubnetForIP(ctx context.Context, compartmentID, vcnID, ip string) (core.Subnet, error) {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return core.Subnet{}, fmt.Errorf("SubnetForIP: %w", err)
+	}
+	addr = addr.Unmap()
+	subnets, err := v.ListSubnets(ctx, compartmentID, vcnID)
+	if err != nil {
+		return core.Subnet{}, err
+	}
+	best, bestBits := -1, -1
+	for i, s := range subnets {
+		for _, cidr := range subnetCIDRs(s) {
+			p, err := netip.ParsePrefix(cidr)
+			if err != nil || !p.Contains(addr) || p.Bits() <= bestBits {
+				continue
+			}
+			best, bestBits = i, p.Bits()
+		}
+	}
+	if best < 0 {
+		return core.Subnet{}, fmt.Errorf("%s in compartment %s, VCN %q: %w", ip, compartmentID, vcnID, ErrNoSubnetForIP)
+	}
+	return subnets[best], nil
+}
+
+func subnetCIDRs(s core.Subnet) []string {
+	cidrs := slices.Clone(s.Ipv6CidrBlocks)
+	if s.CidrBlock != nil {
+		cidrs = append(cidrs, *s.CidrBlock)
+	}
+	if s.Ipv6CidrBlock != nil {
+		cidrs = append(cidrs, *s.Ipv6CidrBlock)
+	}
+	return cidrs
+}
+
+// GetSecurityList returns a security list and its ETag. Never cached.
+func (v *VirtualNetworkClient) GetSecurityList(ctx context.Context, id string) (core.SecurityList, string, error) {
+	req := core.GetSecurityListRequest{SecurityListId: &id}
+	resp, err := invoke(ctx, v.c, v.op("GetSecurityList", classRead, id),
+		func(ctx context.Context) (core.GetSecurityListResponse, error) {
+			return v.sdk.GetSecurityList(ctx, req)
+		})
+	return resp.SecurityList, deref(resp.Etag), err
+}
+
+// UpdateSecurityList replaces the list's ingress and egress rules (nil means none) if its ETag
+// still equals ifMatch (an empty ifMatch updates unconditionally). A stale ETag fails with an
+// error for which IsPreconditionFailed is true; the retry layer never retries 412.
+func (v *VirtualNetworkClient) UpdateSecurityList(ctx context.Context, id string, ingress []core.IngressSecurityRule, egress []core.EgressSecurityRule, ifMatch string) (core.SecurityList, string, error) {
+	req := core.UpdateSecurityListRequest{
+		SecurityListId: &id,
+		// The SDK leaves nil slices out of the body, which would keep the old rules.
+		UpdateSecurityListDetails: core.UpdateSecurityListDetails{IngressSecurityRules: nonNil(ingress), EgressSecurityRules: nonNil(egress)},
+	}
+	if ifMatch != "" {
+		req.IfMatch = &ifMatch
+	}
+	resp, err := invoke(ctx, v.c, v.op("UpdateSecurityList", classWrite, id),
+		func(ctx context.Context) (core.UpdateSecurityListResponse, error) {
+			return v.sdk.UpdateSecurityList(ctx, req)
+		})
+	return resp.SecurityList, deref(resp.Etag), err
+}
+
+// GetPublicIPByIPAddress finds a public IP (e.g. a reserved one) by its address. Never cached.
+func (v *VirtualNetworkClient) GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error) {
+	req := core.GetPublicIpByIpAddressRequest{GetPublicIpByIpAddressDetails: core.GetPublicIpByIpAddressDetails{IpAddress: &ipAddress}}
+	resp, err := invoke(ctx, v.c, v.op("GetPublicIpByIpAddress", classRead, ipAddress),
+		func(ctx context.Context) (core.GetPublicIpByIpAddressResponse, error) {
+			return v.sdk.GetPublicIpByIpAddress(ctx, req)
+		})
+	return resp.PublicIp, err
+}
+
+// InvalidateVnic drops a cached VNIC.
+func (v *VirtualNetworkClient) InvalidateVnic(id string) { v.vnics.invalidate(id) }
+
+// InvalidateSubnet drops a cached subnet and every cached subnet list (one may hold it).
+func (v *VirtualNetworkClient) InvalidateSubnet(id string) {
+	v.subnets.invalidate(id)
+	v.subnetLists.invalidateAll()
+}
+
+func (v *VirtualNetworkClient) invalidateAll() {
+	v.vnics.invalidateAll()
+	v.subnets.invalidateAll()
+	v.subnetLists.invalidateAll()
+}

@@ -1,0 +1,179 @@
+package ociclient
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// fastPoll polls every millisecond or so: the tests count polls, not time.
+var fastPoll = PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, Factor: 2}
+
+func createLBDetails(t testing.TB, srv *ocitest.Server, name string) loadbalancer.CreateLoadBalancerDetails {
+	t.Helper()
+	return loadbalancer.CreateLoadBalancerDetails{
+		CompartmentId: common.String(srv.TenancyID()),
+		DisplayName:   common.String(name),
+		ShapeName:     common.String("100Mbps"),
+		SubnetIds:     []string{srv.NewID("subnet")},
+		Listeners:     map[string]loadbalancer.ListenerDetails{},
+		BackendSets:   map[string]loadbalancer.BackendSetDetails{},
+	}
+}
+
+func TestWaitForWorkRequestReturnsWhenItSucceeds(t *testing.T) {
+	env := newTestEnv(t, envConfig{client: Options{Poll: fastPoll}})
+	ctx := context.Background()
+	wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	if err := env.client.LoadBalancers.WaitForWorkRequest(ctx, wr); err != nil {
+		t.Fatalf("WaitForWorkRequest: %v", err)
+	}
+	lbs := env.srv.LoadBalancers()
+	if len(lbs) != 1 || lbs[0].LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive {
+		t.Fatalf("load balancers after the work request = %+v; want one ACTIVE", lbs)
+	}
+	if polls := env.srv.Calls().Op("GetWorkRequest"); polls < 1 {
+		t.Errorf("GetWorkRequest calls = %d; want at least 1", polls)
+	}
+}
+
+func TestWaitForWorkRequestReportsAFailureWithOCIsMessage(t *testing.T) {
+	env := newTestEnv(t, envConfig{client: Options{Poll: fastPoll}})
+	env.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateLoadBalancer" },
+		"subnet has no free addresses")
+	ctx := context.Background()
+	wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	err = env.client.LoadBalancers.WaitForWorkRequest(ctx, wr)
+	var wrErr *WorkRequestError
+	if !errors.As(err, &wrErr) {
+		t.Fatalf("WaitForWorkRequest error %v; want a *WorkRequestError", err)
+	}
+	want := &WorkRequestError{ID: wr, Operation: "CreateLoadBalancer", Messages: []string{"subnet has no free addresses"}}
+	if diff := cmp.Diff(want, wrErr); diff != "" {
+		t.Errorf("WorkRequestError (-want +got):\n%s", diff)
+	}
+}
+
+func TestWaitForWorkRequestEndsWithTheContext(t *testing.T) {
+	env := newTestEnv(t, envConfig{
+		server: ocitest.Options{WorkRequestDuration: time.Hour},
+		client: Options{Poll: fastPoll},
+	})
+	ctx := context.Background()
+	wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	err = env.client.LoadBalancers.WaitForWorkRequest(ctx, wr)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitForWorkRequest error %v; want context.DeadlineExceeded", err)
+	}
+	var wrErr *WorkRequestError
+	if errors.As(err, &wrErr) {
+		t.Errorf("a timeout is not a failed work request: %v", err)
+	}
+	if polls := env.srv.Calls().Op("GetWorkRequest"); polls < 1 {
+		t.Errorf("GetWorkRequest calls = %d; want at least 1", polls)
+	}
+}
+
+func TestWaitForWorkRequestPollsFastThenBacksOffToMax(t *testing.T) {
+	env := newTestEnv(t, envConfig{
+		server:    ocitest.Options{WorkRequestDuration: time.Hour},
+		client:    Options{Poll: PollPolicy{Initial: 100 * time.Millisecond, Max: time.Second, Factor: 2}},
+		fakeClock: true,
+	})
+	ctx := context.Background()
+	wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	// Let the work request finish during the seventh wait.
+	env.clock.onSleep = func(context.Context, time.Duration) error {
+		if len(env.clock.recordedSleeps()) == 6 {
+			env.srv.CompleteWorkRequests()
+		}
+		return nil
+	}
+	if err := env.client.LoadBalancers.WaitForWorkRequest(ctx, wr); err != nil {
+		t.Fatalf("WaitForWorkRequest: %v", err)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
+		800 * time.Millisecond, time.Second, time.Second, time.Second}
+	if diff := cmp.Diff(want, env.clock.recordedSleeps()); diff != "" {
+		t.Errorf("waits between polls (-want +got):\n%s", diff)
+	}
+	if polls := env.srv.Calls().Op("GetWorkRequest"); polls != 7 {
+		t.Errorf("GetWorkRequest calls = %d, want 7", polls)
+	}
+}
+
+func TestRetriedCreateReusesTheRetryTokenSoOCIMakesOneLoadBalancer(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault ocitest.Fault
+	}{
+		{name: "connection dropped after OCI accepted", fault: ocitest.Fault{DropConnection: true}},
+		{name: "503 after OCI accepted", fault: ocitest.Fault{Status: 503}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newTestEnv(t, envConfig{client: Options{Poll: fastPoll}, fakeClock: true})
+			f := tt.fault
+			f.Operation, f.AfterHandler, f.Times = "CreateLoadBalancer", true, 1
+			env.srv.InjectFault(f)
+			ctx := context.Background()
+
+			wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+			if err != nil {
+				t.Fatalf("CreateLoadBalancer: %v", err)
+			}
+			if calls := env.srv.Calls().Op("CreateLoadBalancer"); calls != 2 {
+				t.Errorf("CreateLoadBalancer calls = %d, want 2 (the lost one and its retry)", calls)
+			}
+			if n := len(env.srv.LoadBalancers()); n != 1 {
+				t.Errorf("load balancers = %d, want 1", n)
+			}
+			creates := slices.DeleteFunc(env.srv.WorkRequests(), func(w ocitest.WorkRequestInfo) bool {
+				return w.Operation != "CreateLoadBalancer"
+			})
+			if len(creates) != 1 || creates[0].ID != wr {
+				t.Errorf("create work requests = %+v; want exactly the one returned, %s", creates, wr)
+			}
+		})
+	}
+}
+
+func TestCreateWithCallerTokenIsIdempotentAcrossCalls(t *testing.T) {
+	env := newTestEnv(t, envConfig{client: Options{Poll: fastPoll}})
+	ctx := context.Background()
+	details := createLBDetails(t, env.srv, "web")
+	first, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, details, "service-uid-1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, details, "service-uid-1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != second || len(env.srv.LoadBalancers()) != 1 {
+		t.Errorf("work requests %s and %s, %d load balancers; want the same work request and 1 load balancer",
+			first, second, len(env.srv.LoadBalancers()))
+	}
+}
