@@ -1,0 +1,188 @@
+// Package instances answers the Kubernetes cloud-provider questions about Nodes on OCI: which
+// compute instance a Node is, its addresses, shape, zone, region and labels, and whether it still
+// exists or is shut down.
+//
+// Its central promise is that a Node is only reported gone when OCI has confirmed it: the
+// instance is TERMINATED/TERMINATING, or a get answered 404 and a successful listing of the
+// instance's compartment does not contain it. Every other failure (5xx, 429, timeouts, an
+// ambiguous NotAuthorizedOrNotFound from a missing IAM policy) is returned as an error, because
+// the cloud-provider framework deletes a Node at once when told it does not exist.
+//
+// Reads go through ociclient's caches. Instances are found in the listing of their compartment
+// rather than fetched one by one, so a resync of N Nodes costs a few list calls per compartment,
+// not N gets. See README.md for the lookup order and the semantics table.
+package instances
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+	v1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/klog/v2"
+)
+
+// Compute is the part of ociclient.Compute this package calls.
+type Compute interface {
+	GetInstance(ctx context.Context, id string) (core.Instance, error)
+	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
+	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)
+}
+
+// VirtualNetwork is the part of ociclient.VirtualNetwork this package calls.
+type VirtualNetwork interface {
+	GetVnic(ctx context.Context, id string) (core.Vnic, error)
+}
+
+// Options configure Instances.
+type Options struct {
+	// Compute and VirtualNetwork are the OCI clients, normally an *ociclient.Client's fields.
+	// They should cache reads: this package calls them once per Node per question.
+	Compute        Compute
+	VirtualNetwork VirtualNetwork
+	// CompartmentID is the compartment the cluster's instances live in (config's compartment).
+	// Nodes without a providerID are searched for here, and an instance's absence from it is
+	// what confirms that the instance is gone.
+	CompartmentID string
+	// Region is the region the clients talk to. Compute APIs are regional, so every instance
+	// they return is in this region. A short code such as "phx" is turned into its canonical
+	// name ("us-phoenix-1"), which is what Node region labels carry.
+	Region string
+}
+
+// Instances implements cloudprovider.InstancesV2 for OCI. It is safe for concurrent use; the
+// framework calls it from several workers at once.
+type Instances struct {
+	compute       Compute
+	network       VirtualNetwork
+	compartmentID string
+	region        string
+
+	// homes remembers the compartment of instances found outside CompartmentID, learned from
+	// successful reads. It lets later lookups use that compartment's (cached) listing instead of
+	// a get per Node, and makes "absent from its compartment" mean the right compartment.
+	mu    sync.Mutex
+	homes map[string]string // instance OCID → compartment OCID
+}
+
+var _ cloudprovider.InstancesV2 = (*Instances)(nil)
+
+// New returns Instances for the options, or an error naming every missing option.
+func New(opts Options) (*Instances, error) {
+	var errs []error
+	if opts.Compute == nil {
+		errs = append(errs, errors.New("Compute client is nil"))
+	}
+	if opts.VirtualNetwork == nil {
+		errs = append(errs, errors.New("VirtualNetwork client is nil"))
+	}
+	if opts.CompartmentID == "" {
+		errs = append(errs, errors.New("CompartmentID is empty"))
+	}
+	if opts.Region == "" {
+		errs = append(errs, errors.New("Region is empty"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("instances: %w", err)
+	}
+	return &Instances{
+		compute:       opts.Compute,
+		network:       opts.VirtualNetwork,
+		compartmentID: opts.CompartmentID,
+		// The SDK's table maps short codes to canonical names; known names return as they are.
+		region: LabelValue(string(common.StringToRegion(opts.Region))),
+		homes:  map[string]string{},
+	}, nil
+}
+
+// InstanceExists reports whether the Node's instance still exists. It returns false with a nil
+// error only when the instance is TERMINATED or TERMINATING, or confirmed absent: a 404 from
+// GetInstance and absence from a successful listing of the instance's compartment. Any other
+// failure, including a Node without providerID that matches no instance, is returned as an
+// error, never as "does not exist".
+func (i *Instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+	logger := klog.FromContext(ctx)
+	inst, by, err := i.lookup(ctx, node)
+	if errors.Is(err, errConfirmedAbsent) {
+		id, _ := ParseProviderID(node.Spec.ProviderID) // only providerID lookups confirm absence
+		logger.Info("Instance confirmed absent; reporting that the Node's instance does not exist",
+			"node", klog.KObj(node), "instance", id, "reason", err.Error())
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if isTerminated(inst.LifecycleState) {
+		logger.Info("Instance is terminated; reporting that the Node's instance does not exist",
+			"node", klog.KObj(node), "instance", deref(inst.Id), "state", inst.LifecycleState, "foundBy", by)
+		return false, nil
+	}
+	logger.V(4).Info("Instance exists", "node", klog.KObj(node), "instance", deref(inst.Id),
+		"state", inst.LifecycleState, "foundBy", by)
+	return true, nil
+}
+
+// InstanceShutdown reports whether the Node's instance is shut down: true for STOPPED and
+// STOPPING. An instance that cannot be found is an error wrapping cloudprovider.InstanceNotFound.
+func (i *Instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+	inst, by, err := i.lookup(ctx, node)
+	if err != nil {
+		return false, err
+	}
+	shutdown := isShutdown(inst.LifecycleState)
+	klog.FromContext(ctx).V(4).Info("Instance shutdown check", "node", klog.KObj(node),
+		"instance", deref(inst.Id), "state", inst.LifecycleState, "shutdown", shutdown, "foundBy", by)
+	return shutdown, nil
+}
+
+// InstanceMetadata returns the Node's provider ID, instance type (the shape), addresses (from the
+// primary VNIC), zone (the availability domain without its tenancy prefix), region and the fault
+// domain label. Every value is valid where Kubernetes puts it.
+func (i *Instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+	inst, by, err := i.lookup(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	vnic, err := i.primaryVNIC(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	md := metadata(inst, vnic, i.region)
+	klog.FromContext(ctx).V(4).Info("Instance metadata", "node", klog.KObj(node), "instance", deref(inst.Id),
+		"foundBy", by, "zone", md.Zone, "instanceType", md.InstanceType, "addresses", md.NodeAddresses)
+	return md, nil
+}
+
+// metadata assembles what InstanceMetadata returns from an instance and its primary VNIC.
+func metadata(inst core.Instance, primary core.Vnic, region string) *cloudprovider.InstanceMetadata {
+	md := &cloudprovider.InstanceMetadata{
+		ProviderID:    ProviderID(deref(inst.Id)),
+		InstanceType:  LabelValue(deref(inst.Shape)),
+		NodeAddresses: nodeAddresses(primary),
+		Zone:          Zone(deref(inst.AvailabilityDomain)),
+		Region:        region,
+	}
+	if fd := LabelValue(deref(inst.FaultDomain)); fd != "" {
+		md.AdditionalLabels = map[string]string{FaultDomainLabel: fd}
+	}
+	return md
+}
+
+func isTerminated(s core.InstanceLifecycleStateEnum) bool {
+	return s == core.InstanceLifecycleStateTerminated || s == core.InstanceLifecycleStateTerminating
+}
+
+func isShutdown(s core.InstanceLifecycleStateEnum) bool {
+	return s == core.InstanceLifecycleStateStopped || s == core.InstanceLifecycleStateStopping
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

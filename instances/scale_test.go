@@ -1,0 +1,152 @@
+package instances
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// resyncWorkers is how many Nodes are asked about at once, like the cloud node controller's
+// workers; concurrency is what ociclient's singleflight must absorb.
+const resyncWorkers = 8
+
+// resync asks for every Node's metadata, as the cloud node controller does periodically.
+func resync(ctx context.Context, inst *Instances, nodes []*v1.Node) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(resyncWorkers)
+	for _, node := range nodes {
+		g.Go(func() error {
+			md, err := inst.InstanceMetadata(ctx, node)
+			if err == nil && len(md.NodeAddresses) == 0 {
+				err = fmt.Errorf("node %s: no addresses", node.Name)
+			}
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// TestMetadataOf500NodesCostsBoundedCalls pins the cost of a resync of N=500 Nodes in one
+// compartment with list pages of P=100, through ociclient's caches:
+//
+//	cold: ⌈N/P⌉ ListInstances + ⌈N/P⌉ ListVnicAttachments + N GetVnic = 5 + 5 + 500 = 510
+//	warm (within the cache TTL): 0
+//
+// Why: instances are found in the compartment listing (one paged list shared by all Nodes, so
+// no GetInstance), VNIC attachments likewise, and each Node's primary VNIC is read once, as OCI
+// has no list of VNICs; the cache then serves every repeat. The upstream CCM makes GetInstance +
+// ListVnicAttachments + GetVnic per Node on every resync: 3N = 1500.
+//
+// Nodes without a providerID (kubelet's registration, named by IP as on OKE) cost the same: the
+// VNICs read to match them are the ones their metadata needs.
+func TestMetadataOf500NodesCostsBoundedCalls(t *testing.T) {
+	const n, page = 500, 100
+	const lists = (n + page - 1) / page
+	e := newEnv(t, envOptions{cacheTTL: time.Hour, pageSize: page})
+	insts := e.addInstances(n)
+	byID := make([]*v1.Node, n)
+	byIP := make([]*v1.Node, n)
+	for k, inst := range insts {
+		byID[k] = nodeFor(inst)
+		byIP[k] = namedNode(*e.srv.InstanceVNICs(*inst.Id)[0].PrivateIp)
+	}
+	want := map[string]int{"ListInstances": lists, "ListVnicAttachments": lists, "GetVnic": n}
+
+	for _, tc := range []struct {
+		name  string
+		nodes []*v1.Node
+	}{{"with providerID", byID}, {"without providerID, named by IP", byIP}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.client = e.newClient(t, time.Hour)
+			e.inst = e.newInstances(t) // fresh caches: a cold start
+			ctx := context.Background()
+
+			e.srv.ResetCalls()
+			if err := resync(ctx, e.inst, tc.nodes); err != nil {
+				t.Fatal(err)
+			}
+			assertCalls(t, "cold resync", e.srv.Calls(), want, n+2*lists)
+
+			e.srv.ResetCalls()
+			if err := resync(ctx, e.inst, tc.nodes); err != nil {
+				t.Fatal(err)
+			}
+			for _, node := range tc.nodes {
+				if exists, err := e.inst.InstanceExists(ctx, node); !exists || err != nil {
+					t.Fatalf("InstanceExists(%s) = %v, %v", node.Name, exists, err)
+				}
+			}
+			assertCalls(t, "warm resync plus exists checks", e.srv.Calls(), map[string]int{}, 0)
+		})
+	}
+}
+
+func assertCalls(t *testing.T, what string, got ocitest.Calls, want map[string]int, total int) {
+	t.Helper()
+	for op, n := range want {
+		if got.Op(op) != n {
+			t.Errorf("%s: %s calls = %d, want %d", what, op, got.Op(op), n)
+		}
+	}
+	if got.Op("GetInstance") != 0 {
+		t.Errorf("%s: GetInstance calls = %d, want 0", what, got.Op("GetInstance"))
+	}
+	if got.Total() != total {
+		t.Errorf("%s: %d OCI calls (%v), want %d", what, got.Total(), got, total)
+	}
+}
+
+// BenchmarkInstanceMetadata measures a resync of N Nodes (metadata for each, 8 at a time) and
+// reports OCI calls per Node: "cold" starts every iteration with empty caches (a CCM restart,
+// or every resync once the cache TTL has passed), "warm" reuses them. The upstream CCM's
+// pattern is 3 calls per Node on every resync.
+func BenchmarkInstanceMetadata(b *testing.B) {
+	for _, n := range []int{50, 500} {
+		e := newEnv(b, envOptions{cacheTTL: time.Hour})
+		insts := e.addInstances(n)
+		nodes := make([]*v1.Node, n)
+		for k, inst := range insts {
+			nodes[k] = nodeFor(inst)
+		}
+		for _, cold := range []bool{true, false} {
+			name := fmt.Sprintf("nodes=%d/cache=%s", n, map[bool]string{true: "cold", false: "warm"}[cold])
+			b.Run(name, func(b *testing.B) {
+				benchmarkResync(b, e, nodes, cold)
+			})
+		}
+	}
+}
+
+func benchmarkResync(b *testing.B, e *env, nodes []*v1.Node, cold bool) {
+	ctx := context.Background()
+	inst := e.newInstances(b)
+	if err := resync(ctx, inst, nodes); err != nil { // warm the caches for the warm case
+		b.Fatal(err)
+	}
+	e.srv.ResetCalls()
+	b.ResetTimer()
+	for range b.N {
+		if cold {
+			b.StopTimer()
+			e.client = e.newClient(b, time.Hour)
+			inst = e.newInstances(b)
+			b.StartTimer()
+		}
+		if err := resync(ctx, inst, nodes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	calls := e.srv.Calls()
+	perNode := float64(b.N * len(nodes))
+	b.ReportMetric(float64(calls.Total())/perNode, "oci-calls/node")
+	b.ReportMetric(float64(calls.Op("GetInstance")+calls.Op("GetVnic"))/perNode, "gets/node")
+	b.ReportMetric(float64(calls.Op("ListInstances")+calls.Op("ListVnicAttachments"))/float64(b.N), "lists/resync")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/perNode, "ns/node")
+}
