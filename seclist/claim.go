@@ -1,0 +1,193 @@
+package seclist
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// KubeProxyHealthPort is the port kube-proxy serves /healthz on. Load balancers health-check it
+// for Services with externalTrafficPolicy Cluster; Services with Local use healthCheckNodePort.
+const KubeProxyHealthPort = 10256
+
+// AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.
+const AnyIPv4 = "0.0.0.0/0"
+
+// Claim is what one load balancer Service needs from the security lists. It is a plain value:
+// the ccm package builds it from the Service, its nodes and the configuration, and this package
+// never sees a Kubernetes object.
+type Claim struct {
+	// Service names the claim, "namespace/name". One claim per Service; setting a claim for the
+	// same Service again replaces the earlier one.
+	Service string
+	// Mode overrides Policy.DefaultMode for this Service when set (the Service's
+	// security-list-management-mode annotation).
+	Mode config.SecurityListMode
+	// LBSubnets are the OCIDs of the subnets the load balancer is in.
+	LBSubnets []string
+	// NodeSubnets are the OCIDs of the subnets of the backend nodes' primary VNICs.
+	NodeSubnets []string
+	// ListenerPorts are the ports the load balancer listens on (the Service's ports).
+	ListenerPorts []int
+	// SourceCIDRs are the clients allowed to reach the listeners: the Service's
+	// loadBalancerSourceRanges. Empty means Policy.DefaultSourceCIDRs.
+	SourceCIDRs []string
+	// NodePorts are the Service's node ports, where the load balancer sends traffic.
+	NodePorts []int
+	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
+	// for externalTrafficPolicy Local, KubeProxyHealthPort otherwise. Zero means none.
+	HealthCheckPort int
+}
+
+// Subnet is what rule computation needs to know about a subnet.
+type Subnet struct {
+	ID   string
+	CIDR string
+	// SecurityListIDs are the lists attached to the subnet, in the order OCI returns them.
+	SecurityListIDs []string
+}
+
+// Policy is the cluster-wide part of rule computation.
+type Policy struct {
+	// Cluster names the cluster in the ownership mark of every rule (see Owner).
+	Cluster string
+	// DefaultMode applies to claims that set no Mode. Empty means All.
+	DefaultMode config.SecurityListMode
+	// SecurityLists maps a subnet OCID to the list to manage for it (configuration
+	// loadBalancer.securityLists). Subnets not in the map use their first attached list.
+	SecurityLists map[string]string
+	// DefaultSourceCIDRs apply to claims with no SourceCIDRs. Empty means AnyIPv4.
+	DefaultSourceCIDRs []string
+}
+
+// PolicyFromConfig builds the Policy for a cluster from the load balancer configuration.
+func PolicyFromConfig(cluster string, lb config.LoadBalancer) Policy {
+	return Policy{
+		Cluster:            cluster,
+		DefaultMode:        lb.SecurityListManagementMode,
+		SecurityLists:      lb.SecurityLists,
+		DefaultSourceCIDRs: lb.DefaultSourceCIDRs,
+	}
+}
+
+// ErrInvalid marks errors caused by bad input (a claim or a policy), which retrying cannot fix.
+var ErrInvalid = errors.New("invalid security list input")
+
+// Validate reports every problem with the policy at once. Each wraps ErrInvalid.
+func (p Policy) Validate() error {
+	var errs []error
+	if p.Cluster == "" {
+		errs = append(errs, fmt.Errorf("%w: cluster name is empty", ErrInvalid))
+	}
+	if n := len(Owner(p.Cluster)); n > maxDescription {
+		errs = append(errs, fmt.Errorf("%w: cluster name makes a rule description of %d characters; OCI allows %d",
+			ErrInvalid, n, maxDescription))
+	}
+	if p.DefaultMode != "" && !validMode(p.DefaultMode) {
+		errs = append(errs, fmt.Errorf("%w: default mode %q is not one of All, Frontend, Backend, None", ErrInvalid, p.DefaultMode))
+	}
+	for _, c := range p.DefaultSourceCIDRs {
+		if _, err := canonicalCIDR(c); err != nil {
+			errs = append(errs, fmt.Errorf("%w: default source CIDR: %w", ErrInvalid, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate reports every problem with the claim at once. Each wraps ErrInvalid.
+func (c Claim) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: service %q: %s", ErrInvalid, c.Service, fmt.Sprintf(format, args...)))
+	}
+	if c.Service == "" {
+		bad("service name is empty")
+	}
+	if c.Mode != "" && !validMode(c.Mode) {
+		bad("mode %q is not one of All, Frontend, Backend, None", c.Mode)
+	}
+	for _, id := range append(append([]string(nil), c.LBSubnets...), c.NodeSubnets...) {
+		if strings.TrimSpace(id) == "" {
+			bad("empty subnet OCID")
+		}
+	}
+	for _, p := range append(append([]int(nil), c.ListenerPorts...), c.NodePorts...) {
+		if p < 1 || p > 65535 {
+			bad("port %d is outside 1-65535", p)
+		}
+	}
+	if c.HealthCheckPort < 0 || c.HealthCheckPort > 65535 {
+		bad("health-check port %d is outside 1-65535", c.HealthCheckPort)
+	}
+	for _, s := range c.SourceCIDRs {
+		if _, err := canonicalCIDR(s); err != nil {
+			errs = append(errs, fmt.Errorf("%w: service %q: source range: %w", ErrInvalid, c.Service, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// subnetIDs returns every subnet the claim names, LB subnets first, without duplicates.
+func (c Claim) subnetIDs() []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, id := range append(append([]string(nil), c.LBSubnets...), c.NodeSubnets...) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// mode returns the mode that applies to c.
+func (p Policy) mode(c Claim) config.SecurityListMode {
+	switch {
+	case c.Mode != "":
+		return c.Mode
+	case p.DefaultMode != "":
+		return p.DefaultMode
+	default:
+		return config.SecurityListModeAll
+	}
+}
+
+// sources returns the canonical source CIDRs that apply to c.
+func (p Policy) sources(c Claim) []string {
+	raw := c.SourceCIDRs
+	if len(raw) == 0 {
+		raw = p.DefaultSourceCIDRs
+	}
+	if len(raw) == 0 {
+		raw = []string{AnyIPv4}
+	}
+	out := make([]string, 0, len(raw))
+	for _, s := range raw {
+		if cidr, err := canonicalCIDR(s); err == nil {
+			out = append(out, cidr)
+		}
+	}
+	return out
+}
+
+func validMode(m config.SecurityListMode) bool {
+	switch m {
+	case config.SecurityListModeAll, config.SecurityListModeFrontend,
+		config.SecurityListModeBackend, config.SecurityListModeNone:
+		return true
+	}
+	return false
+}
+
+// canonicalCIDR parses s and returns it with the host bits cleared ("10.0.0.5/24" →
+// "10.0.0.0/24"), so the same network written two ways is one rule.
+func canonicalCIDR(s string) (string, error) {
+	p, err := netip.ParsePrefix(strings.TrimSpace(s))
+	if err != nil {
+		return "", fmt.Errorf("%q is not a CIDR block: %w", s, err)
+	}
+	return p.Masked().String(), nil
+}

@@ -1,0 +1,155 @@
+package seclist
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Observed is one rule of a security list as read from OCI, reduced to what the diff needs.
+// The SDK value itself stays at the edge (oci.go); the diff refers to it by position.
+type Observed struct {
+	// Owned is true when the rule's description marks it as this cluster's (see Owner).
+	Owned bool
+	// Canonical is true when an owned rule has exactly the form oci-ccm writes. An owned rule
+	// that does not (someone made it stateless, added a source port range, changed the
+	// protocol) cannot be trusted to mean what Rule says, so it is replaced.
+	Canonical bool
+	// Rule is the rule in normalised form; for a non-canonical rule, as far as it could be read.
+	// Unused for rules that are not owned.
+	Rule Rule
+}
+
+// Current is a security list's rules as read, in the list's order.
+type Current struct {
+	ListID  string
+	Ingress []Observed
+	Egress  []Observed
+}
+
+// Limits caps how many rules a list may hold in each direction.
+type Limits struct {
+	Ingress int
+	Egress  int
+}
+
+// DefaultLimits are OCI's limits per security list.
+var DefaultLimits = Limits{Ingress: 200, Egress: 200}
+
+// Update says how to turn a list's current rules into the desired ones. Rules not owned by this
+// cluster are always kept, in place; owned rules that are still wanted are kept in place too, so
+// a write changes as little of the list as it can.
+type Update struct {
+	ListID string
+	// KeepIngress[i] and KeepEgress[i] say whether the i-th current rule stays.
+	KeepIngress []bool
+	KeepEgress  []bool
+	// Add are the owned rules to append after the kept ones, in a deterministic order.
+	Add []Rule
+	// Remove are the owned rules dropped: no longer wanted, duplicated, or not canonical.
+	Remove []Rule
+	// Before and After are the owned rules before and after the update, sorted, for logs.
+	Before []Rule
+	After  []Rule
+}
+
+// Empty reports whether the update changes nothing, in which case nothing is written.
+func (u Update) Empty() bool { return len(u.Add) == 0 && len(u.Remove) == 0 }
+
+// CapacityError says an update would take a list over its rule limit. Nothing is written.
+type CapacityError struct {
+	ListID    string
+	Direction Direction
+	// Count is how many rules of Direction the list would hold, counting rules not owned by
+	// this cluster.
+	Count int
+	Limit int
+}
+
+func (e *CapacityError) Error() string {
+	return fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d",
+		e.ListID, e.Count, e.Direction, e.Limit)
+}
+
+// Diff compares a list's current rules with the owned rules it should hold, as set arithmetic on
+// normalised rules: add = desired − owned, remove = owned − desired.
+//
+// When prune is false nothing is removed except exact duplicates: the caller does not yet know
+// every Service's claim (just after a restart), so a rule missing from desired may still be
+// needed by a Service it has not heard from.
+func Diff(cur Current, desired RuleSet, prune bool, limits Limits) (Update, error) {
+	u := Update{ListID: cur.ListID}
+	kept := RuleSet{}
+	before := RuleSet{}
+	keep := func(rules []Observed) []bool {
+		out := make([]bool, len(rules))
+		for i, o := range rules {
+			if !o.Owned {
+				out[i] = true
+				continue
+			}
+			before.Add(o.Rule)
+			switch {
+			case kept.Has(o.Rule) && o.Canonical:
+				u.Remove = append(u.Remove, o.Rule) // a duplicate never adds anything
+			case !o.Canonical && prune:
+				u.Remove = append(u.Remove, o.Rule)
+			case !o.Canonical:
+				out[i] = true
+			case desired.Has(o.Rule) || !prune:
+				out[i] = true
+				kept.Add(o.Rule)
+			default:
+				u.Remove = append(u.Remove, o.Rule)
+			}
+		}
+		return out
+	}
+	u.KeepIngress = keep(cur.Ingress)
+	u.KeepEgress = keep(cur.Egress)
+
+	for _, r := range desired.Sorted() {
+		if !kept.Has(r) {
+			u.Add = append(u.Add, r)
+		}
+	}
+	slices.SortFunc(u.Remove, compareRules)
+	u.Before = before.Sorted()
+	after := RuleSet{}
+	for r := range kept {
+		after.Add(r)
+	}
+	for _, r := range u.Add {
+		after.Add(r)
+	}
+	u.After = after.Sorted()
+	if u.Empty() {
+		return u, nil
+	}
+
+	for _, c := range []struct {
+		d     Direction
+		keep  []bool
+		limit int
+	}{{Ingress, u.KeepIngress, limits.Ingress}, {Egress, u.KeepEgress, limits.Egress}} {
+		n := countTrue(c.keep)
+		for _, r := range u.Add {
+			if r.Direction == c.d {
+				n++
+			}
+		}
+		if c.limit > 0 && n > c.limit {
+			return Update{}, &CapacityError{ListID: cur.ListID, Direction: c.d, Count: n, Limit: c.limit}
+		}
+	}
+	return u, nil
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}

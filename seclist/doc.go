@@ -1,0 +1,17 @@
+// Package seclist manages the OCI security-list rules that load balancer Services need.
+//
+// The work splits in two. The pure part takes plain values and returns plain values: every LB
+// Service contributes a Claim (its subnets, ports, source ranges and management mode); Desired
+// turns the claims of the whole cluster into the set of rules each security list must hold; Diff
+// compares that set with the rules a list holds now, as set arithmetic on normalised rules, and
+// says what to add and what to remove. The I/O part is the Manager: one writer per list in the
+// process, which reads the list with its ETag, merges the rules this cluster owns into it (every
+// other rule is kept as it is, in order), writes it back with If-Match, and on a 412 re-reads and
+// recomputes. Many Services changing at once make one write per list, not one each.
+//
+// Rules are owned through their description: a rule whose description is exactly
+// Owner(cluster) belongs to this cluster's oci-ccm and may be removed when no claim needs it.
+// Every other rule — the user's own, another cluster's — is never touched.
+//
+// See README.md for the rules each mode creates and the IAM policy the CCM needs.
+package seclist

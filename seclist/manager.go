@@ -1,0 +1,339 @@
+package seclist
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// VirtualNetwork is the part of the OCI Networking API the Manager calls. ociclient's
+// VirtualNetwork satisfies it.
+type VirtualNetwork interface {
+	GetSubnet(ctx context.Context, id string) (core.Subnet, error)
+	GetSecurityList(ctx context.Context, id string) (list core.SecurityList, etag string, err error)
+	UpdateSecurityList(ctx context.Context, id string, ingress []core.IngressSecurityRule, egress []core.EgressSecurityRule, ifMatch string) (list core.SecurityList, etag string, err error)
+}
+
+var _ VirtualNetwork = ociclient.VirtualNetwork(nil)
+
+// Defaults for Options.
+const (
+	// DefaultAttempts bounds the read-merge-write rounds of one list sync when OCI answers
+	// 412 (another writer changed the list between our read and our write).
+	DefaultAttempts = 8
+	// DefaultBaseDelay is the backoff ceiling before the first retry after a 412; it doubles
+	// per retry up to DefaultMaxDelay, and the actual wait is jittered below it.
+	DefaultBaseDelay = 100 * time.Millisecond
+	// DefaultMaxDelay caps the backoff ceiling between two rounds.
+	DefaultMaxDelay = 3 * time.Second
+	// DefaultSyncTimeout bounds one list sync, all rounds included. A sync serves every
+	// caller waiting on the list, so it does not end when one caller gives up.
+	DefaultSyncTimeout = 2 * time.Minute
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Policy is the cluster-wide part of rule computation. Required (Cluster at least).
+	Policy Policy
+	// Limits caps rules per list and direction; zero fields take DefaultLimits.
+	Limits Limits
+	// Attempts, BaseDelay and MaxDelay bound the retries after a 412; zero fields take the
+	// Default* values.
+	Attempts  int
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// SyncTimeout bounds one list sync; zero means DefaultSyncTimeout.
+	SyncTimeout time.Duration
+	// Logger receives structured logs; the zero value means klog.Background().
+	Logger klog.Logger
+}
+
+// Manager keeps the security lists of one cluster in line with the claims of all its load
+// balancer Services. It holds the current claim of every Service and runs at most one writer per
+// list in the process: callers that change claims at the same time are served by one write per
+// list that includes all their changes. All methods are safe for concurrent use.
+//
+// Typical use by the CCM: Prime once with the claims of every LB Service (from the informer
+// cache) after the caches have synced; Reconcile from EnsureLoadBalancer/UpdateLoadBalancer;
+// Delete from EnsureLoadBalancerDeleted. Until Prime is called, the Manager only adds rules: it
+// cannot tell a rule nobody needs from one a Service it has not heard from yet needs.
+type Manager struct {
+	vn     VirtualNetwork
+	opts   Options
+	owner  string
+	logger klog.Logger
+
+	// mu guards the fields below. It is held only for bookkeeping, never across a call to OCI,
+	// so writers of different lists never wait for each other.
+	mu      sync.Mutex
+	claims  map[string]Claim
+	primed  bool
+	touched map[string]bool   // Services set or deleted here before the first Prime
+	subnets map[string]Subnet // last known details of every subnet a claim names
+	writers map[string]*writer
+}
+
+// NewManager returns a Manager that reads and writes security lists through vn.
+func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
+	if vn == nil {
+		return nil, fmt.Errorf("%w: a VirtualNetwork client is required", ErrInvalid)
+	}
+	if err := opts.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	opts.Limits.Ingress = cmp.Or(opts.Limits.Ingress, DefaultLimits.Ingress)
+	opts.Limits.Egress = cmp.Or(opts.Limits.Egress, DefaultLimits.Egress)
+	opts.Attempts = cmp.Or(opts.Attempts, DefaultAttempts)
+	opts.BaseDelay = cmp.Or(opts.BaseDelay, DefaultBaseDelay)
+	opts.MaxDelay = cmp.Or(opts.MaxDelay, DefaultMaxDelay)
+	opts.SyncTimeout = cmp.Or(opts.SyncTimeout, DefaultSyncTimeout)
+	if opts.Attempts < 1 || opts.BaseDelay < 0 || opts.MaxDelay < opts.BaseDelay || opts.SyncTimeout < 0 ||
+		opts.Limits.Ingress < 0 || opts.Limits.Egress < 0 {
+		return nil, fmt.Errorf("%w: retry, timeout and limit options must be positive, MaxDelay at least BaseDelay", ErrInvalid)
+	}
+	logger := opts.Logger
+	if logger.GetSink() == nil {
+		logger = klog.Background()
+	}
+	return &Manager{
+		vn:      vn,
+		opts:    opts,
+		owner:   Owner(opts.Policy.Cluster),
+		logger:  logger.WithName("seclist"),
+		claims:  map[string]Claim{},
+		touched: map[string]bool{},
+		subnets: map[string]Subnet{},
+		writers: map[string]*writer{},
+	}, nil
+}
+
+// Prime tells the Manager the claims of every load balancer Service in the cluster, and from
+// then on it removes rules no claim needs. Claims already set or deleted through Reconcile or
+// Delete are newer than this snapshot and are kept. Prime makes no call to OCI; subnets are
+// resolved when a list is next written. Invalid claims are left out and reported.
+func (m *Manager) Prime(claims []Claim) error {
+	var errs []error
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range claims {
+		if err := c.Validate(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !m.touched[c.Service] {
+			m.claims[c.Service] = cloneClaim(c)
+		}
+	}
+	m.primed = true
+	m.touched = map[string]bool{}
+	return errors.Join(errs...)
+}
+
+// touch records, until the first Prime, that a Service's claim was set or deleted here, so
+// that Prime's older snapshot does not overwrite it. Guarded by mu.
+func (m *Manager) touch(service string) {
+	if !m.primed {
+		m.touched[service] = true
+	}
+}
+
+// Reconcile sets the claim of c.Service, replacing any earlier one, and returns once every
+// security list the claim (or the claim it replaces) has rules in reflects it — or the first
+// write that would have failed. A Service whose mode is None (and had no rules before) returns
+// at once without calling OCI.
+//
+// Reconcile calls GetSubnet for the claim's subnets, so a changed subnet (CIDR, attached lists)
+// takes effect when its Services are next reconciled. An invalid claim, or one with a subnet
+// that has nowhere to put its rules, changes nothing and returns an error wrapping ErrInvalid,
+// ErrNoSecurityList or ErrListNotAttached.
+func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	c = cloneClaim(c)
+	if err := m.refreshSubnets(ctx, m.opts.Policy.subnetsUsed(c)); err != nil {
+		return fmt.Errorf("service %s: %w", c.Service, err)
+	}
+	// The lists of the claim being replaced need rewriting too; learn its subnets if a Prime
+	// snapshot brought it in unresolved. One that no longer exists has no list to clean.
+	m.mu.Lock()
+	prev, hadPrev := m.claims[c.Service]
+	m.mu.Unlock()
+	if hadPrev {
+		if _, err := m.knowSubnets(ctx, m.opts.Policy.subnetsUsed(prev)); err != nil {
+			return fmt.Errorf("service %s: %w", c.Service, err)
+		}
+	}
+	m.mu.Lock()
+	lists, err := ListsOf(c, m.subnets, m.opts.Policy)
+	if err != nil {
+		m.mu.Unlock()
+		return fmt.Errorf("service %s: %w", c.Service, err)
+	}
+	old, hadOld := m.claims[c.Service]
+	m.claims[c.Service] = c
+	m.touch(c.Service)
+	if hadOld {
+		oldLists, _ := ListsOf(old, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
+		lists = union(lists, oldLists)
+	}
+	m.mu.Unlock()
+	return m.waitForLists(ctx, c.Service, lists)
+}
+
+// Delete drops the claim of c.Service and returns once the rules only it needed are gone from
+// every list. c names the Service; its subnets, if given, are visited as well as those of the
+// claim the Manager holds, so rules are cleaned up even for a Service this process never saw
+// (deleted while the CCM was down). Pass the subnets the Service's load balancer is in.
+// Before Prime nothing is removed (see Manager); the rules then go at the first write to their
+// lists after Prime.
+func (m *Manager) Delete(ctx context.Context, c Claim) error {
+	if c.Service == "" {
+		return fmt.Errorf("%w: service name is empty", ErrInvalid)
+	}
+	m.mu.Lock()
+	old, hadOld := m.claims[c.Service]
+	m.mu.Unlock()
+	ids := m.opts.Policy.subnetsUsed(c)
+	if hadOld {
+		ids = union(ids, m.opts.Policy.subnetsUsed(old))
+	}
+	if _, err := m.knowSubnets(ctx, ids); err != nil { // a subnet that is gone has no list to clean
+		return fmt.Errorf("service %s: %w", c.Service, err)
+	}
+
+	m.mu.Lock()
+	var lists []string
+	for _, claim := range []Claim{c, m.claims[c.Service]} {
+		l, _ := ListsOf(claim, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
+		lists = union(lists, l)
+	}
+	delete(m.claims, c.Service)
+	m.touch(c.Service)
+	m.mu.Unlock()
+	return m.waitForLists(ctx, c.Service, lists)
+}
+
+// snapshotLocked returns the claims the Manager holds, sorted by Service. Guarded by mu.
+func (m *Manager) snapshotLocked() []Claim {
+	out := make([]Claim, 0, len(m.claims))
+	for _, k := range slices.Sorted(maps.Keys(m.claims)) {
+		out = append(out, m.claims[k])
+	}
+	return out
+}
+
+// waitForLists asks the writer of every list to write and waits for all of them. Errors are
+// joined; each names its list.
+func (m *Manager) waitForLists(ctx context.Context, service string, lists []string) error {
+	if len(lists) == 0 {
+		return nil
+	}
+	results := make([]<-chan error, len(lists))
+	for i, id := range lists {
+		results[i] = m.writerFor(id).request(ctx)
+	}
+	var errs []error
+	for i, ch := range results {
+		select {
+		case err := <-ch:
+			if err != nil {
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("service %s: waiting for security list %s: %w", service, lists[i], ctx.Err())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("service %s: %w", service, err)
+	}
+	return nil
+}
+
+func (m *Manager) writerFor(id string) *writer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.writers[id]
+	if !ok {
+		w = &writer{id: id, m: m}
+		m.writers[id] = w
+	}
+	return w
+}
+
+// refreshSubnets reads every subnet in ids from OCI and records it. Any failure is returned:
+// the caller's claim names these subnets, so not finding one is the caller's problem.
+func (m *Manager) refreshSubnets(ctx context.Context, ids []string) error {
+	var errs []error
+	for _, id := range ids {
+		s, err := m.vn.GetSubnet(ctx, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reading subnet %s: %w", id, err))
+			continue
+		}
+		m.mu.Lock()
+		m.subnets[id] = subnetFromOCI(s)
+		m.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// knowSubnets reads the subnets in ids that the Manager has no details for. It returns those OCI
+// answered 404 for: deleted, or hidden by a missing IAM policy (OCI does not say which). Any
+// other failure is an error, because going on without a subnet's details could drop rules that
+// are still needed.
+func (m *Manager) knowSubnets(ctx context.Context, ids []string) (unreadable []string, err error) {
+	var missing []string
+	m.mu.Lock()
+	for _, id := range ids {
+		if _, ok := m.subnets[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	m.mu.Unlock()
+	var errs []error
+	for _, id := range missing {
+		s, err := m.vn.GetSubnet(ctx, id)
+		switch {
+		case err == nil:
+			m.mu.Lock()
+			m.subnets[id] = subnetFromOCI(s)
+			m.mu.Unlock()
+		case ociclient.IsNotFound(err):
+			unreadable = append(unreadable, id)
+		default:
+			errs = append(errs, fmt.Errorf("reading subnet %s: %w", id, err))
+		}
+	}
+	return unreadable, errors.Join(errs...)
+}
+
+func cloneClaim(c Claim) Claim {
+	c.LBSubnets = slices.Clone(c.LBSubnets)
+	c.NodeSubnets = slices.Clone(c.NodeSubnets)
+	c.ListenerPorts = slices.Clone(c.ListenerPorts)
+	c.SourceCIDRs = slices.Clone(c.SourceCIDRs)
+	c.NodePorts = slices.Clone(c.NodePorts)
+	return c
+}
+
+// union returns a followed by the elements of b not in a.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package seclist
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// Direction is the direction of a security rule.
+type Direction string
+
+// The two directions a security list holds rules for.
+const (
+	// Ingress rules admit traffic from a source CIDR.
+	Ingress Direction = "ingress"
+	// Egress rules admit traffic to a destination CIDR.
+	Egress Direction = "egress"
+)
+
+// ProtocolTCP is OCI's protocol value for TCP (the IANA protocol number, as a string). It is the
+// only protocol the rules managed here use.
+const ProtocolTCP = "6"
+
+// PortRange is an inclusive range of destination ports.
+type PortRange struct {
+	Min, Max int
+}
+
+// String renders the range as "80" or "30000-30010".
+func (p PortRange) String() string {
+	if p.Min == p.Max {
+		return strconv.Itoa(p.Min)
+	}
+	return fmt.Sprintf("%d-%d", p.Min, p.Max)
+}
+
+// Rule is one managed security rule in normalised form: the CIDR is canonical (masked), the
+// protocol is OCI's protocol number and the ports are a destination range. Two rules that mean
+// the same thing compare equal with ==, which is what makes the diff plain set arithmetic. The
+// rule does not say which list it belongs to; rules are grouped per list in a map.
+type Rule struct {
+	Direction Direction
+	// CIDR is the source of an ingress rule or the destination of an egress rule.
+	CIDR     string
+	Protocol string
+	Ports    PortRange
+}
+
+// String renders the rule for logs, e.g. "ingress 6 from 0.0.0.0/0 to port 80".
+func (r Rule) String() string {
+	if r.Direction == Egress {
+		return fmt.Sprintf("egress %s to %s port %s", r.Protocol, r.CIDR, r.Ports)
+	}
+	return fmt.Sprintf("ingress %s from %s to port %s", r.Protocol, r.CIDR, r.Ports)
+}
+
+// compareRules orders rules by direction, CIDR, protocol and ports. The order only makes
+// output deterministic (logs, the order new rules are appended in); no decision depends on it.
+func compareRules(a, b Rule) int {
+	return cmp.Or(
+		cmp.Compare(a.Direction, b.Direction),
+		cmp.Compare(a.CIDR, b.CIDR),
+		cmp.Compare(a.Protocol, b.Protocol),
+		cmp.Compare(a.Ports.Min, b.Ports.Min),
+		cmp.Compare(a.Ports.Max, b.Ports.Max),
+	)
+}
+
+// RuleSet is a set of rules. Adding a rule twice keeps one: rules that several Services need
+// (a shared port, the kube-proxy health port) appear once.
+type RuleSet map[Rule]struct{}
+
+// NewRuleSet returns a set holding rules.
+func NewRuleSet(rules ...Rule) RuleSet {
+	s := make(RuleSet, len(rules))
+	for _, r := range rules {
+		s.Add(r)
+	}
+	return s
+}
+
+// Add puts r in the set.
+func (s RuleSet) Add(r Rule) { s[r] = struct{}{} }
+
+// Has reports whether r is in the set.
+func (s RuleSet) Has(r Rule) bool {
+	_, ok := s[r]
+	return ok
+}
+
+// Sorted returns the rules in a deterministic order.
+func (s RuleSet) Sorted() []Rule {
+	return slices.SortedFunc(maps.Keys(s), compareRules)
+}
+
+// Count returns how many rules of direction d the set holds.
+func (s RuleSet) Count(d Direction) int {
+	n := 0
+	for r := range s {
+		if r.Direction == d {
+			n++
+		}
+	}
+	return n
+}
+
+// ownerPrefix starts every description oci-ccm writes. It names the manager so a person reading
+// the list in the console knows who wrote the rule.
+const ownerPrefix = "oci-ccm cluster="
+
+// maxDescription is OCI's limit on a security rule's description.
+const maxDescription = 255
+
+// Owner returns the description that marks a rule as managed by oci-ccm for the named cluster,
+// e.g. "oci-ccm cluster=prod". A rule is owned only when its description equals this string
+// exactly, so cluster "a" never claims the rules of cluster "ab", and a rule a person copied and
+// then annotated is theirs.
+func Owner(cluster string) string { return ownerPrefix + cluster }

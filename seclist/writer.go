@@ -1,0 +1,196 @@
+package seclist
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// writer is the one writer of one security list in the process. Callers ask it to write; it
+// runs at most one sync at a time, and a sync covers every request made before it read the
+// claims, so any number of requests that pile up during a sync are served by the next one.
+//
+// Requests are numbered. A sync records the highest number at the moment it takes its snapshot
+// of the claims (each read-merge-write round takes a fresh one); every request up to that number
+// had its claim set before the snapshot, so the sync's result is that request's result.
+type writer struct {
+	id string
+	m  *Manager
+
+	mu      sync.Mutex
+	want    uint64 // number of the latest request
+	covered uint64 // number of the latest request the running sync's snapshot includes
+	running bool
+	waiters []waiter
+}
+
+type waiter struct {
+	n    uint64
+	done chan error // buffered: the writer never blocks on a caller that stopped waiting
+}
+
+// request asks for a write that includes every claim set so far, and returns where its
+// outcome will be sent. The sync runs on a context detached from ctx's cancellation: it serves
+// every waiting caller, not only this one, and is bounded by Options.SyncTimeout instead.
+func (w *writer) request(ctx context.Context) <-chan error {
+	done := make(chan error, 1)
+	w.mu.Lock()
+	w.want++
+	w.waiters = append(w.waiters, waiter{n: w.want, done: done})
+	start := !w.running
+	w.running = true
+	w.mu.Unlock()
+	if start {
+		go w.run(context.WithoutCancel(ctx))
+	}
+	return done
+}
+
+// run syncs until no request is waiting, then exits; the next request starts it again.
+func (w *writer) run(base context.Context) {
+	for {
+		w.mu.Lock()
+		if len(w.waiters) == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(base, w.m.opts.SyncTimeout)
+		err := w.sync(ctx)
+		cancel()
+
+		w.mu.Lock()
+		rest := w.waiters[:0]
+		for _, wt := range w.waiters {
+			if wt.n <= w.covered {
+				wt.done <- err
+			} else {
+				rest = append(rest, wt)
+			}
+		}
+		w.waiters = rest
+		w.mu.Unlock()
+	}
+}
+
+// snapshot records which requests the coming round covers and returns the claims it works
+// from. The order matters: the request number is read before the claims, so a request counted
+// as covered had set its claim already.
+func (w *writer) snapshot() (claims []Claim, prune bool) {
+	w.mu.Lock()
+	w.covered = w.want
+	w.mu.Unlock()
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	return w.m.snapshotLocked(), w.m.primed
+}
+
+// sync makes the list hold exactly the rules the current claims need, keeping every rule this
+// cluster does not own: read the list and its ETag, diff, write with If-Match. When another
+// writer got in between (412), it waits a jittered, growing delay, re-reads, recomputes from
+// the claims as they are by then, and tries again, up to Options.Attempts rounds.
+func (w *writer) sync(ctx context.Context) error {
+	logger := w.m.logger.WithValues("securityList", w.id)
+	for attempt := 1; ; attempt++ {
+		claims, prune := w.snapshot()
+		unreadable, err := w.m.knowSubnets(ctx, subnetsOf(claims, w.m.opts.Policy))
+		if err != nil {
+			return fmt.Errorf("security list %s: %w", w.id, err)
+		}
+		if len(unreadable) > 0 && prune {
+			// Rules that depend on these subnets cannot be computed, so a rule missing from the
+			// desired set may still be needed: add what is missing, remove nothing this round.
+			logger.Info("Some subnets named by Services cannot be read; not removing rules until they can",
+				"subnets", unreadable)
+			prune = false
+		}
+		w.m.mu.Lock()
+		desired, problems := Desired(claims, w.m.subnets, w.m.opts.Policy)
+		w.m.mu.Unlock()
+		if problems != nil {
+			logger.V(2).Info("Some subnets have no rules placed", "problems", problems.Error())
+		}
+
+		list, etag, err := w.m.vn.GetSecurityList(ctx, w.id)
+		if err != nil {
+			return fmt.Errorf("reading security list %s: %w", w.id, err)
+		}
+		u, err := Diff(observe(list, w.m.owner), desired[w.id], prune, w.m.opts.Limits)
+		if err != nil {
+			return err
+		}
+		if u.Empty() {
+			logger.V(4).Info("Security list is up to date", "ownedRules", len(u.After), "claims", len(claims))
+			return nil
+		}
+		logger.Info("Updating security list", "add", ruleStrings(u.Add), "remove", ruleStrings(u.Remove),
+			"ownedBefore", len(u.Before), "ownedAfter", len(u.After), "pruning", prune, "attempt", attempt)
+		logger.V(4).Info("Security list owned rules", "from", ruleStrings(u.Before), "to", ruleStrings(u.After))
+
+		ingress, egress := apply(list, u, w.m.owner)
+		_, _, err = w.m.vn.UpdateSecurityList(ctx, w.id, ingress, egress, etag)
+		switch {
+		case err == nil:
+			return nil
+		case !ociclient.IsPreconditionFailed(err):
+			return fmt.Errorf("updating security list %s: %w", w.id, err)
+		case attempt >= w.m.opts.Attempts:
+			return fmt.Errorf("updating security list %s: it kept changing under us for %d attempts: %w", w.id, attempt, err)
+		}
+		delay := w.m.backoff(attempt)
+		logger.V(2).Info("Security list changed since it was read; reading it again", "attempt", attempt, "delay", delay)
+		if err := sleep(ctx, delay); err != nil {
+			return fmt.Errorf("updating security list %s: %w", w.id, err)
+		}
+	}
+}
+
+// backoff returns the wait after the attempt-th 412: a random duration in [ceiling/2,
+// ceiling), where the ceiling doubles per attempt from BaseDelay up to MaxDelay. The jitter
+// keeps CCM replicas, or this CCM and a person's script, from retrying in lockstep.
+func (m *Manager) backoff(attempt int) time.Duration {
+	ceiling := m.opts.BaseDelay
+	for i := 1; i < attempt && ceiling < m.opts.MaxDelay; i++ {
+		ceiling *= 2
+	}
+	ceiling = min(ceiling, m.opts.MaxDelay)
+	if ceiling <= 1 {
+		return ceiling
+	}
+	half := ceiling / 2
+	return half + rand.N(ceiling-half)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// subnetsOf returns every subnet the claims' rules depend on, without duplicates.
+func subnetsOf(claims []Claim, p Policy) []string {
+	var ids []string
+	for _, c := range claims {
+		ids = union(ids, p.subnetsUsed(c))
+	}
+	return ids
+}
+
+func ruleStrings(rules []Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.String()
+	}
+	return out
+}
