@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The README lines between which the table is generated.
+const (
+	BeginMarker = "<!-- BEGIN GENERATED ANNOTATIONS: edit the doc comments in lb/annotations.go, then run go generate ./lb -->"
+	EndMarker   = "<!-- END GENERATED ANNOTATIONS -->"
+)
+
+// typeName is the Go type whose constants are documented.
+const typeName = "Annotation"
+
+// annotation is one documented constant.
+type annotation struct {
+	Const, Key, Description, Type, Default, Example string
+}
+
+// parseAnnotations reads the non-test Go files of dir and returns the Annotation constants in
+// source order (files by name).
+func parseAnnotations(dir string) ([]annotation, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			files = append(files, n)
+		}
+	}
+	sort.Strings(files)
+	fset := token.NewFileSet()
+	var out []annotation
+	var errs []error
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != typeName {
+					continue
+				}
+				for i, n := range vs.Names {
+					a, err := fromSpec(n.Name, vs, i)
+					if err != nil {
+						errs = append(errs, fmt.Errorf("%s: %w", fset.Position(n.Pos()), err))
+						continue
+					}
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no constants of type %s in %s", typeName, dir)
+	}
+	return out, nil
+}
+
+func fromSpec(name string, vs *ast.ValueSpec, i int) (annotation, error) {
+	a := annotation{Const: name}
+	if i >= len(vs.Values) {
+		return a, errors.New("constant has no value")
+	}
+	lit, ok := vs.Values[i].(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return a, errors.New("value is not a string literal")
+	}
+	key, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		return a, err
+	}
+	a.Key = key
+	if vs.Doc == nil {
+		return a, fmt.Errorf("%s has no doc comment", name)
+	}
+	var desc []string
+	fields := map[string]*string{"Type:": &a.Type, "Default:": &a.Default, "Example:": &a.Example}
+	for line := range strings.SplitSeq(vs.Doc.Text(), "\n") {
+		line = strings.TrimSpace(line)
+		matched := false
+		for prefix, dst := range fields {
+			if v, ok := strings.CutPrefix(line, prefix); ok {
+				*dst = strings.TrimSpace(v)
+				matched = true
+			}
+		}
+		if !matched && line != "" {
+			desc = append(desc, line)
+		}
+	}
+	var missing []string
+	for _, prefix := range []string{"Type:", "Default:", "Example:"} {
+		if *fields[prefix] == "" {
+			missing = append(missing, prefix)
+		}
+	}
+	if len(missing) > 0 {
+		return a, fmt.Errorf("doc comment of %s lacks %s", name, strings.Join(missing, ", "))
+	}
+	a.Description = sentenceWithoutName(strings.Join(desc, " "), name)
+	return a, nil
+}
+
+// sentenceWithoutName turns "AnnotationX makes …" into "Makes …".
+func sentenceWithoutName(s, name string) string {
+	rest, ok := strings.CutPrefix(s, name+" ")
+	if !ok {
+		return s
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	return string(unicode.ToUpper(r)) + rest[size:]
+}
+
+// renderTable renders the Markdown reference table.
+func renderTable(anns []annotation) string {
+	var b strings.Builder
+	b.WriteString("| Annotation | Type | Default | Example | Description |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, a := range anns {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` | %s |\n",
+			a.Key, cell(a.Type), cell(a.Default), strings.ReplaceAll(a.Example, "|", `\|`), cell(a.Description))
+	}
+	return b.String()
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// splice replaces what lies between the markers with table.
+func splice(doc, table string) (string, error) {
+	begin := strings.Index(doc, BeginMarker)
+	end := strings.Index(doc, EndMarker)
+	if begin < 0 || end < 0 || end < begin {
+		return "", fmt.Errorf("markers not found; the README needs the lines\n%s\n%s", BeginMarker, EndMarker)
+	}
+	head := doc[:begin+len(BeginMarker)]
+	return head + "\n\n" + table + "\n" + doc[end:], nil
+}

@@ -1,0 +1,53 @@
+// Command docgen renders the annotation reference in lb/README.md from the doc comments of the
+// lb.Annotation constants, so the documentation cannot drift from the code.
+//
+//	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir .)
+//	go run ./internal/docgen -check  # fail if lb/README.md is stale (make lint)
+//
+// Every constant of type Annotation needs a doc comment whose first paragraph describes it and
+// which carries "Type:", "Default:" and "Example:" lines. The table replaces what lies between
+// the BeginMarker and EndMarker lines of the README.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	dir := flag.String("dir", "lb", "directory of the package declaring the Annotation constants")
+	readme := flag.String("readme", "", "README to update (default <dir>/README.md)")
+	check := flag.Bool("check", false, "do not write; exit 1 if the README is stale")
+	flag.Parse()
+	if *readme == "" {
+		*readme = filepath.Join(*dir, "README.md")
+	}
+	if err := run(*dir, *readme, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, readme string, check bool) error {
+	anns, err := parseAnnotations(dir)
+	if err != nil {
+		return err
+	}
+	current, err := os.ReadFile(readme)
+	if err != nil {
+		return err
+	}
+	updated, err := splice(string(current), renderTable(anns))
+	if err != nil {
+		return fmt.Errorf("%s: %w", readme, err)
+	}
+	if updated == string(current) {
+		return nil
+	}
+	if check {
+		return fmt.Errorf("%s is stale: run `go generate ./lb`", readme)
+	}
+	return os.WriteFile(readme, []byte(updated), 0o644)
+}

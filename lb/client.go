@@ -1,0 +1,39 @@
+package lb
+
+import (
+	"context"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
+
+// Client is the part of the OCI Load Balancer API this package calls. *ociclient.LoadBalancerClient
+// satisfies it; tests may pass anything else that does.
+type Client interface {
+	GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error)
+	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
+	CreateLoadBalancer(ctx context.Context, details loadbalancer.CreateLoadBalancerDetails, retryToken string) (workRequestID string, err error)
+	UpdateLoadBalancer(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerDetails) (workRequestID string, err error)
+	UpdateLoadBalancerShape(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerShapeDetails) (workRequestID string, err error)
+	UpdateNetworkSecurityGroups(ctx context.Context, id string, nsgIDs []string) (workRequestID string, err error)
+	DeleteLoadBalancer(ctx context.Context, id string) (workRequestID string, err error)
+
+	CreateBackendSet(ctx context.Context, lbID string, details loadbalancer.CreateBackendSetDetails, retryToken string) (workRequestID string, err error)
+	UpdateBackendSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateBackendSetDetails) (workRequestID string, err error)
+	DeleteBackendSet(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	CreateListener(ctx context.Context, lbID string, details loadbalancer.CreateListenerDetails, retryToken string) (workRequestID string, err error)
+	UpdateListener(ctx context.Context, lbID, name string, details loadbalancer.UpdateListenerDetails) (workRequestID string, err error)
+	DeleteListener(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	CreateCertificate(ctx context.Context, lbID string, details loadbalancer.CreateCertificateDetails, retryToken string) (workRequestID string, err error)
+	DeleteCertificate(ctx context.Context, lbID, name string) (workRequestID string, err error)
+
+	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+}
+
+// PublicIPs is the part of the OCI Networking API this package calls, to check a reserved public
+// IP before creating a load balancer with it. *ociclient.VirtualNetworkClient satisfies it.
+type PublicIPs interface {
+	GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error)
+}

@@ -1,0 +1,280 @@
+package lb
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// Health-check and listener defaults, the same as the upstream CCM's.
+const (
+	// KubeProxyHealthPort is kube-proxy's node health endpoint (/healthz), probed for
+	// externalTrafficPolicy Cluster.
+	KubeProxyHealthPort = 10256
+	// HealthCheckPath is the path probed on the health-check port.
+	HealthCheckPath = "/healthz"
+
+	defaultHealthRetries     = 3
+	defaultHealthIntervalMs  = 10000
+	defaultHealthTimeoutMs   = 3000
+	defaultIdleTimeoutTCP    = 300
+	defaultIdleTimeoutHTTP   = 60
+	defaultPolicy            = "ROUND_ROBIN"
+	defaultGRPCCipherSuite   = "oci-default-http2-ssl-cipher-suite-v1"
+	maxNetworkSecurityGroups = 5
+)
+
+// The listener protocols of KindLoadBalancer.
+const (
+	ProtocolTCP  = "TCP"
+	ProtocolHTTP = "HTTP"
+	ProtocolGRPC = "GRPC"
+)
+
+// Manages reports whether oci-ccm is responsible for svc: a Service of type LoadBalancer without
+// spec.loadBalancerClass. A Service with any class belongs to another controller and must be
+// left alone, which the upstream service controller also assumes of the default provider.
+func Manages(svc *v1.Service) bool {
+	return svc != nil && svc.Spec.Type == v1.ServiceTypeLoadBalancer && svc.Spec.LoadBalancerClass == nil
+}
+
+// Desired computes the load balancer svc asks for, from the Service, the cluster's Nodes, the
+// configuration and the TLS Secrets. It is pure: it reads only its arguments, never changes
+// them, and returns every problem it finds in one *ValidationError.
+//
+// The returned Spec's Owner.Cluster is empty; the caller fills it in (Reconciler does).
+func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*Spec, error) {
+	if !Manages(svc) {
+		return nil, ErrNotManaged
+	}
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	p := &parser{ann: svc.Annotations}
+	d := &desiredBuilder{svc: svc, cfg: cfg, secrets: secrets, p: p}
+	spec := d.build(nodes)
+	if len(p.problems) > 0 {
+		return nil, &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: p.problems}
+	}
+	return spec, nil
+}
+
+// desiredBuilder carries what the parts of Desired share.
+type desiredBuilder struct {
+	svc     *v1.Service
+	cfg     *config.Config
+	secrets Secrets
+	p       *parser
+}
+
+func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
+	svc, p := d.svc, d.p
+	spec := &Spec{
+		Kind:          d.kind(),
+		Name:          NamerFor(d.cfg).Name(svc),
+		CompartmentID: d.cfg.CompartmentID,
+		Internal:      p.boolean(AnnotationInternal, false),
+		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates:  map[string]Certificate{},
+		AdoptID:       p.str(AnnotationAdoptLoadBalancerID, ""),
+	}
+	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
+		p.add(AnnotationAdoptLoadBalancerID.problemf(spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
+	}
+	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
+	spec.Shape, spec.Defaulted.Shape = p.shape()
+	spec.ReservedIP = d.reservedIP(spec.Internal)
+	spec.NetworkSecurityGroups = p.ocids(AnnotationNetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
+	spec.SourceCIDRs = d.sourceCIDRs()
+	spec.SecurityListMode = d.securityListMode()
+	spec.FreeformTags, spec.DefinedTags = d.tags()
+	spec.IPFamilies = d.ipFamilies()
+	spec.IPMode = d.ipMode()
+	d.serviceSpecChecks()
+
+	var selector labels.Selector
+	if v, ok := svc.Annotations[string(AnnotationNodeLabelSelector)]; ok {
+		sel, err := labels.Parse(v)
+		if err != nil {
+			p.add(AnnotationNodeLabelSelector.problemf(v, "a label selector such as \"pool=web,zone!=ad-3\" (%v)", err))
+		} else {
+			selector = sel
+		}
+	}
+	ips, excluded := backendNodes(nodes, selector)
+	spec.ExcludedNodes = excluded
+	d.portsAndListeners(spec, ips)
+	return spec
+}
+
+func (d *desiredBuilder) kind() Kind {
+	switch d.p.oneOf(AnnotationLoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)) {
+	case string(KindNetworkLoadBalancer):
+		d.p.add(AnnotationLoadBalancerType.problemf(d.p.ann[string(AnnotationLoadBalancerType)],
+			"lb (network load balancers are not supported by oci-ccm yet)"))
+		return KindNetworkLoadBalancer
+	}
+	return KindLoadBalancer
+}
+
+// subnets returns the subnets from the annotations, else the config. Internal load balancers use
+// only the first. The bool is true when they came from the config.
+func (d *desiredBuilder) subnets(internal bool) ([]string, bool) {
+	s1 := d.p.str(AnnotationSubnet1, "")
+	s2 := d.p.str(AnnotationSubnet2, "")
+	defaulted := s1 == "" && s2 == ""
+	if s1 == "" {
+		s1 = d.cfg.LoadBalancer.Subnet1
+	}
+	if s2 == "" {
+		s2 = d.cfg.LoadBalancer.Subnet2
+	}
+	var out []string
+	bad := false
+	for _, s := range []struct {
+		a Annotation
+		v string
+	}{{AnnotationSubnet1, s1}, {AnnotationSubnet2, s2}} {
+		if s.v == "" {
+			continue
+		}
+		if !strings.HasPrefix(s.v, "ocid1.subnet.") {
+			d.p.add(s.a.problemf(s.v, "a subnet OCID (ocid1.subnet.…)"))
+			bad = true
+			continue
+		}
+		if !slices.Contains(out, s.v) {
+			out = append(out, s.v)
+		}
+	}
+	if len(out) == 0 && !bad {
+		d.p.add(AnnotationSubnet1.problemf("", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
+	}
+	if internal && len(out) > 1 {
+		out = out[:1]
+	}
+	return out, defaulted
+}
+
+// reservedIP validates spec.loadBalancerIP. Whether the address is a reserved public IP that is
+// available is checked against OCI when the load balancer is created.
+func (d *desiredBuilder) reservedIP(internal bool) string {
+	v := strings.TrimSpace(d.svc.Spec.LoadBalancerIP)
+	if v == "" {
+		return ""
+	}
+	ip, err := netip.ParseAddr(v)
+	switch {
+	case err != nil || !ip.Is4():
+		d.p.add(&Problem{Field: "spec.loadBalancerIP", Value: v, Allowed: "an IPv4 address of a reserved public IP"})
+	case internal:
+		d.p.add(&Problem{Field: "spec.loadBalancerIP", Value: v,
+			Allowed: "empty for an internal load balancer (reserved public IPs apply to public load balancers only)"})
+	default:
+		return ip.String()
+	}
+	return ""
+}
+
+func (d *desiredBuilder) sourceCIDRs() []string {
+	if len(d.svc.Spec.LoadBalancerSourceRanges) > 0 {
+		return d.p.cidrs("spec.loadBalancerSourceRanges", d.svc.Spec.LoadBalancerSourceRanges)
+	}
+	if v, err := AnnotationSourceRanges.Strings(d.svc.Annotations); err == nil && len(v) > 0 {
+		return d.p.cidrs(string(AnnotationSourceRanges), v)
+	}
+	if len(d.cfg.LoadBalancer.DefaultSourceCIDRs) > 0 {
+		return d.p.cidrs("config loadBalancer.defaultSourceCIDRs", d.cfg.LoadBalancer.DefaultSourceCIDRs)
+	}
+	return []string{"0.0.0.0/0"}
+}
+
+func (d *desiredBuilder) securityListMode() config.SecurityListMode {
+	def := d.cfg.LoadBalancer.SecurityListManagementMode
+	if def == "" {
+		def = config.SecurityListModeAll
+	}
+	modes := []string{string(config.SecurityListModeAll), string(config.SecurityListModeFrontend),
+		string(config.SecurityListModeBackend), string(config.SecurityListModeNone)}
+	return config.SecurityListMode(d.p.oneOf(AnnotationSecurityListManagementMode, string(def), modes...))
+}
+
+// tags returns the tags a new load balancer gets: the annotation overrides, else the config's.
+func (d *desiredBuilder) tags() (map[string]string, map[string]map[string]any) {
+	freeform, ok := d.p.freeformTags(AnnotationInitialFreeformTags)
+	if !ok {
+		freeform = maps.Clone(d.cfg.LoadBalancer.Tags.FreeformTags)
+	}
+	defined, ok := d.p.definedTags(AnnotationInitialDefinedTags)
+	if !ok && d.cfg.LoadBalancer.Tags.DefinedTags != nil {
+		defined = make(map[string]map[string]any, len(d.cfg.LoadBalancer.Tags.DefinedTags))
+		for ns, kv := range d.cfg.LoadBalancer.Tags.DefinedTags {
+			defined[ns] = maps.Clone(kv)
+		}
+	}
+	return freeform, defined
+}
+
+func (d *desiredBuilder) ipFamilies() []v1.IPFamily {
+	fams := slices.Clone(d.svc.Spec.IPFamilies)
+	hasV4 := slices.Contains(fams, v1.IPv4Protocol)
+	requireDual := d.svc.Spec.IPFamilyPolicy != nil && *d.svc.Spec.IPFamilyPolicy == v1.IPFamilyPolicyRequireDualStack
+	if (len(fams) > 0 && !hasV4) || requireDual {
+		d.p.add(&Problem{Field: "spec.ipFamilies", Value: fmt.Sprint(fams),
+			Allowed: "IPv4 (IPv6 load balancers are not supported yet; PreferDualStack Services get IPv4)"})
+	}
+	return fams
+}
+
+func (d *desiredBuilder) ipMode() *v1.LoadBalancerIPMode {
+	v := d.p.oneOf(AnnotationIngressIPMode, "", string(v1.LoadBalancerIPModeVIP), string(v1.LoadBalancerIPModeProxy))
+	if v == "" {
+		return nil
+	}
+	m := v1.LoadBalancerIPMode(v)
+	return &m
+}
+
+// serviceSpecChecks refuses spec fields OCI load balancers cannot honour.
+func (d *desiredBuilder) serviceSpecChecks() {
+	if d.svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
+		d.p.add(&Problem{Field: "spec.sessionAffinity", Value: string(v1.ServiceAffinityClientIP),
+			Allowed: "None (OCI load balancers do not support ClientIP affinity; " +
+				string(AnnotationPolicy) + ": IP_HASH keeps a client on one node)"})
+	}
+	if len(d.svc.Spec.Ports) == 0 {
+		d.p.add(&Problem{Field: "spec.ports", Value: "[]", Allowed: "at least one port"})
+	}
+}
+
+// healthCheck returns the health checker every backend set shares: kube-proxy's /healthz for
+// externalTrafficPolicy Cluster, the Service's healthCheckNodePort for Local (so only nodes with
+// a ready endpoint receive traffic).
+func (d *desiredBuilder) healthCheck(backendTLS bool) HealthCheck {
+	hc := HealthCheck{
+		Protocol:       ProtocolHTTP,
+		Port:           KubeProxyHealthPort,
+		Path:           HealthCheckPath,
+		ReturnCode:     http.StatusOK,
+		Retries:        d.p.intRange(AnnotationHealthCheckRetries, defaultHealthRetries, 1, 10, ""),
+		IntervalMillis: d.p.intRange(AnnotationHealthCheckInterval, defaultHealthIntervalMs, 1000, 1800000, " milliseconds"),
+		TimeoutMillis:  d.p.intRange(AnnotationHealthCheckTimeout, defaultHealthTimeoutMs, 1, 600000, " milliseconds"),
+		ForcePlainText: backendTLS,
+	}
+	if d.svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal {
+		if d.svc.Spec.HealthCheckNodePort == 0 {
+			d.p.add(&Problem{Field: "spec.healthCheckNodePort", Value: "0",
+				Allowed: "a port allocated by the API server (externalTrafficPolicy Local needs one)"})
+		}
+		hc.Port = int(d.svc.Spec.HealthCheckNodePort)
+	}
+	return hc
+}

@@ -1,0 +1,437 @@
+package lb
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+func TestDesiredBuildsUpstreamCompatibleSpecForPlainTCPService(t *testing.T) {
+	got := mustDesired(t, testService(), nodes(2, 1), nil)
+	hc := HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
+	want := &Spec{
+		Kind:          KindLoadBalancer,
+		Name:          "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33",
+		CompartmentID: testCompartment,
+		Subnets:       []string{testSubnet1, testSubnet2},
+		Shape:         Shape{Name: "flexible", MinMbps: 10, MaxMbps: 100},
+		Listeners: map[string]Listener{
+			"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IdleTimeoutSeconds: 300},
+		},
+		BackendSets: map[string]BackendSet{
+			"TCP-80": {Name: "TCP-80", Policy: "ROUND_ROBIN", HealthCheck: hc,
+				Backends: []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}},
+		},
+		Certificates:     map[string]Certificate{},
+		Owner:            Owner{Cluster: testCluster, Service: "default/web", UID: "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"},
+		Defaulted:        Defaulted{Subnets: true, Shape: true},
+		Ports:            []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 10256}},
+		SourceCIDRs:      []string{"0.0.0.0/0"},
+		SecurityListMode: config.SecurityListModeAll,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Desired (-want +got):\n%s", diff)
+	}
+}
+
+func TestDesiredHealthCheck(t *testing.T) {
+	local := func(s *v1.Service) {
+		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
+		s.Spec.HealthCheckNodePort = 31999
+	}
+	tests := []struct {
+		name string
+		svc  *v1.Service
+		want HealthCheck
+	}{
+		{"cluster traffic policy probes kube-proxy", testService(),
+			HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
+		{"local traffic policy probes the health-check node port", testService(local),
+			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
+		{"annotations override retries, interval and timeout", testService(local,
+			withAnnotation(AnnotationHealthCheckRetries, "5"),
+			withAnnotation(AnnotationHealthCheckInterval, "5000"),
+			withAnnotation(AnnotationHealthCheckTimeout, "2000")),
+			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 5000, TimeoutMillis: 2000}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustDesired(t, tc.svc, nodes(1), nil)
+			if diff := cmp.Diff(tc.want, got.BackendSets["TCP-80"].HealthCheck); diff != "" {
+				t.Errorf("health check (-want +got):\n%s", diff)
+			}
+			if got.Ports[0].HealthCheck != tc.want.Port {
+				t.Errorf("Ports[0].HealthCheck = %d, want %d", got.Ports[0].HealthCheck, tc.want.Port)
+			}
+		})
+	}
+}
+
+func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
+	tests := []struct {
+		name   string
+		svc    *v1.Service
+		fields []string
+	}{
+		{"internal not a bool", testService(withAnnotation(AnnotationInternal, "yes")), []string{string(AnnotationInternal)}},
+		{"unknown shape", testService(withAnnotation(AnnotationShape, "huge")), []string{string(AnnotationShape)}},
+		{"flex max below min", testService(withAnnotation(AnnotationShapeFlexMin, "200"), withAnnotation(AnnotationShapeFlexMax, "100")),
+			[]string{string(AnnotationShapeFlexMax)}},
+		{"flex bandwidth out of range", testService(withAnnotation(AnnotationShapeFlexMax, "9000")), []string{string(AnnotationShapeFlexMax)}},
+		{"flex bandwidth with a fixed shape", testService(withAnnotation(AnnotationShape, "100Mbps"), withAnnotation(AnnotationShapeFlexMin, "10")),
+			[]string{string(AnnotationShapeFlexMin)}},
+		{"subnet not an OCID", testService(withAnnotation(AnnotationSubnet1, "subnet-a")), []string{string(AnnotationSubnet1)}},
+		{"ssl port not a port of the Service", testService(withAnnotation(AnnotationSSLPorts, "443"), withAnnotation(AnnotationTLSSecret, "web-tls")),
+			[]string{string(AnnotationSSLPorts)}},
+		{"ssl ports without a secret", testService(withAnnotation(AnnotationSSLPorts, "80")), []string{string(AnnotationSSLPorts)}},
+		{"tls secret missing", testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "absent")),
+			[]string{string(AnnotationTLSSecret)}},
+		{"unknown backend protocol", testService(withAnnotation(AnnotationBackendProtocol, "UDP")), []string{string(AnnotationBackendProtocol)}},
+		{"GRPC without TLS", testService(withAnnotation(AnnotationBackendProtocol, "GRPC")), []string{string(AnnotationBackendProtocol)}},
+		{"retries not a number", testService(withAnnotation(AnnotationHealthCheckRetries, "three")), []string{string(AnnotationHealthCheckRetries)}},
+		{"interval too short", testService(withAnnotation(AnnotationHealthCheckInterval, "10")), []string{string(AnnotationHealthCheckInterval)}},
+		{"timeout zero", testService(withAnnotation(AnnotationHealthCheckTimeout, "0")), []string{string(AnnotationHealthCheckTimeout)}},
+		{"idle timeout too long", testService(withAnnotation(AnnotationConnectionIdleTimeout, "9000")), []string{string(AnnotationConnectionIdleTimeout)}},
+		{"proxy protocol 3", testService(withAnnotation(AnnotationProxyProtocolVersion, "3")), []string{string(AnnotationProxyProtocolVersion)}},
+		{"proxy protocol with HTTP", testService(withAnnotation(AnnotationProxyProtocolVersion, "2"), withAnnotation(AnnotationBackendProtocol, "HTTP")),
+			[]string{string(AnnotationProxyProtocolVersion)}},
+		{"unknown security list mode", testService(withAnnotation(AnnotationSecurityListManagementMode, "Some")),
+			[]string{string(AnnotationSecurityListManagementMode)}},
+		{"unknown policy", testService(withAnnotation(AnnotationPolicy, "RANDOM")), []string{string(AnnotationPolicy)}},
+		{"NSG not an OCID", testService(withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.subnet.oc1..x")), []string{string(AnnotationNetworkSecurityGroups)}},
+		{"six NSGs", testService(withAnnotation(AnnotationNetworkSecurityGroups,
+			"ocid1.networksecuritygroup.a,ocid1.networksecuritygroup.b,ocid1.networksecuritygroup.c,ocid1.networksecuritygroup.d,ocid1.networksecuritygroup.e,ocid1.networksecuritygroup.f")),
+			[]string{string(AnnotationNetworkSecurityGroups)}},
+		{"freeform tags not JSON", testService(withAnnotation(AnnotationInitialFreeformTags, "team=web")), []string{string(AnnotationInitialFreeformTags)}},
+		{"defined tags not nested", testService(withAnnotation(AnnotationInitialDefinedTags, `{"a":"b"}`)), []string{string(AnnotationInitialDefinedTags)}},
+		{"bad node selector", testService(withAnnotation(AnnotationNodeLabelSelector, "a in (")), []string{string(AnnotationNodeLabelSelector)}},
+		{"nlb not supported yet", testService(withAnnotation(AnnotationLoadBalancerType, "nlb")), []string{string(AnnotationLoadBalancerType)}},
+		{"listener ssl config unknown field", testService(withAnnotation(AnnotationListenerSSLConfig, `{"Cipher":"x"}`)), []string{string(AnnotationListenerSSLConfig)}},
+		{"backend ssl config bad protocol", testService(withAnnotation(AnnotationBackendSetSSLConfig, `{"Protocols":["SSLv3"]}`)), []string{string(AnnotationBackendSetSSLConfig)}},
+		{"bad source range annotation", testService(withAnnotation(AnnotationSourceRanges, "10.0.0.0/33")), []string{string(AnnotationSourceRanges)}},
+		{"bad ip mode", testService(withAnnotation(AnnotationIngressIPMode, "Direct")), []string{string(AnnotationIngressIPMode)}},
+		{"adopt id not a load balancer", testService(withAnnotation(AnnotationAdoptLoadBalancerID, "ocid1.subnet.x")), []string{string(AnnotationAdoptLoadBalancerID)}},
+		{"session affinity ClientIP", testService(func(s *v1.Service) { s.Spec.SessionAffinity = v1.ServiceAffinityClientIP }),
+			[]string{"spec.sessionAffinity"}},
+		{"IPv6 only", testService(func(s *v1.Service) { s.Spec.IPFamilies = []v1.IPFamily{v1.IPv6Protocol} }), []string{"spec.ipFamilies"}},
+		{"loadBalancerIP not an address", testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "my-ip" }), []string{"spec.loadBalancerIP"}},
+		{"loadBalancerIP on internal", testService(withAnnotation(AnnotationInternal, "true"), func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
+			[]string{"spec.loadBalancerIP"}},
+		{"bad source range in spec", testService(func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"nope"} }),
+			[]string{"spec.loadBalancerSourceRanges"}},
+		{"UDP port", testService(withPorts(v1.ServicePort{Protocol: v1.ProtocolUDP, Port: 53, NodePort: 30053})), []string{"spec.ports[0].protocol"}},
+		{"no node port", testService(withPorts(tcpPort("http", 80, 0))), []string{"spec.ports[0].nodePort"}},
+		{"local traffic without health-check port", testService(func(s *v1.Service) { s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal }),
+			[]string{"spec.healthCheckNodePort"}},
+		{"every problem at once", testService(
+			withAnnotation(AnnotationInternal, "maybe"),
+			withAnnotation(AnnotationShape, "tiny"),
+			withAnnotation(AnnotationPolicy, "RANDOM"),
+			func(s *v1.Service) { s.Spec.SessionAffinity = v1.ServiceAffinityClientIP }),
+			[]string{string(AnnotationInternal), string(AnnotationShape), "spec.sessionAffinity", string(AnnotationPolicy)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Desired(tc.svc, nodes(1), testConfig(), SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("Desired error = %v, want a *ValidationError", err)
+			}
+			var fields []string
+			for _, p := range verr.Problems {
+				fields = append(fields, p.Field)
+				if p.Allowed == "" {
+					t.Errorf("problem %q says nothing about what is allowed", p.Field)
+				}
+			}
+			if diff := cmp.Diff(tc.fields, fields); diff != "" {
+				t.Errorf("problem fields (-want +got):\n%s\nerror: %v", diff, err)
+			}
+			var p *Problem
+			if !errors.As(err, &p) {
+				t.Errorf("errors.As(err, *Problem) failed for %v", err)
+			}
+		})
+	}
+}
+
+func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
+	_, err := Desired(testService(withAnnotation(AnnotationPolicy, "RANDOM")), nil, testConfig(), nil)
+	want := `service default/web: 1 invalid setting(s); oci.oraclecloud.com/loadbalancer-policy: invalid value "RANDOM": one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+}
+
+func TestDesiredWithNoBackendsIsValid(t *testing.T) {
+	ns := []*v1.Node{
+		testNode(1, notReady),
+		testNode(2, labelled(v1.LabelNodeExcludeBalancers, "")),
+		testNode(3, labelled("pool", "batch")),
+		testNode(4, func(n *v1.Node) { n.Status.Addresses = nil }),
+		testNode(5, func(n *v1.Node) { n.DeletionTimestamp = &metav1.Time{} }),
+		testNode(6, func(n *v1.Node) { n.Status.Conditions = nil }),
+		nil,
+	}
+	svc := testService(withAnnotation(AnnotationNodeLabelSelector, "pool=web"))
+	got := mustDesired(t, svc, ns, nil)
+	if bs := got.BackendSets["TCP-80"]; len(bs.Backends) != 0 {
+		t.Errorf("backends = %v, want none", bs.Backends)
+	}
+	want := []NodeExclusion{
+		{"node-1", ReasonNotReady}, {"node-2", ReasonExcludeLabel}, {"node-3", ReasonNotSelected},
+		{"node-4", ReasonNoInternalIP}, {"node-5", ReasonDeleting}, {"node-6", ReasonNotReady},
+	}
+	if diff := cmp.Diff(want, got.ExcludedNodes); diff != "" {
+		t.Errorf("excluded nodes (-want +got):\n%s", diff)
+	}
+	if _, ok := got.Listeners["TCP-80"]; !ok {
+		t.Errorf("listener TCP-80 missing: a Service with no backends keeps its listeners")
+	}
+}
+
+func TestDesiredBackendsAreReadySelectedNodesByInternalIP(t *testing.T) {
+	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch")), testNode(5, notReady)}
+	got := mustDesired(t, testService(withAnnotation(AnnotationNodeLabelSelector, "pool in (web)")), ns, nil)
+	want := []Backend{{IP: "10.0.0.3", Port: 30080}, {IP: "10.0.0.12", Port: 30080}}
+	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {
+		t.Errorf("backends (-want +got):\n%s", diff)
+	}
+}
+
+// The nginx SSL example: 80 and 443 both target container port 80.
+func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *testing.T) {
+	p80, p443 := tcpPort("http", 80, 30080), tcpPort("https", 443, 30443)
+	p80.TargetPort, p443.TargetPort = intstrFromInt(80), intstrFromInt(80)
+	svc := testService(withPorts(p80, p443),
+		withAnnotation(AnnotationSSLPorts, "443"),
+		withAnnotation(AnnotationTLSSecret, "web-tls"))
+	secrets := SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}
+	got := mustDesired(t, svc, nodes(1), secrets)
+
+	cert := CertificateName("web-tls", Certificate{PublicCertificate: testTLS("v1").Certificate, PrivateKey: testTLS("v1").Key})
+	wantListeners := map[string]Listener{
+		"TCP-80":  {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IdleTimeoutSeconds: 300},
+		"TCP-443": {Name: "TCP-443", Protocol: "TCP", Port: 443, BackendSet: "TCP-443", IdleTimeoutSeconds: 300, TLS: &TLS{Certificate: cert}},
+	}
+	if diff := cmp.Diff(wantListeners, got.Listeners); diff != "" {
+		t.Errorf("listeners (-want +got):\n%s", diff)
+	}
+	var backendPorts []int
+	for _, name := range sortedKeys(got.BackendSets) {
+		backendPorts = append(backendPorts, got.BackendSets[name].Backends[0].Port)
+	}
+	if diff := cmp.Diff([]int{30443, 30080}, backendPorts); diff != "" {
+		t.Errorf("backend ports of TCP-443, TCP-80 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{30080, 30443}, got.NodePorts()); diff != "" {
+		t.Errorf("NodePorts (-want +got):\n%s", diff)
+	}
+	if _, ok := got.Certificates[cert]; !ok || len(got.Certificates) != 1 {
+		t.Errorf("certificates = %v, want only %s", sortedKeys(got.Certificates), cert)
+	}
+}
+
+func TestDesiredCertificateNameChangesWithSecretContent(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "certs/web-tls"))
+	ref := SecretRef{Namespace: "certs", Name: "web-tls"}
+	v1spec := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v1")})
+	again := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v1")})
+	v2spec := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v2")})
+	c1, c1again, c2 := v1spec.Listeners["TCP-80"].TLS.Certificate, again.Listeners["TCP-80"].TLS.Certificate, v2spec.Listeners["TCP-80"].TLS.Certificate
+	if c1 != c1again {
+		t.Errorf("same Secret gave names %q and %q", c1, c1again)
+	}
+	if c1 == c2 {
+		t.Errorf("changed Secret kept name %q", c1)
+	}
+	if len(c1) != len("web-tls-")+12 || c1[:8] != "web-tls-" {
+		t.Errorf("certificate name %q, want web-tls-<12 hex>", c1)
+	}
+}
+
+func TestDesiredGRPCWithTLSDefaultsToHTTP2CipherSuite(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationBackendProtocol, "grpc"), withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "web-tls"))
+	got := mustDesired(t, svc, nil, SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+	l := got.Listeners["GRPC-80"]
+	if l.TLS == nil || l.TLS.CipherSuite != "oci-default-http2-ssl-cipher-suite-v1" || l.IdleTimeoutSeconds != 60 {
+		t.Errorf("GRPC listener = %+v (TLS %+v), want HTTP/2 cipher suite and 60 s idle timeout", l, l.TLS)
+	}
+}
+
+func TestDesiredBackendSetTLSForcesPlainTextHealthChecks(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSBackendSetSecret, "backend-ca"),
+		withAnnotation(AnnotationBackendSetSSLConfig, `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.3","TLSv1.2"]}`))
+	got := mustDesired(t, svc, nil, SecretMap{{Namespace: "default", Name: "backend-ca"}: {CA: "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----"}})
+	bs := got.BackendSets["TCP-80"]
+	if bs.TLS == nil || !bs.HealthCheck.ForcePlainText {
+		t.Fatalf("backend set = %+v, want TLS and plain-text health checks", bs)
+	}
+	if diff := cmp.Diff(&TLS{Certificate: bs.TLS.Certificate, CipherSuite: "oci-default-ssl-cipher-suite-v1", Protocols: []string{"TLSv1.2", "TLSv1.3"}}, bs.TLS); diff != "" {
+		t.Errorf("backend TLS (-want +got):\n%s", diff)
+	}
+	if got.Listeners["TCP-80"].TLS != nil {
+		t.Errorf("listener has TLS without tls-secret")
+	}
+}
+
+func TestDesiredSourceRangesPrecedence(t *testing.T) {
+	cfgDefault := testConfig()
+	cfgDefault.LoadBalancer.DefaultSourceCIDRs = []string{"10.0.0.0/8"}
+	tests := []struct {
+		name string
+		svc  *v1.Service
+		cfg  *config.Config
+		want []string
+	}{
+		{"open to the world by default", testService(), testConfig(), []string{"0.0.0.0/0"}},
+		{"config default", testService(), cfgDefault, []string{"10.0.0.0/8"}},
+		{"annotation beats config", testService(withAnnotation(AnnotationSourceRanges, "192.0.2.7/24, 198.51.100.1/32")), cfgDefault,
+			[]string{"192.0.2.0/24", "198.51.100.1/32"}},
+		{"spec beats annotation", testService(withAnnotation(AnnotationSourceRanges, "192.0.2.0/24"),
+			func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"203.0.113.0/24"} }), cfgDefault, []string{"203.0.113.0/24"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Desired(tc.svc, nil, tc.cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.SourceCIDRs); diff != "" {
+				t.Errorf("SourceCIDRs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
+	cfg := testConfig()
+	cfg.LoadBalancer.SecurityListManagementMode = config.SecurityListModeFrontend
+	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
+	cfg.LoadBalancer.Naming = config.Naming{Scheme: config.NamingName, Prefix: "k8s"}
+
+	got, err := Desired(testService(), nil, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SecurityListMode != config.SecurityListModeFrontend || got.Name != "k8s-default-web" ||
+		!cmp.Equal(got.FreeformTags, map[string]string{"env": "prod"}) {
+		t.Errorf("from config: mode %s, name %q, tags %v", got.SecurityListMode, got.Name, got.FreeformTags)
+	}
+
+	svc := testService(
+		withAnnotation(AnnotationSecurityListManagementMode, "none"),
+		withAnnotation(AnnotationInitialFreeformTags, `{"team":"web"}`),
+		withAnnotation(AnnotationInternal, "true"),
+		withAnnotation(AnnotationSubnet1, testSubnet2),
+		withAnnotation(AnnotationShape, "flexible"),
+		withAnnotation(AnnotationShapeFlexMin, "50Mbps"),
+		withAnnotation(AnnotationShapeFlexMax, "400"),
+		withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.b, ocid1.networksecuritygroup.a"),
+		withAnnotation(AnnotationIngressIPMode, "proxy"),
+		withAnnotation(AnnotationPolicy, "ip_hash"),
+		withAnnotation(AnnotationConnectionIdleTimeout, "600"),
+		withAnnotation(AnnotationProxyProtocolVersion, "2"),
+	)
+	got, err = Desired(svc, nil, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := v1.LoadBalancerIPModeProxy
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"mode", got.SecurityListMode, config.SecurityListModeNone},
+		{"tags", got.FreeformTags, map[string]string{"team": "web"}},
+		{"internal", got.Internal, true},
+		{"subnets (internal uses one)", got.Subnets, []string{testSubnet2}},
+		{"subnets defaulted", got.Defaulted, Defaulted{}},
+		{"shape", got.Shape, Shape{Name: "flexible", MinMbps: 50, MaxMbps: 400}},
+		{"NSGs sorted", got.NetworkSecurityGroups, []string{"ocid1.networksecuritygroup.a", "ocid1.networksecuritygroup.b"}},
+		{"ip mode", got.IPMode, &proxy},
+		{"policy", got.BackendSets["TCP-80"].Policy, "IP_HASH"},
+		{"idle timeout", got.Listeners["TCP-80"].IdleTimeoutSeconds, int64(600)},
+		{"proxy protocol", got.Listeners["TCP-80"].ProxyProtocolVersion, 2},
+	}
+	for _, c := range checks {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.what, diff)
+		}
+	}
+}
+
+func TestDesiredNeverChangesItsInputs(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "web-tls"),
+		withAnnotation(AnnotationNodeLabelSelector, "pool=web"))
+	ns := []*v1.Node{testNode(2), testNode(1, notReady)}
+	cfg := testConfig()
+	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
+	svcBefore, nodesBefore, cfgBefore := svc.DeepCopy(), []*v1.Node{ns[0].DeepCopy(), ns[1].DeepCopy()}, *cfg
+
+	spec, err := Desired(svc, ns, cfg, SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.FreeformTags["mutated"] = "yes" // the Spec must not alias the config
+	if diff := cmp.Diff(svcBefore, svc); diff != "" {
+		t.Errorf("Service changed (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(nodesBefore, ns); diff != "" {
+		t.Errorf("Nodes changed (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(cfgBefore, *cfg); diff != "" {
+		t.Errorf("config changed (-before +after):\n%s", diff)
+	}
+}
+
+func TestManagesIgnoresOtherLoadBalancerClassesAndTypes(t *testing.T) {
+	other := "example.com/other"
+	tests := []struct {
+		name string
+		svc  *v1.Service
+		want bool
+	}{
+		{"type LoadBalancer without class", testService(), true},
+		{"with a load balancer class", testService(func(s *v1.Service) { s.Spec.LoadBalancerClass = &other }), false},
+		{"type ClusterIP", testService(func(s *v1.Service) { s.Spec.Type = v1.ServiceTypeClusterIP }), false},
+		{"nil", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Manages(tc.svc); got != tc.want {
+				t.Errorf("Manages = %v, want %v", got, tc.want)
+			}
+			if !tc.want && tc.svc != nil {
+				if _, err := Desired(tc.svc, nil, testConfig(), nil); !errors.Is(err, ErrNotManaged) {
+					t.Errorf("Desired error = %v, want ErrNotManaged", err)
+				}
+			}
+		})
+	}
+}
+
+func TestRequiredSecretsListsEachReferencedSecretOnce(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationTLSSecret, "web-tls"), withAnnotation(AnnotationTLSBackendSetSecret, "default/web-tls"))
+	if diff := cmp.Diff([]SecretRef{{Namespace: "default", Name: "web-tls"}}, RequiredSecrets(svc)); diff != "" {
+		t.Errorf("RequiredSecrets (-want +got):\n%s", diff)
+	}
+	svc = testService(withAnnotation(AnnotationTLSSecret, "certs/a"), withAnnotation(AnnotationTLSBackendSetSecret, "b"))
+	got := RequiredSecrets(svc)
+	if !slices.Equal(got, []SecretRef{{Namespace: "certs", Name: "a"}, {Namespace: "default", Name: "b"}}) {
+		t.Errorf("RequiredSecrets = %v", got)
+	}
+}
+
+func TestTLSSecretFromDataReadsKubernetesKeys(t *testing.T) {
+	s := TLSSecretFromData(map[string][]byte{"tls.crt": []byte("C"), "tls.key": []byte("K"), "ca.crt": []byte("A")})
+	if s.Certificate != "C" || s.Key.Reveal() != "K" || s.CA != "A" {
+		t.Errorf("TLSSecretFromData = %+v", s)
+	}
+}

@@ -1,0 +1,219 @@
+package lb
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// compareOptions make equal what OCI treats as equal: nil and empty, slice order of backends,
+// NSGs and TLS versions.
+var compareOptions = cmp.Options{
+	cmpopts.EquateEmpty(),
+	cmpopts.SortSlices(func(a, b Backend) bool {
+		if a.IP != b.IP {
+			return compareIPs(a.IP, b.IP) < 0
+		}
+		return a.Port < b.Port
+	}),
+	cmpopts.SortSlices(func(a, b string) bool { return a < b }),
+}
+
+// Diff computes the plan that turns observed into desired. observed is nil when no load balancer
+// exists yet; the plan then creates it in one call. A change OCI cannot make in place (subnets,
+// internal/public, reserved IP, kind, flexible→fixed shape) returns an *ImmutableError and no
+// plan. An observed load balancer that already matches yields an empty plan.
+//
+// Diff is pure. Fields marked Defaulted in desired take the observed value, so a changed default
+// never touches existing load balancers.
+func Diff(observed, desired *Spec) (*Plan, error) {
+	if desired == nil {
+		return nil, errors.New("lb: Diff needs a desired Spec")
+	}
+	target := desired.Clone()
+	if observed == nil {
+		target.ID = ""
+		return &Plan{
+			Name:    target.Name,
+			Changes: []Change{{Action: ActionCreateLoadBalancer, Name: target.Name, After: target}},
+			Target:  target,
+		}, nil
+	}
+	target.ID = observed.ID
+	if target.Defaulted.Subnets && len(observed.Subnets) > 0 {
+		target.Subnets = slices.Clone(observed.Subnets)
+	}
+	if target.Defaulted.Shape && observed.Shape.Name != "" {
+		target.Shape = observed.Shape
+	}
+	if err := immutable(observed, target); err != nil {
+		return nil, err
+	}
+
+	var changes []Change
+	add := func(a Action, name string, before, after any) {
+		changes = append(changes, Change{Action: a, Name: name, Before: before, After: after})
+	}
+	if tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner); changed || observed.Name != target.Name {
+		add(ActionUpdateLoadBalancer, target.Name,
+			Settings{Name: observed.Name, FreeformTags: observed.FreeformTags},
+			Settings{Name: target.Name, FreeformTags: tags})
+	}
+	if observed.Shape != target.Shape {
+		add(ActionUpdateShape, target.Name, observed.Shape, target.Shape)
+	}
+	if !cmp.Equal(observed.NetworkSecurityGroups, target.NetworkSecurityGroups, compareOptions) {
+		add(ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
+	}
+
+	for _, name := range sortedKeys(target.Certificates) {
+		if _, ok := observed.Certificates[name]; !ok {
+			add(ActionCreateCertificate, name, nil, target.Certificates[name])
+		}
+	}
+	for _, name := range sortedKeys(observed.Certificates) {
+		if _, ok := target.Certificates[name]; !ok {
+			add(ActionDeleteCertificate, name, observed.Certificates[name], nil)
+		}
+	}
+	for _, name := range sortedKeys(target.BackendSets) {
+		d := target.BackendSets[name]
+		o, ok := observed.BackendSets[name]
+		switch {
+		case !ok:
+			add(ActionCreateBackendSet, name, nil, d)
+		case !equalBackendSet(o, d):
+			add(ActionUpdateBackendSet, name, o, d)
+		}
+	}
+	for _, name := range sortedKeys(observed.BackendSets) {
+		if _, ok := target.BackendSets[name]; !ok {
+			add(ActionDeleteBackendSet, name, observed.BackendSets[name], nil)
+		}
+	}
+	for _, name := range sortedKeys(target.Listeners) {
+		d := target.Listeners[name]
+		o, ok := observed.Listeners[name]
+		switch {
+		case !ok:
+			add(ActionCreateListener, name, nil, d)
+		case !equalListener(o, d):
+			add(ActionUpdateListener, name, o, d)
+		}
+	}
+	for _, name := range sortedKeys(observed.Listeners) {
+		if _, ok := target.Listeners[name]; !ok {
+			add(ActionDeleteListener, name, observed.Listeners[name], nil)
+		}
+	}
+
+	ordered, err := order(changes, observed)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{LoadBalancerID: observed.ID, Name: observed.Name, Changes: ordered, Target: target}, nil
+}
+
+// DeletePlan is the plan that deletes the observed load balancer.
+func DeletePlan(observed *Spec) *Plan {
+	return &Plan{
+		LoadBalancerID: observed.ID,
+		Name:           observed.Name,
+		Changes:        []Change{{Action: ActionDeleteLoadBalancer, Name: observed.Name, Before: observed}},
+	}
+}
+
+// immutable reports the differences OCI cannot apply to an existing load balancer.
+func immutable(observed, target *Spec) error {
+	var cs []ImmutableChange
+	const recreate = "delete and recreate the Service to get a new load balancer"
+	if observed.Kind != "" && observed.Kind != target.Kind {
+		cs = append(cs, ImmutableChange{Field: "load balancer type", Observed: string(observed.Kind), Desired: string(target.Kind), Hint: recreate})
+	}
+	if observed.Internal != target.Internal {
+		cs = append(cs, ImmutableChange{Field: "internal", Observed: fmt.Sprint(observed.Internal), Desired: fmt.Sprint(target.Internal), Hint: recreate})
+	}
+	if !cmp.Equal(observed.Subnets, target.Subnets, compareOptions) {
+		cs = append(cs, ImmutableChange{Field: "subnets", Observed: strings.Join(observed.Subnets, ","), Desired: strings.Join(target.Subnets, ","),
+			Hint: "OCI cannot move a load balancer; restore the subnet annotations or recreate the Service"})
+	}
+	if target.ReservedIP != "" && target.ReservedIP != observed.ReservedIP {
+		was := observed.ReservedIP
+		if was == "" {
+			was = "an ephemeral IP"
+		}
+		cs = append(cs, ImmutableChange{Field: "reserved IP (spec.loadBalancerIP)", Observed: was, Desired: target.ReservedIP, Hint: recreate})
+	}
+	if observed.Shape.IsFlexible() && !target.Shape.IsFlexible() {
+		cs = append(cs, ImmutableChange{Field: "shape", Observed: observed.Shape.String(), Desired: target.Shape.String(),
+			Hint: "OCI cannot turn a flexible shape back into a fixed one; use " + string(AnnotationShapeFlexMin) + "/-max"})
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	return &ImmutableError{LoadBalancerID: observed.ID, Changes: cs}
+}
+
+// String returns e.g. "flexible 10–100 Mbps" or "100Mbps".
+func (s Shape) String() string {
+	if s.IsFlexible() {
+		return fmt.Sprintf("%s %d–%d Mbps", s.Name, s.MinMbps, s.MaxMbps)
+	}
+	return s.Name
+}
+
+// equalListener compares after normalising what OCI fills in when the Service leaves it open.
+func equalListener(observed, desired Listener) bool {
+	o := observed
+	if o.IdleTimeoutSeconds == 0 {
+		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
+	}
+	o.TLS = normaliseTLS(o.TLS, desired.TLS)
+	return cmp.Equal(o, desired, compareOptions)
+}
+
+// equalBackendSet compares after normalising what OCI fills in.
+func equalBackendSet(observed, desired BackendSet) bool {
+	o := observed
+	o.Policy = strings.ToUpper(o.Policy)
+	o.TLS = normaliseTLS(o.TLS, desired.TLS)
+	if o.HealthCheck.Protocol == ProtocolTCP && desired.HealthCheck.Protocol == ProtocolTCP {
+		o.HealthCheck.Path, o.HealthCheck.ReturnCode = desired.HealthCheck.Path, desired.HealthCheck.ReturnCode
+	}
+	return cmp.Equal(o, desired, compareOptions)
+}
+
+// normaliseTLS drops observed cipher suite and versions when the desired side leaves them to OCI.
+func normaliseTLS(observed, desired *TLS) *TLS {
+	if observed == nil || desired == nil {
+		return observed
+	}
+	o := observed.clone()
+	if desired.CipherSuite == "" {
+		o.CipherSuite = ""
+	}
+	if len(desired.Protocols) == 0 {
+		o.Protocols = nil
+	}
+	return o
+}
+
+func defaultIdleTimeout(protocol string) int64 {
+	if protocol == ProtocolTCP {
+		return defaultIdleTimeoutTCP
+	}
+	return defaultIdleTimeoutHTTP
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

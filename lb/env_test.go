@@ -1,0 +1,191 @@
+package lb_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// ctx carries a logger that discards, so plans applied by tests and benchmarks do not flood the
+// output; failures print the plans they are about.
+var ctx = klog.NewContext(context.Background(), logr.Discard())
+
+// The ociclient types satisfy the interfaces lb declares for what it calls.
+var (
+	_ lb.Client    = (*ociclient.LoadBalancerClient)(nil)
+	_ lb.PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
+	_ lb.Lister    = (*ociclient.LoadBalancerClient)(nil)
+)
+
+const (
+	subnet1     = "ocid1.subnet.oc1.phx.lbsubnet1"
+	subnet2     = "ocid1.subnet.oc1.phx.lbsubnet2"
+	clusterName = "prod"
+)
+
+// env is an in-memory OCI, the real ociclient over it, and a Reconciler.
+type env struct {
+	srv *ocitest.Server
+	oci *ociclient.Client
+	cfg *config.Config
+	r   *lb.Reconciler
+}
+
+type envOption func(*envSettings)
+
+type envSettings struct {
+	cfg         *config.Config
+	concurrency int
+	wrDuration  time.Duration
+	poll        ociclient.PollPolicy
+}
+
+// withProductionTiming keeps ocitest's and ociclient's default work-request duration and
+// polling, for benchmarks whose poll counts should mean something.
+func withProductionTiming() envOption {
+	return func(s *envSettings) { s.wrDuration, s.poll = 0, ociclient.PollPolicy{} }
+}
+
+func withConcurrency(n int) envOption { return func(s *envSettings) { s.concurrency = n } }
+
+func withNaming(scheme config.NamingScheme) envOption {
+	return func(s *envSettings) { s.cfg.LoadBalancer.Naming.Scheme = scheme }
+}
+
+func newEnv(tb testing.TB, opts ...envOption) *env {
+	tb.Helper()
+	s := envSettings{cfg: &config.Config{LoadBalancer: config.LoadBalancer{Subnet1: subnet1, Subnet2: subnet2}}, wrDuration: 5 * time.Millisecond,
+		poll: ociclient.PollPolicy{Initial: 2 * time.Millisecond, Max: 10 * time.Millisecond, Factor: 2}}
+	for _, o := range opts {
+		o(&s)
+	}
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration})
+	tb.Cleanup(srv.Close)
+	s.cfg.CompartmentID = srv.TenancyID()
+	oci, err := ociclient.New(ociclient.Options{
+		Provider:   srv.ConfigurationProvider(),
+		Region:     srv.Region(),
+		Host:       srv.URL(),
+		HTTPClient: srv.HTTPClient(),
+		RateLimit:  config.RateLimiter{Disabled: true},
+		Retry:      ociclient.RetryPolicy{MaxAttempts: 10, BaseDelay: 2 * time.Millisecond, MaxDelay: 20 * time.Millisecond, MaxElapsed: 20 * time.Second},
+		Poll:       s.poll,
+		Logger:     klog.Background().V(10),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &env{srv: srv, oci: oci, cfg: s.cfg, r: newReconciler(tb, oci, s.cfg, s.concurrency)}
+}
+
+func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *lb.Reconciler {
+	tb.Helper()
+	r, err := lb.NewReconciler(lb.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// ensure reconciles and returns the result and the OCI calls it made.
+func (e *env) ensure(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*lb.Result, ocitest.Calls) {
+	tb.Helper()
+	before := e.srv.Calls()
+	res, err := e.r.Reconcile(ctx, clusterName, svc, nodes, secrets)
+	calls := e.srv.Calls().Since(before)
+	if err != nil {
+		tb.Fatalf("Reconcile: %v\ncalls:\n%s", err, calls)
+	}
+	return res, calls
+}
+
+// only returns the only load balancer in OCI, observed.
+func (e *env) only(tb testing.TB) *lb.Spec {
+	tb.Helper()
+	all := e.srv.LoadBalancers()
+	if len(all) != 1 {
+		tb.Fatalf("OCI has %d load balancers, want 1", len(all))
+	}
+	return lb.Observe(all[0])
+}
+
+type svcOpt func(*v1.Service)
+
+func service(opts ...svcOpt) *v1.Service {
+	s := &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: types.UID("6c1b7a52-3f0e-4d8a-a6b1-1f2e3d4c5b6a"), Annotations: map[string]string{}},
+		Spec: v1.ServiceSpec{
+			Type:            v1.ServiceTypeLoadBalancer,
+			SessionAffinity: v1.ServiceAffinityNone,
+			Ports: []v1.ServicePort{
+				{Name: "http", Protocol: v1.ProtocolTCP, Port: 80, NodePort: 30080},
+				{Name: "https", Protocol: v1.ProtocolTCP, Port: 443, NodePort: 30443},
+			},
+		},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func annotate(a lb.Annotation, v string) svcOpt {
+	return func(s *v1.Service) { s.Annotations[string(a)] = v }
+}
+
+func ports(ps ...int32) svcOpt {
+	return func(s *v1.Service) {
+		s.Spec.Ports = nil
+		for i, p := range ps {
+			s.Spec.Ports = append(s.Spec.Ports, v1.ServicePort{Name: fmt.Sprint("p", i), Protocol: v1.ProtocolTCP, Port: p, NodePort: 30000 + p})
+		}
+	}
+}
+
+func readyNodes(n int) []*v1.Node {
+	out := make([]*v1.Node, n)
+	for i := range out {
+		out[i] = &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i+1)},
+			Status: v1.NodeStatus{
+				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+				Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: fmt.Sprintf("10.0.1.%d", i+1)}},
+			},
+		}
+	}
+	return out
+}
+
+var webTLS = lb.SecretRef{Namespace: "default", Name: "web-tls"}
+
+func tlsSecret(version string) lb.TLSSecret {
+	return lb.TLSSecret{
+		Certificate: "-----BEGIN CERTIFICATE-----\n" + version + "\n-----END CERTIFICATE-----",
+		Key:         config.Secret("-----BEGIN PRIVATE KEY-----\n" + version + "\n-----END PRIVATE KEY-----"),
+	}
+}
+
+// writes returns the write operations in calls with their counts.
+func writes(c ocitest.Calls) map[string]int {
+	out := map[string]int{}
+	for _, op := range c.Ops() {
+		switch op {
+		case "GetLoadBalancer", "ListLoadBalancers", "GetWorkRequest", "GetPublicIpByIpAddress":
+		default:
+			out[op] = c.Op(op)
+		}
+	}
+	return out
+}

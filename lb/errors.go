@@ -1,0 +1,183 @@
+package lb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Problem is one bad value in a Service: which annotation or spec field, the value found, and
+// what is allowed instead.
+type Problem struct {
+	// Field is the annotation key (e.g. "service.beta.kubernetes.io/oci-load-balancer-shape") or
+	// the spec path (e.g. "spec.sessionAffinity").
+	Field string
+	// Value is the offending value as written. Secret material never appears here.
+	Value string
+	// Allowed says what would be accepted.
+	Allowed string
+}
+
+// Error reads like `annotation X: invalid value "v": allowed …`.
+func (p *Problem) Error() string {
+	return fmt.Sprintf("%s: invalid value %q: %s", p.Field, p.Value, p.Allowed)
+}
+
+// ValidationError is every problem Desired found in a Service, so a user can fix them all in one
+// edit. Nothing in OCI is changed for a Service that fails validation.
+//
+//	var verr *lb.ValidationError
+//	if errors.As(err, &verr) { for _, p := range verr.Problems { … } }
+type ValidationError struct {
+	// Service is "namespace/name".
+	Service  string
+	Problems []*Problem
+}
+
+// Error lists every problem on one line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "service %s: %d invalid setting(s)", e.Service, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("; ")
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Unwrap exposes the individual problems to errors.As.
+func (e *ValidationError) Unwrap() []error {
+	errs := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		errs[i] = p
+	}
+	return errs
+}
+
+// ImmutableChange is one difference between an existing load balancer and its Service that OCI
+// cannot apply in place.
+type ImmutableChange struct {
+	// Field names what differs, e.g. "subnets", "internal", "reserved IP", "shape".
+	Field string
+	// Observed is the load balancer's current value; Desired is what the Service asks for.
+	Observed, Desired string
+	// Hint tells the user how to get what they want (usually: recreate the Service).
+	Hint string
+}
+
+// ImmutableError reports changes that would need a new load balancer. Diff returns it instead of
+// a plan, so nothing is changed: a half-applied change is worse than none.
+type ImmutableError struct {
+	LoadBalancerID string
+	Changes        []ImmutableChange
+}
+
+// Error lists every change that cannot be applied, with a hint.
+func (e *ImmutableError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "load balancer %s: %d change(s) cannot be applied to an existing load balancer", e.LoadBalancerID, len(e.Changes))
+	for _, c := range e.Changes {
+		fmt.Fprintf(&b, "; %s: is %s, Service asks for %s", c.Field, c.Observed, c.Desired)
+		if c.Hint != "" {
+			fmt.Fprintf(&b, " (%s)", c.Hint)
+		}
+	}
+	return b.String()
+}
+
+// ErrNotOwned is matched (errors.Is) by every OwnershipError.
+var ErrNotOwned = errors.New("load balancer is not owned by this Service")
+
+// OwnershipError says a load balancer was found for a Service but oci-ccm may not manage it:
+// its ownership tags name another cluster or Service, or it carries none and nothing proves it
+// belongs to this Service.
+type OwnershipError struct {
+	LoadBalancerID string
+	DisplayName    string
+	// Reason explains which tag or rule refused it.
+	Reason string
+}
+
+// Error names the load balancer and why it is refused.
+func (e *OwnershipError) Error() string {
+	return fmt.Sprintf("load balancer %s (%q) is not owned by this Service: %s", e.LoadBalancerID, e.DisplayName, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrNotOwned) true.
+func (e *OwnershipError) Is(target error) bool { return target == ErrNotOwned }
+
+// ErrNotManaged is returned for a Service this package does not handle: not of type
+// LoadBalancer, or with a spec.loadBalancerClass (another controller's). See Manages.
+var ErrNotManaged = errors.New("service is not managed by oci-ccm")
+
+// ErrUnavailable is matched (errors.Is) when a load balancer exists but is in a state that
+// cannot be reconciled now (CREATING by a call whose response was lost, FAILED, …).
+var ErrUnavailable = errors.New("load balancer is not available")
+
+// StateError reports a load balancer in a lifecycle state that cannot be reconciled.
+type StateError struct {
+	LoadBalancerID string
+	State          string
+	Hint           string
+}
+
+// Error names the load balancer, its state and what to do.
+func (e *StateError) Error() string {
+	return fmt.Sprintf("load balancer %s is %s: %s", e.LoadBalancerID, e.State, e.Hint)
+}
+
+// Is makes errors.Is(err, ErrUnavailable) true.
+func (e *StateError) Is(target error) bool { return target == ErrUnavailable }
+
+// ApplyError reports a plan that did not complete: what was done, what failed and what was not
+// attempted because something it depends on failed. OCI is left in a consistent state (the plan's
+// order guarantees no listener points at a missing backend set or certificate); the next
+// reconcile re-plans from what is there and converges.
+type ApplyError struct {
+	LoadBalancerID string
+	Completed      []Change
+	Failed         []FailedChange
+	Skipped        []Change
+}
+
+// FailedChange is a change and the error that stopped it.
+type FailedChange struct {
+	Change Change
+	Err    error
+}
+
+// Error names what failed, what completed and what was not attempted.
+func (e *ApplyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "load balancer %s: %d of %d change(s) failed", e.LoadBalancerID, len(e.Failed),
+		len(e.Completed)+len(e.Failed)+len(e.Skipped))
+	for _, f := range e.Failed {
+		fmt.Fprintf(&b, "; %s: %v", f.Change, f.Err)
+	}
+	if len(e.Completed) > 0 {
+		b.WriteString("; completed: ")
+		b.WriteString(joinChanges(e.Completed))
+	}
+	if len(e.Skipped) > 0 {
+		b.WriteString("; not attempted: ")
+		b.WriteString(joinChanges(e.Skipped))
+	}
+	return b.String()
+}
+
+// Unwrap exposes the underlying OCI errors to errors.Is/As (e.g. ociclient.IsConflict).
+func (e *ApplyError) Unwrap() []error {
+	errs := make([]error, len(e.Failed))
+	for i, f := range e.Failed {
+		errs[i] = f.Err
+	}
+	return errs
+}
+
+func joinChanges(cs []Change) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
+}

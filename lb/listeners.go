@@ -1,0 +1,160 @@
+package lb
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// portsAndListeners builds, per Service port, a listener on the port and a backend set on its
+// node port. Backend sets are keyed by the Service port, not the targetPort, so two ports with the
+// same targetPort (nginx serving 80 and 443 from one container port) get one each.
+func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
+	p := d.p
+	protocol := p.oneOf(AnnotationBackendProtocol, ProtocolTCP, ProtocolTCP, ProtocolHTTP, ProtocolGRPC)
+	policy := p.oneOf(AnnotationPolicy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
+	idleDefault := defaultIdleTimeoutHTTP
+	if protocol == ProtocolTCP {
+		idleDefault = defaultIdleTimeoutTCP
+	}
+	idle := p.intRange(AnnotationConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
+	proxy := p.intRange(AnnotationProxyProtocolVersion, 0, 1, 2, "")
+	if proxy != 0 && protocol != ProtocolTCP {
+		p.add(AnnotationProxyProtocolVersion.problemf(p.ann[string(AnnotationProxyProtocolVersion)],
+			"no value with backend protocol %s (the PROXY header is sent by TCP listeners only)", protocol))
+	}
+
+	sslPorts := p.ports(AnnotationSSLPorts)
+	listenerCert, backendCert := d.certificates(spec, len(sslPorts) > 0)
+	if len(sslPorts) > 0 && listenerCert == "" && backendCert == "" && !p.has(AnnotationTLSSecret) && !p.has(AnnotationTLSBackendSetSecret) {
+		p.add(AnnotationSSLPorts.problemf(p.ann[string(AnnotationSSLPorts)],
+			"ports to terminate TLS on, together with %s (or %s)", AnnotationTLSSecret, AnnotationTLSBackendSetSecret))
+	}
+	listenerCipher, listenerProtocols := p.sslConfig(AnnotationListenerSSLConfig)
+	backendCipher, backendProtocols := p.sslConfig(AnnotationBackendSetSSLConfig)
+	if protocol == ProtocolGRPC && listenerCipher == "" {
+		listenerCipher = defaultGRPCCipherSuite
+	}
+	hc := d.healthCheck(backendCert != "")
+
+	servicePorts := make([]int, 0, len(d.svc.Spec.Ports))
+	for _, sp := range d.svc.Spec.Ports {
+		servicePorts = append(servicePorts, int(sp.Port))
+	}
+	for _, port := range sslPorts {
+		if !slices.Contains(servicePorts, port) {
+			p.add(AnnotationSSLPorts.problemf(p.ann[string(AnnotationSSLPorts)],
+				"ports of this Service (%s); %d is not one", joinInts(servicePorts), port))
+		}
+	}
+
+	spec.Listeners = make(map[string]Listener, len(d.svc.Spec.Ports))
+	spec.BackendSets = make(map[string]BackendSet, len(d.svc.Spec.Ports))
+	for i, sp := range d.svc.Spec.Ports {
+		if sp.Protocol != "" && sp.Protocol != v1.ProtocolTCP {
+			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].protocol", i), Value: string(sp.Protocol),
+				Allowed: "TCP (OCI load balancers forward TCP only)"})
+			continue
+		}
+		if sp.NodePort == 0 {
+			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: "0",
+				Allowed: "an allocated node port (spec.allocateLoadBalancerNodePorts must not be false)"})
+			continue
+		}
+		port, nodePort := int(sp.Port), int(sp.NodePort)
+		ssl := slices.Contains(sslPorts, port)
+
+		bs := BackendSet{
+			Name:        BackendSetName(v1.ProtocolTCP, port),
+			Policy:      policy,
+			Backends:    make([]Backend, 0, len(ips)),
+			HealthCheck: hc,
+		}
+		for _, ip := range ips {
+			bs.Backends = append(bs.Backends, Backend{IP: ip, Port: nodePort})
+		}
+		if ssl && backendCert != "" {
+			bs.TLS = &TLS{Certificate: backendCert, CipherSuite: backendCipher, Protocols: slices.Clone(backendProtocols)}
+		}
+
+		l := Listener{
+			Name:                 ListenerName(protocol, port),
+			Protocol:             protocol,
+			Port:                 port,
+			BackendSet:           bs.Name,
+			IdleTimeoutSeconds:   int64(idle),
+			ProxyProtocolVersion: proxy,
+		}
+		if ssl && listenerCert != "" {
+			l.TLS = &TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}
+		}
+		if protocol == ProtocolGRPC && l.TLS == nil {
+			p.add(AnnotationBackendProtocol.problemf(p.ann[string(AnnotationBackendProtocol)],
+				"GRPC only with TLS on every port: port %d needs to be in %s, with %s set", port, AnnotationSSLPorts, AnnotationTLSSecret))
+		}
+		spec.BackendSets[bs.Name] = bs
+		spec.Listeners[l.Name] = l
+		spec.Ports = append(spec.Ports, Port{Protocol: v1.ProtocolTCP, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
+	}
+}
+
+// certificates reads the TLS Secrets into spec.Certificates and returns the names of the
+// listener and backend-set certificates ("" when not configured).
+func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backend string) {
+	if !needed {
+		return "", ""
+	}
+	for _, a := range []Annotation{AnnotationTLSSecret, AnnotationTLSBackendSetSecret} {
+		v := d.p.str(a, "")
+		if v == "" {
+			continue
+		}
+		ref, ok := parseSecretRef(v, d.svc.Namespace)
+		if !ok {
+			d.p.add(a.problemf(v, "a Secret reference: name or namespace/name"))
+			continue
+		}
+		var sec TLSSecret
+		if d.secrets != nil {
+			sec, ok = d.secrets.TLSSecret(ref)
+		} else {
+			ok = false
+		}
+		if !ok {
+			d.p.add(a.problemf(v, "the name of an existing Secret (%s was not found)", ref))
+			continue
+		}
+		cert := Certificate{
+			PublicCertificate: strings.TrimSpace(sec.Certificate),
+			CACertificate:     strings.TrimSpace(sec.CA),
+			PrivateKey:        sec.Key,
+			Passphrase:        sec.Passphrase,
+		}
+		if a == AnnotationTLSSecret && (cert.PublicCertificate == "" || cert.PrivateKey == "") {
+			d.p.add(a.problemf(v, "a Secret with %s and %s (Secret %s lacks one)", SecretKeyCertificate, SecretKeyKey, ref))
+			continue
+		}
+		if a == AnnotationTLSBackendSetSecret && cert.PublicCertificate == "" && cert.CACertificate == "" {
+			d.p.add(a.problemf(v, "a Secret with %s or %s (Secret %s has neither)", SecretKeyCA, SecretKeyCertificate, ref))
+			continue
+		}
+		cert.Name = CertificateName(ref.Name, cert)
+		spec.Certificates[cert.Name] = cert
+		if a == AnnotationTLSSecret {
+			listener = cert.Name
+		} else {
+			backend = cert.Name
+		}
+	}
+	return listener, backend
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,94 @@
+package lb
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+func TestNamer(t *testing.T) {
+	long := strings.Repeat("n", 63)
+	tests := []struct {
+		name       string
+		namer      Namer
+		svc        *v1.Service
+		want       string
+		candidates []string
+	}{
+		{"uid scheme is the upstream name", Namer{Scheme: config.NamingUID}, testService(),
+			"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33", []string{"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
+		{"empty scheme means uid", Namer{}, testService(),
+			"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33", []string{"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
+		{"name scheme falls back to the uid name", Namer{Scheme: config.NamingName}, testService(),
+			"default-web", []string{"default-web", "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
+		{"prefix", Namer{Scheme: config.NamingName, Prefix: "prod-"}, testService(),
+			"prod-default-web", []string{"prod-default-web", "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.namer.Name(tc.svc); got != tc.want {
+				t.Errorf("Name = %q, want %q", got, tc.want)
+			}
+			if diff := cmp.Diff(tc.candidates, tc.namer.Candidates(tc.svc)); diff != "" {
+				t.Errorf("Candidates (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("long names are cut with a hash that keeps them distinct", func(t *testing.T) {
+		n := Namer{Scheme: config.NamingName, Prefix: strings.Repeat("p", 40)}
+		a := n.Name(testService(func(s *v1.Service) { s.Namespace, s.Name = long, long+"a" }))
+		b := n.Name(testService(func(s *v1.Service) { s.Namespace, s.Name = long, long+"b" }))
+		if len(a) != MaxNameLength || len(b) != MaxNameLength || a == b {
+			t.Errorf("names %q (%d) and %q (%d): want distinct, %d long", a, len(a), b, len(b), MaxNameLength)
+		}
+	})
+}
+
+func TestCertificateNameKeepsOnlyAllowedCharacters(t *testing.T) {
+	got := CertificateName("my.secret/with spaces", Certificate{PublicCertificate: "x"})
+	if strings.ContainsAny(got, "./ ") || !strings.HasPrefix(got, "my-secret-with-spaces-") {
+		t.Errorf("CertificateName = %q", got)
+	}
+	if long := CertificateName(strings.Repeat("s", 300), Certificate{}); len(long) != maxCertificateBase+13 {
+		t.Errorf("long certificate name has %d characters", len(long))
+	}
+}
+
+func TestCheckOwnership(t *testing.T) {
+	desired := &Spec{Owner: Owner{Cluster: "prod", Service: "default/web", UID: "uid-1"}}
+	tagged := func(o Owner) *Spec {
+		return &Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: o.Tags()}
+	}
+	untagged := &Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: map[string]string{"team": "web"}}
+	tests := []struct {
+		name     string
+		observed *Spec
+		claim    Claim
+		ok       bool
+	}{
+		{"our tags", tagged(desired.Owner), ClaimByName, true},
+		{"restored Service: same name, new UID", tagged(Owner{Cluster: "prod", Service: "default/web", UID: "uid-0"}), ClaimByName, true},
+		{"another cluster", tagged(Owner{Cluster: "staging", Service: "default/web", UID: "uid-1"}), ClaimByCachedID, false},
+		{"another Service", tagged(Owner{Cluster: "prod", Service: "default/api", UID: "uid-9"}), ClaimByAdoption, false},
+		{"untagged, found by UID name (upstream CCM)", untagged, ClaimByUIDName, true},
+		{"untagged, adopted explicitly", untagged, ClaimByAdoption, true},
+		{"untagged, found by name only", untagged, ClaimByName, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckOwnership(tc.observed, desired, tc.claim)
+			if tc.ok && err != nil {
+				t.Errorf("CheckOwnership = %v, want ok", err)
+			}
+			if !tc.ok && !errors.Is(err, ErrNotOwned) {
+				t.Errorf("CheckOwnership = %v, want ErrNotOwned", err)
+			}
+		})
+	}
+}

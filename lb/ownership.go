@@ -1,0 +1,99 @@
+package lb
+
+import "maps"
+
+// The freeform tags that record which cluster and Service own a load balancer. oci-ccm puts them
+// on every load balancer it creates or adopts and never modifies or deletes a load balancer whose
+// tags name another cluster or Service.
+const (
+	TagCluster    = "oci-ccm-cluster"
+	TagService    = "oci-ccm-service"
+	TagServiceUID = "oci-ccm-service-uid"
+	TagManagedBy  = "oci-ccm-managed-by"
+	// ManagedByValue is TagManagedBy's value.
+	ManagedByValue = "oci-ccm"
+)
+
+// Tags returns the ownership tags for o (empty fields are left out).
+func (o Owner) Tags() map[string]string {
+	t := map[string]string{TagManagedBy: ManagedByValue}
+	for k, v := range map[string]string{TagCluster: o.Cluster, TagService: o.Service, TagServiceUID: o.UID} {
+		if v != "" {
+			t[k] = v
+		}
+	}
+	return t
+}
+
+// ownerFromTags reads the ownership tags; ok is false when the load balancer carries none.
+func ownerFromTags(tags map[string]string) (Owner, bool) {
+	if tags[TagManagedBy] != ManagedByValue {
+		return Owner{}, false
+	}
+	return Owner{Cluster: tags[TagCluster], Service: tags[TagService], UID: tags[TagServiceUID]}, true
+}
+
+// Claim is how a load balancer was found, which decides whether an untagged one may be taken.
+type Claim int
+
+// The claims.
+const (
+	// ClaimByName: found by a display name alone. An untagged load balancer found so is refused
+	// (under the name scheme another cluster may use the same name).
+	ClaimByName Claim = iota
+	// ClaimByUIDName: found by the Service-UID display name. UIDs are unique, so an untagged load
+	// balancer found so was created for this Service by the upstream CCM and is adopted.
+	ClaimByUIDName
+	// ClaimByAdoption: named by the Service's adopt-load-balancer-id annotation.
+	ClaimByAdoption
+	// ClaimByCachedID: the OCID this process recorded for the Service.
+	ClaimByCachedID
+)
+
+// CheckOwnership decides whether the load balancer observed may be managed for the Service that
+// desired describes. Tags win: matching tags are accepted however the load balancer was found,
+// tags naming another cluster or Service are refused however it was found. Without tags, only a
+// UID-name match, an explicit adoption or this process's own record is accepted.
+//
+// A Service is identified by cluster and namespace/name; a different Service UID under the same
+// name is accepted (a backup restore recreates the Service with a new UID) and re-tagged by Diff.
+func CheckOwnership(observed, desired *Spec, claim Claim) error {
+	refuse := func(reason string) error {
+		return &OwnershipError{LoadBalancerID: observed.ID, DisplayName: observed.Name, Reason: reason}
+	}
+	got, tagged := ownerFromTags(observed.FreeformTags)
+	want := desired.Owner
+	if tagged {
+		switch {
+		case got.Cluster != want.Cluster:
+			return refuse("its " + TagCluster + " tag is " + quote(got.Cluster) + ", this cluster is " + quote(want.Cluster))
+		case got.Service != want.Service && got.UID != want.UID:
+			return refuse("its " + TagService + " tag is " + quote(got.Service) + ", this Service is " + quote(want.Service))
+		}
+		return nil
+	}
+	switch claim {
+	case ClaimByUIDName, ClaimByAdoption, ClaimByCachedID:
+		return nil
+	}
+	return refuse("it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over")
+}
+
+// ownerTagsAfter returns the freeform tags a load balancer should carry: its current tags with
+// the ownership tags set. ok is false when nothing changes.
+func ownerTagsAfter(current map[string]string, o Owner) (map[string]string, bool) {
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]string{}
+	}
+	changed := false
+	for k, v := range o.Tags() {
+		if out[k] != v {
+			out[k] = v
+			changed = true
+		}
+	}
+	return out, changed
+}
+
+func quote(s string) string { return `"` + s + `"` }

@@ -1,0 +1,259 @@
+package lb
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// parser reads annotations and collects every problem instead of stopping at the first, so a
+// user sees all of them at once.
+type parser struct {
+	ann      map[string]string
+	problems []*Problem
+}
+
+func (p *parser) add(pr *Problem) { p.problems = append(p.problems, pr) }
+
+// has reports whether the annotation is present (even if empty).
+func (p *parser) has(a Annotation) bool {
+	_, ok := p.ann[string(a)]
+	return ok
+}
+
+// str returns the trimmed value, or def when the annotation is absent.
+func (p *parser) str(a Annotation, def string) string {
+	v, ok := p.ann[string(a)]
+	if !ok {
+		return def
+	}
+	return strings.TrimSpace(v)
+}
+
+func (p *parser) boolean(a Annotation, def bool) bool {
+	b, err := a.Bool(p.ann)
+	switch {
+	case errors.Is(err, ErrNotSet):
+		return def
+	case err != nil:
+		p.add(a.problemf(p.ann[string(a)], "true or false"))
+		return def
+	}
+	return b
+}
+
+// intRange parses an integer in [lo, hi]; unit is appended to the message (e.g. "milliseconds").
+func (p *parser) intRange(a Annotation, def, lo, hi int, unit string) int {
+	v, ok := p.ann[string(a)]
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		p.add(a.problemf(v, "an integer from %d to %d%s", lo, hi, unit))
+		return def
+	}
+	return n
+}
+
+// oneOf matches the value case-insensitively against allowed and returns the canonical
+// spelling, or def when absent.
+func (p *parser) oneOf(a Annotation, def string, allowed ...string) string {
+	v, ok := p.ann[string(a)]
+	if !ok {
+		return def
+	}
+	for _, c := range allowed {
+		if strings.EqualFold(strings.TrimSpace(v), c) {
+			return c
+		}
+	}
+	p.add(a.problemf(v, "one of %s", strings.Join(allowed, ", ")))
+	return def
+}
+
+// ports parses a comma-separated list of port numbers.
+func (p *parser) ports(a Annotation) []int {
+	items, err := a.Strings(p.ann)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, it := range items {
+		n, err := strconv.Atoi(it)
+		if err != nil || n < 1 || n > 65535 {
+			p.add(a.problemf(p.ann[string(a)], "a comma-separated list of port numbers (1–65535); %q is not one", it))
+			continue
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// mbps parses a bandwidth in Mbps, with or without a "Mbps" suffix.
+func (p *parser) mbps(a Annotation, def int) int {
+	v, ok := p.ann[string(a)]
+	if !ok {
+		return def
+	}
+	s := strings.TrimSpace(v)
+	if len(s) > 4 && strings.EqualFold(s[len(s)-4:], "mbps") {
+		s = s[:len(s)-4]
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < minFlexMbps || n > maxFlexMbps {
+		p.add(a.problemf(v, "a bandwidth in Mbps from %d to %d", minFlexMbps, maxFlexMbps))
+		return def
+	}
+	return n
+}
+
+// Flexible-shape bandwidth limits, in Mbps.
+const (
+	minFlexMbps        = 10
+	maxFlexMbps        = 8000
+	defaultFlexMinMbps = 10
+	defaultFlexMaxMbps = 100
+)
+
+// fixedShapes are the fixed shapes OCI still accepts on existing load balancers.
+var fixedShapes = []string{"10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000Mbps"}
+
+// shape parses the shape annotations. The second result is true when nothing was set, so an
+// existing load balancer's shape is kept.
+func (p *parser) shape() (Shape, bool) {
+	name := p.str(AnnotationShape, "")
+	min := p.mbps(AnnotationShapeFlexMin, defaultFlexMinMbps)
+	max := p.mbps(AnnotationShapeFlexMax, defaultFlexMaxMbps)
+	flexSet := p.has(AnnotationShapeFlexMin) || p.has(AnnotationShapeFlexMax)
+	switch {
+	case name == "" && !p.has(AnnotationShape):
+		if !flexSet {
+			return Shape{Name: ShapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+		}
+	case strings.EqualFold(name, ShapeFlexible):
+	default:
+		for _, f := range fixedShapes {
+			if strings.EqualFold(name, f) {
+				for _, a := range []Annotation{AnnotationShapeFlexMin, AnnotationShapeFlexMax} {
+					if p.has(a) {
+						p.add(a.problemf(p.ann[string(a)], "no value: it applies only to the %q shape, not %q", ShapeFlexible, f))
+					}
+				}
+				return Shape{Name: f}, false
+			}
+		}
+		p.add(AnnotationShape.problemf(p.ann[string(AnnotationShape)], "one of %s, %s", ShapeFlexible, strings.Join(fixedShapes, ", ")))
+		return Shape{Name: ShapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+	}
+	if max < min {
+		p.add(AnnotationShapeFlexMax.problemf(p.ann[string(AnnotationShapeFlexMax)], "at least flex-min (%d Mbps)", min))
+	}
+	return Shape{Name: ShapeFlexible, MinMbps: min, MaxMbps: max}, false
+}
+
+// sslConfigJSON is the value format of the listener/backend-set SSL config annotations.
+type sslConfigJSON struct {
+	CipherSuiteName string   `json:"CipherSuiteName"`
+	Protocols       []string `json:"Protocols"`
+}
+
+var tlsProtocols = []string{"TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"}
+
+// sslConfig parses an SSL config annotation into cipher suite and protocols.
+func (p *parser) sslConfig(a Annotation) (cipher string, protocols []string) {
+	v, ok := p.ann[string(a)]
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	var c sslConfigJSON
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		p.add(a.problemf(v, `a JSON object {"CipherSuiteName": "...", "Protocols": ["TLSv1.2", ...]} (%v)`, err))
+		return "", nil
+	}
+	for _, proto := range c.Protocols {
+		if !slices.Contains(tlsProtocols, proto) {
+			p.add(a.problemf(v, "Protocols from %s; %q is not one", strings.Join(tlsProtocols, ", "), proto))
+			return "", nil
+		}
+	}
+	protocols = slices.Clone(c.Protocols)
+	slices.Sort(protocols)
+	return strings.TrimSpace(c.CipherSuiteName), slices.Compact(protocols)
+}
+
+// freeformTags parses a JSON object of strings; ok is false when the annotation is absent.
+func (p *parser) freeformTags(a Annotation) (map[string]string, bool) {
+	v, ok := p.ann[string(a)]
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil, false
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(v), &m); err != nil {
+		p.add(a.problemf(v, `a JSON object of strings, e.g. {"team":"web"} (%v)`, err))
+		return nil, false
+	}
+	return m, true
+}
+
+// definedTags parses a JSON object namespace → key → value; ok is false when absent.
+func (p *parser) definedTags(a Annotation) (map[string]map[string]any, bool) {
+	v, ok := p.ann[string(a)]
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil, false
+	}
+	var m map[string]map[string]any
+	if err := json.Unmarshal([]byte(v), &m); err != nil {
+		p.add(a.problemf(v, `a JSON object of tag namespaces, e.g. {"Operations":{"CostCenter":"42"}} (%v)`, err))
+		return nil, false
+	}
+	return m, true
+}
+
+// cidrs parses and normalises CIDRs ("10.0.0.1/8" → "10.0.0.0/8"); field names the source.
+func (p *parser) cidrs(field string, raw []string) []string {
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(r)
+		if err != nil {
+			p.add(&Problem{Field: field, Value: r, Allowed: fmt.Sprintf("CIDRs such as 203.0.113.0/24 (%v)", err)})
+			continue
+		}
+		out = append(out, pfx.Masked().String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ocids parses a comma-separated list of OCIDs of one resource type, at most max of them.
+func (p *parser) ocids(a Annotation, resourceType string, max int) []string {
+	items, err := a.Strings(p.ann)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		if !strings.HasPrefix(it, "ocid1."+resourceType+".") {
+			p.add(a.problemf(p.ann[string(a)], "OCIDs of the form ocid1.%s.…; %q is not one", resourceType, it))
+			continue
+		}
+		out = append(out, it)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > max {
+		p.add(a.problemf(p.ann[string(a)], "at most %d OCIDs", max))
+	}
+	return out
+}

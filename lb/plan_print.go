@@ -1,0 +1,220 @@
+package lb
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// String renders the plan as a readable diff, one numbered change per line with the fields that
+// change under it, and "(after 1, 2)" for its requirements:
+//
+//	load balancer "default-web" (ocid1.loadbalancer…): 3 changes
+//	  1. + certificate "web-tls-3f9a2c1b7e44"
+//	  2. ~ listener "TCP-443" (after 1)
+//	       TLS.Certificate: "web-tls-0a1b2c3d4e5f" → "web-tls-3f9a2c1b7e44"
+//	  3. - certificate "web-tls-0a1b2c3d4e5f" (after 2)
+//
+// Private keys never appear.
+func (p *Plan) String() string {
+	if p == nil {
+		return "no plan"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "load balancer %q", p.Name)
+	if p.LoadBalancerID != "" {
+		fmt.Fprintf(&b, " (%s)", p.LoadBalancerID)
+	}
+	switch len(p.Changes) {
+	case 0:
+		b.WriteString(": no changes\n")
+		return b.String()
+	case 1:
+		b.WriteString(": 1 change\n")
+	default:
+		fmt.Fprintf(&b, ": %d changes\n", len(p.Changes))
+	}
+	for i, c := range p.Changes {
+		fmt.Fprintf(&b, "  %d. %s", i+1, c)
+		if len(c.Requires) > 0 {
+			req := make([]string, len(c.Requires))
+			for j, r := range c.Requires {
+				req[j] = fmt.Sprint(r + 1)
+			}
+			fmt.Fprintf(&b, " (after %s)", strings.Join(req, ", "))
+		}
+		b.WriteString("\n")
+		for _, line := range c.details() {
+			fmt.Fprintf(&b, "       %s\n", line)
+		}
+	}
+	return b.String()
+}
+
+// details returns the lines shown under a change: for updates the fields that differ, for
+// creates a summary of what is created.
+func (c Change) details() []string {
+	switch c.Action {
+	case ActionCreateLoadBalancer:
+		s, _ := c.After.(*Spec)
+		if s == nil {
+			return nil
+		}
+		return createSummary(s)
+	case ActionCreateListener:
+		l, _ := c.After.(Listener)
+		return []string{describeListener(l)}
+	case ActionCreateBackendSet:
+		bs, _ := c.After.(BackendSet)
+		return []string{describeBackendSet(bs)}
+	case ActionUpdateLoadBalancer, ActionUpdateShape, ActionUpdateNetworkSecurityGroups,
+		ActionUpdateBackendSet, ActionUpdateListener:
+		return fieldDiffs(c.Before, c.After)
+	}
+	return nil
+}
+
+func createSummary(s *Spec) []string {
+	vis := "public"
+	if s.Internal {
+		vis = "internal"
+	}
+	lines := []string{fmt.Sprintf("%s, shape %s, subnets %s", vis, s.Shape, strings.Join(s.Subnets, ","))}
+	if s.ReservedIP != "" {
+		lines = append(lines, "reserved IP "+s.ReservedIP)
+	}
+	if len(s.NetworkSecurityGroups) > 0 {
+		lines = append(lines, "network security groups "+strings.Join(s.NetworkSecurityGroups, ","))
+	}
+	for _, name := range sortedKeys(s.Certificates) {
+		lines = append(lines, fmt.Sprintf("+ certificate %q", name))
+	}
+	for _, bs := range sortedValues(s.BackendSets) {
+		lines = append(lines, fmt.Sprintf("+ backend set %q: %s", bs.Name, describeBackendSet(bs)))
+	}
+	for _, l := range sortedValues(s.Listeners) {
+		lines = append(lines, fmt.Sprintf("+ listener %q: %s", l.Name, describeListener(l)))
+	}
+	return lines
+}
+
+func describeListener(l Listener) string {
+	s := fmt.Sprintf("%s :%d → backend set %q", l.Protocol, l.Port, l.BackendSet)
+	if l.TLS != nil {
+		s += fmt.Sprintf(", TLS with certificate %q", l.TLS.Certificate)
+	}
+	if l.ProxyProtocolVersion != 0 {
+		s += fmt.Sprintf(", PROXY v%d", l.ProxyProtocolVersion)
+	}
+	return s
+}
+
+func describeBackendSet(bs BackendSet) string {
+	backends := make([]string, len(bs.Backends))
+	for i, b := range bs.Backends {
+		backends[i] = b.String()
+	}
+	s := fmt.Sprintf("%s, %d backend(s) [%s], health %s", bs.Policy, len(bs.Backends), strings.Join(backends, " "), bs.HealthCheck)
+	if bs.TLS != nil {
+		s += fmt.Sprintf(", TLS with certificate %q", bs.TLS.Certificate)
+	}
+	return s
+}
+
+// String returns "10.0.0.1:30080".
+func (b Backend) String() string { return fmt.Sprintf("%s:%d", b.IP, b.Port) }
+
+// String returns e.g. "HTTP :10256/healthz".
+func (h HealthCheck) String() string {
+	if h.Protocol == ProtocolHTTP {
+		return fmt.Sprintf("%s :%d%s", h.Protocol, h.Port, h.Path)
+	}
+	return fmt.Sprintf("%s :%d", h.Protocol, h.Port)
+}
+
+// fieldDiffs lists the leaf fields that differ between before and after, as
+// "Path: old → new" (or "Path: + new" / "Path: - old" for added and removed elements).
+func fieldDiffs(before, after any) []string {
+	r := &fieldReporter{}
+	cmp.Equal(before, after, compareOptions, cmp.Reporter(r))
+	return r.lines
+}
+
+// fieldReporter is a cmp.Reporter that records differing leaves with a readable path.
+type fieldReporter struct {
+	path  cmp.Path
+	lines []string
+}
+
+// PushStep implements cmp.Reporter.
+func (r *fieldReporter) PushStep(ps cmp.PathStep) { r.path = append(r.path, ps) }
+
+// PopStep implements cmp.Reporter.
+func (r *fieldReporter) PopStep() { r.path = r.path[:len(r.path)-1] }
+
+// Report implements cmp.Reporter: it records a differing leaf.
+func (r *fieldReporter) Report(rs cmp.Result) {
+	if rs.Equal() {
+		return
+	}
+	vx, vy := r.path.Last().Values()
+	path := readablePath(r.path)
+	switch {
+	case !present(vx):
+		r.lines = append(r.lines, fmt.Sprintf("%s: + %s", path, show(vy)))
+	case !present(vy):
+		r.lines = append(r.lines, fmt.Sprintf("%s: - %s", path, show(vx)))
+	default:
+		r.lines = append(r.lines, fmt.Sprintf("%s: %s → %s", path, show(vx), show(vy)))
+	}
+}
+
+func readablePath(p cmp.Path) string {
+	var b strings.Builder
+	for _, step := range p {
+		switch s := step.(type) {
+		case cmp.StructField:
+			if b.Len() > 0 {
+				b.WriteString(".")
+			}
+			b.WriteString(s.Name())
+		case cmp.MapIndex:
+			fmt.Fprintf(&b, "[%v]", s.Key())
+		case cmp.SliceIndex:
+			// Element positions are meaningless after sorting; "Backends" reads better alone.
+		}
+	}
+	if b.Len() == 0 {
+		return "value"
+	}
+	return b.String()
+}
+
+func present(v reflect.Value) bool {
+	if !v.IsValid() {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		return !v.IsNil()
+	}
+	return true
+}
+
+func show(v reflect.Value) string {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || !v.CanInterface() {
+		return "(none)"
+	}
+	if v.Kind() == reflect.String {
+		if s, ok := v.Interface().(fmt.Stringer); ok {
+			return s.String()
+		}
+		return fmt.Sprintf("%q", v.String())
+	}
+	return fmt.Sprintf("%v", v.Interface())
+}

@@ -1,0 +1,341 @@
+package lb
+
+// This file is the edge between Spec and oci-go-sdk types: Observe reads an OCI load balancer
+// into a Spec, the *Details functions build request bodies from Spec parts, and statusOf reads
+// the addresses. Nothing else in the package touches SDK model types.
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	v1 "k8s.io/api/core/v1"
+)
+
+// Observe reads an OCI load balancer into a Spec. Fields OCI does not report (private keys,
+// desired-only fields) stay empty.
+func Observe(lb loadbalancer.LoadBalancer) *Spec {
+	s := &Spec{
+		Kind:                  KindLoadBalancer,
+		ID:                    deref(lb.Id),
+		Name:                  deref(lb.DisplayName),
+		CompartmentID:         deref(lb.CompartmentId),
+		Internal:              lb.IsPrivate != nil && *lb.IsPrivate,
+		Subnets:               sortedCopy(lb.SubnetIds),
+		Shape:                 Shape{Name: deref(lb.ShapeName)},
+		NetworkSecurityGroups: sortedCopy(lb.NetworkSecurityGroupIds),
+		Listeners:             make(map[string]Listener, len(lb.Listeners)),
+		BackendSets:           make(map[string]BackendSet, len(lb.BackendSets)),
+		Certificates:          make(map[string]Certificate, len(lb.Certificates)),
+		FreeformTags:          cloneStringMap(lb.FreeformTags),
+		DefinedTags:           lb.DefinedTags,
+	}
+	if s.Shape.IsFlexible() && lb.ShapeDetails != nil {
+		s.Shape.MinMbps = derefInt(lb.ShapeDetails.MinimumBandwidthInMbps)
+		s.Shape.MaxMbps = derefInt(lb.ShapeDetails.MaximumBandwidthInMbps)
+	}
+	for _, ip := range lb.IpAddresses {
+		if ip.ReservedIp != nil && ip.ReservedIp.Id != nil {
+			s.ReservedIP = deref(ip.IpAddress)
+		}
+	}
+	if o, ok := ownerFromTags(lb.FreeformTags); ok {
+		s.Owner = o
+	}
+	for key, l := range lb.Listeners {
+		name := deref(l.Name)
+		if name == "" {
+			name = key
+		}
+		ol := Listener{
+			Name:       name,
+			Protocol:   strings.ToUpper(deref(l.Protocol)),
+			Port:       derefInt(l.Port),
+			BackendSet: deref(l.DefaultBackendSetName),
+			TLS:        observeTLS(l.SslConfiguration),
+		}
+		if cc := l.ConnectionConfiguration; cc != nil {
+			if cc.IdleTimeout != nil {
+				ol.IdleTimeoutSeconds = *cc.IdleTimeout
+			}
+			ol.ProxyProtocolVersion = derefInt(cc.BackendTcpProxyProtocolVersion)
+		}
+		s.Listeners[name] = ol
+	}
+	for key, b := range lb.BackendSets {
+		name := deref(b.Name)
+		if name == "" {
+			name = key
+		}
+		ob := BackendSet{
+			Name:     name,
+			Policy:   strings.ToUpper(deref(b.Policy)),
+			Backends: make([]Backend, 0, len(b.Backends)),
+			TLS:      observeTLS(b.SslConfiguration),
+		}
+		for _, be := range b.Backends {
+			ob.Backends = append(ob.Backends, Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port)})
+		}
+		slices.SortFunc(ob.Backends, func(x, y Backend) int {
+			if c := compareIPs(x.IP, y.IP); c != 0 {
+				return c
+			}
+			return x.Port - y.Port
+		})
+		if h := b.HealthChecker; h != nil {
+			ob.HealthCheck = HealthCheck{
+				Protocol:       strings.ToUpper(deref(h.Protocol)),
+				Port:           derefInt(h.Port),
+				Path:           deref(h.UrlPath),
+				ReturnCode:     derefInt(h.ReturnCode),
+				Retries:        derefInt(h.Retries),
+				IntervalMillis: derefInt(h.IntervalInMillis),
+				TimeoutMillis:  derefInt(h.TimeoutInMillis),
+				ForcePlainText: h.IsForcePlainText != nil && *h.IsForcePlainText,
+			}
+		}
+		s.BackendSets[name] = ob
+	}
+	for key, c := range lb.Certificates {
+		name := deref(c.CertificateName)
+		if name == "" {
+			name = key
+		}
+		s.Certificates[name] = Certificate{
+			Name:              name,
+			PublicCertificate: deref(c.PublicCertificate),
+			CACertificate:     deref(c.CaCertificate),
+		}
+	}
+	return s
+}
+
+func observeTLS(c *loadbalancer.SslConfiguration) *TLS {
+	if c == nil || deref(c.CertificateName) == "" {
+		return nil
+	}
+	return &TLS{Certificate: deref(c.CertificateName), CipherSuite: deref(c.CipherSuiteName), Protocols: sortedCopy(c.Protocols)}
+}
+
+// createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
+func createDetails(s *Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
+	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
+	d := loadbalancer.CreateLoadBalancerDetails{
+		CompartmentId:           common.String(s.CompartmentID),
+		DisplayName:             common.String(s.Name),
+		ShapeName:               common.String(s.Shape.Name),
+		ShapeDetails:            shapeDetails(s.Shape),
+		SubnetIds:               slices.Clone(s.Subnets),
+		IsPrivate:               common.Bool(s.Internal),
+		NetworkSecurityGroupIds: slices.Clone(s.NetworkSecurityGroups),
+		Listeners:               make(map[string]loadbalancer.ListenerDetails, len(s.Listeners)),
+		BackendSets:             make(map[string]loadbalancer.BackendSetDetails, len(s.BackendSets)),
+		Certificates:            make(map[string]loadbalancer.CertificateDetails, len(s.Certificates)),
+		FreeformTags:            freeform,
+		DefinedTags:             s.DefinedTags,
+	}
+	if reservedIPID != "" {
+		d.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String(reservedIPID)}}
+	}
+	for name, l := range s.Listeners {
+		d.Listeners[name] = loadbalancer.ListenerDetails{
+			DefaultBackendSetName:   common.String(l.BackendSet),
+			Port:                    common.Int(l.Port),
+			Protocol:                common.String(l.Protocol),
+			SslConfiguration:        sslDetails(l.TLS),
+			ConnectionConfiguration: connectionConfig(l),
+		}
+	}
+	for name, b := range s.BackendSets {
+		d.BackendSets[name] = loadbalancer.BackendSetDetails{
+			Policy:           common.String(b.Policy),
+			HealthChecker:    healthCheckerDetails(b.HealthCheck),
+			Backends:         backendDetails(b.Backends),
+			SslConfiguration: sslDetails(b.TLS),
+		}
+	}
+	for name, c := range s.Certificates {
+		d.Certificates[name] = loadbalancer.CertificateDetails(certificateDetails(c))
+	}
+	return d
+}
+
+func shapeDetails(s Shape) *loadbalancer.ShapeDetails {
+	if !s.IsFlexible() {
+		return nil
+	}
+	return &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(s.MinMbps), MaximumBandwidthInMbps: common.Int(s.MaxMbps)}
+}
+
+func shapeUpdateDetails(s Shape) loadbalancer.UpdateLoadBalancerShapeDetails {
+	return loadbalancer.UpdateLoadBalancerShapeDetails{ShapeName: common.String(s.Name), ShapeDetails: shapeDetails(s)}
+}
+
+func settingsDetails(s Settings) loadbalancer.UpdateLoadBalancerDetails {
+	return loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)}
+}
+
+func createListenerDetails(l Listener) loadbalancer.CreateListenerDetails {
+	return loadbalancer.CreateListenerDetails{
+		Name:                    common.String(l.Name),
+		DefaultBackendSetName:   common.String(l.BackendSet),
+		Port:                    common.Int(l.Port),
+		Protocol:                common.String(l.Protocol),
+		SslConfiguration:        sslDetails(l.TLS),
+		ConnectionConfiguration: connectionConfig(l),
+	}
+}
+
+func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
+	return loadbalancer.UpdateListenerDetails{
+		DefaultBackendSetName:   common.String(l.BackendSet),
+		Port:                    common.Int(l.Port),
+		Protocol:                common.String(l.Protocol),
+		SslConfiguration:        sslDetails(l.TLS),
+		ConnectionConfiguration: connectionConfig(l),
+	}
+}
+
+func connectionConfig(l Listener) *loadbalancer.ConnectionConfiguration {
+	c := &loadbalancer.ConnectionConfiguration{IdleTimeout: common.Int64(l.IdleTimeoutSeconds)}
+	if l.IdleTimeoutSeconds == 0 {
+		c.IdleTimeout = common.Int64(defaultIdleTimeout(l.Protocol))
+	}
+	if l.ProxyProtocolVersion != 0 {
+		c.BackendTcpProxyProtocolVersion = common.Int(l.ProxyProtocolVersion)
+	}
+	return c
+}
+
+func createBackendSetDetails(b BackendSet) loadbalancer.CreateBackendSetDetails {
+	return loadbalancer.CreateBackendSetDetails{
+		Name:             common.String(b.Name),
+		Policy:           common.String(b.Policy),
+		HealthChecker:    healthCheckerDetails(b.HealthCheck),
+		Backends:         backendDetails(b.Backends),
+		SslConfiguration: sslDetails(b.TLS),
+	}
+}
+
+func updateBackendSetDetails(b BackendSet) loadbalancer.UpdateBackendSetDetails {
+	return loadbalancer.UpdateBackendSetDetails{
+		Policy:           common.String(b.Policy),
+		HealthChecker:    healthCheckerDetails(b.HealthCheck),
+		Backends:         backendDetails(b.Backends),
+		SslConfiguration: sslDetails(b.TLS),
+	}
+}
+
+func backendDetails(bs []Backend) []loadbalancer.BackendDetails {
+	out := make([]loadbalancer.BackendDetails, len(bs))
+	for i, b := range bs {
+		out[i] = loadbalancer.BackendDetails{IpAddress: common.String(b.IP), Port: common.Int(b.Port), Weight: common.Int(1)}
+	}
+	return out
+}
+
+func healthCheckerDetails(h HealthCheck) *loadbalancer.HealthCheckerDetails {
+	d := &loadbalancer.HealthCheckerDetails{
+		Protocol:         common.String(h.Protocol),
+		Port:             common.Int(h.Port),
+		Retries:          common.Int(h.Retries),
+		IntervalInMillis: common.Int(h.IntervalMillis),
+		TimeoutInMillis:  common.Int(h.TimeoutMillis),
+		IsForcePlainText: common.Bool(h.ForcePlainText),
+	}
+	if h.Protocol == ProtocolHTTP {
+		d.UrlPath = common.String(h.Path)
+		d.ReturnCode = common.Int(h.ReturnCode)
+	}
+	return d
+}
+
+// sslDetails builds the SSL configuration. Peer verification stays off, as in the upstream CCM:
+// backends are nodes reached by IP, whose certificates rarely name those IPs.
+func sslDetails(t *TLS) *loadbalancer.SslConfigurationDetails {
+	if t == nil {
+		return nil
+	}
+	d := &loadbalancer.SslConfigurationDetails{
+		CertificateName:       common.String(t.Certificate),
+		VerifyPeerCertificate: common.Bool(false),
+		Protocols:             slices.Clone(t.Protocols),
+	}
+	if t.CipherSuite != "" {
+		d.CipherSuiteName = common.String(t.CipherSuite)
+	}
+	return d
+}
+
+func certificateDetails(c Certificate) loadbalancer.CreateCertificateDetails {
+	return loadbalancer.CreateCertificateDetails{
+		CertificateName:   common.String(c.Name),
+		PublicCertificate: optString(c.PublicCertificate),
+		CaCertificate:     optString(c.CACertificate),
+		PrivateKey:        optString(c.PrivateKey.Reveal()),
+		Passphrase:        optString(c.Passphrase.Reveal()),
+	}
+}
+
+// statusOf lists the load balancer's addresses for the Service status: public addresses for a
+// public load balancer, private ones for an internal one.
+func statusOf(lb loadbalancer.LoadBalancer, ipMode *v1.LoadBalancerIPMode) *v1.LoadBalancerStatus {
+	internal := lb.IsPrivate != nil && *lb.IsPrivate
+	var ips []string
+	for _, a := range lb.IpAddresses {
+		public := !internal
+		if a.IsPublic != nil {
+			public = *a.IsPublic
+		}
+		if ip := deref(a.IpAddress); ip != "" && public != internal {
+			ips = append(ips, ip)
+		}
+	}
+	slices.SortFunc(ips, compareIPs)
+	st := &v1.LoadBalancerStatus{}
+	for _, ip := range slices.Compact(ips) {
+		ing := v1.LoadBalancerIngress{IP: ip}
+		if ipMode != nil {
+			m := *ipMode
+			ing.IPMode = &m
+		}
+		st.Ingress = append(st.Ingress, ing)
+	}
+	return st
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return common.String(s)
+}
+
+func sortedCopy(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}
+
+func canonicalIP(s string) string {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.String()
+	}
+	return s
+}

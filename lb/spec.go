@@ -1,0 +1,296 @@
+package lb
+
+import (
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// Kind is the OCI product that realises a Service.
+type Kind string
+
+// The kinds. Only KindLoadBalancer is implemented; KindNetworkLoadBalancer exists so that Spec,
+// Diff and the security-rule inputs are shaped for it already.
+const (
+	// KindLoadBalancer is the OCI Load Balancer service (layer 4/7, API 20170115).
+	KindLoadBalancer Kind = "lb"
+	// KindNetworkLoadBalancer is the OCI Network Load Balancer service (layer 4, API 20200501).
+	KindNetworkLoadBalancer Kind = "nlb"
+)
+
+// Spec is a load balancer as a value: what a Service asks for (Desired) or what OCI has
+// (Observe). Diff compares two of them. Maps are keyed by the resource's name.
+//
+// Fields under "desired only" are computed from the Service and are not observable on an OCI
+// load balancer; Observe leaves them empty and Diff ignores them. The security-list manager
+// reads them (see Ports).
+type Spec struct {
+	// Kind is the OCI product. Immutable.
+	Kind Kind
+	// ID is the load balancer's OCID; empty in a desired Spec.
+	ID string
+	// Name is the OCI display name (see Namer).
+	Name string
+	// CompartmentID is where the load balancer lives.
+	CompartmentID string
+	// Internal means private IP only. Immutable.
+	Internal bool
+	// Subnets are the load balancer's subnet OCIDs. Immutable.
+	Subnets []string
+	// Shape is the bandwidth shape.
+	Shape Shape
+	// ReservedIP is a reserved public IP address to use (spec.loadBalancerIP). Immutable once
+	// created.
+	ReservedIP string
+	// NetworkSecurityGroups are NSG OCIDs, sorted.
+	NetworkSecurityGroups []string
+
+	Listeners    map[string]Listener
+	BackendSets  map[string]BackendSet
+	Certificates map[string]Certificate
+
+	// Owner is who the load balancer belongs to, as recorded in its freeform tags.
+	Owner Owner
+	// FreeformTags and DefinedTags are applied when the load balancer is created (ownership tags
+	// are added to FreeformTags then). Observe fills them with the current tags. Diff never
+	// changes them except to add ownership tags.
+	FreeformTags map[string]string
+	DefinedTags  map[string]map[string]any
+
+	// Defaulted marks fields that came from defaults rather than the Service. For an existing
+	// load balancer the observed value of such a field wins, so changing a default in
+	// cloud-provider.yaml never breaks or reshapes existing load balancers.
+	Defaulted Defaulted
+
+	// Desired only.
+
+	// Ports are the Service's ports as the security rules need them.
+	Ports []Port
+	// SourceCIDRs are the client CIDRs allowed in, normalised and sorted.
+	SourceCIDRs []string
+	// SecurityListMode is the effective security-list management mode (annotation, else config).
+	SecurityListMode config.SecurityListMode
+	// IPFamilies are the Service's IP families (only IPv4 is supported by KindLoadBalancer).
+	IPFamilies []v1.IPFamily
+	// IPMode is reported in the Service status when set.
+	IPMode *v1.LoadBalancerIPMode
+	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
+	AdoptID string
+	// ExcludedNodes are the Nodes that are not backends, with the reason (for logs and events).
+	ExcludedNodes []NodeExclusion
+}
+
+// Defaulted lists the Spec fields that were not set by the Service.
+type Defaulted struct {
+	Subnets bool
+	Shape   bool
+}
+
+// Shape is a load balancer shape. Fixed shapes have only a Name; "flexible" has a bandwidth
+// range.
+type Shape struct {
+	Name    string
+	MinMbps int
+	MaxMbps int
+}
+
+// ShapeFlexible is the name of the flexible shape.
+const ShapeFlexible = "flexible"
+
+// IsFlexible reports whether the shape is the flexible one.
+func (s Shape) IsFlexible() bool { return s.Name == ShapeFlexible }
+
+// Listener is a port the load balancer accepts connections on.
+type Listener struct {
+	Name string
+	// Protocol is TCP, HTTP or GRPC (KindLoadBalancer).
+	Protocol string
+	Port     int
+	// BackendSet is the name of the backend set the listener forwards to.
+	BackendSet string
+	// TLS, when set, terminates TLS with a certificate from Spec.Certificates.
+	TLS *TLS
+	// IdleTimeoutSeconds is the connection idle timeout; always explicit in a desired Spec, so
+	// a load balancer created elsewhere with OCI's defaults compares equal.
+	IdleTimeoutSeconds int64
+	// ProxyProtocolVersion is 1 or 2 to send a PROXY header to backends, 0 for none.
+	ProxyProtocolVersion int
+}
+
+// TLS is a listener's or backend set's TLS settings.
+type TLS struct {
+	// Certificate is the name of an entry in Spec.Certificates.
+	Certificate string
+	// CipherSuite is an OCI cipher-suite name; empty means OCI's default (and then the observed
+	// value is not compared).
+	CipherSuite string
+	// Protocols are TLS versions (e.g. TLSv1.2); empty means OCI's default.
+	Protocols []string
+}
+
+// BackendSet is a group of backends with a health check and balancing policy.
+type BackendSet struct {
+	Name string
+	// Policy is ROUND_ROBIN, LEAST_CONNECTIONS or IP_HASH.
+	Policy   string
+	Backends []Backend
+	// HealthCheck is how the load balancer probes each backend.
+	HealthCheck HealthCheck
+	// TLS, when set, makes the load balancer speak TLS to the backends.
+	TLS *TLS
+}
+
+// Backend is one node behind a backend set.
+type Backend struct {
+	IP   string
+	Port int
+}
+
+// HealthCheck is a backend set's health checker.
+type HealthCheck struct {
+	// Protocol is HTTP or TCP.
+	Protocol string
+	Port     int
+	// Path is the HTTP path, e.g. /healthz.
+	Path string
+	// ReturnCode is the HTTP status that means healthy.
+	ReturnCode     int
+	Retries        int
+	IntervalMillis int
+	TimeoutMillis  int
+	// ForcePlainText probes with plain HTTP even when the backend set uses TLS (kube-proxy and
+	// kubelet health endpoints are plain HTTP).
+	ForcePlainText bool
+}
+
+// Certificate is certificate material installed on the load balancer. Its name carries a hash
+// of the content (see CertificateName), so a changed Secret yields a new certificate.
+type Certificate struct {
+	Name string
+	// PublicCertificate and CACertificate are PEM; either may be empty.
+	PublicCertificate string
+	CACertificate     string
+	// PrivateKey and Passphrase are only known in a desired Spec.
+	PrivateKey config.Secret
+	Passphrase config.Secret
+}
+
+// Port is one Service port as the security rules need it.
+type Port struct {
+	// Protocol is the Service port's protocol (TCP).
+	Protocol v1.Protocol
+	// Listener is the port clients connect to on the load balancer.
+	Listener int
+	// NodePort is the port the load balancer connects to on the nodes.
+	NodePort int
+	// HealthCheck is the port the health checker probes on the nodes.
+	HealthCheck int
+}
+
+// Owner identifies the cluster and Service a load balancer belongs to.
+type Owner struct {
+	// Cluster is the cluster name the CCM runs with (--cluster-name).
+	Cluster string
+	// Service is "namespace/name".
+	Service string
+	// UID is the Service's UID.
+	UID string
+}
+
+// ListenerPorts returns the listener ports, sorted: the ingress ports to open from SourceCIDRs.
+func (s *Spec) ListenerPorts() []int {
+	out := make([]int, 0, len(s.Listeners))
+	for _, l := range s.Listeners {
+		out = append(out, l.Port)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// NodePorts returns the backend ports on the nodes, sorted (desired Specs only).
+func (s *Spec) NodePorts() []int {
+	out := make([]int, 0, len(s.Ports))
+	for _, p := range s.Ports {
+		out = append(out, p.NodePort)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// HealthCheckPorts returns the health-check ports on the nodes, sorted (desired Specs only).
+func (s *Spec) HealthCheckPorts() []int {
+	out := make([]int, 0, len(s.Ports))
+	for _, p := range s.Ports {
+		out = append(out, p.HealthCheck)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Clone returns a deep copy, so a Spec handed to a caller can be changed without affecting the
+// one it came from.
+func (s *Spec) Clone() *Spec {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Subnets = slices.Clone(s.Subnets)
+	c.NetworkSecurityGroups = slices.Clone(s.NetworkSecurityGroups)
+	c.Listeners = make(map[string]Listener, len(s.Listeners))
+	for k, l := range s.Listeners {
+		l.TLS = l.TLS.clone()
+		c.Listeners[k] = l
+	}
+	c.BackendSets = make(map[string]BackendSet, len(s.BackendSets))
+	for k, b := range s.BackendSets {
+		b.Backends = slices.Clone(b.Backends)
+		b.TLS = b.TLS.clone()
+		c.BackendSets[k] = b
+	}
+	c.Certificates = make(map[string]Certificate, len(s.Certificates))
+	for k, v := range s.Certificates {
+		c.Certificates[k] = v
+	}
+	c.FreeformTags = cloneStringMap(s.FreeformTags)
+	if s.DefinedTags != nil {
+		c.DefinedTags = make(map[string]map[string]any, len(s.DefinedTags))
+		for ns, kv := range s.DefinedTags {
+			m := make(map[string]any, len(kv))
+			for k, v := range kv {
+				m[k] = v
+			}
+			c.DefinedTags[ns] = m
+		}
+	}
+	c.Ports = slices.Clone(s.Ports)
+	c.ExcludedNodes = slices.Clone(s.ExcludedNodes)
+	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
+	c.IPFamilies = slices.Clone(s.IPFamilies)
+	if s.IPMode != nil {
+		m := *s.IPMode
+		c.IPMode = &m
+	}
+	return &c
+}
+
+func (t *TLS) clone() *TLS {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.Protocols = slices.Clone(t.Protocols)
+	return &c
+}
+
+func cloneStringMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
