@@ -44,10 +44,14 @@ unit: ## Fast loop: go test -race over every package (no real cluster).
 .PHONY: e2e
 e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver and ocitest.
 	@$(call require,./internal/e2e,the e2e suite)
-	OCI_CCM_ETCD="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)" \
-	KUBE_APISERVER="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)" \
-	OCI_CCM_BINARY="$(BINARY)" \
+	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
+	apiserver="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
+	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
 	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/...
+
+.PHONY: kube-apiserver
+kube-apiserver: ## Build (or reuse from ~/.cache/oci-ccm) kube-apiserver v1.37.2 for the e2e suite.
+	$(KUBEBINS)/build-kube-apiserver.sh
 
 .PHONY: bench
 bench: ## Benchmarks: OCI calls (reads, writes, polls) and time per scenario.
@@ -67,6 +71,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, and generated files up to da
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./internal/...
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
 

@@ -86,7 +86,7 @@ func newMetrics() *clientMetrics {
 
 // register adds every metric to r, failing on the first conflict (e.g. a second Client on the
 // same registry).
-func (m *clientMetrics) register(r metrics.KubeRegistry) error {
+func (m *clientMetrics) register(r Registerer) error {
 	for _, c := range []metrics.Registerable{
 		m.requests, m.latency, m.retries, m.limiterWait, m.workRequestPolls, m.workRequests, m.cacheLookups,
 	} {

@@ -72,10 +72,22 @@ type Options struct {
 	CacheTTL time.Duration
 	// Metrics receives the client's metrics. Nil records none. Register one Client per
 	// registry: a second registration of the same metric names fails New.
-	Metrics metrics.KubeRegistry
+	Metrics Registerer
 	// Logger receives structured logs; the zero value means klog.Background().
 	Logger klog.Logger
 }
+
+// Registerer is where a Client registers its metrics: a metrics.KubeRegistry, or an adapter
+// over the controller manager's legacy registry (RegistererFunc(legacyregistry.Register)).
+type Registerer interface {
+	Register(metrics.Registerable) error
+}
+
+// RegistererFunc adapts a registration function to Registerer.
+type RegistererFunc func(metrics.Registerable) error
+
+// Register implements Registerer.
+func (f RegistererFunc) Register(r metrics.Registerable) error { return f(r) }
 
 // RetryPolicy bounds the one retry layer every call goes through. Retries use exponential
 // backoff with full jitter: before retry n the client waits a random time in

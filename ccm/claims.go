@@ -1,0 +1,124 @@
+package ccm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/seclist"
+)
+
+// claimFor turns a Service's load balancer Spec into its security claim: the LB's subnets, ports
+// and source ranges from the Spec, and the subnets of the backend nodes, found by their IPs.
+func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (seclist.Claim, error) {
+	claim := seclist.Claim{
+		Service:     serviceKey(svc),
+		Mode:        spec.SecurityListMode,
+		LBSubnets:   slices.Clone(spec.Subnets),
+		SourceCIDRs: slices.Clone(spec.SourceCIDRs),
+	}
+	for _, p := range spec.Ports {
+		claim.ListenerPorts = append(claim.ListenerPorts, p.Listener)
+		claim.NodePorts = append(claim.NodePorts, p.NodePort)
+		if claim.HealthCheckPort == 0 {
+			claim.HealthCheckPort = p.HealthCheck
+		}
+	}
+	subnets, err := c.nodeSubnets(ctx, spec)
+	if err != nil {
+		return seclist.Claim{}, err
+	}
+	claim.NodeSubnets = subnets
+	return claim, nil
+}
+
+// nodeSubnets returns the subnets of the Spec's backends, sorted. The subnet listing behind
+// SubnetForIP is cached, so this costs one ListSubnets per cache period, not one call per node.
+func (c *Cloud) nodeSubnets(ctx context.Context, spec *lb.Spec) ([]string, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, name := range sortedKeys(spec.BackendSets) {
+		for _, b := range spec.BackendSets[name].Backends {
+			if seen[b.IP] {
+				continue
+			}
+			seen[b.IP] = true
+			subnet, err := c.oci.VirtualNetwork.SubnetForIP(ctx, c.cfg.CompartmentID, c.cfg.VCNID, b.IP)
+			if err != nil {
+				return nil, fmt.Errorf("subnet of backend %s: %w", b.IP, err)
+			}
+			if subnet.Id != nil && !slices.Contains(ids, *subnet.Id) {
+				ids = append(ids, *subnet.Id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// primeSecurityRules hands seclist the claims of every load balancer Service once it can
+// compute all of them. A Service whose Spec is invalid contributes nothing (its own reconcile
+// reports why); an OCI error retries the whole gathering later rather than priming with a claim
+// missing, which would remove that Service's rules.
+func (c *Cloud) primeSecurityRules(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	_ = wait.PollUntilContextCancel(ctx, primeRetryInterval, true, func(ctx context.Context) (bool, error) {
+		claims, err := c.gatherClaims(ctx)
+		if err != nil {
+			logger.Error(err, "Cannot gather security claims yet; retrying", "after", primeRetryInterval)
+			return false, nil
+		}
+		if err := c.rules.Prime(claims); err != nil {
+			logger.Error(err, "Some security claims were invalid")
+		}
+		logger.Info("Security rules now cover every load balancer Service", "services", len(claims))
+		close(c.primed)
+		return true, nil
+	})
+}
+
+const primeRetryInterval = 10 * time.Second
+
+func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
+	services, err := c.watch.services.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := c.watch.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	var claims []seclist.Claim
+	for _, svc := range services {
+		if !lb.Manages(svc) || svc.DeletionTimestamp != nil {
+			continue
+		}
+		spec, err := lb.Desired(svc, nodes, c.cfg, c.watch)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Service left out of security claims", "service", klog.KObj(svc), "reason", err)
+			continue
+		}
+		claim, err := c.claimFor(ctx, svc, spec)
+		if err != nil {
+			return nil, err
+		}
+		claims = append(claims, claim)
+	}
+	return claims, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

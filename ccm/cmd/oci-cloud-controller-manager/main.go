@@ -1,0 +1,60 @@
+// Command oci-cloud-controller-manager runs the Kubernetes cloud controllers (service, cloud-node,
+// cloud-node-lifecycle) with the oci provider from package ccm.
+//
+// It is the upstream cloud-controller-manager command with one difference: the cloud-config file
+// is read once, here, and handed to the provider, instead of going through the global provider
+// registry.
+package main
+
+import (
+	"os"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/app"
+	appconfig "k8s.io/cloud-provider/app/config"
+	"k8s.io/cloud-provider/names"
+	"k8s.io/cloud-provider/options"
+	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
+	"k8s.io/component-base/metrics/legacyregistry"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics on /metrics
+	_ "k8s.io/component-base/metrics/prometheus/version"  // build info metric
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+func main() {
+	opts, err := options.NewCloudControllerManagerOptions()
+	if err != nil {
+		klog.Fatalf("Cannot initialise command options: %v", err)
+	}
+	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
+		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	os.Exit(cli.Run(cmd))
+}
+
+// newCloud builds the provider from --cloud-provider and --cloud-config. The framework offers no
+// error return here, so a bad configuration ends the process with the validation report.
+func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
+	shared := c.ComponentConfig.KubeCloudShared
+	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
+		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
+	}
+	path := shared.CloudProvider.CloudConfigFile
+	if path == "" {
+		klog.Fatalf("--cloud-config is required: the path of cloud-provider.yaml")
+	}
+	cloud, err := ccm.NewFromFile(path, ccm.Options{
+		ClusterName: shared.ClusterName,
+		// The controller manager serves its legacy registry on /metrics.
+		Metrics: ociclient.RegistererFunc(legacyregistry.Register),
+	})
+	if err != nil {
+		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
+	}
+	return cloud
+}

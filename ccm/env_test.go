@@ -1,0 +1,124 @@
+package ccm
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// env is a Cloud wired to an ocitest server seeded with ocitest.DefaultTenancy.
+type env struct {
+	srv    *ocitest.Server
+	seeded ocitest.Seeded
+	cfg    *config.Config
+	cloud  *Cloud
+	nodes  []*v1.Node
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	seeded, err := srv.Seed(ocitest.DefaultTenancy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := srv.NewCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &config.Config{
+		Auth: config.Auth{Region: srv.Region(), Tenancy: creds.TenancyID, User: creds.UserID,
+			Fingerprint: creds.Fingerprint, Key: config.Secret(creds.PrivateKeyPEM)},
+		CompartmentID: seeded.Compartment,
+		VCNID:         seeded.VCN,
+		LoadBalancer:  config.LoadBalancer{Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]},
+	}
+	cfg.SetDefaults()
+	provider, err := cfg.ConfigurationProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := ociclient.New(ociclient.Options{
+		Provider: provider, Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
+		RateLimit: config.RateLimiter{Disabled: true},
+		Retry:     ociclient.RetryPolicy{MaxAttempts: 8, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond, MaxElapsed: 10 * time.Second},
+		Poll:      ociclient.PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, Factor: 2},
+		Logger:    klog.Background().V(10),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := New(cfg, Options{ClusterName: "test-cluster", Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As SetInformers does once the informers have synced, here over a cluster with no other
+	// Services: from now on rules no claim needs are removed.
+	if err := cloud.rules.Prime(nil); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{srv: srv, seeded: seeded, cfg: cfg, cloud: cloud}
+	for _, name := range []string{"node-1", "node-2", "node-3"} {
+		e.nodes = append(e.nodes, e.node(t, name))
+	}
+	return e
+}
+
+// node returns a ready Node for a seeded instance, addressed by its primary private IP.
+func (e *env) node(t *testing.T, name string) *v1.Node {
+	t.Helper()
+	vnics := e.srv.InstanceVNICs(e.seeded.Instances[name])
+	if len(vnics) == 0 || vnics[0].PrivateIp == nil {
+		t.Fatalf("instance %s has no private IP", name)
+	}
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       v1.NodeSpec{ProviderID: "oci://" + e.seeded.Instances[name]},
+		Status: v1.NodeStatus{
+			Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: *vnics[0].PrivateIp}},
+			Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}
+}
+
+// securityList returns the seeded security list of a subnet role ("lb-1", "nodes").
+func (e *env) securityList(t *testing.T, name string) core.SecurityList {
+	t.Helper()
+	l, ok := e.srv.SecurityList(e.seeded.SecurityLists[name])
+	if !ok {
+		t.Fatalf("security list %s not found", name)
+	}
+	return l
+}
+
+func service(name string, annotations map[string]string, ports ...int32) *v1.Service {
+	svc := &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), Annotations: annotations},
+		Spec:       v1.ServiceSpec{Type: v1.ServiceTypeLoadBalancer},
+	}
+	for i, p := range ports {
+		svc.Spec.Ports = append(svc.Spec.Ports, v1.ServicePort{
+			Name: "p" + string(rune('a'+i)), Protocol: v1.ProtocolTCP, Port: p,
+			TargetPort: intstr.FromInt32(8080), NodePort: 30000 + p,
+		})
+	}
+	return svc
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
