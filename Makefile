@@ -9,7 +9,9 @@ BIN       := $(CURDIR)/bin
 TOOLS     := $(BIN)/tools
 BINARY    := $(BIN)/oci-cloud-controller-manager
 CMD_PKG   := ./ccm/cmd/oci-cloud-controller-manager
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+# component-base insists on a semantic version: a v* tag, else v0.0.0-dev+<commit>.
+VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || \
+               echo v0.0.0-dev+$$(git rev-parse --short HEAD 2>/dev/null || echo unknown))
 LDFLAGS   := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
              -X k8s.io/component-base/version.gitCommit=$(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 
