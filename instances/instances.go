@@ -75,16 +75,16 @@ var _ cloudprovider.InstancesV2 = (*Instances)(nil)
 func New(opts Options) (*Instances, error) {
 	var errs []error
 	if opts.Compute == nil {
-		errs = append(errs, errors.New("Compute client is nil"))
+		errs = append(errs, errors.New("Options.Compute is nil"))
 	}
 	if opts.VirtualNetwork == nil {
-		errs = append(errs, errors.New("VirtualNetwork client is nil"))
+		errs = append(errs, errors.New("Options.VirtualNetwork is nil"))
 	}
 	if opts.CompartmentID == "" {
-		errs = append(errs, errors.New("CompartmentID is empty"))
+		errs = append(errs, errors.New("Options.CompartmentID is empty"))
 	}
 	if opts.Region == "" {
-		errs = append(errs, errors.New("Region is empty"))
+		errs = append(errs, errors.New("Options.Region is empty"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("instances: %w", err)
