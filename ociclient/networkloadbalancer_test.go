@@ -58,7 +58,7 @@ func TestNLBWaitForWorkRequestListsTheErrorsOfAFailure(t *testing.T) {
 	if diff := cmp.Diff(want, wrErr); diff != "" {
 		t.Errorf("WorkRequestError (-want +got):\n%s", diff)
 	}
-	if calls := env.srv.Calls().Op("ListWorkRequestErrors"); calls != 1 {
+	if calls := env.srv.Calls().Op(ocitest.NLB("ListWorkRequestErrors")); calls != 1 {
 		t.Errorf("ListWorkRequestErrors calls = %d, want 1", calls)
 	}
 }
@@ -79,7 +79,7 @@ func TestNLBWaitForWorkRequestEndsWithTheContext(t *testing.T) {
 
 func TestNLBRetriedCreateReusesTheRetryToken(t *testing.T) {
 	env := newTestEnv(t, envConfig{fakeClock: true})
-	env.srv.InjectFault(ocitest.Fault{Operation: "CreateNetworkLoadBalancer", AfterHandler: true, DropConnection: true, Times: 1})
+	env.srv.InjectFault(ocitest.Fault{Operation: ocitest.NLB("CreateNetworkLoadBalancer"), AfterHandler: true, DropConnection: true, Times: 1})
 	created, wr, err := env.client.NetworkLoadBalancers.CreateNetworkLoadBalancer(context.Background(), createNLBDetails(env.srv, "tcp"), "")
 	if err != nil {
 		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
@@ -91,7 +91,7 @@ func TestNLBRetriedCreateReusesTheRetryToken(t *testing.T) {
 	if len(list) != 1 || *list[0].Id != *created.Id || wr == "" {
 		t.Errorf("network load balancers %d (want 1, %s), work request %q", len(list), *created.Id, wr)
 	}
-	if calls := env.srv.Calls().Op("CreateNetworkLoadBalancer"); calls != 2 {
+	if calls := env.srv.Calls().Op(ocitest.NLB("CreateNetworkLoadBalancer")); calls != 2 {
 		t.Errorf("CreateNetworkLoadBalancer calls = %d, want 2", calls)
 	}
 }
@@ -108,7 +108,7 @@ func TestNLBListFiltersByDisplayNameAndFollowsPages(t *testing.T) {
 	if err != nil || len(all) != 3 {
 		t.Fatalf("ListNetworkLoadBalancers = %d items, %v; want 3", len(all), err)
 	}
-	if calls := env.srv.Calls().Op("ListNetworkLoadBalancers"); calls != 3 {
+	if calls := env.srv.Calls().Op(ocitest.NLB("ListNetworkLoadBalancers")); calls != 3 {
 		t.Errorf("ListNetworkLoadBalancers calls = %d, want 3 (pages of 1)", calls)
 	}
 	named, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(ctx, env.srv.TenancyID(), "b")

@@ -40,16 +40,16 @@ func (e *nlbEntry) etag() string { return lbETag(*e.nlb.Id, e.version) }
 
 func (s *Server) registerNLB() {
 	p := nlbPrefix + "/networkLoadBalancers"
-	s.handle("ListNetworkLoadBalancers", ClassRead, "GET "+p, s.nlbList)
-	s.handle("GetNetworkLoadBalancer", ClassRead, "GET "+p+"/{networkLoadBalancerId}", s.nlbGet)
-	s.handle("CreateNetworkLoadBalancer", ClassWrite, "POST "+p, s.nlbCreate)
-	s.handle("UpdateNetworkLoadBalancer", ClassWrite, "PUT "+p+"/{networkLoadBalancerId}", s.nlbUpdate)
-	s.handle("UpdateNetworkSecurityGroups", ClassWrite, "PUT "+p+"/{networkLoadBalancerId}/networkSecurityGroups", s.nlbUpdateNSGs)
-	s.handle("DeleteNetworkLoadBalancer", ClassWrite, "DELETE "+p+"/{networkLoadBalancerId}", s.nlbDelete)
+	s.handle(NLB("ListNetworkLoadBalancers"), ClassRead, "GET "+p, s.nlbList)
+	s.handle(NLB("GetNetworkLoadBalancer"), ClassRead, "GET "+p+"/{networkLoadBalancerId}", s.nlbGet)
+	s.handle(NLB("CreateNetworkLoadBalancer"), ClassWrite, "POST "+p, s.nlbCreate)
+	s.handle(NLB("UpdateNetworkLoadBalancer"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}", s.nlbUpdate)
+	s.handle(NLB("UpdateNetworkSecurityGroups"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}/networkSecurityGroups", s.nlbUpdateNSGs)
+	s.handle(NLB("DeleteNetworkLoadBalancer"), ClassWrite, "DELETE "+p+"/{networkLoadBalancerId}", s.nlbDelete)
 	wr := nlbPrefix + "/workRequests"
-	s.handle("GetWorkRequest", ClassPoll, "GET "+wr+"/{workRequestId}", s.nlbGetWorkRequest)
-	s.handle("ListWorkRequests", ClassPoll, "GET "+wr, s.nlbListWorkRequests)
-	s.handle("ListWorkRequestErrors", ClassPoll, "GET "+wr+"/{workRequestId}/errors", s.nlbListWorkRequestErrors)
+	s.handle(NLB("GetWorkRequest"), ClassPoll, "GET "+wr+"/{workRequestId}", s.nlbGetWorkRequest)
+	s.handle(NLB("ListWorkRequests"), ClassPoll, "GET "+wr, s.nlbListWorkRequests)
+	s.handle(NLB("ListWorkRequestErrors"), ClassPoll, "GET "+wr+"/{workRequestId}/errors", s.nlbListWorkRequestErrors)
 	s.registerNLBChildren()
 }
 
@@ -542,3 +542,9 @@ func (s *Server) nlbListWorkRequestErrors(w http.ResponseWriter, r *http.Request
 	page := pageOf(s, w, r, items, 100)
 	writeJSON(w, r, http.StatusOK, nlbapi.WorkRequestErrorCollection{Items: append([]nlbapi.WorkRequestError{}, page...)})
 }
+
+// NLB names a Network Load Balancer API operation for Calls.Op and Fault.Operation. Its
+// operations are counted as "nlb." plus the SDK name, because several SDK names
+// (CreateBackendSet, GetWorkRequest, UpdateNetworkSecurityGroups, ...) exist in the Load
+// Balancer API too and must not be counted or faulted together.
+func NLB(op string) string { return "nlb." + op }

@@ -16,21 +16,21 @@ import (
 func (s *Server) registerNLBChildren() {
 	n := nlbPrefix + "/networkLoadBalancers/{networkLoadBalancerId}"
 	bs := n + "/backendSets/{backendSetName}"
-	s.handle("ListBackendSets", ClassRead, "GET "+n+"/backendSets", s.nlbListBackendSets)
-	s.handle("GetBackendSet", ClassRead, "GET "+bs, s.nlbGetBackendSet)
-	s.handle("CreateBackendSet", ClassWrite, "POST "+n+"/backendSets", s.nlbCreateBackendSet)
-	s.handle("UpdateBackendSet", ClassWrite, "PUT "+bs, s.nlbUpdateBackendSet)
-	s.handle("DeleteBackendSet", ClassWrite, "DELETE "+bs, s.nlbDeleteBackendSet)
-	s.handle("ListBackends", ClassRead, "GET "+bs+"/backends", s.nlbListBackends)
-	s.handle("GetBackend", ClassRead, "GET "+bs+"/backends/{backendName}", s.nlbGetBackend)
-	s.handle("CreateBackend", ClassWrite, "POST "+bs+"/backends", s.nlbCreateBackend)
-	s.handle("UpdateBackend", ClassWrite, "PUT "+bs+"/backends/{backendName}", s.nlbUpdateBackend)
-	s.handle("DeleteBackend", ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.nlbDeleteBackend)
-	s.handle("ListListeners", ClassRead, "GET "+n+"/listeners", s.nlbListListeners)
-	s.handle("GetListener", ClassRead, "GET "+n+"/listeners/{listenerName}", s.nlbGetListener)
-	s.handle("CreateListener", ClassWrite, "POST "+n+"/listeners", s.nlbCreateListener)
-	s.handle("UpdateListener", ClassWrite, "PUT "+n+"/listeners/{listenerName}", s.nlbUpdateListener)
-	s.handle("DeleteListener", ClassWrite, "DELETE "+n+"/listeners/{listenerName}", s.nlbDeleteListener)
+	s.handle(NLB("ListBackendSets"), ClassRead, "GET "+n+"/backendSets", s.nlbListBackendSets)
+	s.handle(NLB("GetBackendSet"), ClassRead, "GET "+bs, s.nlbGetBackendSet)
+	s.handle(NLB("CreateBackendSet"), ClassWrite, "POST "+n+"/backendSets", s.nlbCreateBackendSet)
+	s.handle(NLB("UpdateBackendSet"), ClassWrite, "PUT "+bs, s.nlbUpdateBackendSet)
+	s.handle(NLB("DeleteBackendSet"), ClassWrite, "DELETE "+bs, s.nlbDeleteBackendSet)
+	s.handle(NLB("ListBackends"), ClassRead, "GET "+bs+"/backends", s.nlbListBackends)
+	s.handle(NLB("GetBackend"), ClassRead, "GET "+bs+"/backends/{backendName}", s.nlbGetBackend)
+	s.handle(NLB("CreateBackend"), ClassWrite, "POST "+bs+"/backends", s.nlbCreateBackend)
+	s.handle(NLB("UpdateBackend"), ClassWrite, "PUT "+bs+"/backends/{backendName}", s.nlbUpdateBackend)
+	s.handle(NLB("DeleteBackend"), ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.nlbDeleteBackend)
+	s.handle(NLB("ListListeners"), ClassRead, "GET "+n+"/listeners", s.nlbListListeners)
+	s.handle(NLB("GetListener"), ClassRead, "GET "+n+"/listeners/{listenerName}", s.nlbGetListener)
+	s.handle(NLB("CreateListener"), ClassWrite, "POST "+n+"/listeners", s.nlbCreateListener)
+	s.handle(NLB("UpdateListener"), ClassWrite, "PUT "+n+"/listeners/{listenerName}", s.nlbUpdateListener)
+	s.handle(NLB("DeleteListener"), ClassWrite, "DELETE "+n+"/listeners/{listenerName}", s.nlbDeleteListener)
 }
 
 // nlbRead answers a read of part of a network load balancer, with its ETag.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
@@ -416,5 +417,22 @@ func TestEditNetworkLoadBalancerActsAtOnce(t *testing.T) {
 	}
 	if n := len(f.srv.WorkRequests()); n != 1 {
 		t.Errorf("%d work requests, want only the create's", n)
+	}
+}
+
+func TestSharedOperationNamesAreCountedAndFaultedPerAPI(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	// GetWorkRequest exists in both APIs; a fault on the Load Balancer one must not touch the
+	// Network Load Balancer one, and each is counted under its own name.
+	f.srv.InjectFault(Fault{Operation: "GetWorkRequest", Status: 500, Code: "InternalServerError"})
+
+	_, err := f.nlb.GetWorkRequest(testCtx(t), nlbapi.GetWorkRequestRequest{WorkRequestId: common.String("ocid1.nlbworkrequest.oc1.phx.none")})
+	wantServiceError(t, err, 404, "NotAuthorizedOrNotFound")
+	_, err = f.lb.GetWorkRequest(testCtx(t), loadbalancer.GetWorkRequestRequest{WorkRequestId: common.String("ocid1.loadbalancerworkrequest.oc1.phx.none")})
+	wantServiceError(t, err, 500, "InternalServerError")
+
+	calls := f.srv.Calls()
+	if lb, nlb := calls.Op("GetWorkRequest"), calls.Op(NLB("GetWorkRequest")); lb != 1 || nlb != 1 {
+		t.Errorf("GetWorkRequest counted %d (LB) and %d (NLB), want 1 and 1", lb, nlb)
 	}
 }
