@@ -169,14 +169,26 @@ func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
 	}
 }
 
+// The service controller does not call the provider when a Node turns Ready (KEP-3458), so a
+// NotReady Node must already be a backend; the health check keeps traffic off it until it serves.
+func TestNotReadyNodesAreBackendsBecauseReadinessChangesNeverReachTheProvider(t *testing.T) {
+	ns := []*v1.Node{testNode(1, notReady), testNode(2, func(n *v1.Node) { n.Status.Conditions = nil })}
+	got := mustDesired(t, testService(), ns, nil)
+	want := []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}
+	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {
+		t.Errorf("backends (-want +got):\n%s", diff)
+	}
+	if len(got.ExcludedNodes) != 0 {
+		t.Errorf("excluded = %v, want none", got.ExcludedNodes)
+	}
+}
+
 func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 	ns := []*v1.Node{
-		testNode(1, notReady),
 		testNode(2, labelled(v1.LabelNodeExcludeBalancers, "")),
 		testNode(3, labelled("pool", "batch")),
 		testNode(4, func(n *v1.Node) { n.Status.Addresses = nil }),
 		testNode(5, func(n *v1.Node) { n.DeletionTimestamp = &metav1.Time{} }),
-		testNode(6, func(n *v1.Node) { n.Status.Conditions = nil }),
 		nil,
 	}
 	svc := testService(withAnnotation(AnnotationNodeLabelSelector, "pool=web"))
@@ -185,8 +197,8 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 		t.Errorf("backends = %v, want none", bs.Backends)
 	}
 	want := []NodeExclusion{
-		{"node-1", ReasonNotReady}, {"node-2", ReasonExcludeLabel}, {"node-3", ReasonNotSelected},
-		{"node-4", ReasonNoInternalIP}, {"node-5", ReasonDeleting}, {"node-6", ReasonNotReady},
+		{"node-2", ReasonExcludeLabel}, {"node-3", ReasonNotSelected},
+		{"node-4", ReasonNoInternalIP}, {"node-5", ReasonDeleting},
 	}
 	if diff := cmp.Diff(want, got.ExcludedNodes); diff != "" {
 		t.Errorf("excluded nodes (-want +got):\n%s", diff)
@@ -196,8 +208,8 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 	}
 }
 
-func TestDesiredBackendsAreReadySelectedNodesByInternalIP(t *testing.T) {
-	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch")), testNode(5, notReady)}
+func TestDesiredBackendsAreSelectedNodesByInternalIP(t *testing.T) {
+	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch"))}
 	got := mustDesired(t, testService(withAnnotation(AnnotationNodeLabelSelector, "pool in (web)")), ns, nil)
 	want := []Backend{{IP: "10.0.0.3", Port: 30080}, {IP: "10.0.0.12", Port: 30080}}
 	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {

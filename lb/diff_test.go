@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // step is a change reduced to what ordering tests compare.
@@ -175,7 +176,7 @@ func TestNodeAddedOnlyUpdatesBackendSets(t *testing.T) {
 
 func TestAllNodesGoneEmptiesBackendSetsWithoutTouchingListeners(t *testing.T) {
 	before := mustDesired(t, testService(), nodes(1, 2), nil)
-	after := mustDesired(t, testService(), []*v1.Node{testNode(1, notReady), testNode(2, labelled(v1.LabelNodeExcludeBalancers, "true"))}, nil)
+	after := mustDesired(t, testService(), []*v1.Node{testNode(1, func(n *v1.Node) { n.DeletionTimestamp = &metav1.Time{} }), testNode(2, labelled(v1.LabelNodeExcludeBalancers, "true"))}, nil)
 	p, err := Diff(asObserved(before), after)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ type NodeExclusion struct {
 const (
 	ReasonExcludeLabel  = "labelled " + v1.LabelNodeExcludeBalancers
 	ReasonNotSelected   = "does not match " + string(AnnotationNodeLabelSelector)
-	ReasonNotReady      = "not Ready"
 	ReasonDeleting      = "being deleted"
 	ReasonNoInternalIP  = "has no IPv4 InternalIP address"
 	ReasonDuplicateAddr = "shares its InternalIP with another Node"
@@ -28,6 +27,13 @@ const (
 // backendNodes returns the IPv4 InternalIPs of the Nodes that serve traffic, sorted, and the
 // Nodes left out with the reason. An empty result is valid: the load balancer keeps its listeners
 // with empty backend sets (the upstream CCM panicked here).
+//
+// Readiness is deliberately not a reason. Since KEP-3458 the service controller no longer calls
+// the provider when a Node's Ready condition changes, only when Nodes come and go or their
+// exclusion label or providerID change; a provider that dropped NotReady Nodes would never add a
+// Node that registered NotReady (every new Node does). Whether a Node gets traffic is the load
+// balancer's health check's call, which follows kube-proxy (or the Service's endpoints with
+// externalTrafficPolicy Local) within seconds.
 func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, []NodeExclusion) {
 	var ips []string
 	var excluded []NodeExclusion
@@ -44,8 +50,6 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, []NodeE
 			reason = ReasonNotSelected
 		case n.DeletionTimestamp != nil:
 			reason = ReasonDeleting
-		case !isReady(n):
-			reason = ReasonNotReady
 		}
 		ip := ""
 		if reason == "" {
@@ -69,17 +73,6 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, []NodeE
 func hasLabel(n *v1.Node, key string) bool {
 	_, ok := n.Labels[key]
 	return ok
-}
-
-// isReady is true when the Node's Ready condition is True. A Node without conditions (just
-// registered) is not ready.
-func isReady(n *v1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // internalIPv4 returns the Node's first IPv4 InternalIP address.
