@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// TestDemoReconcilesEveryStepAgainstOCI plays the whole demo and checks, from what OCI holds
+// after each step, that it did what it narrates.
+func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	got, err := play(ctx, &out)
+	if err != nil {
+		t.Fatalf("demo failed: %v\noutput so far:\n%s", err, out.String())
+	}
+
+	t.Run("every Service got its own address", func(t *testing.T) {
+		if len(got.IPs) != 3 {
+			t.Fatalf("addresses %v, want one for each of web, shop and api", got.IPs)
+		}
+		seen := map[string]bool{}
+		for svc, ip := range got.IPs {
+			if ip == "" || seen[ip] {
+				t.Errorf("Service %s has address %q, empty or shared", svc, ip)
+			}
+			seen[ip] = true
+		}
+	})
+
+	t.Run("the fourth node is in every backend set, through UpdateBackendSet only", func(t *testing.T) {
+		want := map[string]map[string]int{
+			"default-web":  {"TCP-80": 4},
+			"default-shop": {"TCP-80": 4, "TCP-443": 4},
+			"default-api":  {"TCP-9000": 4},
+		}
+		if diff := cmp.Diff(want, got.BackendsAfterJoin); diff != "" {
+			t.Errorf("backends after the join (-want +got):\n%s", diff)
+		}
+		join := got.JoinCalls
+		if w, u := join.Class(ocitest.ClassWrite), join.Op("UpdateBackendSet"); w != 4 || u != 4 {
+			t.Errorf("the join made %d writes, %d of them UpdateBackendSet; want 4 and 4 (one per backend set)", w, u)
+		}
+	})
+
+	t.Run("the port change moved the listener before deleting its backend set, without a failure", func(t *testing.T) {
+		var ops []string
+		for _, wr := range got.PortChange {
+			ops = append(ops, wr.Operation)
+			if wr.State != ocitest.WorkRequestSucceeded {
+				t.Errorf("work request %s ended %s: %v", wr.Operation, wr.State, wr.Errors)
+			}
+		}
+		want := []string{"CreateBackendSet", "CreateListener", "DeleteBackendSet", "DeleteListener"}
+		if diff := cmp.Diff(want, slices.Sorted(slices.Values(ops))); diff != "" {
+			t.Fatalf("port-change work requests (-want +got):\n%s", diff)
+		}
+		before := func(a, b string) bool { return slices.Index(ops, a) < slices.Index(ops, b) }
+		if !before("CreateBackendSet", "CreateListener") || !before("DeleteListener", "DeleteBackendSet") {
+			t.Errorf("order %v: a listener must follow its new backend set, and an old backend set its listener's removal", ops)
+		}
+	})
+
+	t.Run("the TLS listener presents a new certificate and the old one is deleted after the switch", func(t *testing.T) {
+		if got.CertBefore == "" || got.CertAfter == "" || got.CertAfter == got.CertBefore {
+			t.Errorf("listener certificate %q → %q, want a change to a new certificate", got.CertBefore, got.CertAfter)
+		}
+		if diff := cmp.Diff([]string{got.CertAfter}, got.CertsAfter); diff != "" {
+			t.Errorf("certificates on the load balancer (-want +got):\n%s", diff)
+		}
+		var ops []string
+		for _, wr := range got.Rotation {
+			ops = append(ops, wr.Operation+" "+wr.State)
+		}
+		want := []string{"CreateCertificate SUCCEEDED", "UpdateListener SUCCEEDED", "DeleteCertificate SUCCEEDED"}
+		if diff := cmp.Diff(want, ops); diff != "" {
+			t.Errorf("rotation work requests (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the deleted Service's load balancer is gone", func(t *testing.T) {
+		if !got.DeletedGone {
+			t.Error("load balancer default-api still exists")
+		}
+	})
+
+	t.Run("the narration shows the plans and the calls", func(t *testing.T) {
+		text := out.String()
+		for _, want := range []string{
+			`plan for Service default/web:`,
+			`+ load balancer "default-shop"`,
+			`Backends: + 10.0.10.5:30080`,
+			`~ listener "TCP-443" (after 1)`,
+			`- load balancer "default-api"`,
+			"write  UpdateBackendSet  4",
+			"7. Service api is deleted",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("output lacks %q", want)
+			}
+		}
+	})
+}
