@@ -1,0 +1,321 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/oci-ccm/oci-ccm/internal/testcluster"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+const (
+	// ccmNamespace and ccmServiceAccount are where examples/deploy/rbac.yaml puts the CCM.
+	ccmNamespace      = "kube-system"
+	ccmServiceAccount = "cloud-controller-manager"
+	// testNamespace holds the suite's Services and Secrets.
+	testNamespace = "e2e"
+	// extraInstance is the instance seeded on top of the default tenancy, for the Node that joins
+	// later (NodeAddedAndRemoved).
+	extraInstance = "node-4"
+	// logTailBytes is how much of a log a failure shows.
+	logTailBytes = 12 << 10
+)
+
+// suite is what the scenarios share.
+type suite struct {
+	ctx     context.Context
+	dir     string
+	kube    kubernetes.Interface
+	oci     *ociView
+	ocitest *process
+	ccm     *ccmRunner
+	tenancy ocitest.Tenancy
+}
+
+// newSuite starts etcd and kube-apiserver, ocitest, applies the RBAC manifest and starts the CCM
+// as its ServiceAccount. Everything is stopped when the test ends; the logs are kept (and their
+// place printed) when it failed.
+func newSuite(t *testing.T) *suite {
+	t.Helper()
+	ctx := t.Context()
+	dir, err := os.MkdirTemp("", "oci-ccm-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("logs kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	s := &suite{ctx: ctx, dir: dir}
+
+	cluster, err := testcluster.Start(ctx, testcluster.Options{
+		KubeAPIServer: bins.kubeAPIServer, Etcd: bins.etcd, Dir: filepath.Join(dir, "cluster"), Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	if s.kube, err = kubernetes.NewForConfig(cluster.AdminConfig()); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.startOCITest(t); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := applyManifest(ctx, s.kube, filepath.Join(bins.root, "examples", "deploy", "rbac.yaml")); err != nil {
+		t.Fatalf("apply examples/deploy/rbac.yaml: %v", err)
+	}
+	saConfig, err := cluster.ServiceAccountConfig(ctx, ccmNamespace, ccmServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "ccm.kubeconfig")
+	if err := cluster.WriteKubeconfig(kubeconfig, saConfig); err != nil {
+		t.Fatal(err)
+	}
+	if err := createNamespace(ctx, s.kube, testNamespace); err != nil {
+		t.Fatal(err)
+	}
+
+	s.ccm = &ccmRunner{dir: dir, kubeconfig: kubeconfig, cloudConfig: filepath.Join(dir, "ocitest", "cloud-provider.yaml")}
+	t.Cleanup(s.ccm.stop) // registered after the cluster's, so it runs before it
+	if err := s.ccm.start(ctx); err != nil {
+		s.ccm.logTail(t, 0)
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runStep runs one scenario. On failure it shows the CCM's log from the step's start and the
+// OCI calls made during the step; it fails the step if the CCM exited on its own meanwhile.
+func (s *suite) runStep(t *testing.T, run func(*testing.T, *suite)) {
+	if s.ccm.current().crashed() {
+		t.Fatalf("the CCM is not running: %v", s.ccm.current().exitError())
+	}
+	logPath, offset := s.ccm.current().logPath, fileSize(s.ccm.current().logPath)
+	before, err := s.oci.calls(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if p := s.ccm.current(); p.crashed() {
+			t.Errorf("the CCM exited during this step: %v", p.exitError())
+		}
+		if !t.Failed() {
+			return
+		}
+		if p := s.ccm.current(); p.logPath != logPath {
+			offset = 0 // restarted during the step: show the new process's log
+		}
+		s.ccm.logTail(t, offset)
+		if after, err := s.oci.calls(context.WithoutCancel(s.ctx)); err == nil {
+			t.Logf("OCI calls during this step:\n%s", after.Since(before))
+		}
+		if tail, err := readLog(s.ocitest.logPath, 0, 4<<10); err == nil {
+			t.Logf("end of %s:\n%s", s.ocitest.logPath, tail)
+		}
+	}()
+	run(t, s)
+}
+
+// startOCITest seeds the default tenancy plus one spare instance, serves it over TLS (so the
+// CCM's endpoint.caFile is exercised) and reads back the files ocitest wrote.
+func (s *suite) startOCITest(t *testing.T) error {
+	s.tenancy = ocitest.DefaultTenancy()
+	s.tenancy.Instances = append(s.tenancy.Instances, ocitest.TenancyInstance{
+		Name: extraInstance, Shape: "VM.Standard.E4.Flex", AvailabilityDomain: s.tenancy.AvailabilityDomains[0],
+		FaultDomain: "FAULT-DOMAIN-2", Subnet: "nodes", PublicIP: "auto",
+	})
+	tenancyYAML, err := yaml.Marshal(s.tenancy)
+	if err != nil {
+		return err
+	}
+	tenancyFile := filepath.Join(s.dir, "tenancy.yaml")
+	if err := os.WriteFile(tenancyFile, tenancyYAML, 0o600); err != nil {
+		return err
+	}
+	outDir := filepath.Join(s.dir, "ocitest")
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	p, err := startProcess("ocitest", bins.ocitest, []string{
+		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile, "-work-request-duration", "200ms",
+	}, filepath.Join(s.dir, "ocitest.log"), w)
+	w.Close() // the child has its own copy
+	if err != nil {
+		return err
+	}
+	s.ocitest = p
+	t.Cleanup(func() { p.stop(10 * time.Second) })
+
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "URL="); ok {
+				urls <- u
+				return
+			}
+		}
+		close(urls)
+	}()
+	var url string
+	select {
+	case u, ok := <-urls:
+		if !ok {
+			<-p.done
+			return fmt.Errorf("ocitest printed no URL: %w", p.exitError())
+		}
+		url = u
+	case <-time.After(time.Minute):
+		return errors.New("ocitest printed no URL within a minute")
+	}
+	t.Logf("ocitest serving %s (log %s)", url, p.logPath)
+	s.oci, err = newOCIView(url, outDir)
+	return err
+}
+
+// ccmRunner starts the CCM binary, and again after a kill.
+type ccmRunner struct {
+	dir, kubeconfig, cloudConfig string
+	procs                        []*process
+}
+
+func (c *ccmRunner) current() *process { return c.procs[len(c.procs)-1] }
+
+// start runs a new CCM process and waits until its /healthz answers. Leader election is on, with
+// short timings, so a restarted CCM takes over after the lease of a killed one expires.
+func (c *ccmRunner) start(ctx context.Context) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--cloud-provider=oci",
+		"--cloud-config=" + c.cloudConfig,
+		"--kubeconfig=" + c.kubeconfig,
+		"--authentication-kubeconfig=" + c.kubeconfig,
+		"--authorization-kubeconfig=" + c.kubeconfig,
+		"--cluster-name=" + clusterName,
+		"--controllers=cloud-node,cloud-node-lifecycle,service",
+		"--leader-elect=true",
+		"--leader-elect-lease-duration=15s",
+		"--leader-elect-renew-deadline=10s",
+		"--leader-elect-retry-period=2s",
+		"--node-monitor-period=5s",
+		"--concurrent-service-syncs=2",
+		"--secure-port=" + strconv.Itoa(port),
+		"--bind-address=127.0.0.1",
+		"--cert-dir=" + filepath.Join(c.dir, "ccm-certs"),
+		"--v=2",
+	}
+	log := filepath.Join(c.dir, fmt.Sprintf("ccm-%d.log", len(c.procs)+1))
+	p, err := startProcess("oci-cloud-controller-manager", bins.ccm, args, log, nil)
+	if err != nil {
+		return err
+	}
+	c.procs = append(c.procs, p)
+
+	// /healthz is reachable without credentials (--authorization-always-allow-paths); the
+	// serving certificate is self-signed, and this probe only asks whether the process is up.
+	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // liveness probe on loopback
+	}}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := probe.Get("https://127.0.0.1:" + strconv.Itoa(port) + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("the CCM exited during startup: %w", p.exitError())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the CCM's /healthz on port %d did not answer 200 within 2 minutes (last error: %v)", port, err)
+		}
+	}
+}
+
+// kill ends the current CCM with SIGKILL: no lease release, no cleanup, a reconcile cut short.
+func (c *ccmRunner) kill() { c.current().kill() }
+
+// stop ends the current CCM with SIGTERM.
+func (c *ccmRunner) stop() {
+	if len(c.procs) > 0 {
+		c.current().stop(10 * time.Second)
+	}
+}
+
+// logTail shows the current CCM's log from offset (at most logTailBytes of it).
+func (c *ccmRunner) logTail(t *testing.T, offset int64) {
+	t.Helper()
+	p := c.current()
+	tail, err := readLog(p.logPath, offset, logTailBytes)
+	if err != nil {
+		t.Logf("read %s: %v", p.logPath, err)
+		return
+	}
+	t.Logf("CCM log %s (from byte %d, last %d KiB at most):\n%s", p.logPath, offset, logTailBytes>>10, tail)
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// testRBACSufficient: the CCM, running as the ServiceAccount of examples/deploy/rbac.yaml, was
+// never denied a request. The controllers log a denial and carry on (a missing Event, a
+// retried patch), so the scenarios alone could pass with a permission missing.
+func testRBACSufficient(t *testing.T, s *suite) {
+	var denied []string
+	for _, p := range s.ccm.procs {
+		data, err := os.ReadFile(p.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			if strings.Contains(line, "forbidden") {
+				denied = append(denied, strings.TrimSpace(line))
+			}
+		}
+	}
+	if len(denied) > 0 {
+		t.Errorf("the CCM was denied %d request(s); examples/deploy/rbac.yaml lacks a permission. First ones:\n%s",
+			len(denied), strings.Join(denied[:min(len(denied), 10)], "\n"))
+	}
+}
