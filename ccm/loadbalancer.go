@@ -3,6 +3,7 @@ package ccm
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
@@ -55,7 +56,7 @@ func (c *Cloud) ensure(ctx context.Context, clusterName string, svc *v1.Service,
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
-	res, err := c.lbs.Reconcile(ctx, clusterName, svc, nodes, c.secrets())
+	res, err := c.lbs.Reconcile(ctx, clusterName, svc, c.withAddresses(ctx, nodes), c.secrets())
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,39 @@ func (c *Cloud) ensure(ctx context.Context, clusterName string, svc *v1.Service,
 	}
 	return res.Status, nil
 }
+
+// withAddresses gives each Node that has a providerID but no InternalIP yet the InternalIPs OCI
+// reports for its instance. The cloud-node controller writes a new Node's providerID before its
+// addresses, and the service controller syncs load balancers on the providerID change but not on
+// the addresses change, so without this such a Node would miss its backend sets until some other
+// change. The Nodes passed in are never modified; changed ones are copies.
+func (c *Cloud) withAddresses(ctx context.Context, nodes []*v1.Node) []*v1.Node {
+	out, copied := nodes, false
+	for i, n := range nodes {
+		if n == nil || n.Spec.ProviderID == "" || slices.ContainsFunc(n.Status.Addresses, isInternalIP) {
+			continue
+		}
+		md, err := c.nodes.InstanceMetadata(ctx, n)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Node has no InternalIP and its instance's addresses are unknown; not a backend yet",
+				"node", klog.KObj(n), "err", err)
+			continue
+		}
+		cp := n.DeepCopy()
+		for _, a := range md.NodeAddresses {
+			if isInternalIP(a) {
+				cp.Status.Addresses = append(cp.Status.Addresses, a)
+			}
+		}
+		if !copied {
+			out, copied = slices.Clone(nodes), true
+		}
+		out[i] = cp
+	}
+	return out
+}
+
+func isInternalIP(a v1.NodeAddress) bool { return a.Type == v1.NodeInternalIP }
 
 // secrets returns the informer-backed Secret lookup, or one that finds nothing before
 // SetInformers (a Service needing a Secret then fails and is retried).

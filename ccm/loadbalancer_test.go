@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/oracle/oci-go-sdk/v65/core"
 	cloudprovider "k8s.io/cloud-provider"
 
@@ -170,3 +172,30 @@ func managedRules(l core.SecurityList) int {
 }
 
 func isManaged(d *string) bool { return d != nil && strings.Contains(*d, "test-cluster") }
+
+func TestNodeWithProviderIDButNoAddressYetIsABackend(t *testing.T) {
+	e := newEnv(t)
+	lbs, _ := e.cloud.LoadBalancer()
+	fresh := e.nodes[2].DeepCopy()
+	fresh.Status.Addresses = nil // initialised by the cloud-node controller a moment ago
+	nodes := []*v1.Node{e.nodes[0], e.nodes[1], fresh}
+
+	if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", service("web", nil, 80), nodes); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Status.Addresses != nil {
+		t.Error("the Node passed in was modified")
+	}
+	lbsInOCI := e.srv.LoadBalancers()
+	if len(lbsInOCI) != 1 {
+		t.Fatalf("%d load balancers, want 1", len(lbsInOCI))
+	}
+	want := *e.srv.InstanceVNICs(e.seeded.Instances["node-3"])[0].PrivateIp
+	var got []string
+	for _, b := range lbsInOCI[0].BackendSets["TCP-80"].Backends {
+		got = append(got, *b.IpAddress)
+	}
+	if !slices.Contains(got, want) || len(got) != 3 {
+		t.Errorf("backends %v, want 3 including node-3's instance address %s", got, want)
+	}
+}

@@ -83,6 +83,21 @@ func (i *Instances) instanceByID(ctx context.Context, id string) (core.Instance,
 // guess. When only a terminated instance matches, it is returned so that InstanceExists reports
 // the Node gone.
 func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
+	inst, by, err := i.instanceByNodeFrom(ctx, node)
+	if !errors.Is(err, cloudprovider.InstanceNotFound) {
+		return inst, by, err
+	}
+	// The listings may predate the instance (a Node registers right after its instance boots,
+	// within the cache's TTL): look once more in fresh ones before giving up.
+	refresher, ok := i.compute.(interface{ InvalidateCompartment(compartmentID string) })
+	if !ok {
+		return inst, by, err
+	}
+	refresher.InvalidateCompartment(i.compartmentID)
+	return i.instanceByNodeFrom(ctx, node)
+}
+
+func (i *Instances) instanceByNodeFrom(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
 	listed, err := i.compute.ListInstances(ctx, i.compartmentID)
 	if err != nil {
 		return core.Instance{}, "", fmt.Errorf("listing instances in compartment %s to find node %s: %w", i.compartmentID, node.Name, err)

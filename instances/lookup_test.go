@@ -160,3 +160,28 @@ func TestInstanceNewerThanTheCachedListingIsStillFound(t *testing.T) {
 		t.Errorf("calls = %v; want the cached listings kept, plus one GetInstance, one narrowed ListVnicAttachments and one GetVnic", c)
 	}
 }
+
+func TestInstanceBootedAfterTheListingWasCachedIsFoundByNameAndIP(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	e := newEnv(t, envOptions{cacheTTL: time.Hour})
+	e.addInstances(2)
+	if _, err := e.inst.InstanceMetadata(ctx, namedNode("node-1")); err != nil {
+		t.Fatal(err) // caches the compartment's instance and VNIC attachment listings
+	}
+	byName := e.addInstance("late-by-name", nil)
+	byIP := e.addInstance("late-by-ip", nil)
+	ip := *e.srv.InstanceVNICs(*byIP.Id)[0].PrivateIp
+
+	for _, tc := range []struct {
+		node *v1.Node
+		want string
+	}{
+		{namedNode("late-by-name"), *byName.Id},
+		{namedNode("renamed-by-the-user", ip), *byIP.Id},
+	} {
+		md, err := e.inst.InstanceMetadata(ctx, tc.node)
+		if err != nil || md.ProviderID != ProviderID(tc.want) {
+			t.Errorf("node %s: InstanceMetadata = %v, %v; want the new instance %s", tc.node.Name, md, err, tc.want)
+		}
+	}
+}

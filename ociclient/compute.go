@@ -105,6 +105,16 @@ func (cc *ComputeClient) InvalidateInstanceList(compartmentID string) {
 	cc.instanceLists.invalidate(compartmentID)
 }
 
+// InvalidateCompartment drops every cached listing of a compartment: its instances and its VNIC
+// attachments (compartment-wide and per instance). Call it when something that should be in a
+// listing is not, e.g. an instance that booted after the listing was cached.
+func (cc *ComputeClient) InvalidateCompartment(compartmentID string) {
+	cc.instanceLists.invalidate(compartmentID)
+	cc.vnicAttachments.invalidateMatching(func(key string) bool {
+		return strings.HasPrefix(key, cacheKey(compartmentID, ""))
+	})
+}
+
 func (cc *ComputeClient) invalidateAll() {
 	cc.instances.invalidateAll()
 	cc.instanceLists.invalidateAll()
