@@ -118,9 +118,9 @@ func TestPortChangeMovesListenerBeforeDeletingBackendSet(t *testing.T) {
 	}
 	want := []step{
 		{"create backend set", "TCP-8080", nil},
+		{"create listener", "TCP-8080", []int{0}}, // the new port opens before the old one closes
 		{"delete listener", "TCP-80", nil},
-		{"create listener", "TCP-8080", []int{0}},
-		{"delete backend set", "TCP-80", []int{1}},
+		{"delete backend set", "TCP-80", []int{2}},
 	}
 	if diff := cmp.Diff(want, steps(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s\n%s", diff, p)

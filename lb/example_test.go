@@ -79,8 +79,8 @@ func ExampleDiff() {
 	// load balancer "shop-web" (ocid1.loadbalancer.oc1.phx.example): 4 changes
 	//   1. + backend set "TCP-8080"
 	//        LEAST_CONNECTIONS, 2 backend(s) [10.0.0.5:31000 10.0.0.6:31000], health HTTP :10256/healthz
-	//   2. - listener "TCP-80"
-	//   3. + listener "TCP-8080" (after 1)
+	//   2. + listener "TCP-8080" (after 1)
 	//        TCP :8080 → backend set "TCP-8080"
-	//   4. - backend set "TCP-80" (after 2)
+	//   3. - listener "TCP-80"
+	//   4. - backend set "TCP-80" (after 3)
 }

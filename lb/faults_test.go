@@ -117,7 +117,7 @@ func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"completed", summary(aerr.Completed), []string{"create backend set TCP", "delete listener TCP", "create listener TCP", "delete backend set TCP"}},
+		{"completed", summary(aerr.Completed), []string{"create backend set TCP", "create listener TCP", "delete listener TCP", "delete backend set TCP"}},
 		{"failed", summary(failed), []string{"create certificate web"}},
 		{"not attempted", summary(aerr.Skipped), []string{"update listener TCP", "delete certificate web"}},
 	}

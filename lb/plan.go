@@ -207,12 +207,15 @@ func order(changes []Change, observed *Spec) ([]Change, error) {
 	return topoSort(cs, deps)
 }
 
-// phase is the tie-break order: what is usually needed first comes first.
+// phase is the tie-break order: what is usually needed first comes first, and deletions come
+// after the additions they make way for, so a port change opens the new listener before closing
+// the old one. Where a deletion must come first (a protocol change reuses the port), order adds
+// the dependency explicitly.
 func phase(a Action) int {
 	return slices.Index([]Action{
 		ActionCreateLoadBalancer, ActionUpdateLoadBalancer, ActionUpdateShape, ActionUpdateNetworkSecurityGroups,
-		ActionCreateCertificate, ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteListener,
-		ActionCreateListener, ActionUpdateListener, ActionDeleteBackendSet, ActionDeleteCertificate,
+		ActionCreateCertificate, ActionCreateBackendSet, ActionUpdateBackendSet,
+		ActionCreateListener, ActionUpdateListener, ActionDeleteListener, ActionDeleteBackendSet, ActionDeleteCertificate,
 		ActionDeleteLoadBalancer,
 	}, a)
 }

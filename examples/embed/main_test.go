@@ -23,7 +23,7 @@ func TestRunPrintsTheCreateThenAnOrderedPortChange(t *testing.T) {
 		{second, "port change", `1. + backend set "TCP-8080"`},
 		{second, "port change", `- listener "TCP-80"`},
 		{second, "port change", `+ listener "TCP-8080" (after 1)`},
-		{second, "port change", `- backend set "TCP-80" (after 2)`},
+		{second, "port change", `- backend set "TCP-80" (after 3)`},
 	} {
 		if !strings.Contains(tc.plan, tc.want) {
 			t.Errorf("%s plan lacks %q:\n%s", tc.name, tc.want, tc.plan)
