@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -43,7 +44,7 @@ type suite struct {
 	dir     string
 	kube    kubernetes.Interface
 	oci     *ociView
-	ocitest *process
+	ocitest *proc.Process
 	ccm     *ccmRunner
 	tenancy ocitest.Tenancy
 }
@@ -109,30 +110,30 @@ func newSuite(t *testing.T) *suite {
 // runStep runs one scenario. On failure it shows the CCM's log from the step's start and the
 // OCI calls made during the step; it fails the step if the CCM exited on its own meanwhile.
 func (s *suite) runStep(t *testing.T, run func(*testing.T, *suite)) {
-	if s.ccm.current().crashed() {
-		t.Fatalf("the CCM is not running: %v", s.ccm.current().exitError())
+	if s.ccm.current().Crashed() {
+		t.Fatalf("the CCM is not running: %v", s.ccm.current().ExitError())
 	}
-	logPath, offset := s.ccm.current().logPath, fileSize(s.ccm.current().logPath)
+	logPath, offset := s.ccm.current().LogPath(), proc.Size(s.ccm.current().LogPath())
 	before, err := s.oci.calls(s.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if p := s.ccm.current(); p.crashed() {
-			t.Errorf("the CCM exited during this step: %v", p.exitError())
+		if p := s.ccm.current(); p.Crashed() {
+			t.Errorf("the CCM exited during this step: %v", p.ExitError())
 		}
 		if !t.Failed() {
 			return
 		}
-		if p := s.ccm.current(); p.logPath != logPath {
+		if p := s.ccm.current(); p.LogPath() != logPath {
 			offset = 0 // restarted during the step: show the new process's log
 		}
 		s.ccm.logTail(t, offset)
 		if after, err := s.oci.calls(context.WithoutCancel(s.ctx)); err == nil {
 			t.Logf("OCI calls during this step:\n%s", after.Since(before))
 		}
-		if tail, err := readLog(s.ocitest.logPath, 0, 4<<10); err == nil {
-			t.Logf("end of %s:\n%s", s.ocitest.logPath, tail)
+		if tail, err := proc.Tail(s.ocitest.LogPath(), 0, 4<<10); err == nil {
+			t.Logf("end of %s:\n%s", s.ocitest.LogPath(), tail)
 		}
 	}()
 	run(t, s)
@@ -161,15 +162,15 @@ func (s *suite) startOCITest(t *testing.T) error {
 		return err
 	}
 	defer r.Close()
-	p, err := startProcess("ocitest", bins.ocitest, []string{
+	p, err := proc.Start(context.Background(), "ocitest", bins.ocitest, []string{
 		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile, "-work-request-duration", "200ms",
-	}, filepath.Join(s.dir, "ocitest.log"), w)
+	}, nil, filepath.Join(s.dir, "ocitest.log"), w)
 	w.Close() // the child has its own copy
 	if err != nil {
 		return err
 	}
 	s.ocitest = p
-	t.Cleanup(func() { p.stop(10 * time.Second) })
+	t.Cleanup(func() { p.Stop(10 * time.Second) })
 
 	urls := make(chan string, 1)
 	go func() {
@@ -186,14 +187,14 @@ func (s *suite) startOCITest(t *testing.T) error {
 	select {
 	case u, ok := <-urls:
 		if !ok {
-			<-p.done
-			return fmt.Errorf("ocitest printed no URL: %w", p.exitError())
+			<-p.Done()
+			return fmt.Errorf("ocitest printed no URL: %w", p.ExitError())
 		}
 		url = u
 	case <-time.After(time.Minute):
 		return errors.New("ocitest printed no URL within a minute")
 	}
-	t.Logf("ocitest serving %s (log %s)", url, p.logPath)
+	t.Logf("ocitest serving %s (log %s)", url, p.LogPath())
 	s.oci, err = newOCIView(url, outDir)
 	return err
 }
@@ -201,10 +202,10 @@ func (s *suite) startOCITest(t *testing.T) error {
 // ccmRunner starts the CCM binary, and again after a kill.
 type ccmRunner struct {
 	dir, kubeconfig, cloudConfig string
-	procs                        []*process
+	procs                        []*proc.Process
 }
 
-func (c *ccmRunner) current() *process { return c.procs[len(c.procs)-1] }
+func (c *ccmRunner) current() *proc.Process { return c.procs[len(c.procs)-1] }
 
 // start runs a new CCM process and waits until its /healthz answers. Leader election is on, with
 // short timings, so a restarted CCM takes over after the lease of a killed one expires.
@@ -233,7 +234,7 @@ func (c *ccmRunner) start(ctx context.Context) error {
 		"--v=2",
 	}
 	log := filepath.Join(c.dir, fmt.Sprintf("ccm-%d.log", len(c.procs)+1))
-	p, err := startProcess("oci-cloud-controller-manager", bins.ccm, args, log, nil)
+	p, err := proc.Start(context.Background(), "oci-cloud-controller-manager", bins.ccm, args, nil, log, nil)
 	if err != nil {
 		return err
 	}
@@ -254,8 +255,8 @@ func (c *ccmRunner) start(ctx context.Context) error {
 			}
 		}
 		select {
-		case <-p.done:
-			return fmt.Errorf("the CCM exited during startup: %w", p.exitError())
+		case <-p.Done():
+			return fmt.Errorf("the CCM exited during startup: %w", p.ExitError())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(500 * time.Millisecond):
@@ -267,12 +268,12 @@ func (c *ccmRunner) start(ctx context.Context) error {
 }
 
 // kill ends the current CCM with SIGKILL: no lease release, no cleanup, a reconcile cut short.
-func (c *ccmRunner) kill() { c.current().kill() }
+func (c *ccmRunner) kill() { c.current().Kill() }
 
 // stop ends the current CCM with SIGTERM.
 func (c *ccmRunner) stop() {
 	if len(c.procs) > 0 {
-		c.current().stop(10 * time.Second)
+		c.current().Stop(10 * time.Second)
 	}
 }
 
@@ -280,12 +281,12 @@ func (c *ccmRunner) stop() {
 func (c *ccmRunner) logTail(t *testing.T, offset int64) {
 	t.Helper()
 	p := c.current()
-	tail, err := readLog(p.logPath, offset, logTailBytes)
+	tail, err := proc.Tail(p.LogPath(), offset, logTailBytes)
 	if err != nil {
-		t.Logf("read %s: %v", p.logPath, err)
+		t.Logf("read %s: %v", p.LogPath(), err)
 		return
 	}
-	t.Logf("CCM log %s (from byte %d, last %d KiB at most):\n%s", p.logPath, offset, logTailBytes>>10, tail)
+	t.Logf("CCM log %s (from byte %d, last %d KiB at most):\n%s", p.LogPath(), offset, logTailBytes>>10, tail)
 }
 
 // freePort returns a loopback port that was free a moment ago.
@@ -304,7 +305,7 @@ func freePort() (int, error) {
 func testRBACSufficient(t *testing.T, s *suite) {
 	var denied []string
 	for _, p := range s.ccm.procs {
-		data, err := os.ReadFile(p.logPath)
+		data, err := os.ReadFile(p.LogPath())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 )
 
 // serviceAccountIssuer is the issuer of service-account tokens; the
@@ -67,7 +69,7 @@ func (c *Cluster) startAPIServer(ctx, readyCtx context.Context, binary, etcdURL 
 			"--authorization-mode=RBAC",
 			"--token-auth-file=" + tokensPath,
 		}
-		p, err := startProcess(ctx, "kube-apiserver", binary, args, os.Environ(), filepath.Join(c.dir, "kube-apiserver.log"))
+		p, err := proc.Start(ctx, "kube-apiserver", binary, args, os.Environ(), filepath.Join(c.dir, "kube-apiserver.log"), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +85,7 @@ func (c *Cluster) startAPIServer(ctx, readyCtx context.Context, binary, etcdURL 
 			return apiserverReady(ctx, cfg, certFile)
 		})
 		if err != nil {
-			p.stop(stopGrace)
+			p.Stop(stopGrace)
 			return nil, err
 		}
 		return cfg, nil

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 )
 
 // Environment variables that supply the binaries when Options leaves them
@@ -96,8 +98,8 @@ type Cluster struct {
 	removeDir bool
 	logf      func(format string, args ...any)
 
-	etcd      *process
-	apiserver *process
+	etcd      *proc.Process
+	apiserver *proc.Process
 	admin     *rest.Config
 
 	stopOnce sync.Once
@@ -192,7 +194,7 @@ func retryStart[T any](c *Cluster, ctx context.Context, start func() (T, error))
 
 // pollReady runs probe until it succeeds, the process exits, or ctx is
 // done.
-func pollReady(ctx context.Context, p *process, probe func(context.Context) error) error {
+func pollReady(ctx context.Context, p *proc.Process, probe func(context.Context) error) error {
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
 	for {
@@ -201,10 +203,10 @@ func pollReady(ctx context.Context, p *process, probe func(context.Context) erro
 			return nil
 		}
 		select {
-		case <-p.done:
-			return fmt.Errorf("%w: %w", errExited, p.exitError())
+		case <-p.Done():
+			return fmt.Errorf("%w: %w", errExited, p.ExitError())
 		case <-ctx.Done():
-			return fmt.Errorf("%s not ready: %w (last probe: %w)", p.name, context.Cause(ctx), err)
+			return fmt.Errorf("%s not ready: %w (last probe: %w)", p.Name(), context.Cause(ctx), err)
 		case <-ticker.C:
 		}
 	}
@@ -227,12 +229,12 @@ func (c *Cluster) AdminConfig() *rest.Config {
 func (c *Cluster) Stop() {
 	c.stopOnce.Do(func() {
 		c.reportCrashes()
-		for _, p := range []*process{c.apiserver, c.etcd} {
+		for _, p := range []*proc.Process{c.apiserver, c.etcd} {
 			if p == nil {
 				continue
 			}
-			if p.stop(stopGrace) {
-				c.logf("testcluster: %s did not exit within %s of SIGTERM and was killed", p.name, stopGrace)
+			if p.Stop(stopGrace) {
+				c.logf("testcluster: %s did not exit within %s of SIGTERM and was killed", p.Name(), stopGrace)
 			}
 		}
 		if c.removeDir {
@@ -251,9 +253,9 @@ func (c *Cluster) reportCrashes() {
 		// The context's end killed them; that is not news.
 		return
 	}
-	for _, p := range []*process{c.apiserver, c.etcd} {
-		if p != nil && !p.stopping.Load() && p.exited() {
-			c.logf("testcluster: %v before Stop", p.exitError())
+	for _, p := range []*proc.Process{c.apiserver, c.etcd} {
+		if p != nil && p.Crashed() {
+			c.logf("testcluster: %v before Stop", p.ExitError())
 			c.logTail(p)
 		}
 	}
@@ -261,18 +263,18 @@ func (c *Cluster) reportCrashes() {
 
 // logTails shows the end of every log; Start calls it when it fails.
 func (c *Cluster) logTails() {
-	for _, p := range []*process{c.etcd, c.apiserver} {
+	for _, p := range []*proc.Process{c.etcd, c.apiserver} {
 		if p != nil {
 			c.logTail(p)
 		}
 	}
 }
 
-func (c *Cluster) logTail(p *process) {
-	tail, err := tailFile(p.logPath, logTailBytes)
+func (c *Cluster) logTail(p *proc.Process) {
+	tail, err := proc.Tail(p.LogPath(), 0, logTailBytes)
 	if err != nil {
-		c.logf("testcluster: read %s log: %v", p.name, err)
+		c.logf("testcluster: read %s log: %v", p.Name(), err)
 		return
 	}
-	c.logf("testcluster: end of %s:\n%s", p.logPath, tail)
+	c.logf("testcluster: end of %s:\n%s", p.LogPath(), tail)
 }

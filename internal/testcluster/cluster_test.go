@@ -19,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 )
 
 // requireBinaries fails (never skips) when the binaries are not configured:
@@ -107,11 +109,11 @@ func TestClusterEnforcesRBACForServiceAccountsAndStopsCleanly(t *testing.T) {
 	}
 
 	host := c.AdminConfig().Host
-	procs := []*process{c.apiserver, c.etcd}
+	procs := []*proc.Process{c.apiserver, c.etcd}
 	c.Stop()
 	for _, p := range procs {
-		if !p.exited() || alive(t, p.pid()) {
-			t.Errorf("%s (pid %d) still runs after Stop", p.name, p.pid())
+		if !p.Exited() || alive(t, p.PID()) {
+			t.Errorf("%s (pid %d) still runs after Stop", p.Name(), p.PID())
 		}
 	}
 	u, err := url.Parse(host)
@@ -167,13 +169,13 @@ func TestClusterDiesWithItsContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	procs := []*process{c.apiserver, c.etcd}
+	procs := []*proc.Process{c.apiserver, c.etcd}
 
 	cancel()
 	for _, p := range procs {
-		<-p.done
-		if alive(t, p.pid()) {
-			t.Errorf("%s (pid %d) survived the end of its context", p.name, p.pid())
+		<-p.Done()
+		if alive(t, p.PID()) {
+			t.Errorf("%s (pid %d) survived the end of its context", p.Name(), p.PID())
 		}
 	}
 	c.Stop()

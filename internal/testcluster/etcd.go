@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 )
 
 // etcdName is etcd's member name; it only has to match --initial-cluster.
@@ -43,7 +45,7 @@ func (c *Cluster) startEtcd(ctx, readyCtx context.Context, binary string) (strin
 			"--initial-cluster-state=new",
 		}
 		env := environWithout(os.Environ(), "ETCD_")
-		p, err := startProcess(ctx, "etcd", binary, args, env, filepath.Join(c.dir, "etcd.log"))
+		p, err := proc.Start(ctx, "etcd", binary, args, env, filepath.Join(c.dir, "etcd.log"), nil)
 		if err != nil {
 			return "", err
 		}
@@ -53,7 +55,7 @@ func (c *Cluster) startEtcd(ctx, readyCtx context.Context, binary string) (strin
 			return etcdHealthy(ctx, client, clientURL)
 		})
 		if err != nil {
-			p.stop(stopGrace)
+			p.Stop(stopGrace)
 			return "", err
 		}
 		return clientURL, nil

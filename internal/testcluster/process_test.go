@@ -12,20 +12,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/oci-ccm/oci-ccm/internal/proc"
 )
 
 // startShell runs script under /bin/sh as a process of this package and
 // returns it with the pid of the background child the script reports as
 // "child=<pid>".
-func startShell(t *testing.T, ctx context.Context, script string) (*process, int) {
+func startShell(t *testing.T, ctx context.Context, script string) (*proc.Process, int) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "sh.log")
-	p, err := startProcess(ctx, "sh", "/bin/sh", []string{"-c", script}, os.Environ(), logPath)
+	p, err := proc.Start(ctx, "sh", "/bin/sh", []string{"-c", script}, os.Environ(), logPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.stop(time.Second) })
+	t.Cleanup(func() { p.Stop(time.Second) })
 	var child int
 	eventually(t, "the script reports its child", func() bool {
 		data, err := os.ReadFile(logPath)
@@ -80,10 +80,10 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestStopTerminatesTheWholeProcessGroup(t *testing.T) {
 	p, child := startShell(t, t.Context(), "sleep 300 & echo child=$!; wait")
 
-	if killed := p.stop(30 * time.Second); killed {
+	if killed := p.Stop(30 * time.Second); killed {
 		t.Error("stop needed SIGKILL for a process that exits on SIGTERM")
 	}
-	if !p.exited() {
+	if !p.Exited() {
 		t.Error("stop returned before the process exited")
 	}
 	eventually(t, "the background child is gone", func() bool { return !alive(t, child) })
@@ -92,7 +92,7 @@ func TestStopTerminatesTheWholeProcessGroup(t *testing.T) {
 func TestStopKillsAGroupThatIgnoresSIGTERM(t *testing.T) {
 	p, child := startShell(t, t.Context(), "trap '' TERM; sleep 300 & echo child=$!; wait")
 
-	if killed := p.stop(100 * time.Millisecond); !killed {
+	if killed := p.Stop(100 * time.Millisecond); !killed {
 		t.Error("stop did not report that it had to kill")
 	}
 	eventually(t, "the background child is gone", func() bool { return !alive(t, child) })
@@ -103,16 +103,16 @@ func TestContextEndKillsTheProcessGroup(t *testing.T) {
 	p, child := startShell(t, ctx, "trap '' TERM; sleep 300 & echo child=$!; wait")
 
 	cancel()
-	<-p.done
+	<-p.Done()
 	eventually(t, "the background child is gone", func() bool { return !alive(t, child) })
-	if p.stopping.Load() {
-		t.Error("the process is marked as stopped by Stop, want killed by its context")
+	if !p.Crashed() {
+		t.Error("the process counts as stopped by Stop, want killed by its context")
 	}
 }
 
 func TestPollReadyReportsAProcessThatExits(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "sh.log")
-	p, err := startProcess(t.Context(), "sh", "/bin/sh", []string{"-c", "exit 3"}, nil, logPath)
+	p, err := proc.Start(t.Context(), "sh", "/bin/sh", []string{"-c", "exit 3"}, nil, logPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestPollReadyEndsWithItsContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, notReady) {
 		t.Errorf("pollReady = %v, want the context's error and the last probe's", err)
 	}
-	if p.exited() {
+	if p.Exited() {
 		t.Error("pollReady's context ended the process, want only the wait to end")
 	}
 }
@@ -201,32 +201,6 @@ func TestRetryStartRetriesOnlyProcessesThatExit(t *testing.T) {
 				t.Errorf("retryStart error = %v, want %v", err, tt.wantErr)
 			}
 		})
-	}
-}
-
-func TestTailFileKeepsWholeLastLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "log")
-	if err := os.WriteFile(path, []byte("first line\nsecond\nthird\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		max  int64
-		want string
-	}{
-		{max: 1 << 10, want: "first line\nsecond\nthird\n"},
-		{max: 10, want: "third\n"},
-		{max: 13, want: "second\nthird\n"},
-		{max: 14, want: "second\nthird\n"},
-		{max: 12, want: "third\n"},
-	}
-	for _, tt := range tests {
-		got, err := tailFile(path, tt.max)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("tailFile(max %d) (-want +got):\n%s", tt.max, diff)
-		}
 	}
 }
 
