@@ -28,9 +28,9 @@ const ProviderName = "oci"
 
 // Options configure a Cloud beyond what cloud-provider.yaml says.
 type Options struct {
-	// ClusterName (--cluster-name) is recorded in ownership tags and security-rule descriptions.
-	// The service controller passes it to every load balancer call as well; this one is used for
-	// the security claims gathered at start-up.
+	// ClusterName (--cluster-name) marks the security rules this cluster owns (their
+	// descriptions), so clusters sharing a subnet never touch each other's rules. Load balancer
+	// ownership tags use the name the service controller passes to every call, the same flag.
 	ClusterName string
 	// Client replaces the OCI client built from the configuration (tests, the demo).
 	Client *ociclient.Client
@@ -40,12 +40,11 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg         *config.Config
-	clusterName string
-	oci         *ociclient.Client
-	lbs         *lb.Reconciler
-	rules       *seclist.Manager
-	nodes       *instances.Instances
+	cfg   *config.Config
+	oci   *ociclient.Client
+	lbs   *lb.Reconciler
+	rules *seclist.Manager
+	nodes *instances.Instances
 
 	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
 	// the Secret-change trigger. Both run before any controller calls the provider.
@@ -104,16 +103,14 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	region := cfg.Auth.Region
 	nodes, err := instances.New(instances.Options{
 		Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
-		CompartmentID: cfg.CompartmentID, Region: region,
+		CompartmentID: cfg.CompartmentID, Region: cfg.Auth.Region,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Cloud{cfg: cfg, clusterName: opts.ClusterName, oci: client, lbs: lbs, rules: rules, nodes: nodes,
-		primed: make(chan struct{})}, nil
+	return &Cloud{cfg: cfg, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
 }
 
 // Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
@@ -138,7 +135,9 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 			return
 		}
 		c.primeSecurityRules(ctx)
-		c.watch.run(ctx)
+		if c.kube != nil { // Initialize could not build a client: Secrets are read, not watched
+			c.watch.run(ctx)
+		}
 	}()
 }
 
