@@ -3,6 +3,7 @@ package ccm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -44,7 +45,7 @@ func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (s
 func (c *Cloud) nodeSubnets(ctx context.Context, spec *lb.Spec) ([]string, error) {
 	seen := map[string]bool{}
 	var ids []string
-	for _, name := range sortedKeys(spec.BackendSets) {
+	for _, name := range slices.Sorted(maps.Keys(spec.BackendSets)) {
 		for _, b := range spec.BackendSets[name].Backends {
 			if seen[b.IP] {
 				continue
@@ -112,13 +113,4 @@ func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
 		claims = append(claims, claim)
 	}
 	return claims, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -80,7 +81,7 @@ const (
 )
 
 func validateTags(v *validator, path string, t *Tags) {
-	for _, k := range sortedKeys(t.FreeformTags) {
+	for _, k := range slices.Sorted(maps.Keys(t.FreeformTags)) {
 		field := fmt.Sprintf("%s.freeformTags[%s]", path, k)
 		if detail := checkTagName(k, false); detail != "" {
 			v.add(field, k, "key "+detail)
@@ -89,7 +90,7 @@ func validateTags(v *validator, path string, t *Tags) {
 			v.add(field, val, fmt.Sprintf("value must be at most %d characters", maxTagValueLength))
 		}
 	}
-	for _, ns := range sortedKeys(t.DefinedTags) {
+	for _, ns := range slices.Sorted(maps.Keys(t.DefinedTags)) {
 		nsField := fmt.Sprintf("%s.definedTags[%s]", path, ns)
 		if detail := checkTagName(ns, true); detail != "" {
 			v.add(nsField, ns, "namespace "+detail)
@@ -98,7 +99,7 @@ func validateTags(v *validator, path string, t *Tags) {
 		if len(keys) == 0 {
 			v.add(nsField, "", "must hold at least one key")
 		}
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			field := fmt.Sprintf("%s[%s]", nsField, k)
 			if detail := checkTagName(k, true); detail != "" {
 				v.add(field, k, "key "+detail)
@@ -129,14 +130,4 @@ func checkTagName(name string, noPeriods bool) string {
 		return "must not contain periods"
 	}
 	return ""
-}
-
-// sortedKeys returns a map's keys in order, so errors come out in a stable order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

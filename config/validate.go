@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -181,7 +182,7 @@ func (c *Config) validateLoadBalancer(v *validator) {
 	if !slices.Contains(securityListModes, lb.SecurityListManagementMode) {
 		v.add(p+"securityListManagementMode", string(lb.SecurityListManagementMode), "must be one of All, Frontend, Backend, None")
 	}
-	for _, subnet := range sortedKeys(lb.SecurityLists) {
+	for _, subnet := range slices.Sorted(maps.Keys(lb.SecurityLists)) {
 		// A bad key is reported against the map, since the key is not a path of its own.
 		v.ocid(p+"securityLists", subnet, "subnet")
 		v.ocid(p+"securityLists["+subnet+"]", lb.SecurityLists[subnet], "securitylist")

@@ -2,6 +2,7 @@ package lb
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -236,7 +237,7 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 		t.Errorf("listeners (-want +got):\n%s", diff)
 	}
 	var backendPorts []int
-	for _, name := range sortedKeys(got.BackendSets) {
+	for _, name := range slices.Sorted(maps.Keys(got.BackendSets)) {
 		backendPorts = append(backendPorts, got.BackendSets[name].Backends[0].Port)
 	}
 	if diff := cmp.Diff([]int{30443, 30080}, backendPorts); diff != "" {
@@ -246,7 +247,7 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 		t.Errorf("NodePorts (-want +got):\n%s", diff)
 	}
 	if _, ok := got.Certificates[cert]; !ok || len(got.Certificates) != 1 {
-		t.Errorf("certificates = %v, want only %s", sortedKeys(got.Certificates), cert)
+		t.Errorf("certificates = %v, want only %s", slices.Sorted(maps.Keys(got.Certificates)), cert)
 	}
 }
 

@@ -3,6 +3,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -70,17 +71,17 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 		add(ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
 	}
 
-	for _, name := range sortedKeys(target.Certificates) {
+	for _, name := range slices.Sorted(maps.Keys(target.Certificates)) {
 		if _, ok := observed.Certificates[name]; !ok {
 			add(ActionCreateCertificate, name, nil, target.Certificates[name])
 		}
 	}
-	for _, name := range sortedKeys(observed.Certificates) {
+	for _, name := range slices.Sorted(maps.Keys(observed.Certificates)) {
 		if _, ok := target.Certificates[name]; !ok {
 			add(ActionDeleteCertificate, name, observed.Certificates[name], nil)
 		}
 	}
-	for _, name := range sortedKeys(target.BackendSets) {
+	for _, name := range slices.Sorted(maps.Keys(target.BackendSets)) {
 		d := target.BackendSets[name]
 		o, ok := observed.BackendSets[name]
 		switch {
@@ -90,12 +91,12 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 			add(ActionUpdateBackendSet, name, o, d)
 		}
 	}
-	for _, name := range sortedKeys(observed.BackendSets) {
+	for _, name := range slices.Sorted(maps.Keys(observed.BackendSets)) {
 		if _, ok := target.BackendSets[name]; !ok {
 			add(ActionDeleteBackendSet, name, observed.BackendSets[name], nil)
 		}
 	}
-	for _, name := range sortedKeys(target.Listeners) {
+	for _, name := range slices.Sorted(maps.Keys(target.Listeners)) {
 		d := target.Listeners[name]
 		o, ok := observed.Listeners[name]
 		switch {
@@ -105,7 +106,7 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 			add(ActionUpdateListener, name, o, d)
 		}
 	}
-	for _, name := range sortedKeys(observed.Listeners) {
+	for _, name := range slices.Sorted(maps.Keys(observed.Listeners)) {
 		if _, ok := target.Listeners[name]; !ok {
 			add(ActionDeleteListener, name, observed.Listeners[name], nil)
 		}
@@ -207,13 +208,4 @@ func defaultIdleTimeout(protocol string) int64 {
 		return defaultIdleTimeoutTCP
 	}
 	return defaultIdleTimeoutHTTP
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

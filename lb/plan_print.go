@@ -2,7 +2,9 @@ package lb
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,7 +90,7 @@ func createSummary(s *Spec) []string {
 	if len(s.NetworkSecurityGroups) > 0 {
 		lines = append(lines, "network security groups "+strings.Join(s.NetworkSecurityGroups, ","))
 	}
-	for _, name := range sortedKeys(s.Certificates) {
+	for _, name := range slices.Sorted(maps.Keys(s.Certificates)) {
 		lines = append(lines, fmt.Sprintf("+ certificate %q", name))
 	}
 	for _, bs := range sortedValues(s.BackendSets) {

@@ -2,6 +2,7 @@ package lb_test
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"testing"
@@ -30,7 +31,7 @@ func TestEnsureCreatesLoadBalancerInOneCall(t *testing.T) {
 		t.Errorf("reads: %d ListLoadBalancers, %d GetLoadBalancer; want 2, 0\n%s", got, calls.Op("GetLoadBalancer"), calls)
 	}
 	got := e.only(t)
-	if diff := cmp.Diff([]string{"TCP-443", "TCP-80"}, sortedKeys(got.Listeners)); diff != "" {
+	if diff := cmp.Diff([]string{"TCP-443", "TCP-80"}, slices.Sorted(maps.Keys(got.Listeners))); diff != "" {
 		t.Errorf("listeners (-want +got):\n%s", diff)
 	}
 	if n := len(got.BackendSets["TCP-80"].Backends); n != 2 {
@@ -100,7 +101,7 @@ func TestEnsureWithNoBackendsKeepsListeners(t *testing.T) {
 	}
 	got := e.only(t)
 	if len(got.Listeners) != 2 || len(got.BackendSets["TCP-80"].Backends) != 0 {
-		t.Errorf("listeners %v, TCP-80 backends %v; want 2 listeners, no backends", sortedKeys(got.Listeners), got.BackendSets["TCP-80"].Backends)
+		t.Errorf("listeners %v, TCP-80 backends %v; want 2 listeners, no backends", slices.Sorted(maps.Keys(got.Listeners)), got.BackendSets["TCP-80"].Backends)
 	}
 }
 
@@ -113,10 +114,10 @@ func TestEnsurePortChange(t *testing.T) {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	got := e.only(t)
-	if diff := cmp.Diff([]string{"TCP-8080"}, sortedKeys(got.Listeners)); diff != "" {
+	if diff := cmp.Diff([]string{"TCP-8080"}, slices.Sorted(maps.Keys(got.Listeners))); diff != "" {
 		t.Errorf("listeners (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"TCP-8080"}, sortedKeys(got.BackendSets)); diff != "" {
+	if diff := cmp.Diff([]string{"TCP-8080"}, slices.Sorted(maps.Keys(got.BackendSets))); diff != "" {
 		t.Errorf("backend sets (-want +got):\n%s", diff)
 	}
 	assertNoFailedWorkRequests(t, e)
@@ -152,8 +153,8 @@ func TestEnsureTLSRotationSwitchesCertificateWithoutConflicts(t *testing.T) {
 	}
 	got := e.only(t)
 	newCert := got.Listeners["TCP-443"].TLS.Certificate
-	if newCert == oldCert || !slices.Equal(sortedKeys(got.Certificates), []string{newCert}) {
-		t.Errorf("listener uses %q (was %q), certificates %v; want only the new one", newCert, oldCert, sortedKeys(got.Certificates))
+	if newCert == oldCert || !slices.Equal(slices.Sorted(maps.Keys(got.Certificates)), []string{newCert}) {
+		t.Errorf("listener uses %q (was %q), certificates %v; want only the new one", newCert, oldCert, slices.Sorted(maps.Keys(got.Certificates)))
 	}
 	assertNoFailedWorkRequests(t, e)
 }
@@ -319,15 +320,6 @@ func assertNoFailedWorkRequests(t *testing.T, e *env) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func TestEnsureReportsLoadBalancerThatIsNotReady(t *testing.T) {
 	for _, state := range []loadbalancer.LoadBalancerLifecycleStateEnum{loadbalancer.LoadBalancerLifecycleStateCreating, loadbalancer.LoadBalancerLifecycleStateFailed} {
 		t.Run(string(state), func(t *testing.T) {
@@ -365,7 +357,7 @@ func TestAdoptionAnnotationTakesOverAnUntaggedLoadBalancer(t *testing.T) {
 	got := e.only(t)
 	if got.Name != string(svc.UID) || got.Owner.Cluster != clusterName || len(got.Listeners) != 2 || got.Shape.MaxMbps != 10 {
 		t.Errorf("adopted load balancer: name %q owner %+v listeners %v shape %v; want renamed, tagged, configured, shape kept",
-			got.Name, got.Owner, sortedKeys(got.Listeners), got.Shape)
+			got.Name, got.Owner, slices.Sorted(maps.Keys(got.Listeners)), got.Shape)
 	}
 
 	// A Service whose adoption target is gone deletes cleanly, and cannot be ensured.

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,16 +45,6 @@ func backendCounts(lb loadbalancer.LoadBalancer) map[string]int {
 	return out
 }
 
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // listenerCertificate returns the certificate name a listener presents, or "".
 func listenerCertificate(lb loadbalancer.LoadBalancer, listener string) string {
 	l, ok := lb.Listeners[listener]
@@ -76,7 +67,7 @@ type rule struct {
 func ownedRules(srv *ocitest.Server, seeded ocitest.Seeded) []rule {
 	owner := seclist.Owner(clusterName)
 	var out []rule
-	for _, name := range sortedKeys(seeded.SecurityLists) {
+	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {
 		list, ok := srv.SecurityList(seeded.SecurityLists[name])
 		if !ok {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -178,7 +179,7 @@ func (d *demo) applyServices(ctx context.Context) error {
 	rows := [][]string{{"SERVICE", "ADDRESS", "LOAD BALANCER", "LISTENERS", "BACKENDS PER SET"}}
 	for _, s := range services {
 		lb, _ := loadBalancer(d.srv, lbName(s))
-		rows = append(rows, []string{s, d.out.IPs[s], lbName(s), strings.Join(sortedKeys(lb.Listeners), " "), countsText(backendCounts(lb))})
+		rows = append(rows, []string{s, d.out.IPs[s], lbName(s), strings.Join(slices.Sorted(maps.Keys(lb.Listeners)), " "), countsText(backendCounts(lb))})
 	}
 	d.n.say("Service status, written by the service controller from what the provider returned:")
 	d.n.table(rows)
@@ -259,7 +260,7 @@ func (d *demo) everyBackendSetHas(n int, services ...string) bool {
 
 func countsText(counts map[string]int) string {
 	var parts []string
-	for _, name := range sortedKeys(counts) {
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
 		parts = append(parts, fmt.Sprintf("%s: %d", name, counts[name]))
 	}
 	return strings.Join(parts, ", ")
@@ -337,7 +338,7 @@ func (d *demo) rotateCertificate(ctx context.Context) error {
 	d.out.Rotation = workRequestsSince(d.srv, known)
 	d.showWorkRequests(d.out.Rotation)
 	after, _ := loadBalancer(d.srv, lbName(shop))
-	d.out.CertAfter, d.out.CertsAfter = listenerCertificate(after, tlsListener), sortedKeys(after.Certificates)
+	d.out.CertAfter, d.out.CertsAfter = listenerCertificate(after, tlsListener), slices.Sorted(maps.Keys(after.Certificates))
 	d.n.say("Listener %s: certificate %s → %s; the load balancer holds %s.", tlsListener, d.out.CertBefore, d.out.CertAfter,
 		strings.Join(d.out.CertsAfter, ", "))
 	return nil
