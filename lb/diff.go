@@ -71,46 +71,14 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 		add(ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
 	}
 
-	for _, name := range slices.Sorted(maps.Keys(target.Certificates)) {
-		if _, ok := observed.Certificates[name]; !ok {
-			add(ActionCreateCertificate, name, nil, target.Certificates[name])
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(observed.Certificates)) {
-		if _, ok := target.Certificates[name]; !ok {
-			add(ActionDeleteCertificate, name, observed.Certificates[name], nil)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(target.BackendSets)) {
-		d := target.BackendSets[name]
-		o, ok := observed.BackendSets[name]
-		switch {
-		case !ok:
-			add(ActionCreateBackendSet, name, nil, d)
-		case !equalBackendSet(o, d):
-			add(ActionUpdateBackendSet, name, o, d)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(observed.BackendSets)) {
-		if _, ok := target.BackendSets[name]; !ok {
-			add(ActionDeleteBackendSet, name, observed.BackendSets[name], nil)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(target.Listeners)) {
-		d := target.Listeners[name]
-		o, ok := observed.Listeners[name]
-		switch {
-		case !ok:
-			add(ActionCreateListener, name, nil, d)
-		case !equalListener(o, d):
-			add(ActionUpdateListener, name, o, d)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(observed.Listeners)) {
-		if _, ok := target.Listeners[name]; !ok {
-			add(ActionDeleteListener, name, observed.Listeners[name], nil)
-		}
-	}
+	// Certificates are never updated in place (nil equal, so the update action is unused): their
+	// names carry a hash of their content.
+	changes = append(changes, diffNamed(observed.Certificates, target.Certificates, nil,
+		ActionCreateCertificate, ActionCreateCertificate, ActionDeleteCertificate)...)
+	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
+		ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet)...)
+	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener,
+		ActionCreateListener, ActionUpdateListener, ActionDeleteListener)...)
 
 	ordered, err := order(changes, observed)
 	if err != nil {
@@ -208,4 +176,27 @@ func defaultIdleTimeout(protocol string) int64 {
 		return defaultIdleTimeoutTCP
 	}
 	return defaultIdleTimeoutHTTP
+}
+
+// diffNamed compares two sets of named parts (certificates, backend sets, listeners): a part only
+// in target is created, one only in observed is deleted, and one in both is updated when equal
+// says it differs (equal nil: never updated). Names are visited in order, so plans are stable.
+func diffNamed[V any](observed, target map[string]V, equal func(a, b V) bool, create, update, del Action) []Change {
+	var out []Change
+	for _, name := range slices.Sorted(maps.Keys(target)) {
+		t := target[name]
+		o, ok := observed[name]
+		switch {
+		case !ok:
+			out = append(out, Change{Action: create, Name: name, After: t})
+		case equal != nil && !equal(o, t):
+			out = append(out, Change{Action: update, Name: name, Before: o, After: t})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(observed)) {
+		if _, ok := target[name]; !ok {
+			out = append(out, Change{Action: del, Name: name, Before: observed[name]})
+		}
+	}
+	return out
 }
