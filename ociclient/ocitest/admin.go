@@ -23,7 +23,12 @@ import (
 //	                                       "retryAfter":true}; qps 0 removes the limit
 //	POST   /ocitest/instances/{id}/state   SetInstanceState; body {"state":"TERMINATED"}
 //	DELETE /ocitest/instances/{id}         RemoveInstance
+//	PUT    /ocitest/policy                 SetPolicy; body {"statements": ["Allow ...", ...]};
+//	                                       400 InvalidParameter naming the bad statement
+//	GET    /ocitest/policy                 {"statements": [...]}, 404 when no policy is loaded
+//	DELETE /ocitest/policy                 no policy: everything allowed again
 func (s *Server) registerAdmin() {
+	s.registerAdminPolicy()
 	s.mux.HandleFunc("GET /ocitest/calls", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, s.Calls())
 	})

@@ -55,6 +55,9 @@ type Server struct {
 	vcn     *vcnStore
 	ident   *identityStore
 	meta    *metadataStore
+	iam     *policy        // nil: no policy, everything allowed (iam.go)
+	comps   compartmentSet // named compartments, for policies and the seed
+	ops     []string       // every registered operation, for the IAM table's completeness test
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
 
@@ -196,6 +199,8 @@ func (s *Server) handle(op string, class Class, pattern string, h http.HandlerFu
 // service, for one, takes a fixed bearer token instead of a signature.
 func (s *Server) handleAuth(op string, class Class, auth authScheme, pattern string, h http.HandlerFunc) {
 	rt := route{op: op, class: class, auth: auth}
+	s.ops = append(s.ops, op)
+	h = s.authorize(op, h) // IAM runs after the control layer, before the handler
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.ctl.serve(rt, w, r, h)
 	})

@@ -19,6 +19,14 @@ type Tenancy struct {
 	// Compartment is the OCID every resource goes in; "" generates a compartment OCID, so code
 	// that confuses tenancy and compartment fails.
 	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
+	// CompartmentName is the name policy statements use for Compartment (default "cluster").
+	CompartmentName string `json:"compartmentName,omitempty" yaml:"compartmentName,omitempty"`
+	// Compartments are the names of further compartments (each gets a generated OCID). Resources
+	// go in Compartment unless their own compartment field names one of these.
+	Compartments []string `json:"compartments,omitempty" yaml:"compartments,omitempty"`
+	// Policy holds OCI policy statements, loaded after seeding (see Server.SetPolicy); none
+	// means no policy: every call is allowed.
+	Policy []string `json:"policy,omitempty" yaml:"policy,omitempty"`
 	// AvailabilityDomains are the ADs' names, e.g. "Uocm:PHX-AD-1".
 	AvailabilityDomains []string `json:"availabilityDomains" yaml:"availabilityDomains"`
 	// VCN is the virtual cloud network.
@@ -39,13 +47,17 @@ type Tenancy struct {
 type TenancyVCN struct {
 	Name string `json:"name" yaml:"name"`
 	CIDR string `json:"cidr" yaml:"cidr"`
+	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
+	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
 }
 
 // TenancySecurityList describes a security list and the rules it starts with.
 type TenancySecurityList struct {
-	Name    string        `json:"name" yaml:"name"`
-	Ingress []TenancyRule `json:"ingress,omitempty" yaml:"ingress,omitempty"`
-	Egress  []TenancyRule `json:"egress,omitempty" yaml:"egress,omitempty"`
+	Name string `json:"name" yaml:"name"`
+	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
+	Compartment string        `json:"compartment,omitempty" yaml:"compartment,omitempty"`
+	Ingress     []TenancyRule `json:"ingress,omitempty" yaml:"ingress,omitempty"`
+	Egress      []TenancyRule `json:"egress,omitempty" yaml:"egress,omitempty"`
 }
 
 // TenancyRule is a stateful security rule in short form.
@@ -80,6 +92,8 @@ type TenancySubnet struct {
 	Role string `json:"role,omitempty" yaml:"role,omitempty"`
 	// SecurityLists are names of the Tenancy's security lists.
 	SecurityLists []string `json:"securityLists,omitempty" yaml:"securityLists,omitempty"`
+	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
+	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
 }
 
 // TenancyInstance describes an instance with one VNIC.
@@ -100,6 +114,9 @@ type TenancyInstance struct {
 	FreeformTags map[string]string `json:"freeformTags,omitempty" yaml:"freeformTags,omitempty"`
 	// Self makes this the instance the metadata service describes.
 	Self bool `json:"self,omitempty" yaml:"self,omitempty"`
+	// Compartment is the name of the compartment the instance, its VNIC and VNIC attachment
+	// are in ("": Tenancy.Compartment).
+	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
 }
 
 // TenancyPublicIP describes a reserved public IP.
@@ -107,15 +124,19 @@ type TenancyPublicIP struct {
 	Name string `json:"name" yaml:"name"`
 	// IP is the address; "" takes the pool's next one.
 	IP string `json:"ip,omitempty" yaml:"ip,omitempty"`
+	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
+	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
 }
 
 // Seeded is what Seed created: OCIDs by the names the Tenancy gave.
 type Seeded struct {
-	Region              string   `json:"region"`
-	TenancyID           string   `json:"tenancy"`
-	Compartment         string   `json:"compartment"`
-	VCN                 string   `json:"vcn"`
-	AvailabilityDomains []string `json:"availabilityDomains"`
+	Region      string `json:"region"`
+	TenancyID   string `json:"tenancy"`
+	Compartment string `json:"compartment"`
+	// Compartments are the OCIDs of the named compartments, Compartment's name included.
+	Compartments        map[string]string `json:"compartments"`
+	VCN                 string            `json:"vcn"`
+	AvailabilityDomains []string          `json:"availabilityDomains"`
 	// LoadBalancerSubnets are the OCIDs of the RoleLoadBalancer subnets, in Tenancy order.
 	LoadBalancerSubnets []string `json:"loadBalancerSubnets"`
 	// NodeSubnets are the OCIDs of the RoleNode subnets, in Tenancy order.
@@ -186,23 +207,32 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		Subnets:             map[string]string{}, SecurityLists: map[string]string{},
 		NetworkSecurityGroups: map[string]string{}, Instances: map[string]string{},
 		ReservedPublicIPs: map[string]string{}, LoadBalancerSubnets: []string{}, NodeSubnets: []string{},
-		SubnetSecurityLists: map[string]string{},
+		SubnetSecurityLists: map[string]string{}, Compartments: map[string]string{},
 	}
-	if out.Compartment == "" {
-		out.Compartment = s.NewID("compartment")
+	out.Compartment = s.addCompartmentLocked(t.mainCompartmentName(), out.Compartment)
+	out.Compartments[t.mainCompartmentName()] = out.Compartment
+	for _, name := range t.Compartments {
+		out.Compartments[name] = s.addCompartmentLocked(name, "")
+	}
+	// in returns the OCID of a named compartment, "" meaning the main one.
+	in := func(name string) *string {
+		if name == "" {
+			return new(out.Compartment)
+		}
+		return new(out.Compartments[name])
 	}
 	comp := &out.Compartment
 	for _, ad := range t.AvailabilityDomains {
 		s.addAvailabilityDomainLocked(ad)
 	}
-	vcn, err := s.addVCNLocked(core.Vcn{CompartmentId: comp, DisplayName: new(t.VCN.Name), CidrBlock: new(t.VCN.CIDR)})
+	vcn, err := s.addVCNLocked(core.Vcn{CompartmentId: in(t.VCN.Compartment), DisplayName: new(t.VCN.Name), CidrBlock: new(t.VCN.CIDR)})
 	if err != nil {
 		return out, fmt.Errorf("vcn: %w", err)
 	}
 	out.VCN = *vcn.Id
 	for i, sl := range t.SecurityLists {
 		ingress, egress, _ := sl.rules()
-		l, err := s.addSecurityListLocked(core.SecurityList{CompartmentId: comp, VcnId: vcn.Id, DisplayName: new(sl.Name),
+		l, err := s.addSecurityListLocked(core.SecurityList{CompartmentId: in(sl.Compartment), VcnId: vcn.Id, DisplayName: new(sl.Name),
 			IngressSecurityRules: ingress, EgressSecurityRules: egress})
 		if err != nil {
 			return out, fmt.Errorf("securityLists[%d] (%s): %w", i, sl.Name, err)
@@ -217,7 +247,7 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		out.NetworkSecurityGroups[name] = *g.Id
 	}
 	for i, ts := range t.Subnets {
-		sn := core.Subnet{CompartmentId: comp, VcnId: vcn.Id, DisplayName: new(ts.Name), CidrBlock: new(ts.CIDR),
+		sn := core.Subnet{CompartmentId: in(ts.Compartment), VcnId: vcn.Id, DisplayName: new(ts.Name), CidrBlock: new(ts.CIDR),
 			ProhibitPublicIpOnVnic: new(!ts.Public), DnsLabel: new(subnetDNSLabel(ts.Name))}
 		if ts.AvailabilityDomain != "" {
 			sn.AvailabilityDomain = new(ts.AvailabilityDomain)
@@ -248,7 +278,7 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		if ti.AvailabilityDomain == "" {
 			ti.AvailabilityDomain = subnetAD[ti.Subnet] // "" for a regional subnet: the first AD
 		}
-		inst, vnic := ti.sdk(comp, out.Subnets[ti.Subnet])
+		inst, vnic := ti.sdk(in(ti.Compartment), out.Subnets[ti.Subnet])
 		created, err := s.addInstanceLocked(inst, []core.Vnic{vnic})
 		if err != nil {
 			return out, fmt.Errorf("instances[%d] (%s): %w", i, ti.Name, err)
@@ -259,7 +289,7 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		}
 	}
 	for i, ip := range t.ReservedPublicIPs {
-		p := core.PublicIp{CompartmentId: comp, DisplayName: new(ip.Name)}
+		p := core.PublicIp{CompartmentId: in(ip.Compartment), DisplayName: new(ip.Name)}
 		if ip.IP != "" {
 			p.IpAddress = new(ip.IP)
 		}
@@ -269,7 +299,20 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		}
 		out.ReservedPublicIPs[ip.Name] = *created.Id
 	}
+	if len(t.Policy) > 0 {
+		if err := s.setPolicyLocked(t.Policy); err != nil {
+			return out, fmt.Errorf("policy: %w", err) // unreachable: validateTenancy parsed it
+		}
+	}
 	return out, nil
+}
+
+// mainCompartmentName is the name of Tenancy.Compartment in policy statements.
+func (t Tenancy) mainCompartmentName() string {
+	if t.CompartmentName != "" {
+		return t.CompartmentName
+	}
+	return "cluster"
 }
 
 // validateTenancy checks everything that does not depend on the server's existing state.
@@ -278,6 +321,36 @@ func (s *Server) validateTenancy(t Tenancy) error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if t.Region != "" && t.Region != s.opts.Region {
 		bad("region: %q, but the server serves %q", t.Region, s.opts.Region)
+	}
+	comps := map[string]string{t.mainCompartmentName(): "ocid1.compartment.oc1..validating"}
+	for i, name := range t.Compartments {
+		if name == "" || comps[name] != "" {
+			bad("compartments[%d]: %q is empty or repeated (%q names the main compartment)", i, name, t.mainCompartmentName())
+		}
+		comps[name] = "ocid1.compartment.oc1..validating"
+	}
+	inComp := func(where, name string) {
+		if name != "" && comps[name] == "" {
+			bad("%s.compartment: no compartment %q; declare it in compartments", where, name)
+		}
+	}
+	inComp("vcn", t.VCN.Compartment)
+	for i, sl := range t.SecurityLists {
+		inComp(fmt.Sprintf("securityLists[%d] (%s)", i, sl.Name), sl.Compartment)
+	}
+	for i, sn := range t.Subnets {
+		inComp(fmt.Sprintf("subnets[%d] (%s)", i, sn.Name), sn.Compartment)
+	}
+	for i, in := range t.Instances {
+		inComp(fmt.Sprintf("instances[%d] (%s)", i, in.Name), in.Compartment)
+	}
+	for i, ip := range t.ReservedPublicIPs {
+		inComp(fmt.Sprintf("reservedPublicIPs[%d] (%s)", i, ip.Name), ip.Compartment)
+	}
+	for i, text := range t.Policy {
+		if _, err := parseStatement(text, comps); err != nil {
+			bad("policy[%d] %q: %w", i, text, err)
+		}
 	}
 	ads := map[string]bool{}
 	if len(t.AvailabilityDomains) == 0 {

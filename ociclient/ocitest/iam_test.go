@@ -1,0 +1,278 @@
+package ocitest_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// twoCompartments seeds the default tenancy with node-3 (its VNIC and attachment too) in a
+// second compartment, "other".
+func twoCompartments(t *testing.T, f *coreFixture) ocitest.Seeded {
+	t.Helper()
+	ten := ocitest.DefaultTenancy()
+	ten.Compartments = []string{"other"}
+	ten.Instances[2].Compartment = "other"
+	seeded, err := f.srv.Seed(ten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seeded
+}
+
+// ociErr returns the status, code and message of an OCI error.
+func ociErr(t *testing.T, err error) (int, string, string) {
+	t.Helper()
+	var se common.ServiceError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not an OCI service error", err)
+	}
+	return se.GetHTTPStatusCode(), se.GetCode(), se.GetMessage()
+}
+
+func TestGetInstanceOutsideThePolicysCompartmentsLooksExactlyLikeAMissingInstance(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	seeded := twoCompartments(t, f)
+	if err := f.srv.SetPolicy("Allow dynamic-group ccm to read instance-family in compartment cluster"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: new(seeded.Instances["node-1"])}); err != nil {
+		t.Fatalf("node-1, in the policy's compartment: %v", err)
+	}
+	hidden := seeded.Instances["node-3"]
+	_, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &hidden})
+	status, code, msg := ociErr(t, err)
+
+	// The same call for an instance that does not exist, after node-3 is really gone.
+	f.srv.RemoveInstance(hidden)
+	_, errGone := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &hidden})
+	goneStatus, goneCode, goneMsg := ociErr(t, errGone)
+
+	got := []any{status, code, msg}
+	if diff := cmp.Diff([]any{goneStatus, goneCode, goneMsg}, got); diff != "" {
+		t.Errorf("denied GetInstance differs from a missing instance's (-missing +denied):\n%s", diff)
+	}
+	if status != http.StatusNotFound || code != "NotAuthorizedOrNotFound" {
+		t.Errorf("denied GetInstance: %d %s, want 404 NotAuthorizedOrNotFound", status, code)
+	}
+}
+
+func TestListingsOfACompartmentThePolicyDoesNotCoverAreDenied(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	seeded := twoCompartments(t, f)
+	err := f.srv.SetPolicy(
+		"Allow dynamic-group ccm to read instance-family in compartment cluster",
+		"Allow dynamic-group ccm to read virtual-network-family in compartment cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, other := seeded.Compartments["cluster"], seeded.Compartments["other"]
+	tests := []struct {
+		name  string
+		call  func() (int, error)
+		items int // when allowed
+		deny  bool
+	}{
+		{"ListInstances cluster", func() (int, error) {
+			r, err := f.compute.ListInstances(t.Context(), core.ListInstancesRequest{CompartmentId: &cluster})
+			return len(r.Items), err
+		}, 2, false},
+		{"ListVnicAttachments cluster", func() (int, error) {
+			r, err := f.compute.ListVnicAttachments(t.Context(), core.ListVnicAttachmentsRequest{CompartmentId: &cluster})
+			return len(r.Items), err
+		}, 2, false},
+		{"ListInstances other", func() (int, error) {
+			r, err := f.compute.ListInstances(t.Context(), core.ListInstancesRequest{CompartmentId: &other})
+			return len(r.Items), err
+		}, 0, true},
+		{"ListVnicAttachments other", func() (int, error) {
+			r, err := f.compute.ListVnicAttachments(t.Context(), core.ListVnicAttachmentsRequest{CompartmentId: &other})
+			return len(r.Items), err
+		}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := tt.call()
+			if tt.deny {
+				if status, code, _ := ociErr(t, err); status != 404 || code != "NotAuthorizedOrNotFound" {
+					t.Fatalf("got %d %s, want 404 NotAuthorizedOrNotFound", status, code)
+				}
+				return
+			}
+			if err != nil || n != tt.items {
+				t.Fatalf("got %d items, %v; want %d items", n, err, tt.items)
+			}
+		})
+	}
+}
+
+func TestVerbsIncludeTheLowerOnesAndOnlyManageUpdatesASecurityList(t *testing.T) {
+	tests := []struct {
+		statement      string
+		get, update    bool // GetSecurityList, UpdateSecurityList allowed
+		getOtherCompRO bool
+	}{
+		{"Allow group ops to inspect security-lists in compartment cluster", true, false, false},
+		{"Allow group ops to read security-lists in compartment cluster", true, false, false},
+		{"Allow group ops to use security-lists in compartment cluster", true, false, false},
+		{"Allow group ops to manage security-lists in compartment cluster", true, true, false},
+		{"Allow group ops to manage virtual-network-family in compartment cluster", true, true, false},
+		{"Allow group ops to manage all-resources in tenancy", true, true, true},
+		{"Allow group ops to manage subnets in tenancy", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.statement, func(t *testing.T) {
+			f := newCoreFixture(t, ocitest.Options{})
+			ten := ocitest.DefaultTenancy()
+			ten.Compartments = []string{"net"}
+			ten.SecurityLists[2].Compartment = "net"
+			seeded, err := f.srv.Seed(ten)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.srv.SetPolicy(tt.statement); err != nil {
+				t.Fatal(err)
+			}
+			id := seeded.SecurityLists["lb-1"]
+			got, err := f.vcn.GetSecurityList(t.Context(), core.GetSecurityListRequest{SecurityListId: &id})
+			if allowed := err == nil; allowed != tt.get {
+				t.Errorf("GetSecurityList allowed=%v (%v), want %v", allowed, err, tt.get)
+			}
+			_, err = f.vcn.UpdateSecurityList(t.Context(), core.UpdateSecurityListRequest{SecurityListId: &id,
+				UpdateSecurityListDetails: core.UpdateSecurityListDetails{EgressSecurityRules: got.EgressSecurityRules}})
+			if allowed := err == nil; allowed != tt.update {
+				t.Errorf("UpdateSecurityList allowed=%v (%v), want %v", allowed, err, tt.update)
+			}
+			if err != nil {
+				if status, code, _ := ociErr(t, err); status != 404 || code != "NotAuthorizedOrNotFound" {
+					t.Errorf("refused UpdateSecurityList: %d %s, want 404 NotAuthorizedOrNotFound", status, code)
+				}
+			}
+			nodes := seeded.SecurityLists["nodes"] // in compartment net
+			_, err = f.vcn.GetSecurityList(t.Context(), core.GetSecurityListRequest{SecurityListId: &nodes})
+			if allowed := err == nil; allowed != tt.getOtherCompRO {
+				t.Errorf("GetSecurityList in compartment net allowed=%v (%v), want %v", allowed, err, tt.getOtherCompRO)
+			}
+		})
+	}
+}
+
+func TestPolicyStatementsWithErrorsAreRefusedNamingTheWord(t *testing.T) {
+	tests := []struct {
+		statement string
+		want      string // part of the message: the word's position and what is allowed
+	}{
+		{"Allow dynamic-group ccm to usee load-balancers in tenancy", `word 5 ("usee"): the verb must be one of inspect, read, use, manage`},
+		{"Allow dynamic-group ccm to use load-balancer in tenancy", `word 6 ("load-balancer"): unknown resource type`},
+		{"Allow dynamic-group ccm to use load-balancers in compartment nosuch", `word 9 ("nosuch"): no compartment of that name; declared: cluster`},
+		{"Allow dynamic-group ccm to use load-balancers in compartment cluster where request.operation='X'", `word 10 ("where"): conditions (where ...) are not supported`},
+		{"Deny group ops to use load-balancers in tenancy", `word 1 ("Deny"): a statement starts with Allow`},
+		{"Allow ccm to use load-balancers in tenancy", `word 2 ("ccm"): the subject must be`},
+		{"Allow group ops to use load-balancers", `word 7 (end of statement): expected "in tenancy"`},
+		{"Allow group ops to use load-balancers in tenancy please", `word 9 ("please"): end of statement expected`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.statement, func(t *testing.T) {
+			srv := ocitest.New(ocitest.Options{})
+			defer srv.Close()
+			srv.AddCompartment("cluster")
+			err := srv.SetPolicy("Allow group ops to read instances in tenancy", tt.statement)
+			if !errors.Is(err, ocitest.ErrPolicySyntax) {
+				t.Fatalf("got %v, want ErrPolicySyntax", err)
+			}
+			if !strings.Contains(err.Error(), "statement 2") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("message %q does not name statement 2 and %q", err, tt.want)
+			}
+			if _, loaded := srv.Policy(); loaded {
+				t.Error("a policy was loaded despite the error")
+			}
+		})
+	}
+}
+
+func TestTenancySeedLoadsItsPolicyAndRefusesABadOne(t *testing.T) {
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	ten := ocitest.DefaultTenancy()
+	ten.Instances[0].Compartment = "elsewhere"
+	ten.Policy = []string{"Allow any-user to read instance-family in compartment cluter"}
+	_, err := srv.Seed(ten)
+	for _, want := range []string{`instances[0] (node-1).compartment: no compartment "elsewhere"`, `policy[0]`, `("cluter"): no compartment of that name`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Seed error %v does not contain %q", err, want)
+		}
+	}
+	ten = ocitest.DefaultTenancy()
+	ten.Policy = []string{"Allow any-user to read instance-family in compartment cluster"}
+	if _, err := srv.Seed(ten); err != nil {
+		t.Fatal(err)
+	}
+	got, loaded := srv.Policy()
+	if diff := cmp.Diff(ten.Policy, got); !loaded || diff != "" {
+		t.Errorf("policy after Seed (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := seeded.Instances["node-1"]
+	get := func() error {
+		_, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &id})
+		return err
+	}
+	if status, body := admin(t, f.srv, "PUT", "/ocitest/policy", `{"statements":["Allow group g to reed instances in tenancy"]}`); status != 400 || !strings.Contains(string(body), "reed") {
+		t.Fatalf("bad statement: %d %s, want 400 naming it", status, body)
+	}
+	if status, _ := admin(t, f.srv, "GET", "/ocitest/policy", ""); status != 404 {
+		t.Fatalf("GET with no policy: %d, want 404", status)
+	}
+	statements := []string{"Allow group g to read load-balancers in tenancy"}
+	body, _ := json.Marshal(map[string][]string{"statements": statements})
+	if status, b := admin(t, f.srv, "PUT", "/ocitest/policy", string(body)); status != 204 {
+		t.Fatalf("PUT: %d %s", status, b)
+	}
+	if err := get(); err == nil {
+		t.Fatal("GetInstance allowed by a policy about load balancers only")
+	}
+	status, b := admin(t, f.srv, "GET", "/ocitest/policy", "")
+	var got struct{ Statements []string }
+	_ = json.Unmarshal(b, &got)
+	if diff := cmp.Diff(statements, got.Statements); status != 200 || diff != "" {
+		t.Errorf("GET: %d (-want +got):\n%s", status, diff)
+	}
+	if status, _ := admin(t, f.srv, "DELETE", "/ocitest/policy", ""); status != 204 {
+		t.Fatalf("DELETE: %d", status)
+	}
+	if err := get(); err != nil {
+		t.Fatalf("GetInstance with no policy: %v", err)
+	}
+}
+
+func TestDeniedCallsAreCountedAsCalls(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.DenyAll()
+	id := seeded.Instances["node-1"]
+	if _, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &id}); err == nil {
+		t.Fatal("GetInstance allowed under DenyAll")
+	}
+	c := f.srv.Calls()
+	if got := []int{c.Op("GetInstance"), c.Status(404)}; !cmp.Equal(got, []int{1, 1}) {
+		t.Errorf("GetInstance calls, 404s = %v, want [1 1]", got)
+	}
+}
