@@ -140,6 +140,7 @@ func (s *Server) DenyAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.iam = &policy{}
+	s.denials = nil
 }
 
 // Policy returns the statements of the loaded policy, and false when none is loaded.
@@ -157,6 +158,7 @@ func (s *Server) Policy() ([]string, bool) {
 }
 
 func (s *Server) setPolicyLocked(statements []string) error {
+	s.denials = nil
 	if len(statements) == 0 {
 		s.iam = nil
 		return nil
@@ -319,6 +321,9 @@ func (s *Server) registerAdminPolicy() {
 			return
 		}
 		writeJSON(w, r, http.StatusOK, adminPolicy{Statements: statements})
+	})
+	s.mux.HandleFunc("GET /ocitest/policy/denials", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, r, http.StatusOK, s.Denials())
 	})
 	s.mux.HandleFunc("DELETE /ocitest/policy", func(w http.ResponseWriter, r *http.Request) {
 		_ = s.SetPolicy()

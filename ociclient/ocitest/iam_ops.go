@@ -356,6 +356,10 @@ func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		denied, ok := s.deniedLocked(p, reqs, r)
+		if !ok {
+			s.denials = append(s.denials, Denial{Operation: op, Verb: denied.verb.String(), ResourceType: denied.rtype,
+				Compartment: denied.compartment, Resource: denied.id})
+		}
 		s.mu.Unlock()
 		if ok {
 			h(w, r)
@@ -365,15 +369,40 @@ func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// refusal is the first requirement a call failed, on which target.
+type refusal struct {
+	target
+	verb  verb
+	rtype string
+}
+
 // deniedLocked checks every requirement and returns the first target the policy does not allow.
-func (s *Server) deniedLocked(p *policy, reqs []requirement, r *http.Request) (target, bool) {
+func (s *Server) deniedLocked(p *policy, reqs []requirement, r *http.Request) (refusal, bool) {
 	c := &authzCall{s: s, r: r}
 	for _, req := range reqs {
 		for _, t := range req.where(c) {
 			if !p.allows(req.verb, req.rtype, t.compartment) {
-				return t, false
+				return refusal{target: t, verb: req.verb, rtype: req.rtype}, false
 			}
 		}
 	}
-	return target{}, true
+	return refusal{}, true
+}
+
+// Denial is a call the policy refused, for tests and diagnostics: the operation and the first
+// requirement it did not meet.
+type Denial struct {
+	Operation    string `json:"operation"`
+	Verb         string `json:"verb"`
+	ResourceType string `json:"resourceType"`
+	Compartment  string `json:"compartment"`
+	// Resource is the OCID (or, for lists and creates, the compartment) the call touched.
+	Resource string `json:"resource"`
+}
+
+// Denials returns the calls refused since the policy was last set, oldest first.
+func (s *Server) Denials() []Denial {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Denial(nil), s.denials...)
 }

@@ -260,7 +260,7 @@ func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
 	}
 }
 
-func TestDeniedCallsAreCountedAsCalls(t *testing.T) {
+func TestDeniedCallsAreCountedAndRecorded(t *testing.T) {
 	f := newCoreFixture(t, ocitest.Options{})
 	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
 	if err != nil {
@@ -274,5 +274,10 @@ func TestDeniedCallsAreCountedAsCalls(t *testing.T) {
 	c := f.srv.Calls()
 	if got := []int{c.Op("GetInstance"), c.Status(404)}; !cmp.Equal(got, []int{1, 1}) {
 		t.Errorf("GetInstance calls, 404s = %v, want [1 1]", got)
+	}
+	want := []ocitest.Denial{{Operation: "GetInstance", Verb: "read", ResourceType: "instances",
+		Compartment: seeded.Compartment, Resource: id}}
+	if diff := cmp.Diff(want, f.srv.Denials()); diff != "" {
+		t.Errorf("denials (-want +got):\n%s", diff)
 	}
 }

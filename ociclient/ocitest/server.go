@@ -58,6 +58,7 @@ type Server struct {
 	iam     *policy        // nil: no policy, everything allowed (iam.go)
 	comps   compartmentSet // named compartments, for policies and the seed
 	ops     []string       // every registered operation, for the IAM table's completeness test
+	denials []Denial       // calls the policy refused since it was set
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
 
