@@ -2,7 +2,11 @@
 // with a tenancy, for running the cloud-controller-manager binary (or anything else built on
 // oci-go-sdk) against it from outside a Go test.
 //
-//	ocitest [-addr 127.0.0.1:0] [-tls] [-tenancy file.yaml] [-out DIR] [-work-request-duration 200ms]
+//	ocitest [-addr 127.0.0.1:0] [-tls] [-tenancy file.yaml] [-policy file] [-out DIR] [-work-request-duration 200ms]
+//
+// With -policy (or a tenancy file's policy field) every call is checked against those OCI IAM
+// policy statements, one per line of the file (blank lines and lines starting with # are
+// skipped); a call they do not allow answers 404 NotAuthorizedOrNotFound, as OCI does.
 //
 // It writes into DIR: key.pem (the API signing key it trusts), ca.pem (with -tls),
 // cloud-provider.yaml (a CCM configuration using that key, the seeded compartment, VCN and load
@@ -25,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "loopback `address` to listen on (port 0 picks a free one)")
 	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate, written to DIR/ca.pem")
 	tenancyFile := fs.String("tenancy", "", "YAML or JSON `file` describing the tenancy to seed (default: the built-in small tenancy)")
+	policyFile := fs.String("policy", "", "`file` of OCI IAM policy statements, one per line, to check every call against (default: the tenancy file's, or none: everything allowed)")
 	outDir := fs.String("out", "", "`directory` to write key.pem, ca.pem, cloud-provider.yaml and tenancy.json to (default: a new temporary directory)")
 	wrDuration := fs.Duration("work-request-duration", 200*time.Millisecond, "how long load balancer work requests stay in progress")
 	if err := fs.Parse(args); err != nil {
@@ -81,6 +87,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", orDefault(*tenancyFile, "the default tenancy"), err)
 	}
+	if *policyFile != "" {
+		statements, err := readPolicy(*policyFile)
+		if err != nil {
+			return err
+		}
+		if err := srv.SetPolicy(statements...); err != nil {
+			return fmt.Errorf("policy %s: %w", *policyFile, err)
+		}
+	}
 	creds, err := srv.NewCredentials()
 	if err != nil {
 		return err
@@ -95,8 +110,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "URL=%s\nDIR=%s\nCONFIG=%s\n", srv.URL(), dir, configPath)
-	fmt.Fprintf(stderr, "ocitest: serving %s (region %s, %d instances); stop with Ctrl-C\n",
-		srv.URL(), seeded.Region, len(seeded.Instances))
+	policy := "no IAM policy: every call allowed"
+	if statements, ok := srv.Policy(); ok {
+		policy = fmt.Sprintf("%d IAM policy statements", len(statements))
+	}
+	fmt.Fprintf(stderr, "ocitest: serving %s (region %s, %d instances, %s); stop with Ctrl-C\n",
+		srv.URL(), seeded.Region, len(seeded.Instances), policy)
 	<-ctx.Done()
 	return nil
 }
@@ -132,6 +151,24 @@ func readTenancy(path string) (ocitest.Tenancy, error) {
 		return ocitest.Tenancy{}, fmt.Errorf("read tenancy %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// readPolicy reads policy statements, one per line, skipping blank lines and # comments.
+func readPolicy(path string) ([]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	var statements []string
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			statements = append(statements, line)
+		}
+	}
+	if len(statements) == 0 {
+		return nil, fmt.Errorf("policy %s holds no statements", path)
+	}
+	return statements, nil
 }
 
 func prepareDir(dir string) (string, error) {

@@ -187,6 +187,14 @@ func TestCommandRefusesBadSetups(t *testing.T) {
 	if err := os.WriteFile(invalid, []byte("vcn: {name: v, cidr: nonsense}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	emptyPolicy := filepath.Join(dir, "empty.policy")
+	if err := os.WriteFile(emptyPolicy, []byte("# nothing\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badPolicy := filepath.Join(dir, "bad.policy")
+	if err := os.WriteFile(badPolicy, []byte("Allow group g to use load-balancer in tenancy\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -199,6 +207,9 @@ func TestCommandRefusesBadSetups(t *testing.T) {
 		{"missing tenancy file", []string{"-tenancy", filepath.Join(dir, "missing.yaml")}},
 		{"unknown tenancy field", []string{"-tenancy", typo}},
 		{"invalid tenancy", []string{"-tenancy", invalid}},
+		{"missing policy file", []string{"-policy", filepath.Join(dir, "missing.policy")}},
+		{"empty policy", []string{"-policy", emptyPolicy}},
+		{"bad policy statement", []string{"-policy", badPolicy}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,5 +234,28 @@ func readYAML(t *testing.T, path string, v any) {
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestCommandChecksCallsAgainstAPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ccm.policy")
+	doc := "# the CCM's policy\n\nAllow dynamic-group ccm to read load-balancers in compartment cluster\n"
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "-policy", file, "-out", filepath.Join(dir, "out"))
+	resp, err := http.Get(s.url + "/ocitest/policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Statements []string }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Allow dynamic-group ccm to read load-balancers in compartment cluster"}
+	if diff := cmp.Diff(want, got.Statements); diff != "" {
+		t.Errorf("loaded policy (-want +got):\n%s", diff)
 	}
 }
