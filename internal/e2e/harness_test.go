@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/oci-ccm/oci-ccm/internal/iampolicy"
 	"github.com/oci-ccm/oci-ccm/internal/proc"
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
@@ -118,7 +119,16 @@ func (s *suite) runStep(t *testing.T, run func(*testing.T, *suite)) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	deniedBefore, err := s.oci.denials(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() {
+		if denied, err := s.oci.denials(context.WithoutCancel(s.ctx)); err != nil {
+			t.Errorf("reading the calls the IAM policy refused: %v", err)
+		} else if len(denied) > len(deniedBefore) {
+			t.Errorf("calls the documented IAM policy (seclist/README.md) refused during this step: %+v", denied[len(deniedBefore):])
+		}
 		if p := s.ccm.current(); p.Crashed() {
 			t.Errorf("the CCM exited during this step: %v", p.ExitError())
 		}
@@ -156,6 +166,10 @@ func (s *suite) startOCITest(t *testing.T) error {
 		return err
 	}
 	outDir := filepath.Join(s.dir, "ocitest")
+	policyFile, err := s.writePolicy()
+	if err != nil {
+		return err
+	}
 
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -164,6 +178,7 @@ func (s *suite) startOCITest(t *testing.T) error {
 	defer r.Close()
 	p, err := proc.Start(context.Background(), "ocitest", bins.ocitest, []string{
 		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile, "-work-request-duration", "200ms",
+		"-policy", policyFile,
 	}, nil, filepath.Join(s.dir, "ocitest.log"), w)
 	w.Close() // the child has its own copy
 	if err != nil {
@@ -197,6 +212,20 @@ func (s *suite) startOCITest(t *testing.T) error {
 	t.Logf("ocitest serving %s (log %s)", url, p.LogPath())
 	s.oci, err = newOCIView(url, outDir)
 	return err
+}
+
+// writePolicy writes the IAM policy seclist/README.md documents, for dynamic group "ccm" in the
+// seeded compartment, to a file for ocitest's -policy: the whole suite runs under it, so a call
+// the documented policy does not allow fails the step that made it.
+func (s *suite) writePolicy() (string, error) {
+	statements, err := iampolicy.FromFile(filepath.Join(bins.root, "seclist", "README.md"))
+	if err != nil {
+		return "", err
+	}
+	s.tenancy.CompartmentName = "cluster"
+	statements = iampolicy.Substitute(statements, "ccm", s.tenancy.CompartmentName)
+	path := filepath.Join(s.dir, "ccm.policy")
+	return path, os.WriteFile(path, []byte(strings.Join(statements, "\n")+"\n"), 0o600)
 }
 
 // ccmRunner starts the CCM binary, and again after a kill.

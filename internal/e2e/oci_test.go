@@ -156,6 +156,13 @@ func (v *ociView) admin(ctx context.Context, method, path string, body, out any)
 	return json.Unmarshal(data, out)
 }
 
+// denials returns the calls ocitest's IAM policy refused so far, oldest first.
+func (v *ociView) denials(ctx context.Context) ([]ocitest.Denial, error) {
+	var d []ocitest.Denial
+	err := v.admin(ctx, http.MethodGet, "/ocitest/policy/denials", nil, &d)
+	return d, err
+}
+
 // calls returns ocitest's call counters.
 func (v *ociView) calls(ctx context.Context) (ocitest.Calls, error) {
 	var c ocitest.Calls
