@@ -7,7 +7,9 @@
 // Every request passes a control layer before its handler: the request signature is verified
 // against the registered keys (401 NotAuthenticated otherwise), a per-class token bucket may
 // answer 429 (SetRateLimit), injected faults may answer, delay or drop it (InjectFault), and the
-// call is counted (Calls). Paths under /ocitest/ are an unsigned admin API for tests that drive
+// call is counted (Calls). Then, when an IAM policy is loaded (SetPolicy), the call is checked
+// against it and answers 404 NotAuthorizedOrNotFound if not allowed, as OCI does. Paths under
+// /ocitest/ are an unsigned admin API for tests that drive
 // a server in another process (cmd/ocitest). README.md lists what is emulated and what is not.
 package ocitest
 
@@ -190,8 +192,8 @@ func (s *Server) NewID(resourceType string) string {
 
 // handle registers an operation. pattern is a Go ServeMux pattern with method, e.g.
 // "GET /20170115/loadBalancers/{loadBalancerId}". Every request first passes the control layer
-// (signature check, server-side rate limit, injected faults, call accounting); h runs only if
-// that lets it through.
+// (signature check, server-side rate limit, injected faults, call accounting), then the IAM
+// policy check (iam_ops.go); h runs only if both let it through.
 func (s *Server) handle(op string, class Class, pattern string, h http.HandlerFunc) {
 	s.handleAuth(op, class, authSignature, pattern, h)
 }
