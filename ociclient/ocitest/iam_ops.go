@@ -300,10 +300,11 @@ func inBodyReservedIPs(c *authzCall) []target {
 // inBodyPublicIPAddress locates the public IP GetPublicIpByIpAddress asks for.
 func inBodyPublicIPAddress(c *authzCall) []target {
 	addr := c.decodedBody().IPAddress
-	for _, p := range c.s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr && addr != "" }) {
-		return []target{{compartment: textOf(p.CompartmentId), what: "public IP", id: addr}}
+	found := c.s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })
+	if addr == "" || len(found) == 0 {
+		return nil
 	}
-	return nil
+	return []target{{compartment: textOf(found[0].CompartmentId), what: "public IP", id: addr}}
 }
 
 // inPrivateIPParent locates the subnet or VNIC whose private IPs a list asks for; the private

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/identity"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -279,5 +280,86 @@ func TestDeniedCallsAreCountedAndRecorded(t *testing.T) {
 		Compartment: seeded.Compartment, Resource: id}}
 	if diff := cmp.Diff(want, f.srv.Denials()); diff != "" {
 		t.Errorf("denials (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallsOnResourcesInAnotherCompartmentAreDeniedWhateverTheirKind(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	ten := ocitest.DefaultTenancy()
+	ten.Compartments = []string{"other"}
+	ten.VCN.Compartment = "other"
+	ten.Subnets[2].Compartment = "other" // nodes
+	ten.SecurityLists[2].Compartment = "other"
+	ten.Instances[2].Compartment = "other"
+	ten.ReservedPublicIPs[0].Compartment = "other"
+	ten.ReservedPublicIPs[0].IP = "198.51.100.250"
+	seeded, err := f.srv.Seed(ten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.srv.SetPolicy("Allow any-user to manage all-resources in compartment cluster"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	vnicOf := func(name string) *string { return f.srv.InstanceVNICs(seeded.Instances[name])[0].Id }
+	tests := []struct {
+		name    string
+		call    func() error
+		allowed bool
+	}{
+		{"GetVcn", func() error {
+			_, err := f.vcn.GetVcn(ctx, core.GetVcnRequest{VcnId: new(seeded.VCN)})
+			return err
+		}, false},
+		{"GetSubnet lb-1", func() error {
+			_, err := f.vcn.GetSubnet(ctx, core.GetSubnetRequest{SubnetId: new(seeded.Subnets["lb-1"])})
+			return err
+		}, true},
+		{"GetSubnet nodes", func() error {
+			_, err := f.vcn.GetSubnet(ctx, core.GetSubnetRequest{SubnetId: new(seeded.Subnets["nodes"])})
+			return err
+		}, false},
+		{"ListPrivateIps of the nodes subnet", func() error {
+			_, err := f.vcn.ListPrivateIps(ctx, core.ListPrivateIpsRequest{SubnetId: new(seeded.Subnets["nodes"])})
+			return err
+		}, false},
+		{"GetVnic node-1", func() error {
+			_, err := f.vcn.GetVnic(ctx, core.GetVnicRequest{VnicId: vnicOf("node-1")})
+			return err
+		}, true},
+		{"GetVnic node-3", func() error {
+			_, err := f.vcn.GetVnic(ctx, core.GetVnicRequest{VnicId: vnicOf("node-3")})
+			return err
+		}, false},
+		{"GetPublicIpByIpAddress of the reserved IP", func() error {
+			_, err := f.vcn.GetPublicIpByIpAddress(ctx, core.GetPublicIpByIpAddressRequest{
+				GetPublicIpByIpAddressDetails: core.GetPublicIpByIpAddressDetails{IpAddress: new("198.51.100.250")}})
+			return err
+		}, false},
+		{"GetSecurityList nodes", func() error {
+			_, err := f.vcn.GetSecurityList(ctx, core.GetSecurityListRequest{SecurityListId: new(seeded.SecurityLists["nodes"])})
+			return err
+		}, false},
+		{"ListAvailabilityDomains needs no policy", func() error {
+			_, err := f.ident.ListAvailabilityDomains(ctx, identity.ListAvailabilityDomainsRequest{CompartmentId: new(seeded.Compartments["other"])})
+			return err
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			if tt.allowed {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("allowed")
+			}
+			if status, code, _ := ociErr(t, err); status != 404 || code != "NotAuthorizedOrNotFound" {
+				t.Fatalf("got %d %s, want 404 NotAuthorizedOrNotFound", status, code)
+			}
+		})
 	}
 }
