@@ -12,16 +12,23 @@ type compartmentSet struct {
 func (s *Server) AddCompartment(name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.addCompartmentLocked(name, "")
+	return s.addCompartmentLocked(name)
 }
 
-// addCompartmentLocked declares name with the given OCID ("" generates one).
-func (s *Server) addCompartmentLocked(name, id string) string {
-	if s.comps.byName == nil {
-		s.comps.byName = map[string]string{}
-	}
+// addCompartmentLocked declares name with a new OCID, or returns the OCID it already has.
+func (s *Server) addCompartmentLocked(name string) string {
 	if existing, ok := s.comps.byName[name]; ok {
 		return existing
+	}
+	return s.bindCompartmentLocked(name, "")
+}
+
+// bindCompartmentLocked gives name the OCID id ("" generates one), replacing what it named
+// before: a second Seed makes a fresh compartment, as it did before compartments had names, and
+// its names are the ones policies then mean.
+func (s *Server) bindCompartmentLocked(name, id string) string {
+	if s.comps.byName == nil {
+		s.comps.byName = map[string]string{}
 	}
 	if id == "" {
 		id = s.NewID("compartment")

@@ -124,7 +124,8 @@ func (p *policy) allows(v verb, t, compartment string) bool {
 //	Allow group ops to read instance-family in tenancy
 //
 // Compartment names are those the tenancy seed declared (Tenancy.Compartments and
-// Tenancy.CompartmentName); "compartment id <ocid>" names one by OCID. A statement with a syntax
+// Tenancy.CompartmentName), resolved to OCIDs now; "compartment id <ocid>" names one by OCID.
+// A statement with a syntax
 // error, an unknown verb, resource type or compartment, or a condition ("where ...") is refused
 // with an error naming it, and nothing changes. With no statements, the server goes back to
 // allowing everything (use DenyAll for a policy that allows nothing).

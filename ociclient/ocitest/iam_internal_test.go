@@ -36,12 +36,13 @@ func TestUseLoadBalancersChangesChildrenButOnlyManageCreatesAndDeletes(t *testin
 		t.Fatalf("CreateBackendSet under use load-balancers: %v", err)
 	}
 	f.mustSucceed(t, resp.OpcWorkRequestId)
-	_, err = f.lb.CreateListener(ctx, loadbalancer.CreateListenerRequest{LoadBalancerId: &id,
+	lis, err := f.lb.CreateListener(ctx, loadbalancer.CreateListenerRequest{LoadBalancerId: &id,
 		CreateListenerDetails: loadbalancer.CreateListenerDetails{Name: common.String("TCP-443"),
 			DefaultBackendSetName: common.String("TCP-443"), Port: common.Int(443), Protocol: common.String("TCP")}})
 	if err != nil {
 		t.Fatalf("CreateListener under use load-balancers: %v", err)
 	}
+	f.mustSucceed(t, lis.OpcWorkRequestId)
 	_, err = f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: f.basicLB("lb-2")})
 	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
 	_, err = f.lb.DeleteLoadBalancer(ctx, loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: &id})

@@ -363,3 +363,25 @@ func TestCallsOnResourcesInAnotherCompartmentAreDeniedWhateverTheirKind(t *testi
 		})
 	}
 }
+
+func TestSeedingTwiceMakesAFreshCompartmentThatTheNameThenMeans(t *testing.T) {
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	first, err := srv.Seed(ocitest.DefaultTenancy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten := ocitest.DefaultTenancy()
+	ten.VCN.CIDR, ten.Subnets = "10.1.0.0/16", nil
+	ten.Instances, ten.ReservedPublicIPs, ten.SecurityLists = nil, nil, nil
+	second, err := srv.Seed(ten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Compartment == second.Compartment {
+		t.Errorf("both seeds in compartment %s, want a fresh one", first.Compartment)
+	}
+	if got := srv.Compartments()["cluster"]; got != second.Compartment {
+		t.Errorf("cluster names %s, want the second seed's %s", got, second.Compartment)
+	}
+}

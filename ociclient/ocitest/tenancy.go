@@ -209,10 +209,10 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		ReservedPublicIPs: map[string]string{}, LoadBalancerSubnets: []string{}, NodeSubnets: []string{},
 		SubnetSecurityLists: map[string]string{}, Compartments: map[string]string{},
 	}
-	out.Compartment = s.addCompartmentLocked(t.mainCompartmentName(), out.Compartment)
+	out.Compartment = s.bindCompartmentLocked(t.mainCompartmentName(), out.Compartment)
 	out.Compartments[t.mainCompartmentName()] = out.Compartment
 	for _, name := range t.Compartments {
-		out.Compartments[name] = s.addCompartmentLocked(name, "")
+		out.Compartments[name] = s.bindCompartmentLocked(name, "")
 	}
 	// in returns the OCID of a named compartment, "" meaning the main one.
 	in := func(name string) *string {
