@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -199,6 +200,9 @@ func TestCommandRefusesBadSetups(t *testing.T) {
 		{"missing tenancy file", []string{"-tenancy", filepath.Join(dir, "missing.yaml")}},
 		{"unknown tenancy field", []string{"-tenancy", typo}},
 		{"invalid tenancy", []string{"-tenancy", invalid}},
+		{"unknown work request profile", []string{"-work-request-profile", "slow"}},
+		{"zero time scale", []string{"-work-request-profile", "realistic", "-time-scale", "0"}},
+		{"unknown busy mode", []string{"-lb-busy", "wait"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,5 +227,33 @@ func readYAML(t *testing.T, path string, v any) {
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestWorkRequestFlagsChooseTheProfileAndBusyMode(t *testing.T) {
+	tests := []struct {
+		profile   string
+		scale     float64
+		busy      string
+		realistic bool
+		want      ocitest.LBBusyMode
+	}{
+		{"fixed", 1, "queue", false, ocitest.LBBusyQueue},
+		{"realistic", 0.01, "reject", true, ocitest.LBBusyReject},
+	}
+	for _, tt := range tests {
+		opts, err := serverOptions(tt.profile, tt.scale, tt.busy)
+		if err != nil {
+			t.Fatalf("serverOptions(%s, %v, %s): %v", tt.profile, tt.scale, tt.busy, err)
+		}
+		if (opts.WorkRequestDurations != nil) != tt.realistic || opts.LBBusy != tt.want {
+			t.Errorf("serverOptions(%s, %v, %s): profile set %v, busy %v; want %v, %v",
+				tt.profile, tt.scale, tt.busy, opts.WorkRequestDurations != nil, opts.LBBusy, tt.realistic, tt.want)
+		}
+		if tt.realistic {
+			if d := opts.WorkRequestDurations(ocitest.APILoadBalancer, "CreateLoadBalancer", 1); d < 600*time.Millisecond || d > 1200*time.Millisecond {
+				t.Errorf("a create at scale %v lasts %v, want 0.6-1.2 s", tt.scale, d)
+			}
+		}
 	}
 }
