@@ -98,10 +98,11 @@ type workRequest struct {
 	// work request fails without applying its change.
 	injected string
 	// apply makes the change take effect; an error fails the work request and must leave the
-	// resource as it was. Not called when an injected fault fails the work request.
+	// resource as it was. Not called when an injected fault fails or a cancellation ends the
+	// work request.
 	apply func() error
-	// settle runs last whatever the outcome (err is nil on success): it clears the resource's
-	// busy mark and sets its lifecycle state.
+	// settle runs last whatever the outcome (err is nil on success, errWorkCanceled after
+	// CancelWorkRequest): it takes the work request off its resource and sets its lifecycle state.
 	settle func(err error)
 }
 
@@ -257,6 +258,9 @@ func (q *workQueue) finishAll(now time.Time) int {
 	for len(q.pending) > 0 {
 		wr := q.pending[0]
 		q.pending = q.pending[1:]
+		if wr.start.After(now) {
+			wr.start = now // a queued one runs now, not at its planned start
+		}
 		wr.finish(now)
 	}
 	return n
