@@ -125,17 +125,27 @@ type WorkRequestError struct {
 	Operation string
 	// Messages are OCI's error messages for the work request, in order.
 	Messages []string
+	// Canceled is true when the work request ended CANCELED (someone canceled it; Network Load
+	// Balancer API only) rather than FAILED. Its change was not applied either way.
+	Canceled bool
 }
 
-// Error names the work request and joins its messages.
+// Error names the work request, how it ended and its messages.
 func (e *WorkRequestError) Error() string {
-	msg := "no error details"
-	if len(e.Messages) > 0 {
-		msg = strings.Join(e.Messages, "; ")
-	}
 	op := e.Operation
 	if op == "" {
 		op = "work request"
+	}
+	if e.Canceled {
+		s := fmt.Sprintf("%s was canceled (work request %s)", op, e.ID)
+		if len(e.Messages) > 0 {
+			s += ": " + strings.Join(e.Messages, "; ")
+		}
+		return s
+	}
+	msg := "no error details"
+	if len(e.Messages) > 0 {
+		msg = strings.Join(e.Messages, "; ")
 	}
 	return fmt.Sprintf("%s failed (work request %s): %s", op, e.ID, msg)
 }

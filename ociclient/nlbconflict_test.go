@@ -91,3 +91,33 @@ func TestInvalidatedRetryTokenIsNotRetriedAndHasItsOwnKind(t *testing.T) {
 func createNLBDetailsLike(n nlb.NetworkLoadBalancer) nlb.CreateNetworkLoadBalancerDetails {
 	return nlb.CreateNetworkLoadBalancerDetails{CompartmentId: n.CompartmentId, DisplayName: n.DisplayName, SubnetId: n.SubnetId}
 }
+
+func TestCanceledNLBWorkRequestIsAWorkRequestErrorSayingSo(t *testing.T) {
+	env := newTestEnv(t, envConfig{
+		server: ocitest.Options{WorkRequestDuration: time.Hour},
+		client: Options{RateLimit: noLimit, Poll: fastPoll},
+	})
+	ctx := context.Background()
+	nlbs := env.client.NetworkLoadBalancers
+	created, _, err := nlbs.CreateNetworkLoadBalancer(ctx, createNLBDetails(env.srv, "svc"), "")
+	if err != nil {
+		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
+	}
+	env.srv.CompleteWorkRequests()
+	wr, err := nlbs.UpdateNetworkLoadBalancer(ctx, *created.Id, nlb.UpdateNetworkLoadBalancerDetails{DisplayName: common.String("renamed")})
+	if err != nil {
+		t.Fatalf("UpdateNetworkLoadBalancer: %v", err)
+	}
+	if err := env.srv.CancelWorkRequest(wr); err != nil {
+		t.Fatalf("CancelWorkRequest: %v", err)
+	}
+	env.srv.CompleteWorkRequests()
+	err = nlbs.WaitForWorkRequest(ctx, wr)
+	var wrErr *WorkRequestError
+	if !errors.As(err, &wrErr) || !wrErr.Canceled {
+		t.Fatalf("WaitForWorkRequest of a canceled work request: %v; want a *WorkRequestError with Canceled", err)
+	}
+	if want := "UPDATE_NETWORK_LOAD_BALANCER was canceled (work request " + wr + ")"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}
