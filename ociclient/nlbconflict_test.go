@@ -17,40 +17,55 @@ import (
 var busyRetry = RetryPolicy{MaxAttempts: 50, BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond, MaxElapsed: 30 * time.Second}
 
 func TestChangeOfABusyNLBIsRetriedUntilItsWorkRequestEnds(t *testing.T) {
+	// Work requests last an hour, so the test decides when each ends: no timing assumptions.
 	env := newTestEnv(t, envConfig{
-		server: ocitest.Options{WorkRequestDuration: time.Second},
+		server: ocitest.Options{WorkRequestDuration: time.Hour},
 		client: Options{RateLimit: noLimit, Retry: busyRetry, Poll: fastPoll},
 	})
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	nlbs := env.client.NetworkLoadBalancers
-	created, wr, err := nlbs.CreateNetworkLoadBalancer(ctx, createNLBDetails(env.srv, "svc"), "")
+	created, _, err := nlbs.CreateNetworkLoadBalancer(ctx, createNLBDetails(env.srv, "svc"), "")
 	if err != nil {
 		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
 	}
-	if err := nlbs.WaitForWorkRequest(ctx, wr); err != nil {
-		t.Fatalf("create: %v", err)
+	env.srv.CompleteWorkRequests()
+	rename := func(name string) (string, error) {
+		return nlbs.UpdateNetworkLoadBalancer(ctx, *created.Id, nlb.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(name)})
 	}
-	rename := func(name string) string {
-		t.Helper()
-		wr, err := nlbs.UpdateNetworkLoadBalancer(ctx, *created.Id, nlb.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(name)})
-		if err != nil {
-			t.Fatalf("UpdateNetworkLoadBalancer %s: %v", name, err)
-		}
-		return wr
+	first, err := rename("first")
+	if err != nil {
+		t.Fatalf("UpdateNetworkLoadBalancer first: %v", err)
 	}
 	// The second change is sent while the first one's work request runs: OCI answers 409
 	// Conflict "Invalid State Transition of NLB lifeCycle state from Updating to Updating".
-	first := rename("first")
-	second := rename("second")
-	for _, wr := range []string{first, second} {
+	type result struct {
+		wr  string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		wr, err := rename("second")
+		done <- result{wr, err}
+	}()
+	for env.srv.Calls().Status(http.StatusConflict) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the second update was never answered 409")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	env.srv.CompleteWorkRequests() // the first ends; a retry of the second is now accepted
+	second := <-done
+	if second.err != nil {
+		t.Fatalf("UpdateNetworkLoadBalancer second, sent while the NLB was busy: %v", second.err)
+	}
+	env.srv.CompleteWorkRequests()
+	for _, wr := range []string{first, second.wr} {
 		if err := nlbs.WaitForWorkRequest(ctx, wr); err != nil {
 			t.Errorf("work request %s: %v", wr, err)
 		}
 	}
 	calls := env.srv.Calls()
-	if n := calls.Status(http.StatusConflict); n == 0 {
-		t.Errorf("no call was answered 409: the test did not exercise a busy NLB\n%s", calls)
-	}
 	if n := calls.Op(ocitest.NLB("UpdateNetworkLoadBalancer")) - calls.Status(http.StatusConflict); n != 2 {
 		t.Errorf("%d accepted updates, want 2\n%s", n, calls)
 	}
@@ -59,6 +74,7 @@ func TestChangeOfABusyNLBIsRetriedUntilItsWorkRequestEnds(t *testing.T) {
 		t.Errorf("after both: %q %s, %v; want ACTIVE \"second\"", deref(got.DisplayName), got.LifecycleState, err)
 	}
 }
+
 func TestInvalidatedRetryTokenIsNotRetriedAndHasItsOwnKind(t *testing.T) {
 	env := newTestEnv(t, envConfig{client: Options{RateLimit: noLimit, Retry: busyRetry, Poll: fastPoll}})
 	ctx := context.Background()
