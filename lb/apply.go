@@ -15,9 +15,9 @@ import (
 
 // DefaultConcurrency is how many independent changes of one plan run at once by default.
 //
-// OCI runs one work request per load balancer at a time and answers a second mutation with 409
-// IncorrectState, which ociclient retries; so on one load balancer concurrency mostly overlaps a
-// call with another's wait. See the package README for measurements.
+// OCI runs one work request per load balancer at a time and queues the others, so on one load
+// balancer concurrency overlaps a change's wait with the next one's queueing, not the changes
+// themselves. See the package README for measurements.
 const DefaultConcurrency = 1
 
 // Applier carries out Plans against OCI. It is safe for concurrent use by multiple goroutines

@@ -72,8 +72,8 @@ func BenchmarkEnsureNoop(b *testing.B) {
 
 // BenchmarkEnsureNodeAdded alternates between 3 and 4 ready nodes: every reconcile is a node-set
 // change that updates each of the P=2 backend sets once. With concurrency 2 both updates are sent
-// at once; OCI (and ocitest) answer the second 409 IncorrectState while the first work request
-// runs, and ociclient retries it.
+// at once; OCI (and ocitest by default) queue the second behind the first work request, while
+// ocitest's LBBusyReject answers it 409 IncorrectState and ociclient retries it.
 func BenchmarkEnsureNodeAdded(b *testing.B) {
 	for _, concurrency := range []int{1, 2} {
 		b.Run(fmt.Sprintf("concurrency=%d", concurrency), func(b *testing.B) {

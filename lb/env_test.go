@@ -3,6 +3,7 @@ package lb_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -34,6 +35,23 @@ const (
 	subnet2     = "ocid1.subnet.oc1.phx.lbsubnet2"
 	clusterName = "prod"
 )
+
+// busyMode is what ocitest's Load Balancer API does with a change sent while a work request
+// runs. OCI queues it (ocitest.LBBusyQueue, the default); TestMain runs every test a second time
+// with ocitest.LBBusyReject (409 IncorrectState), so lb is proven under both.
+var busyMode = ocitest.LBBusyQueue
+
+func TestMain(m *testing.M) {
+	code := 0
+	for _, mode := range []ocitest.LBBusyMode{ocitest.LBBusyQueue, ocitest.LBBusyReject} {
+		busyMode = mode
+		fmt.Printf("lb tests with ocitest.Options.LBBusy = %s\n", mode)
+		if c := m.Run(); c != 0 {
+			code = c
+		}
+	}
+	os.Exit(code)
+}
 
 // env is an in-memory OCI, the real ociclient over it, and a Reconciler.
 type env struct {
@@ -71,7 +89,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration})
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, LBBusy: busyMode})
 	tb.Cleanup(srv.Close)
 	s.cfg.CompartmentID = srv.TenancyID()
 	oci, err := ociclient.New(ociclient.Options{

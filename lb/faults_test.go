@@ -149,8 +149,9 @@ func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 }
 
 // TestConcurrentChangesOnOneLoadBalancerConverge runs a plan of independent changes with a
-// concurrency above 1. OCI (and ocitest) refuse a second change while a work request runs
-// (409 IncorrectState) and ociclient retries it, so the changes serialise; the result is the same.
+// concurrency above 1. OCI (and ocitest by default) queue a second change while a work request
+// runs; ocitest's LBBusyReject refuses it (409 IncorrectState) and ociclient retries it. Either
+// way the changes serialise and the result is the same.
 func TestConcurrentChangesOnOneLoadBalancerConverge(t *testing.T) {
 	e := newEnv(t, withConcurrency(4))
 	svc := service(ports(80, 81, 82, 83))
@@ -159,8 +160,8 @@ func TestConcurrentChangesOnOneLoadBalancerConverge(t *testing.T) {
 	if got := calls.Op("UpdateBackendSet") - calls.Status(http.StatusConflict); got != 4 {
 		t.Errorf("%d accepted UpdateBackendSet calls, want 4\n%s", got, calls)
 	}
-	t.Logf("4 independent updates with concurrency 4: %d UpdateBackendSet calls, %d answered 409 IncorrectState, %d polls",
-		calls.Op("UpdateBackendSet"), calls.Status(http.StatusConflict), calls.Class(ocitest.ClassPoll))
+	t.Logf("4 independent updates with concurrency 4 (busy: %s): %d UpdateBackendSet calls, %d answered 409 IncorrectState, %d polls",
+		busyMode, calls.Op("UpdateBackendSet"), calls.Status(http.StatusConflict), calls.Class(ocitest.ClassPoll))
 	for name, bs := range e.only(t).BackendSets {
 		if len(bs.Backends) != 2 {
 			t.Errorf("backend set %s has %d backends, want 2", name, len(bs.Backends))

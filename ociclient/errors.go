@@ -15,7 +15,15 @@ const (
 	codeNotFound                = "NotFound"
 	codeNotAuthorizedOrNotFound = "NotAuthorizedOrNotFound"
 	codeIncorrectState          = "IncorrectState"
+	codeConflict                = "Conflict"
+	codeInvalidatedRetryToken   = "InvalidatedRetryToken"
 )
+
+// ErrInvalidatedRetryToken matches (errors.Is) an error for which OCI answered 409
+// InvalidatedRetryToken: the opc-retry-token was used before for a request whose resource has
+// since been deleted (or, as ocitest assumes, for a request with another body). Retrying with the
+// same token can never succeed; a new create needs a new token.
+var ErrInvalidatedRetryToken = errors.New("OCI invalidated the retry token")
 
 // ErrNoSubnetForIP is returned (wrapped) by SubnetForIP when no subnet contains the address.
 var ErrNoSubnetForIP = errors.New("no subnet contains the IP address")
@@ -35,6 +43,18 @@ type OperationError struct {
 	Err error
 	// Interrupted is the reason retrying stopped early (the context's error), if it did.
 	Interrupted error
+
+	// service is the API called (serviceLB, ...), which decides what a 409 Conflict means.
+	service string
+}
+
+// Is reports whether OCI's answer is the kind target names: ErrInvalidatedRetryToken.
+func (e *OperationError) Is(target error) bool {
+	if target != ErrInvalidatedRetryToken {
+		return false
+	}
+	se, ok := asServiceError(e.Err)
+	return ok && se.GetHTTPStatusCode() == http.StatusConflict && se.GetCode() == codeInvalidatedRetryToken
 }
 
 // Error reports the operation, resource, OCI's status, code, message and request ID, and the
@@ -105,17 +125,27 @@ type WorkRequestError struct {
 	Operation string
 	// Messages are OCI's error messages for the work request, in order.
 	Messages []string
+	// Canceled is true when the work request ended CANCELED (someone canceled it; Network Load
+	// Balancer API only) rather than FAILED. Its change was not applied either way.
+	Canceled bool
 }
 
-// Error names the work request and joins its messages.
+// Error names the work request, how it ended and its messages.
 func (e *WorkRequestError) Error() string {
-	msg := "no error details"
-	if len(e.Messages) > 0 {
-		msg = strings.Join(e.Messages, "; ")
-	}
 	op := e.Operation
 	if op == "" {
 		op = "work request"
+	}
+	if e.Canceled {
+		s := fmt.Sprintf("%s was canceled (work request %s)", op, e.ID)
+		if len(e.Messages) > 0 {
+			s += ": " + strings.Join(e.Messages, "; ")
+		}
+		return s
+	}
+	msg := "no error details"
+	if len(e.Messages) > 0 {
+		msg = strings.Join(e.Messages, "; ")
 	}
 	return fmt.Sprintf("%s failed (work request %s): %s", op, e.ID, msg)
 }
@@ -153,8 +183,8 @@ func IsAmbiguousNotFound(err error) bool {
 	return ok && se.GetHTTPStatusCode() == http.StatusNotFound && se.GetCode() == codeNotAuthorizedOrNotFound
 }
 
-// IsConflict reports whether OCI answered 409 (e.g. IncorrectState: another work request is in
-// progress on the resource, or a name is taken).
+// IsConflict reports whether OCI answered 409 (e.g. a name is taken, a certificate is in use, a
+// network load balancer is busy with another work request, or InvalidatedRetryToken).
 func IsConflict(err error) bool { return hasStatus(err, http.StatusConflict) }
 
 // IsPreconditionFailed reports whether OCI answered 412 (e.g. NoEtagMatch: an If-Match ETag is
@@ -165,10 +195,17 @@ func IsPreconditionFailed(err error) bool { return hasStatus(err, http.StatusPre
 func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
 
 // IsRetryable reports whether err is transient, so that the same call may succeed later: 429,
-// 5xx except 501, 409 IncorrectState, timeouts and broken connections. For an error returned
-// by this package it looks at OCI's last answer, which the retry layer already retried as far
-// as its policy allowed; a caller that requeues on true is doing the right thing.
-func IsRetryable(err error) bool { return retryReason(err) != "" }
+// 5xx except 501, 409 IncorrectState, a Network Load Balancer API 409 Conflict (busy), timeouts
+// and broken connections. For an error returned by this package it looks at OCI's last answer,
+// which the retry layer already retried as far as its policy allowed; a caller that requeues on
+// true is doing the right thing.
+func IsRetryable(err error) bool {
+	service := ""
+	if oe, ok := errors.AsType[*OperationError](err); ok {
+		service = oe.service
+	}
+	return retryReason(service, err) != ""
+}
 
 // outcome labels a request's result for metrics: "ok" or a bounded error kind.
 func outcome(err error) string {
@@ -196,9 +233,9 @@ func outcome(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return "canceled"
-	case retryReason(err) == reasonTimeout:
+	case retryReason("", err) == reasonTimeout:
 		return "timeout"
-	case retryReason(err) == reasonConnection:
+	case retryReason("", err) == reasonConnection:
 		return "connection"
 	}
 	return "error"

@@ -37,8 +37,8 @@ var _ net.Error = timeoutError{}
 
 func TestErrorKinds(t *testing.T) {
 	type kinds struct {
-		NotFound, Ambiguous, Conflict, Precondition, RateLimited, Retryable bool
-		Outcome                                                             string
+		NotFound, Ambiguous, Conflict, Precondition, RateLimited, Retryable, InvalidatedToken bool
+		Outcome                                                                               string
 	}
 	tests := []struct {
 		name string
@@ -50,6 +50,12 @@ func TestErrorKinds(t *testing.T) {
 		{"404 with another code", serviceError{404, "NamespaceNotFound"}, kinds{Outcome: "not_found"}},
 		{"409 IncorrectState", serviceError{409, "IncorrectState"}, kinds{Conflict: true, Retryable: true, Outcome: "conflict"}},
 		{"409 Conflict", serviceError{409, "Conflict"}, kinds{Conflict: true, Outcome: "conflict"}},
+		{"409 Conflict from the Load Balancer API", &OperationError{Operation: "CreateBackendSet", Attempts: 1, Err: serviceError{409, "Conflict"}, service: serviceLB},
+			kinds{Conflict: true, Outcome: "conflict"}},
+		{"409 Conflict from the Network Load Balancer API (busy)", &OperationError{Operation: "UpdateBackendSet", Attempts: 5, Err: serviceError{409, "Conflict"}, service: serviceNLB},
+			kinds{Conflict: true, Retryable: true, Outcome: "conflict"}},
+		{"409 InvalidatedRetryToken", &OperationError{Operation: "CreateNetworkLoadBalancer", Attempts: 1, Err: serviceError{409, "InvalidatedRetryToken"}, service: serviceNLB},
+			kinds{Conflict: true, InvalidatedToken: true, Outcome: "conflict"}},
 		{"412 NoEtagMatch", serviceError{412, "NoEtagMatch"}, kinds{Precondition: true, Outcome: "precondition_failed"}},
 		{"429", serviceError{429, "TooManyRequests"}, kinds{RateLimited: true, Retryable: true, Outcome: "throttled"}},
 		{"500", serviceError{500, "InternalServerError"}, kinds{Retryable: true, Outcome: "server_error"}},
@@ -70,7 +76,7 @@ func TestErrorKinds(t *testing.T) {
 			got := kinds{
 				NotFound: IsNotFound(tt.err), Ambiguous: IsAmbiguousNotFound(tt.err), Conflict: IsConflict(tt.err),
 				Precondition: IsPreconditionFailed(tt.err), RateLimited: IsRateLimited(tt.err),
-				Retryable: IsRetryable(tt.err), Outcome: outcome(tt.err),
+				Retryable: IsRetryable(tt.err), InvalidatedToken: errors.Is(tt.err, ErrInvalidatedRetryToken), Outcome: outcome(tt.err),
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("kinds (-want +got):\n%s", diff)

@@ -20,7 +20,7 @@ type clientMetrics struct {
 	// latency observes each request's duration, by service and operation.
 	latency *metrics.HistogramVec
 	// retries counts retries, by service, operation and reason ("throttled", "server_error",
-	// "incorrect_state", "timeout", "connection").
+	// "incorrect_state", "nlb_busy", "timeout", "connection").
 	retries *metrics.CounterVec
 	// limiterWait observes how long calls waited for the client-side rate limiter, by bucket
 	// ("read", "write").

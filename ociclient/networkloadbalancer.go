@@ -163,6 +163,7 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 			operation: string(wr.OperationType),
 			succeeded: wr.Status == nlb.OperationStatusSucceeded,
 			failed:    wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
+			canceled:  wr.Status == nlb.OperationStatusCanceled,
 		}
 		if resp.RetryAfter != nil && *resp.RetryAfter > 0 {
 			st.pollAfter = time.Duration(float64(*resp.RetryAfter) * float64(time.Second))

@@ -62,6 +62,7 @@ const (
 	reasonThrottled      = "throttled"
 	reasonServerError    = "server_error"
 	reasonIncorrectState = "incorrect_state"
+	reasonNLBBusy        = "nlb_busy"
 	reasonTimeout        = "timeout"
 	reasonConnection     = "connection"
 )
@@ -157,14 +158,14 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		}
 		lastErr = err
 		fail := func(interrupted error) (R, error) {
-			opErr := &OperationError{Operation: op.name, Resource: op.resource, Attempts: attempt, Err: err, Interrupted: interrupted}
+			opErr := &OperationError{Operation: op.name, Resource: op.resource, Attempts: attempt, Err: err, Interrupted: interrupted, service: op.service}
 			log.V(3).Info("OCI call failed", "opcRequestID", requestID, "attempts", attempt, "err", opErr.summary())
 			return zero, opErr
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return fail(ctxErr)
 		}
-		reason := retryReason(err)
+		reason := retryReason(op.service, err)
 		if reason == "" || attempt >= c.retry.MaxAttempts {
 			return fail(nil)
 		}
@@ -219,10 +220,17 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// retryReason says why err is worth another attempt, or "" if it is not. 429, 5xx other than
-// 501, 409 IncorrectState (the load balancer is busy with another work request), timeouts and
-// broken connections are transient; everything else (400, 401, 404, 412, ...) would fail again.
-func retryReason(err error) string {
+// retryReason says why err, an answer of service ("" when unknown), is worth another attempt,
+// or "" if it is not. 429, 5xx other than 501, timeouts and broken connections are transient.
+// So are two 409s: IncorrectState (a resource in a state that forbids the change for now; no
+// report shows OCI sending it for a busy classic load balancer, whose changes queue, but it is
+// harmless to retry) and, from the Network Load Balancer API only, Conflict, which is how that
+// API refuses a change while another work request runs ("Invalid State Transition of NLB
+// lifeCycle state from Updating to Updating"; terraform-provider-oci #1456). The same code also
+// answers a duplicate name there, which a retry turns into the same error a few attempts later:
+// OCI gives no other field to tell them apart, and messages are not matched. Every other answer
+// (400, 401, 404, 412, 409 InvalidatedRetryToken, ...) would fail again.
+func retryReason(service string, err error) string {
 	if se, ok := asServiceError(err); ok {
 		switch status := se.GetHTTPStatusCode(); {
 		case status == http.StatusTooManyRequests:
@@ -233,6 +241,8 @@ func retryReason(err error) string {
 			return reasonServerError
 		case status == http.StatusConflict && se.GetCode() == codeIncorrectState:
 			return reasonIncorrectState
+		case status == http.StatusConflict && se.GetCode() == codeConflict && service == serviceNLB:
+			return reasonNLBBusy
 		}
 		return ""
 	}

@@ -14,6 +14,8 @@ type workRequestStatus struct {
 	operation string
 	// succeeded and failed are mutually exclusive; neither means it is still running.
 	succeeded, failed bool
+	// canceled says a failed work request was canceled rather than FAILED.
+	canceled bool
 	// messages explains a failure; called only when failed.
 	messages func(ctx context.Context) ([]string, error)
 	// pollAfter is the service's hint for the next poll, if it gave one.
@@ -51,7 +53,7 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 			return nil
 		case st.failed:
 			c.metrics.workRequests.WithLabelValues(service, "failed").Inc()
-			wrErr := &WorkRequestError{ID: id, Operation: st.operation}
+			wrErr := &WorkRequestError{ID: id, Operation: st.operation, Canceled: st.canceled}
 			if st.messages != nil {
 				msgs, err := st.messages(ctx)
 				if err != nil {

@@ -14,7 +14,8 @@ import (
 //
 // Every mutation is a work request: OCI accepts it (or refuses it at once with 400, 404, 409 or
 // 412), and the change takes effect only when the work request succeeds. One work request at a
-// time may run on a load balancer; another change meanwhile gets 409 IncorrectState.
+// time runs on a load balancer; another change meanwhile is queued behind it (Options.LBBusy,
+// LBBusyQueue) or refused with 409 IncorrectState (LBBusyReject).
 
 const lbPrefix = "/20170115"
 
@@ -163,7 +164,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op) {
+	if s.lbReplay(w, r, op, now) {
 		return
 	}
 	if err := lbCheckCreate(d, s.lb.limits); err != nil {
@@ -229,7 +230,6 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 		resourceID: id, compartmentID: *d.CompartmentId,
 		apply: func() error { return checkLB(&e.lb) },
 		settle: func(err error) {
-			e.busy = nil
 			e.version++
 			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
 			if err != nil {
@@ -237,9 +237,8 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 			}
 		},
 	}
-	e.busy = wr
-	s.submitWork(wr, now)
-	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+	s.submitLBWork(e, wr, now)
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
 func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
@@ -310,8 +309,8 @@ func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 }
 
 // lbChange runs the common path of a mutation whose request was checked to give invalid (nil
-// when fine): replay a retried call, find the load balancer, refuse when it is busy, then start
-// the work request.
+// when fine): replay a retried call, find the load balancer, refuse when it takes no change now
+// (see readyForChange), then start (or queue) the work request.
 func (s *Server) lbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
 	mutate func(lb *loadbalancer.LoadBalancer) error) {
 	s.lbChangeChecked(w, r, op, invalid, nil, mutate)
@@ -323,7 +322,7 @@ func (s *Server) lbChangeChecked(w http.ResponseWriter, r *http.Request, op stri
 	check func(e *lbEntry) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op) {
+	if s.lbReplay(w, r, op, now) {
 		return
 	}
 	e, ok := s.lbForChange(w, r)
@@ -350,8 +349,9 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	prev := e.lb.LifecycleState
 	switch {
-	case e.busy != nil || prev != loadbalancer.LoadBalancerLifecycleStateActive && prev != loadbalancer.LoadBalancerLifecycleStateFailed:
-		writeLBError(w, r, e.readyForChange())
+	case s.opts.LBBusy == LBBusyReject && len(e.queue) > 0 ||
+		prev != loadbalancer.LoadBalancerLifecycleStateActive && prev != loadbalancer.LoadBalancerLifecycleStateFailed:
+		writeLBError(w, r, e.readyForChange(s.opts.LBBusy))
 		return
 	case lbDeref(e.lb.IsDeleteProtectionEnabled):
 		writeLBError(w, r, lbIncorrectState("Load balancer %s has delete protection enabled", *e.lb.Id))
@@ -366,19 +366,18 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 		apply: func() error {
 			delete(s.lb.lbs, id)
 			s.lbReleaseReserved(id)
+			s.lbInvalidateTokens(id)
 			return nil
 		},
 		settle: func(err error) {
-			e.busy = nil
 			if err != nil {
 				e.lb.LifecycleState = prev
 				e.version++
 			}
 		},
 	}
-	e.busy = wr
-	s.submitWork(wr, now)
-	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+	s.submitLBWork(e, wr, now)
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
 func (s *Server) lbListShapes(w http.ResponseWriter, r *http.Request) {

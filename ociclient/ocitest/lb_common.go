@@ -1,14 +1,17 @@
 package ocitest
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // This file holds what the Load Balancer and Network Load Balancer APIs share: error answers,
@@ -101,6 +104,21 @@ type lbRetryResult struct {
 	wrID   string
 	etag   string
 	body   any
+	// resourceID is the (network) load balancer the call created or changed: deleting it
+	// invalidates the token.
+	resourceID string
+}
+
+// retryTokenLifetime is how long OCI honours an opc-retry-token ("Retry tokens expire after 24
+// hours", OCI API reference, every operation's opc-retry-token parameter).
+const retryTokenLifetime = 24 * time.Hour
+
+// lbRetryEntry is what the server remembers of one opc-retry-token.
+type lbRetryEntry struct {
+	res         lbRetryResult
+	body        [sha256.Size]byte // of the request that first used the token
+	first       time.Time         // when it was first used, by the server's clock
+	invalidated bool              // the resource it acted on was deleted since
 }
 
 // lbRetryKey scopes a token to the operation and its target, so one token reused for another call
@@ -113,28 +131,81 @@ func lbRetryKey(op string, r *http.Request) (string, bool) {
 	return op + " " + r.URL.Path + " " + token, true
 }
 
-// lbReplay answers a request whose opc-retry-token the server has seen for this operation
-// with the first answer and reports whether it did. Caller holds s.mu.
-func (s *Server) lbReplay(w http.ResponseWriter, r *http.Request, op string) bool {
+// lbBodyHash hashes the request body; readJSON leaves it readable again.
+func lbBodyHash(r *http.Request) [sha256.Size]byte {
+	if r.Body == nil {
+		return sha256.Sum256(nil)
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return sha256.Sum256(body)
+}
+
+// lbReplay answers a request whose opc-retry-token the server has seen for this operation and
+// reports whether it did. Within 24 hours of its first use the token gets the first answer
+// again, unless the resource it acted on was deleted since (409 InvalidatedRetryToken, as OCI
+// documents) or the body differs from the first request's (409 InvalidatedRetryToken too: OCI
+// does not document this case; ocitest assumes it is refused rather than replayed). After 24
+// hours the token is forgotten and the request runs as a new one. Caller holds s.mu.
+func (s *Server) lbReplay(w http.ResponseWriter, r *http.Request, op string, now time.Time) bool {
 	key, ok := lbRetryKey(op, r)
 	if !ok {
 		return false
 	}
-	res, ok := s.lb.tokens[key]
+	t, ok := s.lb.tokens[key]
 	if !ok {
 		return false
 	}
-	lbWriteAccepted(w, r, res)
+	if !now.Before(t.first.Add(retryTokenLifetime)) {
+		delete(s.lb.tokens, key)
+		return false
+	}
+	switch {
+	case t.invalidated:
+		writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken, fmt.Sprintf(
+			"The retry token was invalidated: resource %s, which the request it was first used for acted on, has been deleted", t.res.resourceID))
+	case lbBodyHash(r) != t.body:
+		writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken,
+			"The retry token was first used for a request with a different body; a retry must repeat the request exactly")
+	default:
+		lbWriteAccepted(w, r, t.res)
+	}
 	return true
 }
 
-// lbAccept answers a mutation whose work request was accepted and remembers the answer under
-// the request's retry token. Caller holds s.mu.
-func (s *Server) lbAccept(w http.ResponseWriter, r *http.Request, op string, res lbRetryResult) {
+// codeInvalidatedRetryToken is OCI's error code for a retry token it no longer honours.
+const codeInvalidatedRetryToken = "InvalidatedRetryToken"
+
+// lbAccept answers a mutation whose work request was accepted at now and remembers the answer
+// under the request's retry token. Caller holds s.mu.
+func (s *Server) lbAccept(w http.ResponseWriter, r *http.Request, op string, now time.Time, res lbRetryResult) {
 	if key, ok := lbRetryKey(op, r); ok {
-		s.lb.tokens[key] = res
+		if len(s.lb.tokens)%1024 == 1023 {
+			s.lbSweepTokens(now)
+		}
+		s.lb.tokens[key] = &lbRetryEntry{res: res, body: lbBodyHash(r), first: now}
 	}
 	lbWriteAccepted(w, r, res)
+}
+
+// lbSweepTokens forgets the tokens older than 24 hours, so a long run does not keep them all.
+// Caller holds s.mu.
+func (s *Server) lbSweepTokens(now time.Time) {
+	for key, t := range s.lb.tokens {
+		if !now.Before(t.first.Add(retryTokenLifetime)) {
+			delete(s.lb.tokens, key)
+		}
+	}
+}
+
+// lbInvalidateTokens marks every retry token of a call on the (network) load balancer id as
+// invalidated, because it was deleted. Caller holds s.mu.
+func (s *Server) lbInvalidateTokens(id string) {
+	for _, t := range s.lb.tokens {
+		if t.res.resourceID == id {
+			t.invalidated = true
+		}
+	}
 }
 
 func lbWriteAccepted(w http.ResponseWriter, r *http.Request, res lbRetryResult) {

@@ -123,7 +123,7 @@ func TestRetryTokenMakesCreatesIdempotent(t *testing.T) {
 	}
 
 	// A retried child create gets its first answer even though the load balancer is now busy
-	// with the work request that first call started.
+	// with the work request that first call started; another token is a new change, queued.
 	f.srv.CompleteWorkRequests()
 	id := f.lbOfWork(t, first)
 	req := loadbalancer.CreateBackendSetRequest{
@@ -145,12 +145,24 @@ func TestRetryTokenMakesCreatesIdempotent(t *testing.T) {
 		t.Errorf("retried CreateBackendSet started %s, want %s", *r2.OpcWorkRequestId, *r1.OpcWorkRequestId)
 	}
 	req.OpcRetryToken = common.String("other-token")
-	_, err = f.lb.CreateBackendSet(ctx, req)
-	wantServiceError(t, err, http.StatusConflict, "IncorrectState")
+	r3, err := f.lb.CreateBackendSet(ctx, req)
+	if err != nil {
+		t.Fatalf("CreateBackendSet with another token: %v", err)
+	}
+	if *r3.OpcWorkRequestId == *r1.OpcWorkRequestId {
+		t.Errorf("another token replayed work request %s", *r1.OpcWorkRequestId)
+	}
+	f.srv.CompleteWorkRequests()
+	f.mustSucceed(t, r1.OpcWorkRequestId)
+	if msg := f.mustFail(t, r3.OpcWorkRequestId); msg != "Backend set 'TCP-443' already exists" {
+		t.Errorf("the second create's work request failed with %q, want the duplicate found when it ran", msg)
+	}
 }
 
-func TestChangeWhileAWorkRequestRunsIsIncorrectState(t *testing.T) {
-	f := newLBFixture(t, slowWork())
+func TestRejectModeRefusesAChangeWhileAWorkRequestRuns(t *testing.T) {
+	opts := slowWork()
+	opts.LBBusy = LBBusyReject
+	f := newLBFixture(t, opts)
 	ctx := testCtx(t)
 	resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: f.basicLB("svc")})
 	if err != nil {

@@ -1,6 +1,7 @@
 package ocitest
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -12,9 +13,12 @@ import (
 
 // This file serves the network-load-balancer-level operations of the Network Load Balancer API
 // (20200501) and its work requests; nlb_children.go serves backend sets, backends and
-// listeners. The rules are the Load Balancer API's (see lb.go), with two differences OCI has:
-// create answers with the new network load balancer as well as its work request, and a network
-// load balancer is UPDATING while a change runs.
+// listeners. The rules are the Load Balancer API's (see lb.go), with the differences OCI has:
+// create answers with the new network load balancer as well as its work request; a network load
+// balancer is UPDATING while a change runs, and another change meanwhile is refused with 409
+// Conflict "Invalid State Transition of NLB lifeCycle state from Updating to Updating" (never
+// queued); a failed work request leaves it FAILED, and a FAILED one still takes updates (a
+// successful one makes it ACTIVE again: how users repair one); work requests can be canceled.
 
 const nlbPrefix = "/20200501"
 
@@ -113,31 +117,61 @@ func (s *Server) nlbFor(w http.ResponseWriter, r *http.Request) (*nlbEntry, bool
 	return e, true
 }
 
-func (e *nlbEntry) readyForChange() error {
-	if e.busy != nil {
-		return lbIncorrectState("Network load balancer %s is busy with work request %s (%s)", *e.nlb.Id, e.busy.id, e.busy.op)
+// readyFor says why the network load balancer refuses to move to state now, or nil. OCI takes
+// a change (or a delete) only when no work request runs and the state is ACTIVE or FAILED, and
+// answers anything else with 409 Conflict naming the transition (terraform-provider-oci #1456).
+func (e *nlbEntry) readyFor(to nlbapi.LifecycleStateEnum) error {
+	from := e.nlb.LifecycleState
+	if e.busy == nil && (from == nlbapi.LifecycleStateActive || from == nlbapi.LifecycleStateFailed) {
+		return nil
 	}
-	if e.nlb.LifecycleState != nlbapi.LifecycleStateActive {
-		return lbIncorrectState("Network load balancer %s is %s, not ACTIVE", *e.nlb.Id, e.nlb.LifecycleState)
+	if e.busy != nil && from == nlbapi.LifecycleStateActive {
+		from = nlbapi.LifecycleStateUpdating // a seeded or edited state; busy means Updating
 	}
-	return nil
+	return lbConflict("Invalid State Transition of NLB lifeCycle state from %s to %s", nlbStateWord(from), nlbStateWord(to))
+}
+
+// nlbStateWord spells a lifecycle state as OCI's state-transition message does: "Updating".
+func nlbStateWord(st nlbapi.LifecycleStateEnum) string {
+	w := strings.ToLower(string(st))
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+// RemoveNetworkLoadBalancer deletes a network load balancer at once, without a work request, as
+// someone in the console would, and invalidates the retry tokens of calls on it as OCI's delete
+// does. It reports whether the network load balancer existed.
+func (s *Server) RemoveNetworkLoadBalancer(id string) bool {
+	s.lockLB()
+	defer s.mu.Unlock()
+	if _, ok := s.nlb.nlbs[id]; !ok {
+		return false
+	}
+	delete(s.nlb.nlbs, id)
+	s.lbReleaseReserved(id)
+	s.lbInvalidateTokens(id)
+	return true
 }
 
 // nlbChange runs a mutation: replay a retried call, find the network load balancer, refuse when
-// invalid is set, it is busy or check fails, else accept a work request that applies mutate to a
-// copy and keeps the copy only if checkNLB accepts it. check and mutate may be nil.
+// invalid is set, it takes no change now (readyFor) or check fails, else accept a work request
+// that applies mutate to a copy and keeps the copy only if checkNLB accepts it. A failed work
+// request leaves the network load balancer FAILED; a canceled one leaves it as it was. check
+// may be nil.
 func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
 	check func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error, mutate func(n *nlbapi.NetworkLoadBalancer) error) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op) {
+	if s.lbReplay(w, r, op, now) {
 		return
 	}
 	e, ok := s.nlbFor(w, r)
 	if !ok || lbIfMatchFails(w, r, e.etag()) {
 		return
 	}
-	if err := e.readyForChange(); err != nil {
+	if err := e.readyFor(nlbapi.LifecycleStateUpdating); err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -148,6 +182,7 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 		writeLBError(w, r, invalid)
 		return
 	}
+	prev, prevDetails := e.nlb.LifecycleState, e.nlb.LifecycleDetails
 	e.nlb.LifecycleState = nlbapi.LifecycleStateUpdating
 	e.version++
 	wr := s.newNLBWork(e, op, func() error {
@@ -159,14 +194,23 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 			return err
 		}
 		next.TimeUpdated = &common.SDKTime{Time: now}
+		next.LifecycleDetails = nil
 		e.nlb = next
 		return nil
-	}, func(error) {
-		e.nlb.LifecycleState = nlbapi.LifecycleStateActive
+	}, func(err error) {
 		e.version++
+		switch {
+		case err == nil:
+			e.nlb.LifecycleState = nlbapi.LifecycleStateActive
+		case errors.Is(err, errWorkCanceled):
+			e.nlb.LifecycleState, e.nlb.LifecycleDetails = prev, prevDetails
+		default:
+			e.nlb.LifecycleState = nlbapi.LifecycleStateFailed
+			e.nlb.LifecycleDetails = common.String(err.Error())
+		}
 	})
-	s.submitWork(wr, now)
-	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+	s.submitWork(wr, now, time.Time{})
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: *e.nlb.Id})
 }
 
 // newNLBWork makes a work request on e; settle runs after the busy mark is cleared.
@@ -278,7 +322,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op) {
+	if s.lbReplay(w, r, op, now) {
 		return
 	}
 	if err := nlbCheckCreate(d, s.lb.limits); err != nil {
@@ -348,8 +392,8 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 			e.nlb.LifecycleDetails = common.String(err.Error())
 		}
 	})
-	s.submitWork(wr, now)
-	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb)})
+	s.submitWork(wr, now, time.Time{})
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb), resourceID: id})
 }
 
 func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
@@ -407,8 +451,8 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prev := e.nlb.LifecycleState
-	if e.busy != nil || prev != nlbapi.LifecycleStateActive && prev != nlbapi.LifecycleStateFailed {
-		writeLBError(w, r, e.readyForChange())
+	if err := e.readyFor(nlbapi.LifecycleStateDeleting); err != nil {
+		writeLBError(w, r, err)
 		return
 	}
 	id := *e.nlb.Id
@@ -417,6 +461,7 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 	wr := s.newNLBWork(e, op, func() error {
 		delete(s.nlb.nlbs, id)
 		s.lbReleaseReserved(id)
+		s.lbInvalidateTokens(id)
 		return nil
 	}, func(err error) {
 		if err != nil {
@@ -424,8 +469,8 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 			e.version++
 		}
 	})
-	s.submitWork(wr, now)
-	s.lbAccept(w, r, op, lbRetryResult{status: http.StatusNoContent, wrID: wr.id})
+	s.submitWork(wr, now, time.Time{})
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
 // nlbOperationTypes maps SDK operations to the NLB API's work request operation types.
@@ -474,8 +519,7 @@ func nlbWorkRequestJSON(wr *workRequest, now time.Time) nlbapi.WorkRequest {
 		TimeAccepted:    &common.SDKTime{Time: wr.accepted},
 	}
 	if state != WorkRequestAccepted {
-		started := wr.accepted.Add(wr.deadline.Sub(wr.accepted) / 3)
-		out.TimeStarted = &common.SDKTime{Time: started}
+		out.TimeStarted = &common.SDKTime{Time: wr.inProgressAt()}
 	}
 	if wr.done() {
 		out.TimeFinished = &common.SDKTime{Time: wr.finished}

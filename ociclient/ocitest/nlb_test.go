@@ -126,7 +126,7 @@ func TestNetworkLoadBalancerIsUpdatingWhileAChangeRuns(t *testing.T) {
 			UpdateNetworkLoadBalancerDetails: nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: &name}})
 		return err
 	}
-	wantServiceError(t, rename("early"), http.StatusConflict, "IncorrectState")
+	wantNLBTransition(t, rename("early"), "Creating", "Updating")
 	f.srv.CompleteWorkRequests()
 	if err := rename("renamed"); err != nil {
 		t.Fatalf("UpdateNetworkLoadBalancer: %v", err)
@@ -134,7 +134,9 @@ func TestNetworkLoadBalancerIsUpdatingWhileAChangeRuns(t *testing.T) {
 	if got := f.getNLB(t, id); got.LifecycleState != nlbapi.LifecycleStateUpdating || *got.DisplayName != "svc" {
 		t.Errorf("while updating: %s %q, want UPDATING with the old name", got.LifecycleState, *got.DisplayName)
 	}
-	wantServiceError(t, rename("again"), http.StatusConflict, "IncorrectState")
+	wantNLBTransition(t, rename("again"), "Updating", "Updating")
+	_, err = f.nlb.DeleteNetworkLoadBalancer(ctx, nlbapi.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id})
+	wantNLBTransition(t, err, "Updating", "Deleting")
 	f.srv.CompleteWorkRequests()
 	if got := f.getNLB(t, id); got.LifecycleState != nlbapi.LifecycleStateActive || *got.DisplayName != "renamed" {
 		t.Errorf("after the update: %s %q", got.LifecycleState, *got.DisplayName)

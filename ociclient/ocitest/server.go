@@ -14,6 +14,7 @@
 package ocitest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
@@ -45,6 +46,7 @@ const (
 // Server is an in-memory OCI. All methods are safe for concurrent use.
 type Server struct {
 	opts Options
+	now  func() time.Time // Options.Now: the emulated services' clock
 	hs   *httptest.Server
 	mux  *http.ServeMux
 	seq  atomic.Uint64
@@ -86,6 +88,17 @@ type Options struct {
 	// Addr is the address to listen on, e.g. "127.0.0.1:8443" (default "127.0.0.1:0", a free
 	// loopback port). The cmd/ocitest binary sets it; tests rarely need to.
 	Addr string
+	// Now is the clock of the emulated services: work requests and retry tokens (default
+	// time.Now). A *Clock's Now lets a test jump ahead. Request signatures are still checked
+	// against the wall clock, since the SDK signs with the caller's real time.
+	Now func() time.Time
+	// WorkRequestDurations, when set, replaces WorkRequestDuration with a duration per work
+	// request, e.g. RealisticDurations(0.01) for OCI's own durations divided by 100.
+	WorkRequestDurations WorkRequestDurations
+	// LBBusy is what the Load Balancer API does with a change sent while a work request runs
+	// on the load balancer: LBBusyQueue (the default) or LBBusyReject. The Network Load Balancer
+	// API always refuses (409 Conflict), as OCI does.
+	LBBusy LBBusyMode
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
@@ -108,11 +121,14 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Region == "" {
 		opts.Region = "us-phoenix-1"
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, now: opts.Now, mux: http.NewServeMux()}
 	if s.opts.TenancyID == "" {
 		s.opts.TenancyID = s.NewID("tenancy")
 	}
-	s.ctl = newControl(time.Now)
+	s.ctl = newControl(time.Now) // signatures carry the caller's wall-clock date, not Options.Now
 	s.lb = newLBStore()
 	s.nlb = newNLBStore()
 	s.compute = newComputeStore()
@@ -242,6 +258,7 @@ func setCommonHeaders(w http.ResponseWriter, r *http.Request) {
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(r.Body)
 	if err == nil {
+		r.Body = io.NopCloser(bytes.NewReader(body)) // read again for a retry token's body check
 		err = json.Unmarshal(body, v)
 	}
 	if err != nil {

@@ -20,6 +20,10 @@ const (
 	WorkRequestInProgress = "IN_PROGRESS"
 	WorkRequestSucceeded  = "SUCCEEDED"
 	WorkRequestFailed     = "FAILED"
+	// WorkRequestCanceling and WorkRequestCanceled exist only in the Network Load Balancer API
+	// (its OperationStatus enum); the Load Balancer API has no cancellation.
+	WorkRequestCanceling = "CANCELING"
+	WorkRequestCanceled  = "CANCELED"
 )
 
 // WorkRequestInfo describes one work request of the Load Balancer or Network Load Balancer API,
@@ -41,6 +45,9 @@ type WorkRequestInfo struct {
 	Errors []string
 	// TimeAccepted is when the server accepted it.
 	TimeAccepted time.Time
+	// TimeStarted is when it starts (or started) running: TimeAccepted, or for a work request
+	// queued behind others on the same load balancer, when the one before it finishes.
+	TimeStarted time.Time
 	// TimeFinished is when it succeeded or failed; zero while it runs.
 	TimeFinished time.Time
 }
@@ -66,6 +73,9 @@ func wrBadInput(format string, args ...any) error {
 	return &wrFailure{code: wrCodeBadInput, message: fmt.Sprintf(format, args...)}
 }
 
+// errWorkCanceled is what settle receives for a work request canceled with CancelWorkRequest.
+var errWorkCanceled = errors.New("work request canceled")
+
 // workRequest is one accepted asynchronous change. It stays pending until its deadline; the
 // first server call after that resolves it (see workQueue.advance), so no timers or goroutines
 // exist and every transition happens under Server.mu.
@@ -76,55 +86,70 @@ type workRequest struct {
 	resourceID    string
 	compartmentID string
 	accepted      time.Time
+	start         time.Time // when it starts running: accepted, or when the one queued before it ends
 	deadline      time.Time
 	finished      time.Time // zero while pending
 	failure       *wrFailure
+	// canceling is set by CancelWorkRequest; the work request then ends CANCELED at its
+	// deadline without applying its change. canceled is set once it has.
+	canceling, canceled bool
 
 	// injected is the message of a fault rule that matched on acceptance; non-empty means the
 	// work request fails without applying its change.
 	injected string
 	// apply makes the change take effect; an error fails the work request and must leave the
-	// resource as it was. Not called when an injected fault fails the work request.
+	// resource as it was. Not called when an injected fault fails or a cancellation ends the
+	// work request.
 	apply func() error
-	// settle runs last whatever the outcome (err is nil on success): it clears the resource's
-	// busy mark and sets its lifecycle state.
+	// settle runs last whatever the outcome (err is nil on success, errWorkCanceled after
+	// CancelWorkRequest): it takes the work request off its resource and sets its lifecycle state.
 	settle func(err error)
 }
 
 func (wr *workRequest) done() bool { return !wr.finished.IsZero() }
 
-// state is the wire state at now. A pending work request is ACCEPTED for the first third of its
-// duration and IN_PROGRESS after, so pollers see both, as they do with OCI.
+// state is the wire state at now. A pending work request is ACCEPTED while it waits in its load
+// balancer's queue and for the first third of its own duration, IN_PROGRESS after, so pollers
+// see both, as they do with OCI.
 func (wr *workRequest) state(now time.Time) string {
 	switch {
 	case wr.failure != nil:
 		return WorkRequestFailed
+	case wr.canceled:
+		return WorkRequestCanceled
 	case wr.done():
 		return WorkRequestSucceeded
-	case now.Before(wr.accepted.Add(wr.deadline.Sub(wr.accepted) / 3)):
+	case wr.canceling:
+		return WorkRequestCanceling
+	case now.Before(wr.inProgressAt()):
 		return WorkRequestAccepted
 	default:
 		return WorkRequestInProgress
 	}
 }
 
-// percent is the NLB API's percentComplete at now.
+// inProgressAt is when a pending work request turns from ACCEPTED to IN_PROGRESS.
+func (wr *workRequest) inProgressAt() time.Time {
+	return wr.start.Add(wr.deadline.Sub(wr.start) / 3)
+}
+
+// percent is the NLB API's percentComplete at now: 0 while queued, then growing with time.
 func (wr *workRequest) percent(now time.Time) float32 {
 	if wr.done() {
 		return 100
 	}
-	total := wr.deadline.Sub(wr.accepted)
-	if total <= 0 {
+	total := wr.deadline.Sub(wr.start)
+	if total <= 0 || now.Before(wr.start) {
 		return 0
 	}
-	return float32(100 * float64(now.Sub(wr.accepted)) / float64(total))
+	return float32(100 * float64(now.Sub(wr.start)) / float64(total))
 }
 
 func (wr *workRequest) info(now time.Time) WorkRequestInfo {
 	in := WorkRequestInfo{
 		ID: wr.id, API: wr.api, Operation: wr.op, ResourceID: wr.resourceID,
 		CompartmentID: wr.compartmentID, State: wr.state(now),
-		TimeAccepted: wr.accepted, TimeFinished: wr.finished,
+		TimeAccepted: wr.accepted, TimeStarted: wr.start, TimeFinished: wr.finished,
 	}
 	if wr.failure != nil {
 		in.Errors = []string{wr.failure.message}
@@ -136,6 +161,13 @@ func (wr *workRequest) info(now time.Time) WorkRequestInfo {
 func (wr *workRequest) finish(at time.Time) {
 	var err error
 	switch {
+	case wr.canceling:
+		wr.canceled = true
+		wr.finished = at
+		if wr.settle != nil {
+			wr.settle(errWorkCanceled)
+		}
+		return
 	case wr.injected != "":
 		err = &wrFailure{code: wrCodeInternal, message: wr.injected}
 	case wr.apply != nil:
@@ -164,7 +196,7 @@ type wrFaultRule struct {
 type workQueue struct {
 	byID     map[string]*workRequest
 	all      []*workRequest // in acceptance order
-	pending  []*workRequest // unfinished, in deadline order
+	pending  []*workRequest // unfinished, in deadline order (acceptance order among equals)
 	rules    map[int]wrFaultRule
 	nextRule int
 }
@@ -173,12 +205,17 @@ func newWorkQueue() workQueue {
 	return workQueue{byID: map[string]*workRequest{}, rules: map[int]wrFaultRule{}}
 }
 
-// submit accepts wr at now, to finish after duration. Fault rules are consulted here, on
-// acceptance, so a test that installs a rule, makes a call and removes the rule fails exactly the
-// work requests that call started.
-func (q *workQueue) submit(wr *workRequest, now time.Time, duration time.Duration) {
+// submit accepts wr at now, to start at after (or now, whichever is later: a work request
+// queued behind another on the same load balancer starts when that one ends) and to run for
+// duration. Fault rules are consulted here, on acceptance, so a test that installs a rule, makes
+// a call and removes the rule fails exactly the work requests that call started.
+func (q *workQueue) submit(wr *workRequest, now, after time.Time, duration time.Duration) {
 	wr.accepted = now
-	wr.deadline = now.Add(max(duration, 0))
+	wr.start = now
+	if after.After(now) {
+		wr.start = after
+	}
+	wr.deadline = wr.start.Add(max(duration, 0))
 	info := wr.info(now)
 	ids := make([]int, 0, len(q.rules))
 	for id := range q.rules {
@@ -193,7 +230,15 @@ func (q *workQueue) submit(wr *workRequest, now time.Time, duration time.Duratio
 	}
 	q.byID[wr.id] = wr
 	q.all = append(q.all, wr)
-	q.pending = append(q.pending, wr) // deadlines grow with now: the slice stays sorted
+	// Durations differ per operation and queued work starts late, so deadlines do not grow with
+	// acceptance: insert after every work request due no later than this one.
+	i, _ := slices.BinarySearchFunc(q.pending, wr.deadline, func(p *workRequest, d time.Time) int {
+		if p.deadline.After(d) {
+			return 1
+		}
+		return -1
+	})
+	q.pending = slices.Insert(q.pending, i, wr)
 }
 
 // advance resolves, in order, every pending work request whose deadline has passed. Each takes
@@ -206,12 +251,16 @@ func (q *workQueue) advance(now time.Time) {
 	}
 }
 
-// finishAll resolves every pending work request at once, in acceptance order.
+// finishAll resolves every pending work request at once, in deadline order (which is acceptance
+// order on any one load balancer).
 func (q *workQueue) finishAll(now time.Time) int {
 	n := len(q.pending)
 	for len(q.pending) > 0 {
 		wr := q.pending[0]
 		q.pending = q.pending[1:]
+		if wr.start.After(now) {
+			wr.start = now // a queued one runs now, not at its planned start
+		}
 		wr.finish(now)
 	}
 	return n
@@ -221,14 +270,20 @@ func (q *workQueue) finishAll(now time.Time) int {
 // should treat as now. The caller unlocks s.mu.
 func (s *Server) lockLB() time.Time {
 	s.mu.Lock()
-	now := time.Now() // read under the lock so acceptance order and time order agree
+	now := s.now() // read under the lock so acceptance order and time order agree
 	s.lb.work.advance(now)
 	return now
 }
 
-// submitWork accepts a work request with the server's configured duration.
-func (s *Server) submitWork(wr *workRequest, now time.Time) {
-	s.lb.work.submit(wr, now, s.opts.WorkRequestDuration)
+// submitWork accepts a work request at now that starts no earlier than after (zero: at once),
+// running as long as the server's duration profile says.
+func (s *Server) submitWork(wr *workRequest, now, after time.Time) {
+	s.lb.wrSeq++
+	d := s.opts.WorkRequestDuration
+	if s.opts.WorkRequestDurations != nil {
+		d = s.opts.WorkRequestDurations(wr.api, wr.op, s.lb.wrSeq)
+	}
+	s.lb.work.submit(wr, now, after, d)
 }
 
 // WorkRequests returns a snapshot of every load balancer and network load balancer work request,
@@ -268,4 +323,25 @@ func (s *Server) FailWorkRequests(match func(WorkRequestInfo) bool, message stri
 		defer s.mu.Unlock()
 		delete(s.lb.work.rules, id)
 	}
+}
+
+// CancelWorkRequest cancels a running Network Load Balancer work request, as someone in the
+// console would: it is CANCELING until its time is up (or CompleteWorkRequests), then CANCELED,
+// and its change is never applied. The Load Balancer API has no cancellation (its work request
+// states are ACCEPTED, IN_PROGRESS, SUCCEEDED and FAILED), so its work requests are refused, as
+// are unknown and finished ones.
+func (s *Server) CancelWorkRequest(id string) error {
+	s.lockLB()
+	defer s.mu.Unlock()
+	wr, ok := s.lb.work.byID[id]
+	switch {
+	case !ok:
+		return fmt.Errorf("ocitest: no work request %s", id)
+	case wr.api != APINetworkLoadBalancer:
+		return fmt.Errorf("ocitest: work request %s belongs to the Load Balancer API, which has no cancellation", id)
+	case wr.done():
+		return fmt.Errorf("ocitest: work request %s already ended %s", id, wr.state(wr.finished))
+	}
+	wr.canceling = true
+	return nil
 }

@@ -23,8 +23,8 @@ func TestWorkRequestStatesFollowTime(t *testing.T) {
 			settle: func(err error) { settled = append(settled, err) }}
 	}
 	a, b := mk("a", nil), mk("b", errors.New("Listener 'x' has unknown default backend set 'y'"))
-	q.submit(a, t0, 30*time.Millisecond)
-	q.submit(b, t0.Add(10*time.Millisecond), 30*time.Millisecond)
+	q.submit(a, t0, time.Time{}, 30*time.Millisecond)
+	q.submit(b, t0.Add(10*time.Millisecond), time.Time{}, 30*time.Millisecond)
 
 	steps := []struct {
 		at     time.Duration

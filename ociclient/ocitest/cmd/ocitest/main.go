@@ -3,10 +3,16 @@
 // oci-go-sdk) against it from outside a Go test.
 //
 //	ocitest [-addr 127.0.0.1:0] [-tls] [-tenancy file.yaml] [-policy file] [-out DIR] [-work-request-duration 200ms]
+//	        [-work-request-profile fixed|realistic] [-time-scale 0.01] [-lb-busy queue|reject]
 //
 // With -policy (or a tenancy file's policy field) every call is checked against those OCI IAM
 // policy statements, one per line of the file (blank lines and lines starting with # are
 // skipped); a call they do not allow answers 404 NotAuthorizedOrNotFound, as OCI does.
+//
+// -work-request-profile realistic runs work requests for OCI's own durations (create 1–2 min,
+// listener or backend change 20–40 s) multiplied by -time-scale, instead of the fixed
+// -work-request-duration. -lb-busy says what the Load Balancer API does with a change sent while
+// a work request runs: queue it (the default, as OCI documents) or refuse it with 409.
 //
 // It writes into DIR: key.pem (the API signing key it trusts), ca.pem (with -tls),
 // cloud-provider.yaml (a CCM configuration using that key, the seeded compartment, VCN and load
@@ -59,6 +65,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	policyFile := fs.String("policy", "", "`file` of OCI IAM policy statements, one per line, to check every call against (default: the tenancy file's, or none: everything allowed)")
 	outDir := fs.String("out", "", "`directory` to write key.pem, ca.pem, cloud-provider.yaml and tenancy.json to (default: a new temporary directory)")
 	wrDuration := fs.Duration("work-request-duration", 200*time.Millisecond, "how long load balancer work requests stay in progress")
+	profile := fs.String("work-request-profile", "fixed", "`fixed` (every work request lasts -work-request-duration) or realistic (OCI's durations times -time-scale)")
+	scale := fs.Float64("time-scale", 1, "`factor` for the realistic profile's durations, e.g. 0.01 for real OCI time ÷ 100")
+	busy := fs.String("lb-busy", "queue", "what the Load Balancer API does with a change while a work request runs: `queue` or reject (409)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,9 +85,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	srv, err := ocitest.Listen(ocitest.Options{
-		Addr: *addr, TLS: *useTLS, WorkRequestDuration: *wrDuration, Region: tenancy.Region,
-	})
+	opts, err := serverOptions(*profile, *scale, *busy)
+	if err != nil {
+		return err
+	}
+	opts.Addr, opts.TLS, opts.WorkRequestDuration, opts.Region = *addr, *useTLS, *wrDuration, tenancy.Region
+	srv, err := ocitest.Listen(opts)
 	if err != nil {
 		return err
 	}
@@ -118,6 +130,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		srv.URL(), seeded.Region, len(seeded.Instances), policy)
 	<-ctx.Done()
 	return nil
+}
+
+// serverOptions turns the work-request flags into server options.
+func serverOptions(profile string, scale float64, busy string) (ocitest.Options, error) {
+	var opts ocitest.Options
+	switch profile {
+	case "fixed":
+	case "realistic":
+		if !(scale > 0) {
+			return opts, fmt.Errorf("-time-scale %v: want a factor above 0, e.g. 0.01", scale)
+		}
+		opts.WorkRequestDurations = ocitest.RealisticDurations(scale)
+	default:
+		return opts, fmt.Errorf("-work-request-profile %q: want fixed or realistic", profile)
+	}
+	switch busy {
+	case ocitest.LBBusyQueue.String():
+		opts.LBBusy = ocitest.LBBusyQueue
+	case ocitest.LBBusyReject.String():
+		opts.LBBusy = ocitest.LBBusyReject
+	default:
+		return opts, fmt.Errorf("-lb-busy %q: want queue or reject", busy)
+	}
+	return opts, nil
 }
 
 // checkLoopback refuses any address but a loopback one: the server trusts a key it writes to

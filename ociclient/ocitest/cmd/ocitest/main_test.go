@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -210,6 +211,9 @@ func TestCommandRefusesBadSetups(t *testing.T) {
 		{"missing policy file", []string{"-policy", filepath.Join(dir, "missing.policy")}},
 		{"empty policy", []string{"-policy", emptyPolicy}},
 		{"bad policy statement", []string{"-policy", badPolicy}},
+		{"unknown work request profile", []string{"-work-request-profile", "slow"}},
+		{"zero time scale", []string{"-work-request-profile", "realistic", "-time-scale", "0"}},
+		{"unknown busy mode", []string{"-lb-busy", "wait"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,5 +261,33 @@ func TestCommandChecksCallsAgainstAPolicyFile(t *testing.T) {
 	want := []string{"Allow dynamic-group ccm to read load-balancers in compartment cluster"}
 	if diff := cmp.Diff(want, got.Statements); diff != "" {
 		t.Errorf("loaded policy (-want +got):\n%s", diff)
+	}
+}
+
+func TestWorkRequestFlagsChooseTheProfileAndBusyMode(t *testing.T) {
+	tests := []struct {
+		profile   string
+		scale     float64
+		busy      string
+		realistic bool
+		want      ocitest.LBBusyMode
+	}{
+		{"fixed", 1, "queue", false, ocitest.LBBusyQueue},
+		{"realistic", 0.01, "reject", true, ocitest.LBBusyReject},
+	}
+	for _, tt := range tests {
+		opts, err := serverOptions(tt.profile, tt.scale, tt.busy)
+		if err != nil {
+			t.Fatalf("serverOptions(%s, %v, %s): %v", tt.profile, tt.scale, tt.busy, err)
+		}
+		if (opts.WorkRequestDurations != nil) != tt.realistic || opts.LBBusy != tt.want {
+			t.Errorf("serverOptions(%s, %v, %s): profile set %v, busy %v; want %v, %v",
+				tt.profile, tt.scale, tt.busy, opts.WorkRequestDurations != nil, opts.LBBusy, tt.realistic, tt.want)
+		}
+		if tt.realistic {
+			if d := opts.WorkRequestDurations(ocitest.APILoadBalancer, "CreateLoadBalancer", 1); d < 600*time.Millisecond || d > 1200*time.Millisecond {
+				t.Errorf("a create at scale %v lasts %v, want 0.6-1.2 s", tt.scale, d)
+			}
+		}
 	}
 }

@@ -1,0 +1,125 @@
+package ocitest
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+func TestRetryTokenIsHonouredFor24HoursThenForgotten(t *testing.T) {
+	f, clk := clockedFixture(t, time.Minute, LBBusyQueue)
+	ctx := testCtx(t)
+	req := loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: f.basicLB("svc"), OpcRetryToken: common.String("uid-1")}
+	create := func() string {
+		t.Helper()
+		resp, err := f.lb.CreateLoadBalancer(ctx, req)
+		if err != nil {
+			t.Fatalf("CreateLoadBalancer: %v", err)
+		}
+		return *resp.OpcWorkRequestId
+	}
+	first := create()
+	clk.Advance(23*time.Hour + 59*time.Minute)
+	if again := create(); again != first {
+		t.Errorf("within 24 hours the token started %s, want the first work request %s", again, first)
+	}
+	if n := len(f.srv.LoadBalancers()); n != 1 {
+		t.Fatalf("%d load balancers within 24 hours, want 1", n)
+	}
+	clk.Advance(2 * time.Minute)
+	if later := create(); later == first {
+		t.Error("after 24 hours the token still replayed the first work request")
+	}
+	if n := len(f.srv.LoadBalancers()); n != 2 {
+		t.Errorf("%d load balancers after the token expired, want 2", n)
+	}
+}
+
+func TestRetryTokenIsInvalidatedWhenItsLoadBalancerIsDeleted(t *testing.T) {
+	tests := []struct {
+		name   string
+		nlb    bool
+		delete func(t *testing.T, f *lbFixture, id string)
+	}{
+		{"DeleteLoadBalancer", false, func(t *testing.T, f *lbFixture, id string) {
+			resp, err := f.lb.DeleteLoadBalancer(testCtx(t), loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: &id})
+			if err != nil {
+				t.Fatalf("DeleteLoadBalancer: %v", err)
+			}
+			f.mustSucceed(t, resp.OpcWorkRequestId)
+		}},
+		{"RemoveLoadBalancer", false, func(t *testing.T, f *lbFixture, id string) {
+			if !f.srv.RemoveLoadBalancer(id) {
+				t.Fatal("RemoveLoadBalancer found nothing")
+			}
+		}},
+		{"DeleteNetworkLoadBalancer", true, func(t *testing.T, f *lbFixture, id string) {
+			resp, err := f.nlb.DeleteNetworkLoadBalancer(testCtx(t), nlbapi.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id})
+			if err != nil {
+				t.Fatalf("DeleteNetworkLoadBalancer: %v", err)
+			}
+			f.nlbMustSucceed(t, resp.OpcWorkRequestId)
+		}},
+		{"RemoveNetworkLoadBalancer", true, func(t *testing.T, f *lbFixture, id string) {
+			if !f.srv.RemoveNetworkLoadBalancer(id) {
+				t.Fatal("RemoveNetworkLoadBalancer found nothing")
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLBFixture(t, Options{})
+			ctx := testCtx(t)
+			create := func(token string) (string, error) {
+				if tc.nlb {
+					resp, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{
+						CreateNetworkLoadBalancerDetails: f.basicNLB("svc"), OpcRetryToken: common.String(token)})
+					if err != nil {
+						return "", err
+					}
+					f.nlbMustSucceed(t, resp.OpcWorkRequestId)
+					return *resp.Id, nil
+				}
+				resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{
+					CreateLoadBalancerDetails: f.basicLB("svc"), OpcRetryToken: common.String(token)})
+				if err != nil {
+					return "", err
+				}
+				f.mustSucceed(t, resp.OpcWorkRequestId)
+				return f.lbOfWork(t, *resp.OpcWorkRequestId), nil
+			}
+			id, err := create("uid-1")
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			if again, err := create("uid-1"); err != nil || again != id {
+				t.Fatalf("retried create before the delete: %s, %v; want %s", again, err, id)
+			}
+			tc.delete(t, f, id)
+			_, err = create("uid-1")
+			wantServiceError(t, err, http.StatusConflict, "InvalidatedRetryToken")
+			if _, err := create("uid-2"); err != nil {
+				t.Errorf("create with a new token: %v", err)
+			}
+		})
+	}
+}
+
+func TestRetryTokenReusedWithAnotherBodyIsRefused(t *testing.T) {
+	f := newLBFixture(t, slowWork())
+	ctx := testCtx(t)
+	req := loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: f.basicLB("svc"), OpcRetryToken: common.String("uid-1")}
+	if _, err := f.lb.CreateLoadBalancer(ctx, req); err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	req.DisplayName = common.String("other")
+	_, err := f.lb.CreateLoadBalancer(ctx, req)
+	wantServiceError(t, err, http.StatusConflict, "InvalidatedRetryToken")
+	if n := len(f.srv.LoadBalancers()); n != 1 {
+		t.Errorf("%d load balancers, want 1", n)
+	}
+}
