@@ -1,7 +1,9 @@
 package ocitest
 
 import (
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
@@ -132,6 +134,20 @@ func (s *Server) lbCheckTenancy(private bool, subnetIDs []string, shape string) 
 func (s *Server) lbCheckPublicSubnet(private bool, subnetID string) error {
 	if sn, ok := s.vcn.subnets.get(subnetID); ok && !private && lbDeref(sn.ProhibitPublicIpOnVnic) {
 		return lbInvalid("Subnet %s is a private subnet (prohibitPublicIpOnVnic): a public load balancer needs a public subnet", subnetID)
+	}
+	return nil
+}
+
+// lbCheckShapeLimits validates fixed-shape limits from a Tenancy: known fixed shapes, counts
+// not negative.
+func lbCheckShapeLimits(m map[string]int) error {
+	for _, shape := range slices.Sorted(maps.Keys(m)) {
+		if shape == "flexible" || !slices.Contains(lbShapes, shape) {
+			return fmt.Errorf("%q is not a fixed shape (%s)", shape, strings.Join(lbShapes[1:], ", "))
+		}
+		if m[shape] < 0 {
+			return fmt.Errorf("%s: limit %d is negative", shape, m[shape])
+		}
 	}
 	return nil
 }

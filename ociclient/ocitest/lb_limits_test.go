@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +12,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+	"gopkg.in/yaml.v3"
 )
 
 // serviceMessage is the message of an OCI service error ("" for success).
@@ -383,4 +385,30 @@ func TestCertificateNamesAllowOnlyLettersDigitsDashAndUnderscore(t *testing.T) {
 		CreateCertificateDetails: loadbalancer.CreateCertificateDetails{CertificateName: common.String("web.tls"),
 			PublicCertificate: common.String("-----BEGIN CERTIFICATE-----")}})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+}
+
+func TestTenancySeedSetsFixedShapeLimits(t *testing.T) {
+	var tn Tenancy
+	doc := "loadBalancerShapeLimits: {\"100Mbps\": 1}\n"
+	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultTenancy()
+	def.LoadBalancerShapeLimits = tn.LoadBalancerShapeLimits
+	f := newLBFixture(t, Options{})
+	if _, err := f.srv.Seed(def); err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	f.createLB(t, fixedShape(f, "one", "100Mbps"))
+	_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: fixedShape(f, "two", "100Mbps")})
+	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
+
+	for _, bad := range []map[string]int{{"flexible": 1}, {"1Gbps": 1}, {"400Mbps": -1}} {
+		def.LoadBalancerShapeLimits = bad
+		srv := New(Options{})
+		t.Cleanup(srv.Close)
+		if _, err := srv.Seed(def); err == nil || !strings.Contains(err.Error(), "loadBalancerShapeLimits") {
+			t.Errorf("Seed with shape limits %v: %v, want an error naming loadBalancerShapeLimits", bad, err)
+		}
+	}
 }
