@@ -11,9 +11,10 @@ import (
 )
 
 // This file hands out the addresses of load balancers and network load balancers. Where the
-// VCN API's state knows the subnet or the reserved public IP a request names, the address comes
-// from there, as in OCI; otherwise it comes from a pool, so tests that never seed a VCN still
-// work. Addresses never repeat across both APIs.
+// VCN API's state knows the subnet or the reserved IP a request names, the address comes from
+// there, as in OCI: a load balancer holds an address in each known subnet until it is deleted,
+// and a full subnet fails its create's work request. Otherwise addresses come from a pool, so
+// tests that never seed a VCN still work. Addresses never repeat across both APIs.
 
 // lbIPAllocator is the pools' state. Guarded by Server.mu.
 type lbIPAllocator struct {
