@@ -101,8 +101,12 @@ func DeletePlan(observed *Spec) *Plan {
 func immutable(observed, target *Spec) error {
 	var cs []ImmutableChange
 	change := func(field Annotation, was, want, how string) {
+		back := fmt.Sprintf("set it back to %q", was)
+		if was == "" {
+			back = "remove it"
+		}
 		cs = append(cs, ImmutableChange{Field: string(field), Observed: was, Desired: want,
-			Hint: fmt.Sprintf("%s; set it back to %q, or delete and recreate the Service to get a new load balancer", how, was)})
+			Hint: how + "; " + back + ", or delete and recreate the Service to get a new load balancer"})
 	}
 	if observed.Kind != "" && observed.Kind != target.Kind {
 		change(AnnotationLoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")

@@ -12,24 +12,33 @@ import (
 
 func TestImmutableErrorNamesTheSettingTheUserChangedAndHowToRecover(t *testing.T) {
 	base := mustDesired(t, testService(), nodes(1), nil)
+	oneSubnet := asObserved(base)
+	oneSubnet.Subnets = oneSubnet.Subnets[:1]
 	tests := []struct {
-		name   string
-		svc    *v1.Service
-		fields []string
-		hints  []string // each hint must contain this
+		name     string
+		observed *Spec // nil: base as created
+		svc      *v1.Service
+		fields   []string
+		hints    []string // each hint must contain this
 	}{
-		{"subnet1 annotation changed", testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")),
+		{"subnet1 annotation changed", nil, testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")),
 			[]string{string(AnnotationSubnet1)}, []string{`set it back to "` + testSubnet1 + `"`}},
-		{"public to internal", testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)),
+		{"subnet2 annotation added to a one-subnet load balancer", oneSubnet, testService(withAnnotation(AnnotationSubnet2, "ocid1.subnet.oc1.phx.new")),
+			[]string{string(AnnotationSubnet2)}, []string{"remove it"}},
+		{"public to internal", nil, testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)),
 			[]string{string(AnnotationInternal)}, []string{`set it back to "false"`}},
-		{"reserved IP added after create", testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
+		{"reserved IP added after create", nil, testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
 			[]string{"spec.loadBalancerIP"}, []string{"remove spec.loadBalancerIP"}},
-		{"flexible to fixed shape", testService(withAnnotation(AnnotationShape, "100Mbps")),
+		{"flexible to fixed shape", nil, testService(withAnnotation(AnnotationShape, "100Mbps")),
 			[]string{string(AnnotationShape)}, []string{`set it back to "flexible"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Diff(asObserved(base), mustDesired(t, tc.svc, nodes(1), nil))
+			observed := tc.observed
+			if observed == nil {
+				observed = asObserved(base)
+			}
+			_, err := Diff(observed, mustDesired(t, tc.svc, nodes(1), nil))
 			var ierr *ImmutableError
 			if !errors.As(err, &ierr) {
 				t.Fatalf("Diff error %v, want an *ImmutableError", err)
