@@ -133,6 +133,13 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) er
 	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
 		return err
 	}
+	backends := 0
+	for _, bs := range d.BackendSets {
+		backends += len(bs.Backends)
+	}
+	if err := lbCheckCount("backends on the load balancer", backends, limits.BackendsPerLB); err != nil {
+		return err
+	}
 	for _, name := range lbSortedKeys(d.Listeners) {
 		if err := lbCheckListener(&name, d.Listeners[name]); err != nil {
 			return err

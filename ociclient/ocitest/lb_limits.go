@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 )
 
 // This file holds the service limits and placement rules the Load Balancer and Network Load
@@ -22,6 +23,9 @@ type LBLimits struct {
 	BackendSetsPerLB int
 	// BackendsPerSet caps backends in one backend set (OCI default 512).
 	BackendsPerSet int
+	// BackendsPerLB caps backends over all backend sets of one load balancer (OCI default 1024;
+	// the Load Balancer API only).
+	BackendsPerLB int
 	// FixedShapes is the tenancy's limit on load balancers of each fixed shape ("10Mbps",
 	// "10Mbps-Micro", "100Mbps", "400Mbps", "8000Mbps"), counted over the load balancers that
 	// exist. A shape not listed has limit 0, as in a new tenancy (OCI is retiring fixed shapes):
@@ -38,6 +42,9 @@ func (l LBLimits) withDefaults() LBLimits {
 	}
 	if l.BackendsPerSet <= 0 {
 		l.BackendsPerSet = 512
+	}
+	if l.BackendsPerLB <= 0 {
+		l.BackendsPerLB = 1024
 	}
 	l.FixedShapes = maps.Clone(l.FixedShapes)
 	return l
@@ -56,6 +63,19 @@ func lbCheckCount(what string, n, limit int) error {
 		return lbLimitExceeded("%d %s exceed the limit of %d", n, what, limit)
 	}
 	return nil
+}
+
+// lbCheckTotalBackends refuses a change that would leave more backends on the load balancer,
+// over all its backend sets, than the limit: backend set set gets n backends, the others keep
+// theirs.
+func lbCheckTotalBackends(lb *loadbalancer.LoadBalancer, set string, n int, limits LBLimits) error {
+	total := n
+	for name, bs := range lb.BackendSets {
+		if name != set {
+			total += len(bs.Backends)
+		}
+	}
+	return lbCheckCount("backends on the load balancer", total, limits.BackendsPerLB)
 }
 
 // lbShapeLimitName is the name of a fixed shape's tenancy limit, as OCI's LimitExceeded message

@@ -98,6 +98,8 @@ func TestPerLoadBalancerCountsAreLimited(t *testing.T) {
 		{"513 backends in a set", func(d *loadbalancer.CreateLoadBalancerDetails) {
 			d.BackendSets["TCP-80"] = tcpBackendSet(hosts(513)...)
 		}, "LimitExceeded"},
+		{"1024 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1024) }, ""},
+		{"1025 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1025) }, "LimitExceeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +114,19 @@ func TestPerLoadBalancerCountsAreLimited(t *testing.T) {
 			}
 			wantServiceError(t, err, http.StatusBadRequest, tc.code)
 		})
+	}
+}
+
+// spreadBackends replaces the backend sets with n backends in sets of at most 512.
+func spreadBackends(d *loadbalancer.CreateLoadBalancerDetails, n int) {
+	all := hosts(n)
+	for i := 0; len(all) > 0; i++ {
+		name, k := fmt.Sprintf("B%d", i), min(512, len(all))
+		if i == 0 {
+			name = "TCP-80"
+		}
+		d.BackendSets[name] = tcpBackendSet(all[:k]...)
+		all = all[k:]
 	}
 }
 
@@ -411,4 +426,24 @@ func TestTenancySeedSetsFixedShapeLimits(t *testing.T) {
 			t.Errorf("Seed with shape limits %v: %v, want an error naming loadBalancerShapeLimits", bad, err)
 		}
 	}
+}
+
+func TestBackendsOverAllSetsAreLimitedWhenASetIsAdded(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	d := f.basicLB("svc")
+	all := hosts(1023)
+	d.BackendSets["TCP-80"], d.BackendSets["B1"] = tcpBackendSet(all[:511]...), tcpBackendSet(all[511:]...)
+	id := f.createLB(t, d)
+
+	add, err := f.lb.CreateBackend(ctx, loadbalancer.CreateBackendRequest{LoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
+		CreateBackendDetails: loadbalancer.CreateBackendDetails{IpAddress: common.String("10.2.0.1"), Port: common.Int(30080)}})
+	if err != nil {
+		t.Fatalf("CreateBackend up to 1024 in total: %v", err)
+	}
+	f.mustSucceed(t, add.OpcWorkRequestId)
+	_, err = f.lb.CreateBackendSet(ctx, loadbalancer.CreateBackendSetRequest{LoadBalancerId: &id,
+		CreateBackendSetDetails: loadbalancer.CreateBackendSetDetails{Name: common.String("B2"), Policy: common.String("ROUND_ROBIN"),
+			HealthChecker: tcpBackendSet().HealthChecker, Backends: tcpBackendSet("10.3.0.1").Backends}})
+	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
 }
