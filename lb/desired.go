@@ -30,6 +30,8 @@ const (
 	defaultPolicy            = "ROUND_ROBIN"
 	defaultGRPCCipherSuite   = "oci-default-http2-ssl-cipher-suite-v1"
 	maxNetworkSecurityGroups = 5
+	// maxListeners is OCI's limit of listeners (and of backend sets) per load balancer.
+	maxListeners = 16
 )
 
 // The listener protocols of KindLoadBalancer.
@@ -252,6 +254,17 @@ func (d *desiredBuilder) serviceSpecChecks() {
 	}
 	if len(d.svc.Spec.Ports) == 0 {
 		d.p.add(&Problem{Field: "spec.ports", Value: "[]", Allowed: "at least one port"})
+	}
+	// Each port is a listener and a backend set; refused here, with the ports named, rather than
+	// by OCI halfway through a plan.
+	if n := len(d.svc.Spec.Ports); n > maxListeners {
+		ports := make([]int, 0, n)
+		for _, sp := range d.svc.Spec.Ports {
+			ports = append(ports, int(sp.Port))
+		}
+		d.p.add(&Problem{Field: "spec.ports", Value: joinInts(ports),
+			Allowed: fmt.Sprintf("at most %d ports (%d given): an OCI load balancer has at most %d listeners and %d backend sets; split the ports over several Services",
+				maxListeners, n, maxListeners, maxListeners)})
 	}
 }
 

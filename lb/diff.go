@@ -96,35 +96,59 @@ func DeletePlan(observed *Spec) *Plan {
 	}
 }
 
-// immutable reports the differences OCI cannot apply to an existing load balancer.
+// immutable reports the differences OCI cannot apply to an existing load balancer, each named by
+// the annotation or Service field the user changed, with the value to set back.
 func immutable(observed, target *Spec) error {
 	var cs []ImmutableChange
-	const recreate = "delete and recreate the Service to get a new load balancer"
+	change := func(field Annotation, was, want, how string) {
+		back := fmt.Sprintf("set it back to %q", was)
+		if was == "" {
+			back = "remove it"
+		}
+		cs = append(cs, ImmutableChange{Field: string(field), Observed: was, Desired: want,
+			Hint: how + "; " + back + ", or delete and recreate the Service to get a new load balancer"})
+	}
 	if observed.Kind != "" && observed.Kind != target.Kind {
-		cs = append(cs, ImmutableChange{Field: "load balancer type", Observed: string(observed.Kind), Desired: string(target.Kind), Hint: recreate})
+		change(AnnotationLoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")
 	}
 	if observed.Internal != target.Internal {
-		cs = append(cs, ImmutableChange{Field: "internal", Observed: fmt.Sprint(observed.Internal), Desired: fmt.Sprint(target.Internal), Hint: recreate})
-	}
-	if !cmp.Equal(observed.Subnets, target.Subnets, compareOptions) {
-		cs = append(cs, ImmutableChange{Field: "subnets", Observed: strings.Join(observed.Subnets, ","), Desired: strings.Join(target.Subnets, ","),
-			Hint: "OCI cannot move a load balancer; restore the subnet annotations or recreate the Service"})
+		change(AnnotationInternal, fmt.Sprint(observed.Internal), fmt.Sprint(target.Internal),
+			"OCI cannot turn a public load balancer into an internal one or back")
+	} else if !cmp.Equal(observed.Subnets, target.Subnets, compareOptions) {
+		// Internal load balancers use the first subnet only, so a change of internal changes the
+		// subnets too; that change is reported once, above.
+		for i, a := range []Annotation{AnnotationSubnet1, AnnotationSubnet2} {
+			was, want := at(observed.Subnets, i), at(target.Subnets, i)
+			if was != want {
+				change(a, was, want, "OCI cannot move a load balancer to other subnets")
+			}
+		}
 	}
 	if target.ReservedIP != "" && target.ReservedIP != observed.ReservedIP {
-		was := observed.ReservedIP
-		if was == "" {
-			was = "an ephemeral IP"
+		c := ImmutableChange{Field: "spec.loadBalancerIP", Observed: observed.ReservedIP, Desired: target.ReservedIP,
+			Hint: fmt.Sprintf("OCI cannot change the address of a load balancer; set it back to %q, or delete and recreate the Service to get a new load balancer", observed.ReservedIP)}
+		if observed.ReservedIP == "" {
+			c.Observed = "an ephemeral IP"
+			c.Hint = "OCI cannot give an existing load balancer a reserved IP; remove spec.loadBalancerIP, or delete and recreate the Service to get a new load balancer"
 		}
-		cs = append(cs, ImmutableChange{Field: "reserved IP (spec.loadBalancerIP)", Observed: was, Desired: target.ReservedIP, Hint: recreate})
+		cs = append(cs, c)
 	}
 	if observed.Shape.IsFlexible() && !target.Shape.IsFlexible() {
-		cs = append(cs, ImmutableChange{Field: "shape", Observed: observed.Shape.String(), Desired: target.Shape.String(),
-			Hint: "OCI cannot turn a flexible shape back into a fixed one; use " + string(AnnotationShapeFlexMin) + "/-max"})
+		change(AnnotationShape, ShapeFlexible, target.Shape.String(), "OCI cannot turn a flexible shape back into a fixed one (for a fixed bandwidth, set "+
+			string(AnnotationShapeFlexMin)+" and "+string(AnnotationShapeFlexMax)+" to the same value)")
 	}
 	if len(cs) == 0 {
 		return nil
 	}
 	return &ImmutableError{LoadBalancerID: observed.ID, Changes: cs}
+}
+
+// at is s[i], or "" past its end.
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
 }
 
 // String returns e.g. "flexible 10–100 Mbps" or "100Mbps".

@@ -199,13 +199,13 @@ func TestImmutableChangesAreRefusedAndPlanNothing(t *testing.T) {
 		fields   []string
 	}{
 		{"subnet annotation changed", asObserved(base),
-			testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")), []string{"subnets"}},
+			testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")), []string{string(AnnotationSubnet1)}},
 		{"public to internal", asObserved(base),
-			testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)), []string{"internal", "subnets"}},
+			testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)), []string{string(AnnotationInternal)}},
 		{"reserved IP added after create", asObserved(base),
-			testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }), []string{"reserved IP (spec.loadBalancerIP)"}},
+			testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }), []string{"spec.loadBalancerIP"}},
 		{"flexible to fixed shape", flexObserved,
-			testService(withAnnotation(AnnotationShape, "100Mbps")), []string{"shape"}},
+			testService(withAnnotation(AnnotationShape, "100Mbps")), []string{string(AnnotationShape)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

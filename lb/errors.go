@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem is one bad value in a Service: which annotation or spec field, the value found, and
@@ -18,9 +19,41 @@ type Problem struct {
 	Allowed string
 }
 
-// Error reads like `annotation X: invalid value "v": allowed …`.
+// Error reads like `annotation X: invalid value "v": allowed …`. Long values are cut (see
+// quoteValue), so a 10 KB annotation does not make a 20 KB error, event or log line.
 func (p *Problem) Error() string {
-	return fmt.Sprintf("%s: invalid value %q: %s", p.Field, p.Value, p.Allowed)
+	return fmt.Sprintf("%s: invalid value %s: %s", p.Field, quoteValue(p.Value), cutText(p.Allowed, maxAllowedEcho))
+}
+
+// How much of a value an error echoes. Values beyond are cut with an ellipsis and their length,
+// enough to recognise the value without flooding events and logs.
+const (
+	maxValueEcho   = 128
+	maxAllowedEcho = 256 // the allowed text may quote a part of the value (a list item, a parse error)
+)
+
+// quoteValue quotes v, cut to maxValueEcho bytes: `"abc…" (10240 bytes)`.
+func quoteValue(v string) string {
+	if len(v) <= maxValueEcho {
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", cutUTF8(v, maxValueEcho), len(v))
+}
+
+// cutText cuts free text to max bytes: "abc… (10240 bytes)".
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", cutUTF8(s, max), len(s))
+}
+
+// cutUTF8 is the longest prefix of s of at most max bytes that does not split a character.
+func cutUTF8(s string, max int) string {
+	for max > 0 && max < len(s) && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }
 
 // ValidationError is every problem Desired found in a Service, so a user can fix them all in one
@@ -57,11 +90,14 @@ func (e *ValidationError) Unwrap() []error {
 // ImmutableChange is one difference between an existing load balancer and its Service that OCI
 // cannot apply in place.
 type ImmutableChange struct {
-	// Field names what differs, e.g. "subnets", "internal", "reserved IP", "shape".
+	// Field is what the user changed, as they wrote it: an annotation key (e.g.
+	// "service.beta.kubernetes.io/oci-load-balancer-internal"; several keys joined by ", ") or a
+	// Service field ("spec.loadBalancerIP").
 	Field string
 	// Observed is the load balancer's current value; Desired is what the Service asks for.
 	Observed, Desired string
-	// Hint tells the user how to get what they want (usually: recreate the Service).
+	// Hint tells the user how to recover: the value to set back, or to delete and recreate the
+	// Service for a new load balancer.
 	Hint string
 }
 
@@ -77,7 +113,7 @@ func (e *ImmutableError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "load balancer %s: %d change(s) cannot be applied to an existing load balancer", e.LoadBalancerID, len(e.Changes))
 	for _, c := range e.Changes {
-		fmt.Fprintf(&b, "; %s: is %s, Service asks for %s", c.Field, c.Observed, c.Desired)
+		fmt.Fprintf(&b, "; %s: is %s, Service asks for %s", c.Field, quoteValue(c.Observed), quoteValue(c.Desired))
 		if c.Hint != "" {
 			fmt.Fprintf(&b, " (%s)", c.Hint)
 		}
@@ -100,7 +136,7 @@ type OwnershipError struct {
 
 // Error names the load balancer and why it is refused.
 func (e *OwnershipError) Error() string {
-	return fmt.Sprintf("load balancer %s (%q) is not owned by this Service: %s", e.LoadBalancerID, e.DisplayName, e.Reason)
+	return fmt.Sprintf("load balancer %s (%s) is not owned by this Service: %s", e.LoadBalancerID, quoteValue(e.DisplayName), e.Reason)
 }
 
 // Is makes errors.Is(err, ErrNotOwned) true.

@@ -29,7 +29,8 @@ func Example() {
 	wr, err := c.LoadBalancers.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId: common.String(srv.TenancyID()),
 		DisplayName:   common.String("web"),
-		ShapeName:     common.String("100Mbps"),
+		ShapeName:     common.String("flexible"),
+		ShapeDetails:  &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
 		SubnetIds:     []string{srv.NewID("subnet")},
 	}, "service-uid-1") // the same token on a repeated call never creates a second load balancer
 	if err != nil {

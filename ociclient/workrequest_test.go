@@ -22,7 +22,8 @@ func createLBDetails(t testing.TB, srv *ocitest.Server, name string) loadbalance
 	return loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId: common.String(srv.TenancyID()),
 		DisplayName:   common.String(name),
-		ShapeName:     common.String("100Mbps"),
+		ShapeName:     common.String("flexible"),
+		ShapeDetails:  &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
 		SubnetIds:     []string{srv.NewID("subnet")},
 		Listeners:     map[string]loadbalancer.ListenerDetails{},
 		BackendSets:   map[string]loadbalancer.BackendSetDetails{},

@@ -134,6 +134,13 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) er
 	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
 		return err
 	}
+	backends := 0
+	for _, bs := range d.BackendSets {
+		backends += len(bs.Backends)
+	}
+	if err := lbCheckCount("backends on the load balancer", backends, limits.BackendsPerLB); err != nil {
+		return err
+	}
 	for _, name := range lbSortedKeys(d.Listeners) {
 		if err := lbCheckListener(&name, d.Listeners[name]); err != nil {
 			return err
@@ -167,7 +174,11 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	if err := lbCheckCreate(d, s.lb.limits); err != nil {
+	err := lbCheckCreate(d, s.lb.limits)
+	if err == nil {
+		err = s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName)
+	}
+	if err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -183,8 +194,19 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 		}
 		addr = loadbalancer.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(true),
 			ReservedIp: &loadbalancer.ReservedIp{Id: common.String(rid)}}
-	} else {
+	}
+	// A full subnet fails the work request, not the request; the load balancer gets no address.
+	held, full := s.lbHoldSubnetAddresses(id, d.SubnetIds)
+	switch {
+	case addr.IpAddress != nil || full != nil:
+	case private && held[0] != "":
+		addr = loadbalancer.IpAddress{IpAddress: common.String(held[0]), IsPublic: common.Bool(false)}
+	default:
 		addr = s.lbAddress(private, d.SubnetIds[0])
+	}
+	addrs := []loadbalancer.IpAddress{addr}
+	if addr.IpAddress == nil {
+		addrs = []loadbalancer.IpAddress{}
 	}
 	lb := loadbalancer.LoadBalancer{
 		Id:                        common.String(id),
@@ -198,7 +220,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 		IsDeleteProtectionEnabled: common.Bool(lbDeref(d.IsDeleteProtectionEnabled)),
 		IsRequestIdEnabled:        d.IsRequestIdEnabled,
 		RequestIdHeader:           d.RequestIdHeader,
-		IpAddresses:               []loadbalancer.IpAddress{addr},
+		IpAddresses:               addrs,
 		SubnetIds:                 slices.Clone(d.SubnetIds),
 		NetworkSecurityGroupIds:   slices.Clone(d.NetworkSecurityGroupIds),
 		Listeners:                 map[string]loadbalancer.Listener{},
@@ -228,7 +250,12 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	wr := &workRequest{
 		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
 		resourceID: id, compartmentID: *d.CompartmentId,
-		apply: func() error { return checkLB(&e.lb) },
+		apply: func() error {
+			if full != nil {
+				return full
+			}
+			return checkLB(&e.lb)
+		},
 		settle: func(err error) {
 			e.version++
 			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
@@ -288,6 +315,9 @@ func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request) {
 	s.lbChangeChecked(w, r, "UpdateLoadBalancerShape", err, func(e *lbEntry) error {
 		if lbDeref(e.lb.ShapeName) == "flexible" && *d.ShapeName != "flexible" {
 			return lbInvalid("a flexible load balancer cannot go back to the fixed shape '%s'", *d.ShapeName)
+		}
+		if lbDeref(e.lb.ShapeName) != *d.ShapeName {
+			return s.lbCheckShapeLimit(*d.ShapeName)
 		}
 		return nil
 	}, func(lb *loadbalancer.LoadBalancer) error {

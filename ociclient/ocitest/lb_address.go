@@ -5,24 +5,27 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
 // This file hands out the addresses of load balancers and network load balancers. Where the
-// VCN API's state knows the subnet or the reserved public IP a request names, the address comes
-// from there, as in OCI; otherwise it comes from a pool, so tests that never seed a VCN still
-// work. Addresses never repeat across both APIs.
+// VCN API's state knows the subnet or the reserved IP a request names, the address comes from
+// there, as in OCI: a load balancer holds an address in each known subnet until it is deleted,
+// and a full subnet fails its create's work request. Otherwise addresses come from a pool, so
+// tests that never seed a VCN still work. Addresses never repeat across both APIs.
 
 // lbIPAllocator is the pools' state. Guarded by Server.mu.
 type lbIPAllocator struct {
 	public, private, reservedSeq int
-	bySubnet                     map[string]uint32 // addresses handed out per known subnet
-	reservedAddr                 map[string]string // unknown reserved public IP OCID → its pool address
-	reservedUser                 map[string]string // reserved public IP OCID → resource using it
+	held                         map[string]map[string]string // known subnet → address → resource holding it ("" for seeded ones)
+	reservedAddr                 map[string]string            // unknown reserved IP OCID → its pool address
+	reservedUser                 map[string]string            // reserved IP OCID → resource using it
 }
 
 func newLBIPAllocator() lbIPAllocator {
-	return lbIPAllocator{bySubnet: map[string]uint32{}, reservedAddr: map[string]string{}, reservedUser: map[string]string{}}
+	return lbIPAllocator{held: map[string]map[string]string{}, reservedAddr: map[string]string{}, reservedUser: map[string]string{}}
 }
 
 // nextPublic hands out 203.0.113.0/24 (TEST-NET-3), then 198.18.0.0/15 (benchmarking). The
@@ -46,35 +49,77 @@ func (a *lbIPAllocator) nextPrivate() string {
 // lbPublicAddress allocates a fresh public address. Caller holds s.mu.
 func (s *Server) lbPublicAddress() string { return s.lb.ips.nextPublic() }
 
-// lbPrivateAddress allocates a private address in the subnet: from its top down when the VCN
-// API knows the subnet (instances take addresses from the bottom up), else from 10.0.0.0/8.
-// Caller holds s.mu.
+// lbPrivateAddress allocates a private address in the subnet for a seeded load balancer: from
+// its top down when the VCN API knows the subnet and it has room (instances take addresses from
+// the bottom up), else from 10.0.0.0/8. Caller holds s.mu.
 func (s *Server) lbPrivateAddress(subnetID string) string {
-	sn, ok := s.vcn.subnets.get(subnetID)
-	if !ok || sn.CidrBlock == nil {
+	addrs, err := s.lbHoldSubnetAddresses("", []string{subnetID})
+	if err != nil || addrs[0] == "" {
 		return s.lb.ips.nextPrivate()
 	}
-	prefix, err := netip.ParsePrefix(*sn.CidrBlock)
-	if err != nil || !prefix.Addr().Is4() {
-		return s.lb.ips.nextPrivate()
+	return addrs[0]
+}
+
+// lbHoldSubnetAddresses takes one private address in each subnet for the (network) load
+// balancer holder, as OCI places a load balancer's nodes in its subnets, and returns them in
+// order. A subnet the VCN API does not know gives "" (the caller takes a pool address if it needs
+// one), so tests that seed no VCN still work. When a known subnet has no free address it takes nothing
+// and returns OCI's error, which fails the create's work request. Caller holds s.mu.
+func (s *Server) lbHoldSubnetAddresses(holder string, subnetIDs []string) ([]string, error) {
+	out := make([]string, len(subnetIDs))
+	for i, id := range subnetIDs {
+		sn, ok := s.vcn.subnets.get(id)
+		if !ok || sn.CidrBlock == nil {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(*sn.CidrBlock)
+		if err != nil || !prefix.Addr().Is4() {
+			continue
+		}
+		addr, ok := s.lbFreeSubnetAddress(id, prefix.Masked())
+		if !ok {
+			for j, taken := range out[:i] {
+				if taken != "" {
+					delete(s.lb.ips.held[subnetIDs[j]], taken)
+				}
+			}
+			// OCI's words, from its list of work request errors; the size is the subnet's less the
+			// network address, the virtual router's and the broadcast address.
+			return nil, wrBadInput("All %d non-reserved IP addresses of the %s for %s have already been allocated.",
+				(1<<(32-prefix.Bits()))-3, prefix.Masked(), id)
+		}
+		if s.lb.ips.held[id] == nil {
+			s.lb.ips.held[id] = map[string]string{}
+		}
+		s.lb.ips.held[id][addr] = holder
+		out[i] = addr
 	}
-	base := prefix.Masked().Addr().As4()
+	return out, nil
+}
+
+// lbFreeSubnetAddress is the highest address of the subnet that no private IP (VNIC or reserved)
+// and no load balancer holds; ok is false when the subnet is full. OCI reserves the network
+// address, the first host (the virtual router) and the broadcast address.
+func (s *Server) lbFreeSubnetAddress(subnetID string, prefix netip.Prefix) (string, bool) {
+	base := prefix.Addr().As4()
 	network := binary.BigEndian.Uint32(base[:])
 	size := uint32(1) << (32 - prefix.Bits())
-	for {
-		s.lb.ips.bySubnet[subnetID]++
-		n := s.lb.ips.bySubnet[subnetID]
-		if n+2 >= size { // only the network address and the router's are left: the subnet is full
-			return s.lb.ips.nextPrivate()
-		}
+	if size < 4 {
+		return "", false
+	}
+	used := map[string]bool{}
+	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return lbDeref(p.SubnetId) == subnetID }) {
+		used[lbDeref(p.IpAddress)] = true
+	}
+	for n := size - 2; n >= 2; n-- {
 		var b [4]byte
-		binary.BigEndian.PutUint32(b[:], network+size-1-n) // size-1 is the broadcast address
+		binary.BigEndian.PutUint32(b[:], network+n)
 		addr := netip.AddrFrom4(b).String()
-		used := s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return lbDeref(p.IpAddress) == addr })
-		if len(used) == 0 {
-			return addr
+		if _, held := s.lb.ips.held[subnetID][addr]; !held && !used[addr] {
+			return addr, true
 		}
 	}
+	return "", false
 }
 
 // lbClaimReserved assigns the reserved public IP with this OCID to a resource and returns its
@@ -113,11 +158,104 @@ func (s *Server) lbReservedAddress(id string) (string, error) {
 	return addr, nil
 }
 
-// lbReleaseReserved frees every reserved IP the resource holds. Caller holds s.mu.
+// lbReleaseReserved frees every address the deleted resource holds: its reserved IPs and the
+// private addresses it took in its subnets. Caller holds s.mu.
 func (s *Server) lbReleaseReserved(user string) {
 	for id, u := range s.lb.ips.reservedUser {
 		if u == user {
 			delete(s.lb.ips.reservedUser, id)
 		}
 	}
+	for _, held := range s.lb.ips.held {
+		for addr, u := range held {
+			if u == user {
+				delete(held, addr)
+			}
+		}
+	}
+}
+
+// nlbAddresses are the addresses of a new network load balancer: its reserved IPs (at most one
+// of each kind, checked by nlbCheckReservedIPs), else an ephemeral public address for a public
+// one and an address in its subnet for a private one. full is the work-request failure of a
+// subnet without a free address; err refuses the request. Caller holds s.mu.
+func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetails) (addrs []nlbapi.IpAddress, full, err error) {
+	private, subnet := lbDeref(d.IsPrivate), lbDeref(d.SubnetId)
+	if err := s.lbCheckPublicSubnet(private, subnet); err != nil {
+		return nil, nil, err
+	}
+	byKind, err := nlbCheckReservedIPs(d.ReservedIps, private)
+	if err != nil {
+		return nil, nil, err
+	}
+	v4 := func(ip string, public bool, reserved string) nlbapi.IpAddress {
+		a := nlbapi.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(public), IpVersion: nlbapi.IpVersionIpv4}
+		if reserved != "" {
+			a.ReservedIp = &nlbapi.ReservedIp{Id: common.String(reserved)}
+		}
+		return a
+	}
+	if rid := byKind[nlbReservedPublic]; rid != "" {
+		ip, err := s.lbClaimReserved(rid, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		addrs = append(addrs, v4(ip, true, rid))
+	} else if !private {
+		addrs = append(addrs, v4(s.lbPublicAddress(), true, ""))
+	}
+	if rid := byKind[nlbReservedPrivate]; rid != "" {
+		if d.AssignedPrivateIpv4 != nil {
+			s.lbReleaseReserved(id)
+			return nil, nil, lbInvalid("assignedPrivateIpv4 and the reserved private IP %s both set the private address; give one", rid)
+		}
+		ip, err := s.nlbClaimReservedPrivate(rid, id, subnet)
+		if err != nil {
+			s.lbReleaseReserved(id)
+			return nil, nil, err
+		}
+		return append(addrs, v4(ip, false, rid)), nil, nil
+	}
+	held, full := s.lbHoldSubnetAddresses(id, []string{subnet})
+	switch {
+	case !private || full != nil:
+	case d.AssignedPrivateIpv4 != nil:
+		addrs = append(addrs, v4(*d.AssignedPrivateIpv4, false, ""))
+	case held[0] != "":
+		addrs = append(addrs, v4(held[0], false, ""))
+	default:
+		addrs = append(addrs, v4(s.lb.ips.nextPrivate(), false, ""))
+	}
+	if addrs == nil {
+		addrs = []nlbapi.IpAddress{}
+	}
+	return addrs, full, nil
+}
+
+// nlbClaimReservedPrivate assigns a reserved private IP to a network load balancer and returns
+// its address. One the VCN API knows must be RESERVED, unassigned and in the load balancer's
+// subnet; one it does not know gets a stable pool address. Caller holds s.mu.
+func (s *Server) nlbClaimReservedPrivate(id, user, subnet string) (string, error) {
+	if other, ok := s.lb.ips.reservedUser[id]; ok && other != user {
+		return "", lbConflict("Reserved private IP %s is already assigned to %s", id, other)
+	}
+	addr := ""
+	if p, ok := s.vcn.privateIPs.get(id); ok {
+		switch {
+		case p.Lifetime != core.PrivateIpLifetimeReserved:
+			return "", lbInvalid("Private IP %s is not a reserved private IP", id)
+		case p.VnicId != nil:
+			return "", lbConflict("Reserved private IP %s is already assigned to %s", id, *p.VnicId)
+		case lbDeref(p.SubnetId) != subnet:
+			return "", lbInvalid("Reserved private IP %s is in subnet %s, not in the network load balancer's subnet %s", id, lbDeref(p.SubnetId), subnet)
+		}
+		addr = lbDeref(p.IpAddress)
+	} else if a, ok := s.lb.ips.reservedAddr[id]; ok {
+		addr = a
+	} else {
+		addr = s.lb.ips.nextPrivate()
+		s.lb.ips.reservedAddr[id] = addr
+	}
+	s.lb.ips.reservedUser[id] = user
+	return addr, nil
 }

@@ -101,6 +101,9 @@ func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if _, ok := e.lb.BackendSets[*c.Name]; ok {
 			return lbConflict("Backend set '%s' already exists", *c.Name)
 		}
+		if err := lbCheckTotalBackends(&e.lb, *c.Name, len(d.Backends), limits); err != nil {
+			return err
+		}
 		return lbCheckCount("backend sets", len(e.lb.BackendSets)+1, limits.BackendSetsPerLB)
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		if _, ok := lb.BackendSets[*c.Name]; ok {
@@ -125,6 +128,9 @@ func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 	}
 	s.lbChangeLimited(w, r, "UpdateBackendSet", func(e *lbEntry, limits LBLimits) error {
 		if _, err := lbBackendSetOf(&e.lb, name); err != nil {
+			return err
+		}
+		if err := lbCheckTotalBackends(&e.lb, name, len(d.Backends), limits); err != nil {
 			return err
 		}
 		return lbCheckBackendSet(&name, d, limits)
@@ -195,6 +201,9 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		}
 		if name := lbBackendName(*d.IpAddress, *d.Port); lbBackendIndex(bs, name) >= 0 {
 			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
+		}
+		if err := lbCheckTotalBackends(&e.lb, set, len(bs.Backends)+1, limits); err != nil {
+			return err
 		}
 		return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet)
 	}, func(lb *loadbalancer.LoadBalancer) error {

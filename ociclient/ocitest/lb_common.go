@@ -15,7 +15,7 @@ import (
 )
 
 // This file holds what the Load Balancer and Network Load Balancer APIs share: error answers,
-// retry tokens, ETags, address allocation and per-load-balancer limits.
+// retry tokens, ETags and address allocation (limits are in lb_limits.go).
 
 // lbError is a synchronous refusal: the HTTP status and OCI error code to answer with.
 type lbError struct {
@@ -56,45 +56,6 @@ func writeLBError(w http.ResponseWriter, r *http.Request, err error) {
 		e = &lbError{http.StatusBadRequest, "InvalidParameter", err.Error()}
 	}
 	writeError(w, r, e.status, e.code, e.msg)
-}
-
-// LBLimits are the per-load-balancer service limits the server enforces, for both APIs. A zero
-// field means OCI's default.
-type LBLimits struct {
-	// ListenersPerLB caps listeners on one load balancer (OCI default 16).
-	ListenersPerLB int
-	// BackendSetsPerLB caps backend sets on one load balancer (OCI default 16).
-	BackendSetsPerLB int
-	// BackendsPerSet caps backends in one backend set (OCI default 512).
-	BackendsPerSet int
-}
-
-func (l LBLimits) withDefaults() LBLimits {
-	if l.ListenersPerLB <= 0 {
-		l.ListenersPerLB = 16
-	}
-	if l.BackendSetsPerLB <= 0 {
-		l.BackendSetsPerLB = 16
-	}
-	if l.BackendsPerSet <= 0 {
-		l.BackendsPerSet = 512
-	}
-	return l
-}
-
-// SetLBLimits replaces the per-load-balancer limits. Changes already accepted are not checked
-// again.
-func (s *Server) SetLBLimits(l LBLimits) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lb.limits = l.withDefaults()
-}
-
-func lbCheckCount(what string, n, limit int) error {
-	if n > limit {
-		return lbLimitExceeded("%d %s exceed the limit of %d", n, what, limit)
-	}
-	return nil
 }
 
 // lbRetryResult is the answer a create (or update) gave for an opc-retry-token, replayed when

@@ -254,7 +254,8 @@ func TestListLoadBalancersPagesFiltersAndSorts(t *testing.T) {
 }
 
 func TestUpdateLoadBalancerShapeAndNetworkSecurityGroups(t *testing.T) {
-	f := newLBFixture(t, Options{})
+	// A new tenancy may have no fixed-shape load balancers at all; this one has one.
+	f := newLBFixture(t, Options{LBLimits: LBLimits{FixedShapes: map[string]int{"100Mbps": 1}}})
 	ctx := testCtx(t)
 	fixed := f.basicLB("fixed")
 	fixed.ShapeName, fixed.ShapeDetails = common.String("100Mbps"), nil
@@ -518,7 +519,7 @@ func TestShapesPoliciesAndWorkRequestsAreListed(t *testing.T) {
 	for _, p := range policies.Items {
 		names = append(names, *p.Name)
 	}
-	want := []string{"flexible", "10Mbps", "100Mbps", "400Mbps", "8000Mbps", "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH"}
+	want := []string{"flexible", "10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000Mbps", "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("shapes and policies (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
@@ -17,7 +18,7 @@ import (
 
 // The shapes, policies and protocols the Load Balancer API knows.
 var (
-	lbShapes             = []string{"flexible", "10Mbps", "100Mbps", "400Mbps", "8000Mbps"}
+	lbShapes             = []string{"flexible", "10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000Mbps"}
 	lbPolicies           = []string{"ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH"}
 	lbListenerProtocols  = []string{"TCP", "HTTP", "HTTP2", "GRPC"}
 	lbHealthProtocols    = []string{"HTTP", "TCP"}
@@ -26,9 +27,15 @@ var (
 	lbMaxIdleTimeoutSecs = int64(7200)
 )
 
-// lbCheckName enforces OCI's rule for listener and backend set names (and, with a longer maxLen,
-// certificate names): 1 to maxLen characters, letters, digits, '-', '_' and '.'.
+// lbCheckName enforces OCI's rule for listener and backend set names: 1 to maxLen characters,
+// letters, digits, '-', '_' and '.'.
 func lbCheckName(kind string, name *string, maxLen int) error {
+	return lbCheckNameChars(kind, name, maxLen, "-_.")
+}
+
+// lbCheckNameChars is lbCheckName with the punctuation allowed besides letters and digits.
+// Certificate names allow only '-' and '_' (FACTS.md, "Certificates").
+func lbCheckNameChars(kind string, name *string, maxLen int, punct string) error {
 	if name == nil || *name == "" {
 		return lbInvalid("%s name is required", kind)
 	}
@@ -36,12 +43,24 @@ func lbCheckName(kind string, name *string, maxLen int) error {
 		return lbInvalid("%s name '%s' is longer than %d characters", kind, *name, maxLen)
 	}
 	for _, c := range *name {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(punct, c)
 		if !ok {
-			return lbInvalid("%s name '%s' contains %q; allowed are letters, digits, '-', '_' and '.'", kind, *name, c)
+			return lbInvalid("%s name '%s' contains %q; allowed are letters, digits and %s", kind, *name, c, lbQuoteRunes(punct))
 		}
 	}
 	return nil
+}
+
+// lbQuoteRunes lists runes for a message: "'-', '_' and '.'".
+func lbQuoteRunes(rs string) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, "'"+string(r)+"'")
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // lbCheckPort requires a port in 1..65535, or 0..65535 when allowZero.
@@ -163,8 +182,16 @@ func lbCheckSSL(owner string, c *loadbalancer.SslConfigurationDetails, needCerti
 	if needCertificate && (c.CertificateName == nil || *c.CertificateName == "") && len(c.CertificateIds) == 0 {
 		return lbInvalid("%s: sslConfiguration needs certificateName or certificateIds", owner)
 	}
-	if c.VerifyDepth != nil && (*c.VerifyDepth < 1 || *c.VerifyDepth > 10) {
-		return lbInvalid("%s: verifyDepth %d is out of range 1..10", owner, *c.VerifyDepth)
+	// OCI accepts verifyDepth 0 when peers are not verified: the upstream CCM sends exactly that
+	// on every TLS listener. A depth only matters, and is checked, when verifying.
+	if d := c.VerifyDepth; d != nil {
+		low := 0
+		if lbDeref(c.VerifyPeerCertificate) {
+			low = 1
+		}
+		if *d < low || *d > 10 {
+			return lbInvalid("%s: verifyDepth %d is out of range %d..10", owner, *d, low)
+		}
 	}
 	return nil
 }
@@ -246,7 +273,7 @@ func lbCheckBackend(b loadbalancer.BackendDetails) error {
 }
 
 func lbCheckCertificate(d loadbalancer.CertificateDetails) error {
-	if err := lbCheckName("certificate", d.CertificateName, 255); err != nil {
+	if err := lbCheckNameChars("certificate", d.CertificateName, 255, "-_"); err != nil {
 		return err
 	}
 	if d.PublicCertificate == nil && d.CaCertificate == nil {

@@ -279,11 +279,8 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 	if err := lbCheckNSGs(d.NetworkSecurityGroupIds); err != nil {
 		return err
 	}
-	if len(d.ReservedIps) > 1 {
-		return lbInvalid("a network load balancer takes at most one reserved IP")
-	}
-	if len(d.ReservedIps) == 1 && (lbDeref(d.ReservedIps[0].Id) == "" || lbDeref(d.IsPrivate)) {
-		return lbInvalid("a reserved IP needs an id and a public network load balancer")
+	if _, err := nlbCheckReservedIPs(d.ReservedIps, lbDeref(d.IsPrivate)); err != nil {
+		return err
 	}
 	if d.NlbIpVersion != "" && d.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || d.SubnetIpv6Cidr != nil || d.AssignedIpv6 != nil {
 		return lbInvalid("IPv6 is not emulated by ocitest")
@@ -331,22 +328,10 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	id := s.NewID("networkloadbalancer")
 	private := lbDeref(d.IsPrivate)
-	addr := nlbapi.IpAddress{IsPublic: common.Bool(!private), IpVersion: nlbapi.IpVersionIpv4}
-	switch {
-	case len(d.ReservedIps) == 1:
-		rid := *d.ReservedIps[0].Id
-		ip, err := s.lbClaimReserved(rid, id)
-		if err != nil {
-			writeLBError(w, r, err)
-			return
-		}
-		addr.IpAddress, addr.ReservedIp = common.String(ip), &nlbapi.ReservedIp{Id: common.String(rid)}
-	case private && d.AssignedPrivateIpv4 != nil:
-		addr.IpAddress = common.String(*d.AssignedPrivateIpv4)
-	case private:
-		addr.IpAddress = common.String(s.lbPrivateAddress(*d.SubnetId))
-	default:
-		addr.IpAddress = common.String(s.lbPublicAddress())
+	addrs, full, err := s.nlbAddresses(id, d)
+	if err != nil {
+		writeLBError(w, r, err)
+		return
 	}
 	n := nlbapi.NetworkLoadBalancer{
 		Id:                          common.String(id),
@@ -355,7 +340,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		LifecycleState:              nlbapi.LifecycleStateCreating,
 		TimeCreated:                 &common.SDKTime{Time: now},
 		TimeUpdated:                 &common.SDKTime{Time: now},
-		IpAddresses:                 []nlbapi.IpAddress{addr},
+		IpAddresses:                 addrs,
 		SubnetId:                    common.String(*d.SubnetId),
 		NlbIpVersion:                nlbapi.NlbIpVersionIpv4,
 		IsPrivate:                   common.Bool(private),
@@ -384,7 +369,12 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	s.nlb.seq++
 	e := &nlbEntry{nlb: n, seq: s.nlb.seq}
 	s.nlb.nlbs[id] = e
-	wr := s.newNLBWork(e, op, func() error { return checkNLB(&e.nlb) }, func(err error) {
+	wr := s.newNLBWork(e, op, func() error {
+		if full != nil {
+			return full // a full subnet fails the work request, not the request
+		}
+		return checkNLB(&e.nlb)
+	}, func(err error) {
 		e.version++
 		e.nlb.LifecycleState = nlbapi.LifecycleStateActive
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
@@ -276,4 +277,50 @@ func nlbBackendFrom(d nlbapi.Backend) nlbapi.Backend {
 		}
 	}
 	return b
+}
+
+// The kinds of reserved IP a network load balancer takes, by the resource type of their OCIDs.
+const (
+	nlbReservedPublic  = "publicip"
+	nlbReservedPrivate = "privateip"
+	nlbReservedIPv6    = "ipv6"
+)
+
+// nlbReservedKind is the kind of a reserved IP's OCID ("ocid1.<kind>.…"), "" when it is none.
+func nlbReservedKind(id string) string {
+	for _, k := range []string{nlbReservedPublic, nlbReservedPrivate, nlbReservedIPv6} {
+		if strings.HasPrefix(id, "ocid1."+k+".") {
+			return k
+		}
+	}
+	return ""
+}
+
+// nlbCheckReservedIPs applies the SDK's documented rule for CreateNetworkLoadBalancerDetails:
+// up to three reserved IPs, all different, at most one of each kind (public IP, private IP,
+// IPv6); a private network load balancer takes no public one. It returns them by kind.
+func nlbCheckReservedIPs(ips []nlbapi.ReservedIp, private bool) (map[string]string, error) {
+	byKind := map[string]string{}
+	for _, r := range ips {
+		id := lbDeref(r.Id)
+		kind := nlbReservedKind(id)
+		switch {
+		case id == "":
+			return nil, lbInvalid("reservedIps: every reserved IP needs an id")
+		case kind == "":
+			return nil, lbInvalid("reservedIps: %s is not the OCID of a public IP, private IP or IPv6 address", id)
+		case byKind[kind] == id:
+			return nil, lbInvalid("reservedIps lists %s twice", id)
+		case byKind[kind] != "":
+			return nil, lbInvalid("reservedIps: at most one reserved IP of each kind (public IP, private IP, IPv6); %s and %s are both of kind %s",
+				byKind[kind], id, kind)
+		case kind == nlbReservedPublic && private:
+			return nil, lbInvalid("reservedIps: a private network load balancer takes no reserved public IP (%s)", id)
+		}
+		byKind[kind] = id
+	}
+	if byKind[nlbReservedIPv6] != "" {
+		return nil, lbInvalid("reservedIps: IPv6 is not emulated by ocitest")
+	}
+	return byKind, nil
 }

@@ -85,6 +85,9 @@ type Options struct {
 	Region string
 	// TenancyID is the tenancy OCID (default a generated one).
 	TenancyID string
+	// LBLimits are the Load Balancer and Network Load Balancer service limits (zero fields: OCI's
+	// defaults, which for fixed shapes is none at all). SetLBLimits changes them later.
+	LBLimits LBLimits
 	// Addr is the address to listen on, e.g. "127.0.0.1:8443" (default "127.0.0.1:0", a free
 	// loopback port). The cmd/ocitest binary sets it; tests rarely need to.
 	Addr string
@@ -130,6 +133,7 @@ func Listen(opts Options) (*Server, error) {
 	}
 	s.ctl = newControl(time.Now) // signatures carry the caller's wall-clock date, not Options.Now
 	s.lb = newLBStore()
+	s.lb.limits = opts.LBLimits.withDefaults()
 	s.nlb = newNLBStore()
 	s.compute = newComputeStore()
 	s.vcn = newVCNStore()

@@ -3,6 +3,7 @@ package ocitest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -41,6 +42,9 @@ type Tenancy struct {
 	Instances []TenancyInstance `json:"instances,omitempty" yaml:"instances,omitempty"`
 	// ReservedPublicIPs are unassigned reserved public IPs, e.g. for Service.spec.loadBalancerIP.
 	ReservedPublicIPs []TenancyPublicIP `json:"reservedPublicIPs,omitempty" yaml:"reservedPublicIPs,omitempty"`
+	// LoadBalancerShapeLimits is the tenancy's limit of load balancers per fixed shape, e.g.
+	// {"100Mbps": 2}; a shape not listed has none, as in a new tenancy (see LBLimits.FixedShapes).
+	LoadBalancerShapeLimits map[string]int `json:"loadBalancerShapeLimits,omitempty" yaml:"loadBalancerShapeLimits,omitempty"`
 }
 
 // TenancyVCN describes the VCN.
@@ -222,6 +226,9 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		return new(out.Compartments[name])
 	}
 	comp := &out.Compartment
+	if t.LoadBalancerShapeLimits != nil {
+		s.lb.limits.FixedShapes = maps.Clone(t.LoadBalancerShapeLimits)
+	}
 	for _, ad := range t.AvailabilityDomains {
 		s.addAvailabilityDomainLocked(ad)
 	}
@@ -365,6 +372,9 @@ func (s *Server) validateTenancy(t Tenancy) error {
 	vcnCIDR, err := netip.ParsePrefix(t.VCN.CIDR)
 	if err != nil {
 		bad("vcn.cidr: %q is not a CIDR block", t.VCN.CIDR)
+	}
+	if err := lbCheckShapeLimits(t.LoadBalancerShapeLimits); err != nil {
+		bad("loadBalancerShapeLimits: %w", err)
 	}
 	if t.VCN.Name == "" {
 		bad("vcn.name: required")

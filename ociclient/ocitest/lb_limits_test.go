@@ -1,0 +1,449 @@
+package ocitest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+	"gopkg.in/yaml.v3"
+)
+
+// serviceMessage is the message of an OCI service error ("" for success).
+func serviceMessage(t *testing.T, err error) string {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	var se common.ServiceError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not an OCI service error", err)
+	}
+	return se.GetMessage()
+}
+
+func fixedShape(f *lbFixture, name, shape string) loadbalancer.CreateLoadBalancerDetails {
+	d := f.basicLB(name)
+	d.ShapeName, d.ShapeDetails = common.String(shape), nil
+	return d
+}
+
+func TestFixedShapesCountAgainstTheTenancysLimitWhichIsZeroByDefault(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	create := func(shape string) error {
+		_, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: fixedShape(f, "svc", shape)})
+		return err
+	}
+	limitMsg := func(limit string) string {
+		return "The following service limits were exceeded: " + limit + ". Request a service limit increase from the service limits page in the console."
+	}
+	for _, tc := range []struct{ shape, limit string }{
+		{"100Mbps", "lb-100mbps-count"},
+		{"10Mbps-Micro", "lb-10mbps-micro-count"},
+		{"8000Mbps", "lb-8000mbps-count"},
+	} {
+		t.Run("new tenancy "+tc.shape, func(t *testing.T) {
+			err := create(tc.shape)
+			wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
+			if got := serviceMessage(t, err); got != limitMsg(tc.limit) {
+				t.Errorf("message %q, want %q", got, limitMsg(tc.limit))
+			}
+		})
+	}
+	if n := len(f.srv.LoadBalancers()); n != 0 {
+		t.Fatalf("%d load balancers after refused creates, want 0", n)
+	}
+
+	f.srv.SetLBLimits(LBLimits{FixedShapes: map[string]int{"100Mbps": 1}})
+	first := f.createLB(t, fixedShape(f, "first", "100Mbps"))
+	wantServiceError(t, create("100Mbps"), http.StatusBadRequest, "LimitExceeded")
+	flex := f.createLB(t, f.basicLB("flex"))
+	updateShape := func(id, shape string) error {
+		_, err := f.lb.UpdateLoadBalancerShape(ctx, loadbalancer.UpdateLoadBalancerShapeRequest{LoadBalancerId: &id,
+			UpdateLoadBalancerShapeDetails: loadbalancer.UpdateLoadBalancerShapeDetails{ShapeName: common.String(shape)}})
+		return err
+	}
+	wantServiceError(t, updateShape(first, "400Mbps"), http.StatusBadRequest, "LimitExceeded")
+	wantServiceError(t, updateShape(flex, "100Mbps"), http.StatusBadRequest, "InvalidParameter") // flexible→fixed
+
+	del, err := f.lb.DeleteLoadBalancer(ctx, loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: &first})
+	if err != nil {
+		t.Fatalf("DeleteLoadBalancer: %v", err)
+	}
+	f.mustSucceed(t, del.OpcWorkRequestId)
+	f.createLB(t, fixedShape(f, "again", "100Mbps")) // the deleted one no longer counts
+}
+
+func TestPerLoadBalancerCountsAreLimited(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	tests := []struct {
+		name string
+		edit func(d *loadbalancer.CreateLoadBalancerDetails)
+		code string
+	}{
+		{"16 listeners", func(d *loadbalancer.CreateLoadBalancerDetails) { addListeners(d, 15) }, ""},
+		{"17 listeners", func(d *loadbalancer.CreateLoadBalancerDetails) { addListeners(d, 16) }, "LimitExceeded"},
+		{"16 backend sets", func(d *loadbalancer.CreateLoadBalancerDetails) { addBackendSets(d, 15) }, ""},
+		{"17 backend sets", func(d *loadbalancer.CreateLoadBalancerDetails) { addBackendSets(d, 16) }, "LimitExceeded"},
+		{"512 backends in a set", func(d *loadbalancer.CreateLoadBalancerDetails) {
+			d.BackendSets["TCP-80"] = tcpBackendSet(hosts(512)...)
+		}, ""},
+		{"513 backends in a set", func(d *loadbalancer.CreateLoadBalancerDetails) {
+			d.BackendSets["TCP-80"] = tcpBackendSet(hosts(513)...)
+		}, "LimitExceeded"},
+		{"1024 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1024) }, ""},
+		{"1025 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1025) }, "LimitExceeded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := f.basicLB(tc.name)
+			tc.edit(&d)
+			_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+			if tc.code == "" {
+				if err != nil {
+					t.Fatalf("CreateLoadBalancer at the limit: %v", err)
+				}
+				return
+			}
+			wantServiceError(t, err, http.StatusBadRequest, tc.code)
+		})
+	}
+}
+
+// spreadBackends replaces the backend sets with n backends in sets of at most 512.
+func spreadBackends(d *loadbalancer.CreateLoadBalancerDetails, n int) {
+	all := hosts(n)
+	for i := 0; len(all) > 0; i++ {
+		name, k := fmt.Sprintf("B%d", i), min(512, len(all))
+		if i == 0 {
+			name = "TCP-80"
+		}
+		d.BackendSets[name] = tcpBackendSet(all[:k]...)
+		all = all[k:]
+	}
+}
+
+func addListeners(d *loadbalancer.CreateLoadBalancerDetails, n int) {
+	for i := range n {
+		d.Listeners[fmt.Sprintf("L%d", i)] = loadbalancer.ListenerDetails{DefaultBackendSetName: common.String("TCP-80"),
+			Port: common.Int(1000 + i), Protocol: common.String("TCP")}
+	}
+}
+
+func addBackendSets(d *loadbalancer.CreateLoadBalancerDetails, n int) {
+	for i := range n {
+		d.BackendSets[fmt.Sprintf("B%d", i)] = tcpBackendSet()
+	}
+}
+
+func hosts(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("10.1.%d.%d", i/250, i%250+1)
+	}
+	return out
+}
+
+// placementFixture is a server with two ADs and a VCN holding a private subnet and public
+// regional and AD-specific subnets, by name.
+func placementFixture(t *testing.T) (*lbFixture, map[string]string) {
+	f := newLBFixture(t, Options{})
+	f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1")
+	f.srv.AddAvailabilityDomain("Uocm:PHX-AD-2")
+	vcn := f.srv.AddVCN(core.Vcn{})
+	subnets := map[string]string{}
+	for i, s := range []struct {
+		name, ad string
+		private  bool
+	}{
+		{"private", "", true}, {"regional", "", false}, {"ad1", "Uocm:PHX-AD-1", false},
+		{"ad1-other", "Uocm:PHX-AD-1", false}, {"ad2", "Uocm:PHX-AD-2", false},
+	} {
+		sn := core.Subnet{VcnId: vcn.Id, CidrBlock: common.String(fmt.Sprintf("10.0.%d.0/24", i+1)),
+			ProhibitPublicIpOnVnic: common.Bool(s.private)}
+		if s.ad != "" {
+			sn.AvailabilityDomain = common.String(s.ad)
+		}
+		subnets[s.name] = *f.srv.AddSubnet(sn).Id
+	}
+	return f, subnets
+}
+
+func TestPublicLoadBalancersNeedPublicRegionalOrTwoADSubnets(t *testing.T) {
+	f, sn := placementFixture(t)
+	tests := []struct {
+		name    string
+		private bool
+		subnets []string
+		ok      bool
+	}{
+		{"public in a private subnet", false, []string{sn["private"]}, false},
+		{"public in a private and a public subnet", false, []string{sn["ad1"], sn["private"]}, false},
+		{"public in one AD-specific subnet", false, []string{sn["ad1"]}, false},
+		{"public in two subnets of one AD", false, []string{sn["ad1"], sn["ad1-other"]}, false},
+		{"public in subnets of two ADs", false, []string{sn["ad1"], sn["ad2"]}, true},
+		{"public in a regional subnet", false, []string{sn["regional"]}, true},
+		{"private in a private subnet", true, []string{sn["private"]}, true},
+		{"private in one AD-specific subnet", true, []string{sn["ad1"]}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := f.basicLB(tc.name)
+			d.IsPrivate, d.SubnetIds = common.Bool(tc.private), tc.subnets
+			resp, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+			if !tc.ok {
+				wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateLoadBalancer: %v", err)
+			}
+			f.mustSucceed(t, resp.OpcWorkRequestId)
+		})
+	}
+	n := f.basicNLB("nlb")
+	n.SubnetId = common.String(sn["private"])
+	_, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: n})
+	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+}
+
+func TestCreateInAFullSubnetFailsItsWorkRequestNotTheRequest(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	vcn := f.srv.AddVCN(core.Vcn{})
+	subnet := f.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.7.0/29")}) // 5 usable addresses
+	f.srv.AddInstance(Instance{VNICs: []core.Vnic{{SubnetId: subnet.Id}}})                         // takes 10.0.7.2
+	private := f.basicLB("private")
+	private.IsPrivate, private.SubnetIds = common.Bool(true), []string{*subnet.Id}
+	var got []string
+	for range 4 {
+		got = append(got, *f.getLB(t, f.createLB(t, private)).IpAddresses[0].IpAddress)
+	}
+	if diff := cmp.Diff([]string{"10.0.7.6", "10.0.7.5", "10.0.7.4", "10.0.7.3"}, got); diff != "" {
+		t.Errorf("addresses (-want +got):\n%s", diff)
+	}
+
+	want := fmt.Sprintf("All 5 non-reserved IP addresses of the 10.0.7.0/29 for %s have already been allocated.", *subnet.Id)
+	resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: private})
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer in a full subnet answered %v; OCI accepts it and fails the work request", err)
+	}
+	if msg := f.mustFail(t, resp.OpcWorkRequestId); msg != want {
+		t.Errorf("work request error %q, want %q", msg, want)
+	}
+	failed := f.getLB(t, f.lbOfWork(t, *resp.OpcWorkRequestId))
+	if failed.LifecycleState != loadbalancer.LoadBalancerLifecycleStateFailed || len(failed.IpAddresses) != 0 {
+		t.Errorf("load balancer in a full subnet: %s with addresses %v, want FAILED with none", failed.LifecycleState, failed.IpAddresses)
+	}
+	public := f.basicLB("public")
+	public.SubnetIds = []string{*subnet.Id}
+	resp, err = f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: public})
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	if msg := f.mustFail(t, resp.OpcWorkRequestId); msg != want {
+		t.Errorf("public load balancer: work request error %q, want %q", msg, want)
+	}
+	n := f.basicNLB("nlb")
+	n.IsPrivate, n.SubnetId = common.Bool(true), subnet.Id
+	nresp, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: n})
+	if err != nil {
+		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
+	}
+	if wr := f.waitNLBWork(t, nresp.OpcWorkRequestId); wr.Status != nlbapi.OperationStatusFailed {
+		t.Errorf("network load balancer in a full subnet: work request %s, want FAILED", wr.Status)
+	}
+
+	// Deleting a load balancer gives its address back.
+	for _, lb := range f.srv.LoadBalancers() {
+		if len(lb.IpAddresses) == 1 && lbDeref(lb.IpAddresses[0].IpAddress) == "10.0.7.4" {
+			del, err := f.lb.DeleteLoadBalancer(ctx, loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: lb.Id})
+			if err != nil {
+				t.Fatalf("DeleteLoadBalancer: %v", err)
+			}
+			f.mustSucceed(t, del.OpcWorkRequestId)
+		}
+	}
+	if addr := *f.getLB(t, f.createLB(t, private)).IpAddresses[0].IpAddress; addr != "10.0.7.4" {
+		t.Errorf("address after a delete freed one: %s, want 10.0.7.4", addr)
+	}
+}
+
+func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
+	const (
+		pub1, pub2   = "ocid1.publicip.oc1..p1", "ocid1.publicip.oc1..p2"
+		priv1, priv2 = "ocid1.privateip.oc1..q1", "ocid1.privateip.oc1..q2"
+		ipv6         = "ocid1.ipv6.oc1..v1"
+	)
+	addr := func(ip string, public bool, reserved string) nlbapi.IpAddress {
+		return nlbapi.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(public), IpVersion: nlbapi.IpVersionIpv4,
+			ReservedIp: &nlbapi.ReservedIp{Id: common.String(reserved)}}
+	}
+	tests := []struct {
+		name     string
+		private  bool
+		reserved []string
+		want     []nlbapi.IpAddress // nil: refused with 400 InvalidParameter
+	}{
+		{"public and private", false, []string{pub1, priv1}, []nlbapi.IpAddress{addr("192.0.2.1", true, pub1), addr("10.0.0.1", false, priv1)}},
+		{"private only, on a private NLB", true, []string{priv1}, []nlbapi.IpAddress{addr("10.0.0.1", false, priv1)}},
+		{"two public", false, []string{pub1, pub2}, nil},
+		{"two private", false, []string{priv1, priv2}, nil},
+		{"the same twice", false, []string{pub1, pub1}, nil},
+		{"public on a private NLB", true, []string{pub1}, nil},
+		{"not an IP", false, []string{"ocid1.vnic.oc1..x"}, nil},
+		{"IPv6 (not emulated)", false, []string{ipv6}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newLBFixture(t, Options{})
+			d := f.basicNLB("nlb")
+			d.IsPrivate = common.Bool(tc.private)
+			for _, id := range tc.reserved {
+				d.ReservedIps = append(d.ReservedIps, nlbapi.ReservedIp{Id: common.String(id)})
+			}
+			resp, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
+			if tc.want == nil {
+				wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateNetworkLoadBalancer: %v", err)
+			}
+			f.nlbMustSucceed(t, resp.OpcWorkRequestId)
+			if diff := cmp.Diff(tc.want, f.getNLB(t, *resp.Id).IpAddresses); diff != "" {
+				t.Errorf("addresses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// tlsLB is a valid create request with a certificate and one TLS listener using it.
+func tlsLB(f *lbFixture, certName string, ssl loadbalancer.SslConfigurationDetails) loadbalancer.CreateLoadBalancerDetails {
+	d := f.basicLB("tls")
+	d.Certificates = map[string]loadbalancer.CertificateDetails{certName: {CertificateName: common.String(certName),
+		PublicCertificate: common.String("-----BEGIN CERTIFICATE-----"), PrivateKey: common.String("-----BEGIN RSA PRIVATE KEY-----")}}
+	ssl.CertificateName = common.String(certName)
+	setListener(&d, func(l *loadbalancer.ListenerDetails) { l.Port, l.SslConfiguration = common.Int(443), &ssl })
+	return d
+}
+
+func TestListenerVerifyDepthZeroIsAcceptedWithoutPeerVerification(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	tests := []struct {
+		name   string
+		depth  int
+		verify *bool
+		ok     bool
+	}{
+		{"depth 0 without verification (the upstream CCM's)", 0, common.Bool(false), true},
+		{"depth 0, verification unset", 0, nil, true},
+		{"depth 0 with verification", 0, common.Bool(true), false},
+		{"depth 5 with verification", 5, common.Bool(true), true},
+		{"depth 11 without verification", 11, common.Bool(false), false},
+		{"depth -1", -1, common.Bool(false), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tlsLB(f, "tls-cert", loadbalancer.SslConfigurationDetails{VerifyDepth: common.Int(tc.depth), VerifyPeerCertificate: tc.verify})
+			resp, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+			if !tc.ok {
+				wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateLoadBalancer: %v", err)
+			}
+			f.mustSucceed(t, resp.OpcWorkRequestId)
+			got := f.getLB(t, f.lbOfWork(t, *resp.OpcWorkRequestId)).Listeners["TCP-80"].SslConfiguration
+			if *got.VerifyDepth != tc.depth {
+				t.Errorf("stored verifyDepth %d, want %d", *got.VerifyDepth, tc.depth)
+			}
+		})
+	}
+}
+
+func TestCertificateNamesAllowOnlyLettersDigitsDashAndUnderscore(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"web_tls-0123abcd", true},
+		{"web.example.com", false},
+		{"web tls", false},
+		{"web/tls", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tlsLB(f, tc.name, loadbalancer.SslConfigurationDetails{})
+			resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+			if !tc.ok {
+				wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateLoadBalancer: %v", err)
+			}
+			f.mustSucceed(t, resp.OpcWorkRequestId)
+		})
+	}
+	id := f.createLB(t, f.basicLB("svc"))
+	_, err := f.lb.CreateCertificate(ctx, loadbalancer.CreateCertificateRequest{LoadBalancerId: &id,
+		CreateCertificateDetails: loadbalancer.CreateCertificateDetails{CertificateName: common.String("web.tls"),
+			PublicCertificate: common.String("-----BEGIN CERTIFICATE-----")}})
+	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+}
+
+func TestTenancySeedSetsFixedShapeLimits(t *testing.T) {
+	var tn Tenancy
+	doc := "loadBalancerShapeLimits: {\"100Mbps\": 1}\n"
+	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultTenancy()
+	def.LoadBalancerShapeLimits = tn.LoadBalancerShapeLimits
+	f := newLBFixture(t, Options{})
+	if _, err := f.srv.Seed(def); err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	f.createLB(t, fixedShape(f, "one", "100Mbps"))
+	_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: fixedShape(f, "two", "100Mbps")})
+	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
+
+	for _, bad := range []map[string]int{{"flexible": 1}, {"1Gbps": 1}, {"400Mbps": -1}} {
+		def.LoadBalancerShapeLimits = bad
+		srv := New(Options{})
+		t.Cleanup(srv.Close)
+		if _, err := srv.Seed(def); err == nil || !strings.Contains(err.Error(), "loadBalancerShapeLimits") {
+			t.Errorf("Seed with shape limits %v: %v, want an error naming loadBalancerShapeLimits", bad, err)
+		}
+	}
+}
+
+func TestBackendsOverAllSetsAreLimitedWhenASetIsAdded(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	d := f.basicLB("svc")
+	all := hosts(1023)
+	d.BackendSets["TCP-80"], d.BackendSets["B1"] = tcpBackendSet(all[:511]...), tcpBackendSet(all[511:]...)
+	id := f.createLB(t, d)
+
+	add, err := f.lb.CreateBackend(ctx, loadbalancer.CreateBackendRequest{LoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
+		CreateBackendDetails: loadbalancer.CreateBackendDetails{IpAddress: common.String("10.2.0.1"), Port: common.Int(30080)}})
+	if err != nil {
+		t.Fatalf("CreateBackend up to 1024 in total: %v", err)
+	}
+	f.mustSucceed(t, add.OpcWorkRequestId)
+	_, err = f.lb.CreateBackendSet(ctx, loadbalancer.CreateBackendSetRequest{LoadBalancerId: &id,
+		CreateBackendSetDetails: loadbalancer.CreateBackendSetDetails{Name: common.String("B2"), Policy: common.String("ROUND_ROBIN"),
+			HealthChecker: tcpBackendSet().HealthChecker, Backends: tcpBackendSet("10.3.0.1").Backends}})
+	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
+}
