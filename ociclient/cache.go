@@ -27,6 +27,10 @@ type cache[V any] struct {
 	gen uint64
 
 	flights singleflight.Group
+
+	// afterMiss, when set (by tests only), runs between a missed lookup and joining or starting
+	// a flight: where another caller's flight may land unseen.
+	afterMiss func(key string)
 }
 
 type cacheEntry[V any] struct {
@@ -54,9 +58,18 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 			c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
 			return v, nil
 		}
+		if c.afterMiss != nil {
+			c.afterMiss(key)
+		}
 		led := false // set only if this caller's function is the one that runs
 		ch := c.flights.DoChan(key, func() (any, error) {
 			led = true
+			// A flight for key may have landed between our miss and this one starting: the
+			// singleflight group forgets a flight once it returns, so only the cache knows.
+			if v, ok := c.lookup(key); ok {
+				c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
+				return v, nil
+			}
 			c.metrics.cacheLookups.WithLabelValues(c.name, "miss").Inc()
 			gen := c.generation()
 			v, err := load(ctx)

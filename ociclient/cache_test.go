@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,5 +224,39 @@ func TestCacheJoinerWhoseLeaderWasCancelledLoadsItself(t *testing.T) {
 	}
 	if v := <-joined; v != "mine" {
 		t.Errorf("joiner got %q; want its own load, %q", v, "mine")
+	}
+}
+
+// TestAMissThatRacesALandingFlightMakesNoSecondCall pins the cause of a flaky call count under
+// CPU load: a reader that misses the cache, is descheduled, and resumes after another reader's
+// flight for the same key has landed and left the singleflight group, must find the value that
+// flight stored instead of loading it again.
+func TestAMissThatRacesALandingFlightMakesNoSecondCall(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, "10.0.1.0/24")
+	id := *subnets[0].Id
+	inHook, release := make(chan struct{}), make(chan struct{})
+	var stalledOnce atomic.Bool
+	env.client.VirtualNetwork.subnets.afterMiss = func(string) {
+		if stalledOnce.CompareAndSwap(false, true) { // only the first reader stalls
+			close(inHook)
+			<-release
+		}
+	}
+	ctx := context.Background()
+	stalled := make(chan error, 1)
+	go func() {
+		_, err := env.client.VirtualNetwork.GetSubnet(ctx, id)
+		stalled <- err
+	}()
+	<-inHook
+	if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil { // lands and stores
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-stalled; err != nil {
+		t.Fatal(err)
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 1 {
+		t.Errorf("GetSubnet calls = %d, want 1: the stalled reader loaded again what the other had just stored", calls)
 	}
 }
