@@ -2,7 +2,9 @@ package ociclient
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 )
@@ -15,8 +17,8 @@ type ComputeClient struct {
 	sdk core.ComputeClient
 	c   *caller
 
-	instances     *cache[core.Instance]   // by instance OCID
-	instanceLists *cache[[]core.Instance] // by compartment OCID
+	instances     *cache[core.Instance] // by instance OCID
+	instanceLists *cache[instanceList]  // by compartment OCID
 	// VNIC attachments: a compartment's, and one instance's. A compartment listing also fills
 	// the per-instance entries of the instances it holds.
 	vnicAttachmentLists     *cache[[]core.VnicAttachment] // by compartment OCID
@@ -28,7 +30,7 @@ func newComputeClient(sdk core.ComputeClient, c *caller) *ComputeClient {
 		sdk:                     sdk,
 		c:                       c,
 		instances:               newCache[core.Instance]("instance", c),
-		instanceLists:           newCache[[]core.Instance]("instance_list", c),
+		instanceLists:           newCache[instanceList]("instance_list", c),
 		vnicAttachmentLists:     newCache[[]core.VnicAttachment]("vnic_attachments", c),
 		instanceVnicAttachments: newCache[[]core.VnicAttachment]("instance_vnic_attachments", c),
 	}
@@ -57,10 +59,46 @@ func (cc *ComputeClient) GetInstance(ctx context.Context, id string) (core.Insta
 	return inst, err
 }
 
+// instanceList is a compartment's instances and when the listing that read them began.
+type instanceList struct {
+	items  []core.Instance
+	readAt time.Time
+}
+
 // ListInstances returns every instance in the compartment (all pages), from the cache when
 // fresh. The instances it reads also refresh GetInstance's cache.
 func (cc *ComputeClient) ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error) {
-	list, err := cc.instanceLists.get(ctx, compartmentID, func(ctx context.Context) ([]core.Instance, error) {
+	list, err := cc.instanceLists.get(ctx, compartmentID, cc.loadInstances(compartmentID))
+	return slices.Clone(list.items), err
+}
+
+// maxFreshListTries bounds how often ListInstancesFresh discards a listing that began before
+// it was called (one already cached, or under way) and asks again.
+const maxFreshListTries = 3
+
+// ListInstancesFresh returns every instance in the compartment from a listing that began after
+// this call did, so it holds every instance that existed when the call was made: what "absent
+// from its compartment" must be judged on. Concurrent callers share one such listing, so many
+// Nodes asking at once cost one listing, not one each; it then serves ListInstances too.
+func (cc *ComputeClient) ListInstancesFresh(ctx context.Context, compartmentID string) ([]core.Instance, error) {
+	asked := cc.c.clock.now()
+	for range maxFreshListTries {
+		list, err := cc.instanceLists.get(ctx, compartmentID, cc.loadInstances(compartmentID))
+		if err != nil {
+			return nil, err
+		}
+		if !list.readAt.Before(asked) {
+			return slices.Clone(list.items), nil
+		}
+		cc.instanceLists.invalidate(compartmentID)
+	}
+	return nil, fmt.Errorf("listing instances in compartment %s: no listing that began after the call in %d tries",
+		compartmentID, maxFreshListTries)
+}
+
+func (cc *ComputeClient) loadInstances(compartmentID string) func(ctx context.Context) (instanceList, error) {
+	return func(ctx context.Context) (instanceList, error) {
+		readAt := cc.c.clock.now()
 		list, err := pages(ctx, func(ctx context.Context, page *string) ([]core.Instance, *string, error) {
 			req := core.ListInstancesRequest{CompartmentId: &compartmentID, Page: page}
 			resp, err := invoke(ctx, cc.c, cc.op("ListInstances", compartmentID),
@@ -72,9 +110,8 @@ func (cc *ComputeClient) ListInstances(ctx context.Context, compartmentID string
 				cc.instances.put(*inst.Id, inst)
 			}
 		}
-		return list, err
-	})
-	return slices.Clone(list), err
+		return instanceList{items: list, readAt: readAt}, err
+	}
 }
 
 // ListVnicAttachments returns the compartment's VNIC attachments (all pages), or only one
