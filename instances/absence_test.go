@@ -2,11 +2,13 @@ package instances
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"golang.org/x/sync/errgroup"
 	v1 "k8s.io/api/core/v1"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	cloudprovider "k8s.io/cloud-provider"
@@ -241,5 +243,41 @@ func TestRememberedCompartmentsStayBoundedUnderChurn(t *testing.T) {
 	}
 	if got := e.inst.homes.Len(); got > 2*wave {
 		t.Errorf("%d remembered compartments after %d instances came and went in waves of %d; want at most %d", got, total, wave, 2*wave)
+	}
+}
+
+// When GetInstance answers 404 for every Node of a compartment (its read policy is missing),
+// Nodes asking at once share fresh listings, and a listing that holds an instance also fills
+// GetInstance's cache: 100 Nodes cost at most one GetInstance and one listing per worker, not a
+// listing per Node.
+func TestManyNodesAnsweringAmbiguous404sShareFreshListings(t *testing.T) {
+	const n = 100
+	_, ctx := ktesting.NewTestContext(t)
+	e := newEnv(t, envOptions{cacheTTL: time.Hour})
+	other := e.srv.NewID("compartment")
+	nodes := make([]*v1.Node, n)
+	for k := range nodes {
+		nodes[k] = withCompartment(nodeFor(e.addInstance("node", inCompartment(other))), other)
+	}
+	e.srv.InjectFault(faultNoPolicy("GetInstance"))
+	e.srv.ResetCalls()
+
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(resyncWorkers)
+	for _, node := range nodes {
+		g.Go(func() error {
+			if exists, err := e.inst.InstanceExists(ctx, node); !exists || err != nil {
+				return fmt.Errorf("InstanceExists(%s) = %v, %v; want true, nil", node.Spec.ProviderID, exists, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c := e.srv.Calls()
+	if c.Op("GetInstance") > resyncWorkers || c.Op("ListInstances") > resyncWorkers || c.Total() != c.Op("GetInstance")+c.Op("ListInstances") {
+		t.Errorf("calls for %d Nodes, %d at a time:\n%v\nwant at most %d GetInstance and %d ListInstances, nothing else",
+			n, resyncWorkers, c, resyncWorkers, resyncWorkers)
 	}
 }
