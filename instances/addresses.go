@@ -38,23 +38,16 @@ func nodeAddresses(vnic core.Vnic) []v1.NodeAddress {
 	return out
 }
 
-// primaryVNIC returns the instance's primary VNIC. The attachments come from the listing of the
-// instance's compartment, which ociclient caches and shares between Nodes; an instance newer than
-// that cached listing falls back to a listing narrowed to the instance.
+// primaryVNIC returns the instance's primary VNIC. Its attachments are listed for the instance
+// alone (ociclient serves that from a cached listing of the compartment when it has one), so a
+// Node costs the same whatever the size of its compartment.
 func (i *Instances) primaryVNIC(ctx context.Context, inst core.Instance) (core.Vnic, error) {
 	id, compartment := deref(inst.Id), deref(inst.CompartmentId)
-	atts, err := i.compute.ListVnicAttachments(ctx, compartment, "")
+	atts, err := i.compute.ListVnicAttachments(ctx, compartment, id)
 	if err != nil {
-		return core.Vnic{}, fmt.Errorf("listing VNIC attachments in compartment %s for instance %s: %w", compartment, id, err)
+		return core.Vnic{}, fmt.Errorf("listing VNIC attachments of instance %s: %w", id, err)
 	}
-	isThis := func(instanceID string) bool { return instanceID == id }
-	vnicIDs := attachedVNICs(atts, isThis)[id]
-	if len(vnicIDs) == 0 {
-		if atts, err = i.compute.ListVnicAttachments(ctx, compartment, id); err != nil {
-			return core.Vnic{}, fmt.Errorf("listing VNIC attachments of instance %s: %w", id, err)
-		}
-		vnicIDs = attachedVNICs(atts, isThis)[id]
-	}
+	vnicIDs := attachedVNICs(atts, func(instanceID string) bool { return instanceID == id })[id]
 	if len(vnicIDs) == 0 {
 		return core.Vnic{}, fmt.Errorf("instance %s (%s) has no attached VNIC yet", id, inst.LifecycleState)
 	}

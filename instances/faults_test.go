@@ -26,34 +26,38 @@ func TestExistsNeverReportsGoneOnFaults(t *testing.T) {
 		name      string
 		fault     ocitest.Fault
 		retryable bool // what ociclient.IsRetryable must say of the error, so callers requeue
+		// listOnly: the fault hits only listings, which a Node with a providerID whose
+		// instance is live never needs: that one must be found, not made an error.
+		listOnly bool
 	}{
-		{"100% 500 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusInternalServerError}, true},
-		{"100% 503 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusServiceUnavailable}, true},
-		{"100% 429 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusTooManyRequests}, true},
-		{"100% 429 with Retry-After on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusTooManyRequests, RetryAfter: "0"}, true},
-		{"connections dropped", ocitest.Fault{Class: ocitest.ClassRead, DropConnection: true}, true},
-		{"ambiguous 404 on every read (missing policy)", faultNoPolicy(""), false},
-		{"ambiguous 404 on ListInstances (missing inspect policy)", faultNoPolicy("ListInstances"), false},
-		{"500 on ListInstances only", ocitest.Fault{Operation: "ListInstances", Status: http.StatusInternalServerError}, true},
+		{"100% 500 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusInternalServerError}, true, false},
+		{"100% 503 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusServiceUnavailable}, true, false},
+		{"100% 429 on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusTooManyRequests}, true, false},
+		{"100% 429 with Retry-After on reads", ocitest.Fault{Class: ocitest.ClassRead, Status: http.StatusTooManyRequests, RetryAfter: "0"}, true, false},
+		{"connections dropped", ocitest.Fault{Class: ocitest.ClassRead, DropConnection: true}, true, false},
+		{"ambiguous 404 on every read (missing policy)", faultNoPolicy(""), false, false},
+		{"ambiguous 404 on ListInstances (missing inspect policy)", faultNoPolicy("ListInstances"), false, true},
+		{"500 on ListInstances only", ocitest.Fault{Operation: "ListInstances", Status: http.StatusInternalServerError}, true, true},
 	}
 	subjects := []struct {
-		name string
-		node func(e *env) *v1.Node
+		name     string
+		node     func(e *env) *v1.Node
+		readByID bool // a live instance named by providerID
 	}{
-		{"listed instance", func(e *env) *v1.Node { return nodeFor(e.addInstance("node-a", nil)) }},
+		{"listed instance", func(e *env) *v1.Node { return nodeFor(e.addInstance("node-a", nil)) }, true},
 		{"removed instance", func(e *env) *v1.Node {
 			inst := e.addInstance("node-a", nil)
 			e.srv.RemoveInstance(*inst.Id)
-			return nodeFor(inst)
-		}},
+			return withCompartment(nodeFor(inst), e.compartment) // its compartment is known
+		}, false},
 		{"node without providerID, by name", func(e *env) *v1.Node {
 			e.addInstance("node-a", nil)
 			return namedNode("node-a")
-		}},
+		}, false},
 		{"node without providerID, by IP", func(e *env) *v1.Node {
 			inst := e.addInstance("node-a", nil)
 			return namedNode(*e.srv.InstanceVNICs(*inst.Id)[0].PrivateIp)
-		}},
+		}, false},
 	}
 	for _, f := range faults {
 		for _, s := range subjects {
@@ -64,6 +68,12 @@ func TestExistsNeverReportsGoneOnFaults(t *testing.T) {
 				e.srv.InjectFault(f.fault)
 
 				exists, err := e.inst.InstanceExists(ctx, node)
+				if f.listOnly && s.readByID {
+					if !exists || err != nil {
+						t.Errorf("InstanceExists = %v, %v; want true, nil: a live instance read by ID needs no listing", exists, err)
+					}
+					return
+				}
 				if err == nil {
 					t.Fatalf("InstanceExists = %v, nil; want an error (calls: %v)", exists, e.srv.Calls())
 				}
@@ -81,8 +91,8 @@ func TestExistsNeverReportsGoneOnFaults(t *testing.T) {
 	}
 }
 
-// A get that answers the ambiguous 404 does not outweigh a listing that still holds the
-// instance; the listing answers without any get at all.
+// A get that answers the ambiguous 404 does not outweigh a fresh listing that still holds the
+// instance.
 func TestAmbiguousNotFoundOnGetWhileListedMeansExists(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{})
@@ -93,8 +103,8 @@ func TestAmbiguousNotFoundOnGetWhileListedMeansExists(t *testing.T) {
 	if exists, err := e.inst.InstanceExists(ctx, node); !exists || err != nil {
 		t.Errorf("InstanceExists = %v, %v; want true, nil", exists, err)
 	}
-	if got := e.srv.Calls().Op("GetInstance"); got != 0 {
-		t.Errorf("GetInstance calls = %d, want 0", got)
+	if c := e.srv.Calls(); c.Op("GetInstance") != 1 || c.Op("ListInstances") != 1 {
+		t.Errorf("calls = %v; want one GetInstance (404) and one ListInstances", c)
 	}
 }
 
@@ -117,12 +127,12 @@ func TestATransientFaultIsRetriedAway(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{})
 	node := nodeFor(e.addInstance("node-a", nil))
-	e.srv.InjectFault(ocitest.Fault{Operation: "ListInstances", Status: http.StatusInternalServerError, Times: 1})
+	e.srv.InjectFault(ocitest.Fault{Operation: "GetInstance", Status: http.StatusInternalServerError, Times: 1})
 
 	if exists, err := e.inst.InstanceExists(ctx, node); !exists || err != nil {
 		t.Errorf("InstanceExists = %v, %v; want true, nil", exists, err)
 	}
-	if got := e.srv.Calls().Op("ListInstances"); got != 2 {
-		t.Errorf("ListInstances calls = %d, want 2 (one failed, one retry)", got)
+	if got := e.srv.Calls().Op("GetInstance"); got != 2 {
+		t.Errorf("GetInstance calls = %d, want 2 (one failed, one retry)", got)
 	}
 }

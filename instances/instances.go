@@ -2,26 +2,28 @@
 // compute instance a Node is, its addresses, shape, zone, region and labels, and whether it still
 // exists or is shut down.
 //
-// Its central promise is that a Node is only reported gone when OCI has confirmed it: the
-// instance is TERMINATED/TERMINATING, or a get answered 404 and a successful listing of the
-// instance's compartment does not contain it. Every other failure (5xx, 429, timeouts, an
-// ambiguous NotAuthorizedOrNotFound from a missing IAM policy) is returned as an error, because
-// the cloud-provider framework deletes a Node at once when told it does not exist.
+// Its central promise is that a Node is only reported gone when OCI has proven it: the instance
+// is TERMINATED/TERMINATING, or GetInstance answered 404 and a fresh listing of every
+// compartment the instance is known to live in (the Node's CompartmentAnnotation, or where this
+// process last read it) does not hold it. Every other failure (5xx, 429, timeouts, an ambiguous
+// NotAuthorizedOrNotFound from a missing IAM policy, a 404 for an instance whose compartment is
+// unknown) is returned as an error, because the cloud-provider framework deletes a Node at once
+// when told it does not exist.
 //
-// Reads go through ociclient's caches. Instances are found in the listing of their compartment
-// rather than fetched one by one, so a resync of N Nodes costs a few list calls per compartment,
-// not N gets. See README.md for the lookup order and the semantics table.
+// A Node with a providerID is read by ID (GetInstance, its own VNIC attachments, its primary
+// VNIC), so it costs the same whatever the size of its compartment; ociclient caches every read.
+// See README.md for the lookup order, the call counts and the rule for "gone".
 package instances
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
 	v1 "k8s.io/api/core/v1"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 )
@@ -30,6 +32,9 @@ import (
 type Compute interface {
 	GetInstance(ctx context.Context, id string) (core.Instance, error)
 	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
+	// ListInstancesFresh must answer from a listing that began after the call did: only such
+	// a listing's lack of an instance is taken as the instance's absence.
+	ListInstancesFresh(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)
 }
 
@@ -62,11 +67,10 @@ type Instances struct {
 	compartmentID string
 	region        string
 
-	// homes remembers the compartment of instances found outside CompartmentID, learned from
-	// successful reads. It lets later lookups use that compartment's (cached) listing instead of
-	// a get per Node, and makes "absent from its compartment" mean the right compartment.
-	mu    sync.Mutex
-	homes map[string]string // instance OCID → compartment OCID
+	// homes remembers the compartment each instance was last read in (instance OCID →
+	// compartment OCID), so that "absent from its compartment" means the right compartment.
+	// Entries expire homeTTL after the last read and are swept, so churn does not grow it.
+	homes *utilcache.Expiring
 }
 
 var _ cloudprovider.InstancesV2 = (*Instances)(nil)
@@ -95,15 +99,16 @@ func New(opts Options) (*Instances, error) {
 		compartmentID: opts.CompartmentID,
 		// The SDK's table maps short codes to canonical names; known names return as they are.
 		region: LabelValue(string(common.StringToRegion(opts.Region))),
-		homes:  map[string]string{},
+		homes:  utilcache.NewExpiring(),
 	}, nil
 }
 
 // InstanceExists reports whether the Node's instance still exists. It returns false with a nil
-// error only when the instance is TERMINATED or TERMINATING, or confirmed absent: a 404 from
-// GetInstance and absence from a successful listing of the instance's compartment. Any other
-// failure, including a Node without providerID that matches no instance, is returned as an
-// error, never as "does not exist".
+// error only when the instance is TERMINATED or TERMINATING, or proven absent: a 404 from
+// GetInstance and absence from a fresh listing of every compartment the instance is known to
+// live in. Any other failure, including a 404 for an instance whose compartment is unknown and a
+// Node without providerID that matches no instance, is returned as an error, never as "does not
+// exist".
 func (i *Instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
 	logger := klog.FromContext(ctx)
 	inst, by, err := i.lookup(ctx, node)
@@ -186,3 +191,7 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// CompartmentAnnotation is the Node annotation naming the compartment of the Node's instance
+// (OKE sets it). It tells which compartment's listing can confirm that the instance is gone.
+const CompartmentAnnotation = "oci.oraclecloud.com/compartment-id"

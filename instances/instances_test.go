@@ -52,6 +52,9 @@ func TestExistsIsFalseOnlyWhenAbsenceIsConfirmed(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{})
 	inst := e.addInstance("node-a", nil)
+	if exists, err := e.inst.InstanceExists(ctx, nodeFor(inst)); !exists || err != nil {
+		t.Fatalf("InstanceExists while live = %v, %v", exists, err) // learns its compartment
+	}
 	e.srv.RemoveInstance(*inst.Id)
 	e.srv.ResetCalls()
 
@@ -59,7 +62,7 @@ func TestExistsIsFalseOnlyWhenAbsenceIsConfirmed(t *testing.T) {
 	if err != nil || exists {
 		t.Fatalf("InstanceExists for a removed instance = %v, %v; want false, nil", exists, err)
 	}
-	// The confirmation is both reads: the compartment listing without it, then the 404.
+	// The confirmation is both reads: the 404, then a fresh listing of its compartment without it.
 	calls := e.srv.Calls()
 	if calls.Op("ListInstances") != 1 || calls.Op("GetInstance") != 1 {
 		t.Errorf("calls = %v; want one ListInstances and one GetInstance", calls)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oracle/oci-go-sdk/v65/core"
@@ -22,8 +24,9 @@ const (
 )
 
 // errConfirmedAbsent marks the one "not found" that InstanceExists may report as false: a 404
-// from GetInstance for an instance that a successful listing of its compartment does not hold.
-// It wraps cloudprovider.InstanceNotFound, which callers of the other methods test for.
+// from GetInstance for an instance that a fresh listing of every compartment it is known to live
+// in does not hold. It wraps cloudprovider.InstanceNotFound, which callers of the other methods
+// test for.
 var errConfirmedAbsent = fmt.Errorf("confirmed absent: %w", cloudprovider.InstanceNotFound)
 
 // lookup finds the Node's instance: by spec.providerID when it is set, otherwise by display
@@ -39,62 +42,134 @@ func (i *Instances) lookup(ctx context.Context, node *v1.Node) (core.Instance, s
 		if err != nil {
 			return core.Instance{}, "", fmt.Errorf("node %s: %w", node.Name, err)
 		}
-		inst, err := i.instanceByID(ctx, id)
+		inst, err := i.instanceByID(ctx, node, id)
 		return inst, byProviderID, err
 	}
 	return i.instanceByNode(ctx, node)
 }
 
-// instanceByID returns the instance with the OCID. It looks in the listing of the instance's
-// compartment first: ociclient caches that listing and shares it between all Nodes, which keeps a
-// resync at O(compartments) calls. Only an instance the listing lacks (created after the listing
-// was cached, or living in a compartment not yet known) costs a GetInstance.
-func (i *Instances) instanceByID(ctx context.Context, id string) (core.Instance, error) {
-	compartment := i.compartmentOf(id)
-	listed, err := i.compute.ListInstances(ctx, compartment)
-	if err != nil {
-		return core.Instance{}, fmt.Errorf("listing instances in compartment %s to find instance %s: %w", compartment, id, err)
-	}
-	for _, inst := range listed {
-		if deref(inst.Id) == id {
-			return inst, nil
-		}
-	}
+// instanceByID returns the instance with the OCID, read by ID (GetInstance, cached by
+// ociclient), so that a Node costs the same whatever the size of its compartment.
+func (i *Instances) instanceByID(ctx context.Context, node *v1.Node, id string) (core.Instance, error) {
 	inst, err := i.compute.GetInstance(ctx, id)
 	switch {
 	case err == nil:
 		i.remember(inst)
 		return inst, nil
 	case ociclient.IsNotFound(err):
-		// Confirmed absence: the get says 404 and the listing of its compartment, which succeeded
-		// just above, does not hold it. A 404 alone is not enough: OCI answers
-		// NotAuthorizedOrNotFound both for a missing instance and for a missing IAM policy.
-		i.forget(id)
-		return core.Instance{}, fmt.Errorf("instance %s is not in compartment %s and GetInstance answered 404: %w (%w)",
-			id, compartment, errConfirmedAbsent, err)
+		return i.afterNotFound(ctx, node, id, err)
 	default:
 		return core.Instance{}, fmt.Errorf("getting instance %s: %w", id, err)
 	}
+}
+
+// afterNotFound decides what a 404 from GetInstance means. OCI answers 404
+// NotAuthorizedOrNotFound both for an instance that does not exist and for one the policy does
+// not let us read, so the 404 proves nothing alone. The instance is looked for in fresh listings
+// of the compartments it is known to live in: the Node's CompartmentAnnotation and the
+// compartment this process last read it in. Absent from all of them is confirmed absence; found
+// in one, it is returned as listed (its state then decides). When no compartment is known, the
+// configured one is listed, which may find it but cannot prove it gone: that is an error saying
+// so.
+func (i *Instances) afterNotFound(ctx context.Context, node *v1.Node, id string, notFound error) (core.Instance, error) {
+	known, err := i.knownCompartments(node, id)
+	if err != nil {
+		return core.Instance{}, err
+	}
+	look := known
+	if len(look) == 0 {
+		look = []string{i.compartmentID}
+	}
+	for _, c := range look {
+		listed, err := i.compute.ListInstancesFresh(ctx, c)
+		if err != nil {
+			return core.Instance{}, fmt.Errorf("GetInstance answered 404 for instance %s, which is also what a missing IAM policy looks like, and listing compartment %s to tell which failed: %w (GetInstance: %w)",
+				id, c, err, notFound)
+		}
+		for _, inst := range listed {
+			if deref(inst.Id) == id {
+				i.remember(inst)
+				return inst, nil
+			}
+		}
+	}
+	if len(known) == 0 {
+		return core.Instance{}, fmt.Errorf("absence of instance %s is not proven: GetInstance answered 404 (%w), which is also what a missing IAM policy looks like; "+
+			"a fresh listing of the configured compartment %s does not hold it, but the instance's own compartment is unknown "+
+			"(the Node has no %s annotation and no read since this process started found the instance). "+
+			"Set the annotation to the instance's compartment, or let the CCM read instances there; delete the Node by hand if its instance is gone",
+			id, notFound, i.compartmentID, CompartmentAnnotation)
+	}
+	// The compartment stays remembered: the next question about this Node gets the same answer.
+	return core.Instance{}, fmt.Errorf("instance %s: GetInstance answered 404 and a fresh listing of its compartment %s does not hold it: %w (%w)",
+		id, strings.Join(known, ", "), errConfirmedAbsent, notFound)
+}
+
+// knownCompartments returns the compartments the instance is known to live in: the Node's
+// annotation and where this process last read it, without duplicates. A malformed annotation
+// is an error naming it.
+func (i *Instances) knownCompartments(node *v1.Node, id string) ([]string, error) {
+	var out []string
+	if v, ok := node.Annotations[CompartmentAnnotation]; ok {
+		if problem := compartmentOCIDProblem(v); problem != "" {
+			return nil, fmt.Errorf("node %s: annotation %s=%q: %s; want the OCID of the compartment of the Node's instance (ocid1.compartment.… or ocid1.tenancy.…)",
+				node.Name, CompartmentAnnotation, v, problem)
+		}
+		out = append(out, v)
+	}
+	if c, ok := i.homes.Get(id); ok && !slices.Contains(out, c.(string)) {
+		out = append(out, c.(string))
+	}
+	return out, nil
+}
+
+// compartmentOCIDProblem says what is wrong with v as a compartment OCID, or "" if nothing is.
+// The root compartment is the tenancy, so a tenancy OCID is a compartment too.
+func compartmentOCIDProblem(v string) string {
+	for _, r := range v {
+		if !isOCIDRune(r) {
+			return fmt.Sprintf("%q is not allowed in an OCID", r)
+		}
+	}
+	parts := strings.Split(v, ".")
+	switch {
+	case len(parts) < 5 || parts[0] != "ocid1":
+		return "it is not an OCID"
+	case parts[1] != "compartment" && parts[1] != "tenancy":
+		return fmt.Sprintf("it is the OCID of a %q, not of a compartment", parts[1])
+	case parts[len(parts)-1] == "":
+		return "its unique ID is empty"
+	}
+	return ""
 }
 
 // instanceByNode finds the instance of a Node that has no providerID yet, in the configured
 // compartment: first by display name (no VNIC reads), then by hostname label, then by private
 // IP. A live (not terminated) match wins; two live matches at the same step are an error, not a
 // guess. When only a terminated instance matches, it is returned so that InstanceExists reports
-// the Node gone.
+// the Node gone, but only after fresh listings agree: a Node name reused by a new instance must
+// not resolve to the old one because a cached listing predates the new one.
 func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
 	inst, by, err := i.instanceByNodeFrom(ctx, node)
-	if !errors.Is(err, cloudprovider.InstanceNotFound) {
+	if err == nil && !isTerminated(inst.LifecycleState) {
+		i.remember(inst)
+		return inst, by, nil
+	}
+	if err != nil && !errors.Is(err, cloudprovider.InstanceNotFound) {
 		return inst, by, err
 	}
 	// The listings may predate the instance (a Node registers right after its instance boots,
-	// within the cache's TTL): look once more in fresh ones before giving up.
+	// within the cache's TTL): look once more in fresh ones before answering.
 	refresher, ok := i.compute.(interface{ InvalidateCompartment(compartmentID string) })
 	if !ok {
 		return inst, by, err
 	}
 	refresher.InvalidateCompartment(i.compartmentID)
-	return i.instanceByNodeFrom(ctx, node)
+	inst, by, err = i.instanceByNodeFrom(ctx, node)
+	if err == nil {
+		i.remember(inst)
+	}
+	return inst, by, err
 }
 
 func (i *Instances) instanceByNodeFrom(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
@@ -227,36 +302,18 @@ func privateIPMatcher(node *v1.Node) func(core.Vnic) bool {
 	}
 }
 
-// compartmentOf is the compartment to look for an instance in: where it was last seen, or the
-// configured compartment.
-func (i *Instances) compartmentOf(id string) string {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if c, ok := i.homes[id]; ok {
-		return c
-	}
-	return i.compartmentID
-}
+// homeTTL is how long the compartment of an instance is remembered after the last successful
+// read of it. The node lifecycle controller asks about every Node every few seconds, so a Node
+// whose instance goes away is asked about well within it; the bound keeps instances that come
+// and go from growing memory.
+const homeTTL = time.Hour
 
-// remember records the compartment of an instance found by GetInstance, so the next lookup
-// lists that compartment. The configured compartment is the default and needs no entry; one
-// moved back into it loses its entry.
+// remember records the compartment an instance was read in, so that a later 404 for it can be
+// settled by a fresh listing of that compartment.
 func (i *Instances) remember(inst core.Instance) {
 	id, c := deref(inst.Id), deref(inst.CompartmentId)
 	if id == "" || c == "" {
 		return
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if c == i.compartmentID {
-		delete(i.homes, id)
-		return
-	}
-	i.homes[id] = c
-}
-
-func (i *Instances) forget(id string) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	delete(i.homes, id)
+	i.homes.Set(id, c, homeTTL)
 }

@@ -103,27 +103,19 @@ func TestLookupByNamePrefersLiveInstancesAndRefusesToGuess(t *testing.T) {
 	})
 }
 
-func TestInstanceInAnotherCompartmentIsFoundAndThenListedThere(t *testing.T) {
+func TestInstanceInAnotherCompartmentIsReadByIDAndJudgedByItsOwnCompartment(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{})
 	other := e.srv.NewID("compartment")
-	inst := e.addInstance("node-x", func(i *core.Instance, _ *core.Vnic) { i.CompartmentId = common.String(other) })
+	inst := e.addInstance("node-x", inCompartment(other))
 	node := nodeFor(inst)
 
 	e.srv.ResetCalls()
 	if _, err := e.inst.InstanceMetadata(ctx, node); err != nil {
-		t.Fatalf("first InstanceMetadata: %v", err)
+		t.Fatalf("InstanceMetadata: %v", err)
 	}
-	if got := e.srv.Calls().Op("GetInstance"); got != 1 {
-		t.Errorf("first lookup made %d GetInstance calls, want 1 (it is not in the configured compartment)", got)
-	}
-
-	e.srv.ResetCalls()
-	if _, err := e.inst.InstanceMetadata(ctx, node); err != nil {
-		t.Fatalf("second InstanceMetadata: %v", err)
-	}
-	if c := e.srv.Calls(); c.Op("GetInstance") != 0 || c.Op("ListInstances") != 1 {
-		t.Errorf("second lookup calls = %v; want its compartment listed and no GetInstance", c)
+	if c := e.srv.Calls(); c.Op("GetInstance") != 1 || c.Op("ListInstances") != 0 {
+		t.Errorf("lookup calls = %v; want one GetInstance and no listing", c)
 	}
 
 	// Its own compartment's listing now decides absence: a failing one is an error.
@@ -157,7 +149,7 @@ func TestInstanceNewerThanTheCachedListingIsStillFound(t *testing.T) {
 	}
 	c := e.srv.Calls()
 	if c.Op("ListInstances") != 0 || c.Op("GetInstance") != 1 || c.Op("ListVnicAttachments") != 1 || c.Op("GetVnic") != 1 {
-		t.Errorf("calls = %v; want the cached listings kept, plus one GetInstance, one narrowed ListVnicAttachments and one GetVnic", c)
+		t.Errorf("calls = %v; want one GetInstance, one narrowed ListVnicAttachments and one GetVnic", c)
 	}
 }
 

@@ -220,6 +220,9 @@ func (nopCompute) GetInstance(context.Context, string) (core.Instance, error) {
 func (nopCompute) ListInstances(context.Context, string) ([]core.Instance, error) {
 	return nil, errNoOCI
 }
+func (nopCompute) ListInstancesFresh(context.Context, string) ([]core.Instance, error) {
+	return nil, errNoOCI
+}
 func (nopCompute) ListVnicAttachments(context.Context, string, string) ([]core.VnicAttachment, error) {
 	return nil, errNoOCI
 }

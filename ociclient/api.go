@@ -84,6 +84,9 @@ type Compute interface {
 	GetInstance(ctx context.Context, id string) (core.Instance, error)
 	// ListInstances returns every instance in the compartment (all pages).
 	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
+	// ListInstancesFresh is ListInstances from a listing that began after the call did: the
+	// only listing whose lack of an instance may be taken as the instance's absence.
+	ListInstancesFresh(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	// ListVnicAttachments returns the VNIC attachments in the compartment (all pages); a
 	// non-empty instanceID narrows them to one instance.
 	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)

@@ -9,34 +9,58 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
+	kclock "k8s.io/utils/clock"
 )
 
 // cache is a TTL cache of one kind of read, keyed by the read's arguments. Concurrent misses
 // for the same key make one call (singleflight). Failed reads are not cached, and a 404 drops
 // the key. With a TTL below zero it only passes calls through.
+//
+// Entries live in a utilcache.Expiring, which sweeps expired entries on every store: memory
+// follows what was read within the last TTL, not every key ever read (instances come and go
+// under autoscaling, and nobody looks up a deleted instance's key again).
 type cache[V any] struct {
 	name    string
 	ttl     time.Duration
-	clock   *clock // the caller's, so a test that swaps the caller's clock swaps this one
 	metrics *clientMetrics
+	// keep, if set, says whether a loaded value may be cached; values it refuses are returned
+	// but read again next time.
+	keep func(V) bool
 
-	mu      sync.Mutex
-	entries map[string]cacheEntry[V]
+	mu         sync.Mutex
+	entries    *utilcache.Expiring // key → V; replaced whole by invalidateAll
+	newEntries func() *utilcache.Expiring
 	// gen counts invalidations. A load that started before an invalidation does not store its
 	// result, which may predate the change the invalidation was for.
 	gen uint64
 
 	flights singleflight.Group
-}
 
-type cacheEntry[V any] struct {
-	value   V
-	expires time.Time
+	// afterMiss, when set (by tests only), runs between a missed lookup and joining or starting
+	// a flight: where another caller's flight may land unseen.
+	afterMiss func(key string)
 }
 
 func newCache[V any](name string, c *caller) *cache[V] {
-	return &cache[V]{name: name, ttl: c.cacheTTL, clock: &c.clock, metrics: c.metrics, entries: map[string]cacheEntry[V]{}}
+	// The caller's clock, read through a pointer, so a test that swaps it swaps this one.
+	clk := callerClock{c: &c.clock}
+	newEntries := func() *utilcache.Expiring { return utilcache.NewExpiringWithClock(clk) }
+	return &cache[V]{name: name, ttl: c.cacheTTL, metrics: c.metrics, entries: newEntries(), newEntries: newEntries}
 }
+
+// callerClock shows a caller's clock to utilcache.Expiring, which reads only Now; the timer
+// methods it never calls are real time's.
+type callerClock struct {
+	kclock.RealClock
+	c *clock
+}
+
+// Now is the caller's now.
+func (k callerClock) Now() time.Time { return k.c.now() }
+
+// Since is the time elapsed since t on the caller's clock.
+func (k callerClock) Since(t time.Time) time.Duration { return k.c.now().Sub(t) }
 
 // maxLeaderRetries bounds how often a caller whose shared load was cut short by another
 // caller's context starts its own.
@@ -54,14 +78,23 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 			c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
 			return v, nil
 		}
+		if c.afterMiss != nil {
+			c.afterMiss(key)
+		}
 		led := false // set only if this caller's function is the one that runs
 		ch := c.flights.DoChan(key, func() (any, error) {
 			led = true
+			// A flight for key may have landed between our miss and this one starting: the
+			// singleflight group forgets a flight once it returns, so only the cache knows.
+			if v, ok := c.lookup(key); ok {
+				c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
+				return v, nil
+			}
 			c.metrics.cacheLookups.WithLabelValues(c.name, "miss").Inc()
 			gen := c.generation()
 			v, err := load(ctx)
 			switch {
-			case err == nil:
+			case err == nil && (c.keep == nil || c.keep(v)):
 				c.store(key, v, gen)
 			case IsNotFound(err):
 				c.invalidate(key)
@@ -90,18 +123,14 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 
 func (c *cache[V]) lookup(key string) (V, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
+	entries := c.entries
+	c.mu.Unlock()
+	v, ok := entries.Get(key) // false for an expired entry not yet swept
 	if !ok {
 		var zero V
 		return zero, false
 	}
-	if !c.clock.now().Before(e.expires) {
-		delete(c.entries, key)
-		var zero V
-		return zero, false
-	}
-	return e.value, true
+	return v.(V), true
 }
 
 func (c *cache[V]) generation() uint64 {
@@ -117,7 +146,7 @@ func (c *cache[V]) store(key string, v V, gen uint64) {
 	if c.gen != gen {
 		return
 	}
-	c.entries[key] = cacheEntry[V]{value: v, expires: c.clock.now().Add(c.ttl)}
+	c.entries.Set(key, v, c.ttl)
 }
 
 // put caches v as freshly read (e.g. an instance seen in a list).
@@ -127,29 +156,23 @@ func (c *cache[V]) put(key string, v V) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[key] = cacheEntry[V]{value: v, expires: c.clock.now().Add(c.ttl)}
+	c.entries.Set(key, v, c.ttl)
 }
 
 // invalidate drops key.
 func (c *cache[V]) invalidate(key string) {
-	c.invalidateMatching(func(k string) bool { return k == key })
-}
-
-// invalidateMatching drops every key for which match is true.
-func (c *cache[V]) invalidateMatching(match func(key string) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for k := range c.entries {
-		if match(k) {
-			delete(c.entries, k)
-		}
-	}
+	c.entries.Delete(key)
 }
 
 // invalidateAll drops every entry.
 func (c *cache[V]) invalidateAll() {
-	c.invalidateMatching(func(string) bool { return true })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.entries = c.newEntries()
 }
 
 // cacheKey joins the parts of a composite key. OCIDs never contain "|".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,5 +224,103 @@ func TestCacheJoinerWhoseLeaderWasCancelledLoadsItself(t *testing.T) {
 	}
 	if v := <-joined; v != "mine" {
 		t.Errorf("joiner got %q; want its own load, %q", v, "mine")
+	}
+}
+
+// TestAMissThatRacesALandingFlightMakesNoSecondCall pins the cause of a flaky call count under
+// CPU load: a reader that misses the cache, is descheduled, and resumes after another reader's
+// flight for the same key has landed and left the singleflight group, must find the value that
+// flight stored instead of loading it again.
+func TestAMissThatRacesALandingFlightMakesNoSecondCall(t *testing.T) {
+	env, _, subnets := subnetEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, "10.0.1.0/24")
+	id := *subnets[0].Id
+	inHook, release := make(chan struct{}), make(chan struct{})
+	var stalledOnce atomic.Bool
+	env.client.VirtualNetwork.subnets.afterMiss = func(string) {
+		if stalledOnce.CompareAndSwap(false, true) { // only the first reader stalls
+			close(inHook)
+			<-release
+		}
+	}
+	ctx := context.Background()
+	stalled := make(chan error, 1)
+	go func() {
+		_, err := env.client.VirtualNetwork.GetSubnet(ctx, id)
+		stalled <- err
+	}()
+	<-inHook
+	if _, err := env.client.VirtualNetwork.GetSubnet(ctx, id); err != nil { // lands and stores
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-stalled; err != nil {
+		t.Fatal(err)
+	}
+	if calls := env.srv.Calls().Op("GetSubnet"); calls != 1 {
+		t.Errorf("GetSubnet calls = %d, want 1: the stalled reader loaded again what the other had just stored", calls)
+	}
+}
+
+// size is the number of entries the cache holds, expired or not: what it costs in memory.
+func (c *cache[V]) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries.Len()
+}
+
+// TestCachesStayBoundedUnderInstanceChurn: 10,000 instances come and go in waves of 100, one
+// wave per TTL, each wave listed and some of its instances read one by one, as Nodes come and go
+// in an autoscaled cluster. No key is ever looked up again once its instance is gone, so only a
+// cache that sweeps expired entries stays at about two waves; one that drops an entry only when
+// its key is read again ends up holding every instance ever seen.
+func TestCachesStayBoundedUnderInstanceChurn(t *testing.T) {
+	const total, wave = 10_000, 100
+	env := newTestEnv(t, envConfig{client: Options{CacheTTL: time.Minute, RateLimit: noLimit}, fakeClock: true,
+		server: ocitest.Options{PageSize: 1000}})
+	vcn := env.srv.AddVCN(core.Vcn{})
+	subnet := env.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.0.0/20")})
+	compartment := env.srv.TenancyID()
+	ctx := context.Background()
+	var live []string
+	for n := 0; n < total; n += wave {
+		for _, id := range live {
+			env.srv.RemoveInstance(id)
+		}
+		live = live[:0]
+		for range wave {
+			inst := env.srv.AddInstance(ocitest.Instance{VNICs: []core.Vnic{{SubnetId: subnet.Id}}})
+			live = append(live, *inst.Id)
+		}
+		if _, err := env.client.Compute.ListInstances(ctx, compartment); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.client.Compute.ListVnicAttachments(ctx, compartment, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range live[:3] { // a few new Nodes looked up by ID
+			if _, err := env.client.Compute.GetInstance(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			atts, err := env.client.Compute.ListVnicAttachments(ctx, compartment, id)
+			if err != nil || len(atts) != 1 {
+				t.Fatalf("ListVnicAttachments(%s) = %v, %v", id, atts, err)
+			}
+			if _, err := env.client.VirtualNetwork.GetVnic(ctx, *atts[0].VnicId); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env.clock.advance(time.Minute)
+	}
+	for name, size := range map[string]int{
+		"instances":                 env.client.Compute.instances.size(),
+		"instance lists":            env.client.Compute.instanceLists.size(),
+		"VNIC attachments":          env.client.Compute.vnicAttachmentLists.size(),
+		"instance VNIC attachments": env.client.Compute.instanceVnicAttachments.size(),
+		"VNICs":                     env.client.VirtualNetwork.vnics.size(),
+	} {
+		if size > 2*wave {
+			t.Errorf("%s cache holds %d entries after %d instances came and went in waves of %d; want at most %d",
+				name, size, total, wave, 2*wave)
+		}
 	}
 }

@@ -182,3 +182,45 @@ func BenchmarkGetInstance(b *testing.B) {
 		})
 	}
 }
+
+// ListInstancesFresh never answers from a listing that began before it was called, and callers
+// asking at once share listings instead of making one each.
+func TestListInstancesFreshRereadsACachedListingAndIsShared(t *testing.T) {
+	env, _ := computeEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, 2)
+	ctx := context.Background()
+	compartment := env.srv.TenancyID()
+	if _, err := env.client.Compute.ListInstances(ctx, compartment); err != nil {
+		t.Fatal(err)
+	}
+	late := env.srv.AddInstance(ocitest.Instance{})
+
+	fresh, err := env.client.Compute.ListInstancesFresh(ctx, compartment)
+	if err != nil || len(fresh) != 3 {
+		t.Fatalf("ListInstancesFresh = %d instances, %v; want 3 with %s", len(fresh), err, *late.Id)
+	}
+	cached, err := env.client.Compute.ListInstances(ctx, compartment)
+	if err != nil || len(cached) != 3 {
+		t.Fatalf("ListInstances after a fresh listing = %d instances, %v; want 3 from the cache", len(cached), err)
+	}
+	if calls := env.srv.Calls().Op("ListInstances"); calls != 2 {
+		t.Errorf("ListInstances calls = %d, want 2 (the first, then the fresh one, which the cache kept)", calls)
+	}
+
+	env.srv.ResetCalls()
+	env.srv.InjectFault(ocitest.Fault{Operation: "ListInstances", Latency: 200 * time.Millisecond, Times: 1})
+	const callers = 20
+	var wg sync.WaitGroup
+	errs := make([]error, callers)
+	for i := range callers {
+		wg.Go(func() { _, errs[i] = env.client.Compute.ListInstancesFresh(ctx, compartment) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	// Callers that asked before the first listing began share it; those that asked while it ran
+	// share the next one.
+	if calls := env.srv.Calls().Op("ListInstances"); calls > 2 {
+		t.Errorf("ListInstances calls = %d for %d concurrent fresh listings, want at most 2", calls, callers)
+	}
+}
