@@ -157,6 +157,14 @@ func IsAmbiguousNotFound(err error) bool {
 // progress on the resource, or a name is taken).
 func IsConflict(err error) bool { return hasStatus(err, http.StatusConflict) }
 
+// IsInvalidatedRetryToken reports whether OCI answered 409 InvalidatedRetryToken: the retry
+// token was used by a request whose resource has since been deleted, so OCI neither replays nor
+// repeats it. The caller needs a new token (a create's token is not a per-attempt nonce).
+func IsInvalidatedRetryToken(err error) bool {
+	se, ok := asServiceError(err)
+	return ok && se.GetHTTPStatusCode() == http.StatusConflict && se.GetCode() == "InvalidatedRetryToken"
+}
+
 // IsPreconditionFailed reports whether OCI answered 412 (e.g. NoEtagMatch: an If-Match ETag is
 // stale; re-read and try again).
 func IsPreconditionFailed(err error) bool { return hasStatus(err, http.StatusPreconditionFailed) }
