@@ -59,7 +59,11 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 	add := func(a Action, name string, before, after any) {
 		changes = append(changes, Change{Action: a, Name: name, Before: before, After: after})
 	}
-	if tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner); changed || observed.Name != target.Name {
+	desiredNSGs := target.NetworkSecurityGroups
+	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
+	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
+	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
+	if changed || nsgsChanged || observed.Name != target.Name {
 		add(ActionUpdateLoadBalancer, target.Name,
 			Settings{Name: observed.Name, FreeformTags: observed.FreeformTags},
 			Settings{Name: target.Name, FreeformTags: tags})

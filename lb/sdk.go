@@ -122,6 +122,7 @@ func observeTLS(c *loadbalancer.SslConfiguration) *TLS {
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
 func createDetails(s *Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
 	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
+	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
 	d := loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
