@@ -81,6 +81,13 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 		ActionCreateCertificate, ActionCreateCertificate, ActionDeleteCertificate)...)
 	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
 		ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet)...)
+	// What the Spec does not manage stays as observed (an update replaces the whole listener).
+	for name, l := range target.Listeners {
+		if o, ok := observed.Listeners[name]; ok {
+			l.Routing = o.Routing.clone()
+			target.Listeners[name] = l
+		}
+	}
 	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener,
 		ActionCreateListener, ActionUpdateListener, ActionDeleteListener)...)
 
@@ -146,6 +153,7 @@ func equalListener(observed, desired Listener) bool {
 		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
+	o.Routing = desired.Routing // not managed: never a reason to update
 	return cmp.Equal(o, desired, compareOptions)
 }
 

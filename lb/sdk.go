@@ -55,6 +55,12 @@ func Observe(lb loadbalancer.LoadBalancer) *Spec {
 			Port:       derefInt(l.Port),
 			BackendSet: deref(l.DefaultBackendSetName),
 			TLS:        observeTLS(l.SslConfiguration),
+			Routing: ListenerRouting{
+				Hostnames:     slices.Clone(l.HostnameNames),
+				RuleSets:      slices.Clone(l.RuleSetNames),
+				RoutingPolicy: deref(l.RoutingPolicyName),
+				PathRouteSet:  deref(l.PathRouteSetName),
+			},
 		}
 		if cc := l.ConnectionConfiguration; cc != nil {
 			if cc.IdleTimeout != nil {
@@ -189,6 +195,8 @@ func createListenerDetails(l Listener) loadbalancer.CreateListenerDetails {
 	}
 }
 
+// updateListenerDetails is the whole listener (OCI replaces it), with the routing the Spec does
+// not manage sent back as observed.
 func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
 	return loadbalancer.UpdateListenerDetails{
 		DefaultBackendSetName:   common.String(l.BackendSet),
@@ -196,6 +204,10 @@ func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
 		Protocol:                common.String(l.Protocol),
 		SslConfiguration:        sslDetails(l.TLS),
 		ConnectionConfiguration: connectionConfig(l),
+		HostnameNames:           slices.Clone(l.Routing.Hostnames),
+		RuleSetNames:            slices.Clone(l.Routing.RuleSets),
+		RoutingPolicyName:       optString(l.Routing.RoutingPolicy),
+		PathRouteSetName:        optString(l.Routing.PathRouteSet),
 	}
 }
 
