@@ -146,8 +146,9 @@ func (a *Applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 			break
 		}
 	}
+	var failed *ociclient.WorkRequestError
 	switch {
-	case mine == nil:
+	case mine == nil && (werr == nil || errors.As(werr, &failed)):
 		return nil, &staleTokenError{token: token, failed: werr}
 	case werr != nil:
 		return nil, werr
