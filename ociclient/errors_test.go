@@ -38,6 +38,7 @@ var _ net.Error = timeoutError{}
 func TestErrorKinds(t *testing.T) {
 	type kinds struct {
 		NotFound, Ambiguous, Conflict, Precondition, RateLimited, Retryable bool
+		InvalidatedToken                                                    bool
 		Outcome                                                             string
 	}
 	tests := []struct {
@@ -50,6 +51,7 @@ func TestErrorKinds(t *testing.T) {
 		{"404 with another code", serviceError{404, "NamespaceNotFound"}, kinds{Outcome: "not_found"}},
 		{"409 IncorrectState", serviceError{409, "IncorrectState"}, kinds{Conflict: true, Retryable: true, Outcome: "conflict"}},
 		{"409 Conflict", serviceError{409, "Conflict"}, kinds{Conflict: true, Outcome: "conflict"}},
+		{"409 InvalidatedRetryToken", serviceError{409, "InvalidatedRetryToken"}, kinds{Conflict: true, InvalidatedToken: true, Outcome: "conflict"}},
 		{"412 NoEtagMatch", serviceError{412, "NoEtagMatch"}, kinds{Precondition: true, Outcome: "precondition_failed"}},
 		{"429", serviceError{429, "TooManyRequests"}, kinds{RateLimited: true, Retryable: true, Outcome: "throttled"}},
 		{"500", serviceError{500, "InternalServerError"}, kinds{Retryable: true, Outcome: "server_error"}},
@@ -70,7 +72,7 @@ func TestErrorKinds(t *testing.T) {
 			got := kinds{
 				NotFound: IsNotFound(tt.err), Ambiguous: IsAmbiguousNotFound(tt.err), Conflict: IsConflict(tt.err),
 				Precondition: IsPreconditionFailed(tt.err), RateLimited: IsRateLimited(tt.err),
-				Retryable: IsRetryable(tt.err), Outcome: outcome(tt.err),
+				Retryable: IsRetryable(tt.err), InvalidatedToken: IsInvalidatedRetryToken(tt.err), Outcome: outcome(tt.err),
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("kinds (-want +got):\n%s", diff)
