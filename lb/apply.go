@@ -168,11 +168,15 @@ func usableOrState(lb *loadbalancer.LoadBalancer) error {
 
 // waitError says what a failed or abandoned wait was for: the change, the work request, and, if
 // the context ended first, how long it waited.
+// An empty what leaves the change to the caller's error (ApplyError names it).
 func waitError(ctx context.Context, what, wr string, start time.Time, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: gave up waiting for work request %s after %s: %w", what, wr, time.Since(start).Round(time.Millisecond), err)
+	if what != "" {
+		what += ": "
 	}
-	return fmt.Errorf("%s: work request %s: %w", what, wr, err)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%sgave up waiting for work request %s after %s: %w", what, wr, time.Since(start).Round(time.Millisecond), err)
+	}
+	return fmt.Errorf("%swork request %s: %w", what, wr, err)
 }
 
 // reservedIPID resolves spec.loadBalancerIP to the OCID of a reserved public IP that is free.
@@ -369,7 +373,7 @@ func (a *Applier) do(ctx context.Context, ref lbRef, c Change) error {
 	}
 	start := time.Now()
 	if err := a.Client.WaitForWorkRequest(ctx, wr); err != nil {
-		return waitError(ctx, c.String()+" of load balancer "+lbID, wr, start, err)
+		return waitError(ctx, "", wr, start, err)
 	}
 	return nil
 }
