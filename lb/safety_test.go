@@ -77,34 +77,34 @@ func TestDeleteOfALoadBalancerGoneMeanwhileSucceeds(t *testing.T) {
 }
 
 func TestEnsureNeverTakesNotAuthorizedOrNotFoundOnAPartForGone(t *testing.T) {
+	tls := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
 	for _, tc := range []struct {
-		name    string
-		op      string
-		wantErr bool
+		name          string
+		op            string
+		before, after *v1.Service
+		// secrets before and after (a rotation deletes the old certificate)
+		secretsBefore, secretsAfter lb.Secrets
+		left                        func(s *lb.Spec) bool // the part OCI refused to delete is still there
 	}{
-		{name: "DeleteListener denied", op: "DeleteListener", wantErr: true},
-		{name: "DeleteBackendSet denied", op: "DeleteBackendSet", wantErr: true},
+		{name: "DeleteListener denied", op: "DeleteListener", before: service(), after: service(ports(80)),
+			left: func(s *lb.Spec) bool { _, ok := s.Listeners["TCP-443"]; return ok }},
+		{name: "DeleteBackendSet denied", op: "DeleteBackendSet", before: service(), after: service(ports(80)),
+			left: func(s *lb.Spec) bool { _, ok := s.BackendSets["TCP-443"]; return ok }},
+		{name: "DeleteCertificate denied", op: "DeleteCertificate", before: tls, after: tls,
+			secretsBefore: lb.SecretMap{webTLS: tlsSecret("v1")}, secretsAfter: lb.SecretMap{webTLS: tlsSecret("v2")},
+			left: func(s *lb.Spec) bool { return len(s.Certificates) == 2 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.ensure(t, service(), readyNodes(1), nil)
+			e.ensure(t, tc.before, readyNodes(1), tc.secretsBefore)
 			e.srv.InjectFault(notAuthorizedOrNotFound(tc.op))
-			_, err := e.r.Reconcile(ctx, clusterName, service(ports(80)), readyNodes(1), nil)
-			e.srv.ClearFaults()
-			e.srv.CompleteWorkRequests()
-			if !tc.wantErr {
-				if err != nil {
-					t.Fatalf("Reconcile: %v", err)
-				}
-				return
-			}
+			_, err := e.r.Reconcile(ctx, clusterName, tc.after, readyNodes(1), tc.secretsAfter)
 			var ae *lb.AccessError
 			if !errors.As(err, &ae) || ae.Operation != tc.op {
 				t.Fatalf("Reconcile error %v; want an *lb.AccessError for %s", err, tc.op)
 			}
-			got := e.only(t)
-			if _, ok := got.BackendSets["TCP-443"]; !ok {
-				t.Errorf("backend set TCP-443 is gone; the test meant OCI to refuse deleting it")
+			if !tc.left(e.only(t)) {
+				t.Errorf("the part is gone; the test meant OCI to refuse deleting it")
 			}
 		})
 	}
