@@ -61,18 +61,26 @@ func refOf(lb loadbalancer.LoadBalancer) lbRef {
 }
 
 // listed returns the load balancer as a fresh listing of its compartment shows it; nil when the
-// listing lacks it or shows it deleted or being deleted.
+// listing lacks it or shows it deleted or being deleted. The listing is filtered by display name
+// first (one page); when that lacks it, the whole compartment is listed, since the load balancer
+// may have been renamed since its name was learned.
 func listed(ctx context.Context, l Lister, ref lbRef) (*loadbalancer.LoadBalancer, error) {
-	lbs, err := l.ListLoadBalancers(ctx, ref.CompartmentID, ref.Name)
-	if err != nil {
-		return nil, fmt.Errorf("list compartment %s to confirm load balancer %s is gone: %w", ref.CompartmentID, ref.ID, err)
+	filters := []string{""}
+	if ref.Name != "" {
+		filters = []string{ref.Name, ""}
 	}
-	for i := range lbs {
-		if deref(lbs[i].Id) == ref.ID {
-			if gone(lbs[i].LifecycleState) {
-				return nil, nil
+	for _, name := range filters {
+		lbs, err := l.ListLoadBalancers(ctx, ref.CompartmentID, name)
+		if err != nil {
+			return nil, fmt.Errorf("list compartment %s to confirm load balancer %s is gone: %w", ref.CompartmentID, ref.ID, err)
+		}
+		for i := range lbs {
+			if deref(lbs[i].Id) == ref.ID {
+				if gone(lbs[i].LifecycleState) {
+					return nil, nil
+				}
+				return &lbs[i], nil
 			}
-			return &lbs[i], nil
 		}
 	}
 	return nil, nil

@@ -30,10 +30,12 @@ func TestDeleteNeverTakesNotAuthorizedOrNotFoundForGone(t *testing.T) {
 		name    string
 		op      string
 		restart bool // a new Reconciler: nothing cached, found through the name index
+		rename  bool // someone renamed the load balancer since the CCM learned its name
 	}{
 		{name: "DeleteLoadBalancer denied", op: "DeleteLoadBalancer"},
 		{name: "GetLoadBalancer denied for the cached OCID", op: "GetLoadBalancer"},
 		{name: "GetLoadBalancer denied after a restart", op: "GetLoadBalancer", restart: true},
+		{name: "GetLoadBalancer denied for a renamed load balancer", op: "GetLoadBalancer", rename: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -42,6 +44,9 @@ func TestDeleteNeverTakesNotAuthorizedOrNotFoundForGone(t *testing.T) {
 			r := e.r
 			if tc.restart {
 				r = newReconciler(t, e.oci, e.cfg, 0)
+			}
+			if tc.rename {
+				e.srv.EditLoadBalancer(e.only(t).ID, func(l *loadbalancer.LoadBalancer) { l.DisplayName = common.String("renamed") })
 			}
 			e.srv.InjectFault(notAuthorizedOrNotFound(tc.op))
 			err := r.Delete(ctx, clusterName, svc)
