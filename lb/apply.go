@@ -134,15 +134,23 @@ func (a *Applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 			return nil, werr
 		}
 	}
-	lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, spec.Name)
-	if err != nil {
-		return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)
-	}
+	// By name first (one page); before concluding the token is stale, the whole compartment,
+	// since a replayed token's load balancer may have been renamed: a new token would then make
+	// a second one.
 	var mine *loadbalancer.LoadBalancer
-	for i := range lbs {
-		o, ok := ownerFromTags(lbs[i].FreeformTags)
-		if ok && o.UID == spec.Owner.UID && !gone(lbs[i].LifecycleState) {
-			mine = &lbs[i]
+	for _, name := range []string{spec.Name, ""} {
+		lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, name)
+		if err != nil {
+			return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)
+		}
+		for i := range lbs {
+			o, ok := ownerFromTags(lbs[i].FreeformTags)
+			if ok && o.UID == spec.Owner.UID && !gone(lbs[i].LifecycleState) {
+				mine = &lbs[i]
+				break
+			}
+		}
+		if mine != nil {
 			break
 		}
 	}

@@ -269,3 +269,19 @@ func newReconcilerWithTimeout(t *testing.T, e *env, d time.Duration) *lb.Reconci
 	}
 	return r
 }
+
+func TestRenamedLoadBalancerIsNeverDuplicatedByANewRetryToken(t *testing.T) {
+	e := newEnv(t)
+	svc := service()
+	e.ensure(t, svc, readyNodes(1), nil)
+	id := e.only(t).ID
+	e.srv.EditLoadBalancer(id, func(l *loadbalancer.LoadBalancer) { l.DisplayName = common.String("renamed-in-the-console") })
+	// After a restart the name lookup misses, so the Service's create token is replayed.
+	r := newReconciler(t, e.oci, e.cfg, 0)
+	if _, err := r.Reconcile(ctx, clusterName, svc, readyNodes(1), nil); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if got := e.only(t).ID; got != id {
+		t.Errorf("load balancer %s, want the renamed %s", got, id)
+	}
+}
