@@ -156,7 +156,8 @@ const (
 	AnnotationPolicy Annotation = "oci.oraclecloud.com/loadbalancer-policy"
 
 	// AnnotationNetworkSecurityGroups lists the network security groups the load balancer's
-	// VNICs join. Removing an OCID removes the load balancer from that group.
+	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
+	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
 	//
 	// Type: comma-separated list of up to 5 NSG OCIDs
 	// Default: none

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
@@ -76,27 +78,113 @@ func (a *Applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBal
 		}
 		reservedID = id
 	}
-	wr, err := a.Client.CreateLoadBalancer(ctx, createDetails(spec, reservedID), CreateRetryToken(spec.Owner.UID))
-	if err != nil {
-		return nil, fmt.Errorf("create load balancer %q: %w", spec.Name, err)
-	}
-	if err := a.Client.WaitForWorkRequest(ctx, wr); err != nil {
-		return nil, fmt.Errorf("create load balancer %q: work request %s: %w", spec.Name, wr, err)
-	}
-	// The create response carries only a work request; find the new load balancer by name and
-	// ownership tag (the list returns it complete, addresses included).
-	lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, spec.Name)
-	if err != nil {
-		return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)
-	}
-	for i := range lbs {
-		o, ok := ownerFromTags(lbs[i].FreeformTags)
-		if ok && o.UID == spec.Owner.UID && lbs[i].LifecycleState == loadbalancer.LoadBalancerLifecycleStateActive {
-			return &lbs[i], nil
+	details := createDetails(spec, reservedID)
+	failedFresh := false
+	for generation := range maxCreateGenerations {
+		lb, err := a.createOnce(ctx, spec, details, CreateRetryToken(spec.Owner.UID, generation))
+		var stale *staleTokenError
+		if !errors.As(err, &stale) {
+			return lb, err
+		}
+		// A create whose work request failed and left no load balancer looks like a replay of an
+		// old failed create. Give a new token one chance; a second such failure is this create's.
+		if stale.failed != nil {
+			if failedFresh {
+				return nil, stale.failed
+			}
+			failedFresh = true
 		}
 	}
-	return nil, fmt.Errorf("create load balancer %q: work request %s succeeded but no ACTIVE load balancer with that name is tagged for Service UID %s",
-		spec.Name, wr, spec.Owner.UID)
+	return nil, fmt.Errorf("create load balancer %q: the retry tokens of %d earlier creates for Service UID %s are all used up by load balancers since deleted; retry after OCI forgets them (24 h)",
+		spec.Name, maxCreateGenerations, spec.Owner.UID)
+}
+
+// maxCreateGenerations bounds the retry tokens one create tries: each load balancer created for
+// a Service and deleted (or failed) within the 24 hours OCI keeps a token uses one up.
+const maxCreateGenerations = 16
+
+// staleTokenError means a create's retry token belongs to an earlier create whose load balancer
+// is gone: OCI answered 409 InvalidatedRetryToken, or replayed a work request that left no load
+// balancer. The next generation's token makes a new one.
+type staleTokenError struct {
+	token  string
+	failed error // the replayed work request's failure, if it failed
+}
+
+func (e *staleTokenError) Error() string {
+	return "retry token " + e.token + " belongs to a load balancer since deleted"
+}
+
+// createOnce makes one CreateLoadBalancer call with token, waits for its work request and reads
+// the new load balancer back by name and ownership tag (the list returns it complete, addresses
+// included; the create response carries only a work request).
+func (a *Applier) createOnce(ctx context.Context, spec *Spec, details loadbalancer.CreateLoadBalancerDetails, token string) (*loadbalancer.LoadBalancer, error) {
+	wr, err := a.Client.CreateLoadBalancer(ctx, details, token)
+	switch {
+	case ociclient.IsInvalidatedRetryToken(err):
+		return nil, &staleTokenError{token: token}
+	case err != nil:
+		return nil, fmt.Errorf("create load balancer %q: %w", spec.Name, err)
+	}
+	start := time.Now()
+	werr := a.Client.WaitForWorkRequest(ctx, wr)
+	if werr != nil {
+		werr = waitError(ctx, "create load balancer "+strconv.Quote(spec.Name), wr, start, werr)
+		if ctx.Err() != nil {
+			return nil, werr
+		}
+	}
+	// By name first (one page); before concluding the token is stale, the whole compartment,
+	// since a replayed token's load balancer may have been renamed: a new token would then make
+	// a second one.
+	var mine *loadbalancer.LoadBalancer
+	for _, name := range []string{spec.Name, ""} {
+		lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, name)
+		if err != nil {
+			return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)
+		}
+		for i := range lbs {
+			o, ok := ownerFromTags(lbs[i].FreeformTags)
+			if ok && o.UID == spec.Owner.UID && !gone(lbs[i].LifecycleState) {
+				mine = &lbs[i]
+				break
+			}
+		}
+		if mine != nil {
+			break
+		}
+	}
+	var failed *ociclient.WorkRequestError
+	switch {
+	case mine == nil && (werr == nil || errors.As(werr, &failed)):
+		return nil, &staleTokenError{token: token, failed: werr}
+	case werr != nil:
+		return nil, werr
+	case mine.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive:
+		return nil, usableOrState(mine)
+	}
+	return mine, nil
+}
+
+// usableOrState is usable's refusal, or a StateError for any other state than ACTIVE.
+func usableOrState(lb *loadbalancer.LoadBalancer) error {
+	if err := usable(lb); err != nil {
+		return err
+	}
+	return &StateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its create work request succeeded; retry later"}
+}
+
+// waitError says what a failed or abandoned wait was for: the change, the work request, and, if
+// the context ended first, how long it waited.
+// An empty what leaves the change to the caller's error (ApplyError names it).
+func waitError(ctx context.Context, what, wr string, start time.Time, err error) error {
+	if what != "" {
+		what += ": "
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%sgave up waiting for work request %s after %s: %w", what, wr, time.Since(start).Round(time.Millisecond), err)
+	}
+	return fmt.Errorf("%swork request %s: %w", what, wr, err)
 }
 
 // reservedIPID resolves spec.loadBalancerIP to the OCID of a reserved public IP that is free.
@@ -132,6 +220,7 @@ type outcome struct {
 // are never started.
 func (a *Applier) run(ctx context.Context, plan *Plan) error {
 	n := len(plan.Changes)
+	ref := planRef(plan)
 	limit := a.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
@@ -160,7 +249,7 @@ func (a *Applier) run(ctx context.Context, plan *Plan) error {
 			ready = ready[1:]
 			running++
 			g.Go(func() error {
-				results <- outcome{index: i, err: a.do(ctx, plan.LoadBalancerID, plan.Changes[i])}
+				results <- outcome{index: i, err: a.do(ctx, ref, plan.Changes[i])}
 				return nil
 			})
 		}
@@ -204,9 +293,22 @@ func (a *Applier) run(ctx context.Context, plan *Plan) error {
 	return aerr
 }
 
+// planRef is what a plan knows of its load balancer, to confirm a 404 by listing.
+func planRef(plan *Plan) lbRef {
+	ref := lbRef{ID: plan.LoadBalancerID, Name: plan.Name}
+	if s, ok := plan.Changes[0].Before.(*Spec); ok && s != nil {
+		ref.CompartmentID = s.CompartmentID
+	} else if plan.Target != nil {
+		ref.CompartmentID = plan.Target.CompartmentID
+	}
+	return ref
+}
+
 // do carries out one change and waits for its work request. Deleting something already gone
-// counts as done, so a re-run after a lost response converges.
-func (a *Applier) do(ctx context.Context, lbID string, c Change) error {
+// counts as done, so a re-run after a lost response converges; but a 404 on a delete is only
+// believed when a fresh read confirms it (see absence.go).
+func (a *Applier) do(ctx context.Context, ref lbRef, c Change) error {
+	lbID := ref.ID
 	var wr string
 	var err error
 	switch c.Action {
@@ -269,14 +371,17 @@ func (a *Applier) do(ctx context.Context, lbID string, c Change) error {
 	default:
 		return badChange(c)
 	}
-	if err != nil {
-		if isDelete(c.Action) && ociclient.IsNotFound(err) {
-			return nil
-		}
+	switch {
+	case err != nil && c.Action == ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
+		return confirmLoadBalancerGone(ctx, a.Client, ref, "DeleteLoadBalancer", "manage load-balancers", err)
+	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
+		return a.confirmPartGone(ctx, ref, c, err)
+	case err != nil:
 		return err
 	}
+	start := time.Now()
 	if err := a.Client.WaitForWorkRequest(ctx, wr); err != nil {
-		return fmt.Errorf("work request %s: %w", wr, err)
+		return waitError(ctx, "", wr, start, err)
 	}
 	return nil
 }

@@ -59,7 +59,11 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 	add := func(a Action, name string, before, after any) {
 		changes = append(changes, Change{Action: a, Name: name, Before: before, After: after})
 	}
-	if tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner); changed || observed.Name != target.Name {
+	desiredNSGs := target.NetworkSecurityGroups
+	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
+	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
+	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
+	if changed || nsgsChanged || observed.Name != target.Name {
 		add(ActionUpdateLoadBalancer, target.Name,
 			Settings{Name: observed.Name, FreeformTags: observed.FreeformTags},
 			Settings{Name: target.Name, FreeformTags: tags})
@@ -77,6 +81,13 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 		ActionCreateCertificate, ActionCreateCertificate, ActionDeleteCertificate)...)
 	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
 		ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet)...)
+	// What the Spec does not manage stays as observed (an update replaces the whole listener).
+	for name, l := range target.Listeners {
+		if o, ok := observed.Listeners[name]; ok {
+			l.Routing = o.Routing.clone()
+			target.Listeners[name] = l
+		}
+	}
 	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener,
 		ActionCreateListener, ActionUpdateListener, ActionDeleteListener)...)
 
@@ -166,6 +177,7 @@ func equalListener(observed, desired Listener) bool {
 		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
+	o.Routing = desired.Routing // not managed: never a reason to update
 	return cmp.Equal(o, desired, compareOptions)
 }
 

@@ -254,12 +254,16 @@ func TestShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []step{{"update shape", after.Name, nil}, {"update network security groups", after.Name, nil}}
+	// The load balancer update records the NSG oci-ccm attaches (see nsg.go).
+	want := []step{{"update load balancer", after.Name, nil}, {"update shape", after.Name, nil}, {"update network security groups", after.Name, nil}}
 	if diff := cmp.Diff(want, steps(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	if got := p.Changes[0].After.(Shape); got != (Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) {
+	if got := p.Changes[1].After.(Shape); got != (Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) {
 		t.Errorf("shape after = %v", got)
+	}
+	if got := managedNSGs(p.Changes[0].After.(Settings).FreeformTags); !slices.Equal(got, []string{"ocid1.networksecuritygroup.a"}) {
+		t.Errorf("NSGs recorded as attached by oci-ccm: %v", got)
 	}
 }
 

@@ -68,6 +68,7 @@ type envSettings struct {
 	concurrency int
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
+	timeout     time.Duration
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and
@@ -77,6 +78,14 @@ func withProductionTiming() envOption {
 }
 
 func withConcurrency(n int) envOption { return func(s *envSettings) { s.concurrency = n } }
+
+// withReconcileTimeout bounds each reconcile (lb.Options.Timeout).
+func withReconcileTimeout(d time.Duration) envOption { return func(s *envSettings) { s.timeout = d } }
+
+// withWorkRequestDuration sets how long ocitest's work requests run.
+func withWorkRequestDuration(d time.Duration) envOption {
+	return func(s *envSettings) { s.wrDuration = d }
+}
 
 func withNaming(scheme config.NamingScheme) envOption {
 	return func(s *envSettings) { s.cfg.LoadBalancer.Naming.Scheme = scheme }
@@ -105,7 +114,12 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &env{srv: srv, oci: oci, cfg: s.cfg, r: newReconciler(tb, oci, s.cfg, s.concurrency)}
+	r, err := lb.NewReconciler(lb.Options{Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
+		Concurrency: s.concurrency, Timeout: s.timeout})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &env{srv: srv, oci: oci, cfg: s.cfg, r: r}
 }
 
 func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *lb.Reconciler {

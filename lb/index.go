@@ -3,6 +3,7 @@ package lb
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	"golang.org/x/sync/singleflight"
@@ -13,10 +14,13 @@ type Lister interface {
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
 }
 
-// Index maps display names to load balancer OCIDs, per compartment, from one paged
-// ListLoadBalancers call shared by every Service, instead of one list per Service as the upstream
-// CCM does. A lookup that finds nothing refreshes the compartment once; concurrent refreshes of
-// a compartment are merged into one call. Safe for concurrent use.
+// Index maps display names to load balancer OCIDs, per compartment. The first lookup in a
+// compartment lists it whole, once, for every Service (the start-up resync looks up all of them
+// at once), instead of one list per Service as the upstream CCM does. Later misses (a new
+// Service) list only the names looked up, with OCI's display-name filter: one page, however large
+// the compartment. Concurrent identical lists are merged into one call, and a caller whose
+// context ends stops waiting at once, while the list goes on for the others. Safe for concurrent
+// use.
 type Index struct {
 	lister Lister
 	flight singleflight.Group
@@ -26,11 +30,17 @@ type Index struct {
 }
 
 type compartmentIndex struct {
-	// generation counts refreshes; a lookup that missed at generation g refreshes only if no
-	// refresh has happened since.
+	// listed is set once the whole compartment has been listed; before, a miss proves nothing.
+	listed bool
+	// generation counts whole listings; a lookup that missed at generation g lists the
+	// compartment only if no listing has happened since.
 	generation uint64
 	names      map[string][]string // display name → OCIDs
 }
+
+// listTimeout bounds one shared list: it runs on past the caller that started it, so that
+// caller's deadline does not bound it.
+const listTimeout = 2 * time.Minute
 
 // Match is a load balancer found under one of the names looked up.
 type Match struct {
@@ -44,26 +54,33 @@ func NewIndex(l Lister) *Index {
 }
 
 // Lookup returns the load balancers named any of names, in the order of names. If none is known
-// it refreshes the compartment's index (unless another lookup refreshed it meanwhile) and looks
-// again.
+// it lists the compartment (the first time) or each of names (later), and looks again.
 func (x *Index) Lookup(ctx context.Context, compartmentID string, names ...string) ([]Match, error) {
-	matches, gen := x.lookup(compartmentID, names)
+	matches, gen, listed := x.lookup(compartmentID, names)
 	if len(matches) > 0 {
 		return matches, nil
 	}
-	if err := x.refresh(ctx, compartmentID, gen); err != nil {
-		return nil, err
+	if !listed {
+		if err := x.refresh(ctx, compartmentID, gen); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, n := range names {
+			if err := x.refreshName(ctx, compartmentID, n); err != nil {
+				return nil, err
+			}
+		}
 	}
-	matches, _ = x.lookup(compartmentID, names)
+	matches, _, _ = x.lookup(compartmentID, names)
 	return matches, nil
 }
 
-func (x *Index) lookup(compartmentID string, names []string) ([]Match, uint64) {
+func (x *Index) lookup(compartmentID string, names []string) (_ []Match, generation uint64, listed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]
 	if c == nil {
-		return nil, 0
+		return nil, 0, false
 	}
 	var out []Match
 	for _, n := range names {
@@ -71,55 +88,101 @@ func (x *Index) lookup(compartmentID string, names []string) ([]Match, uint64) {
 			out = append(out, Match{Name: n, ID: id})
 		}
 	}
-	return out, c.generation
+	return out, c.generation, c.listed
 }
 
-// refresh lists the compartment unless it was refreshed after generation seen.
+// share runs list once for every concurrent caller with the same key. A caller whose context
+// ends returns at once with ctx.Err(); the list runs on, bounded by listTimeout, for the others.
+func (x *Index) share(ctx context.Context, key string, list func(context.Context) error) error {
+	ch := x.flight.DoChan(key, func() (any, error) {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listTimeout)
+		defer cancel()
+		return nil, list(lctx)
+	})
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case res := <-ch:
+		return res.Err
+	}
+}
+
+// refresh lists the whole compartment unless it was listed after generation seen.
 func (x *Index) refresh(ctx context.Context, compartmentID string, seen uint64) error {
-	_, err, _ := x.flight.Do(compartmentID, func() (any, error) {
+	return x.share(ctx, compartmentID, func(ctx context.Context) error {
 		x.mu.Lock()
 		c := x.comps[compartmentID]
 		fresh := c != nil && c.generation > seen
 		x.mu.Unlock()
 		if fresh {
-			return nil, nil
+			return nil
 		}
 		lbs, err := x.lister.ListLoadBalancers(ctx, compartmentID, "")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		names := make(map[string][]string, len(lbs))
 		for _, lb := range lbs {
-			switch lb.LifecycleState {
-			case loadbalancer.LoadBalancerLifecycleStateDeleted, loadbalancer.LoadBalancerLifecycleStateDeleting:
-				continue
+			if !gone(lb.LifecycleState) {
+				n := deref(lb.DisplayName)
+				names[n] = append(names[n], deref(lb.Id))
 			}
-			n := deref(lb.DisplayName)
-			names[n] = append(names[n], deref(lb.Id))
 		}
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		c = x.comps[compartmentID]
-		if c == nil {
-			c = &compartmentIndex{}
-			x.comps[compartmentID] = c
-		}
+		c = x.compartment(compartmentID)
 		c.generation++
+		c.listed = true
 		c.names = names
-		return nil, nil
+		return nil
 	})
-	return err
+}
+
+// refreshName lists the load balancers named name (one page) and records them under it.
+func (x *Index) refreshName(ctx context.Context, compartmentID, name string) error {
+	return x.share(ctx, compartmentID+"\x00"+name, func(ctx context.Context) error {
+		lbs, err := x.lister.ListLoadBalancers(ctx, compartmentID, name)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, lb := range lbs {
+			if deref(lb.DisplayName) == name && !gone(lb.LifecycleState) {
+				ids = append(ids, deref(lb.Id))
+			}
+		}
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		c := x.compartment(compartmentID)
+		if len(ids) == 0 {
+			delete(c.names, name)
+		} else {
+			c.names[name] = ids
+		}
+		return nil
+	})
+}
+
+// compartment returns the index of a compartment, made empty if new. Caller holds x.mu.
+func (x *Index) compartment(compartmentID string) *compartmentIndex {
+	c := x.comps[compartmentID]
+	if c == nil {
+		c = &compartmentIndex{names: map[string][]string{}}
+		x.comps[compartmentID] = c
+	}
+	return c
+}
+
+// gone reports whether OCI shows a load balancer as deleted or being deleted.
+func gone(s loadbalancer.LoadBalancerLifecycleStateEnum) bool {
+	return s == loadbalancer.LoadBalancerLifecycleStateDeleted || s == loadbalancer.LoadBalancerLifecycleStateDeleting
 }
 
 // Add records a load balancer this process created or renamed, so the next lookup needs no list.
 func (x *Index) Add(compartmentID, name, id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	c := x.comps[compartmentID]
-	if c == nil {
-		c = &compartmentIndex{names: map[string][]string{}}
-		x.comps[compartmentID] = c
-	}
+	c := x.compartment(compartmentID)
 	x.removeLocked(c, id)
 	c.names[name] = append(c.names[name], id)
 }

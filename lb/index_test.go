@@ -2,9 +2,11 @@ package lb
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -20,17 +22,31 @@ type countingLister struct {
 	release chan struct{}
 	started chan struct{}
 	once    sync.Once
+	names   []string // the displayName of each call ("" for the whole compartment)
 }
 
 func (l *countingLister) ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error) {
 	l.calls.Add(1)
+	l.mu.Lock()
+	l.names = append(l.names, displayName)
+	l.mu.Unlock()
 	if l.release != nil {
 		l.once.Do(func() { close(l.started) })
-		<-l.release
+		select {
+		case <-l.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]loadbalancer.LoadBalancer(nil), l.lbs...), nil
+	var out []loadbalancer.LoadBalancer
+	for _, lb := range l.lbs {
+		if displayName == "" || deref(lb.DisplayName) == displayName {
+			out = append(out, lb)
+		}
+	}
+	return out, nil
 }
 
 func (l *countingLister) add(name, id string, state loadbalancer.LoadBalancerLifecycleStateEnum) {
@@ -76,7 +92,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 		t.Errorf("an added load balancer needed a list: %v", m)
 	}
 	x.Remove("c1", "ocid-created")
-	if m, _ := x.lookup("c1", []string{"created"}); len(m) != 0 {
+	if m, _, _ := x.lookup("c1", []string{"created"}); len(m) != 0 {
 		t.Errorf("a removed load balancer is still indexed: %v", m)
 	}
 }
@@ -104,5 +120,89 @@ func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 	// index (or a refresh newer than their miss) and did not list again.
 	if n := l.calls.Load(); n != 1 {
 		t.Errorf("8 concurrent lookups listed %d times, want 1", n)
+	}
+}
+
+func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
+	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
+	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
+	x := NewIndex(l)
+	leader := make(chan error, 1)
+	go func() {
+		_, err := x.Lookup(context.Background(), "c1", "a")
+		leader <- err
+	}()
+	<-l.started
+	waiterCtx, cancel := context.WithCancel(context.Background())
+	waiter := make(chan error, 1)
+	go func() {
+		_, err := x.Lookup(waiterCtx, "c1", "a")
+		waiter <- err
+	}()
+	cancel()
+	select {
+	case err := <-waiter:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled waiter got %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a waiter whose context ended still waits for another caller's list")
+	}
+	close(l.release)
+	if err := <-leader; err != nil {
+		t.Errorf("leader: %v", err)
+	}
+}
+
+func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
+	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
+	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
+	x := NewIndex(l)
+	leaderCtx, cancel := context.WithCancel(context.Background())
+	leader := make(chan error, 1)
+	go func() {
+		_, err := x.Lookup(leaderCtx, "c1", "a")
+		leader <- err
+	}()
+	<-l.started
+	cancel()
+	if err := <-leader; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled leader got %v, want context.Canceled", err)
+	}
+	// Another Service looks up meanwhile: it joins the list still running.
+	got := make(chan []Match, 1)
+	go func() {
+		m, err := x.Lookup(context.Background(), "c1", "a")
+		if err != nil {
+			t.Errorf("Lookup: %v", err)
+		}
+		got <- m
+	}()
+	close(l.release)
+	if diff := cmp.Diff([]Match{{Name: "a", ID: "ocid-a"}}, <-got); diff != "" {
+		t.Errorf("Lookup (-want +got):\n%s", diff)
+	}
+	if n := l.calls.Load(); n != 1 {
+		t.Errorf("%d lists, want 1: the one the cancelled caller started serves the others", n)
+	}
+}
+
+func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
+	l := &countingLister{}
+	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
+	x := NewIndex(l)
+	if _, err := x.Lookup(context.Background(), "c1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	l.add("new", "ocid-new", loadbalancer.LoadBalancerLifecycleStateActive)
+	m, err := x.Lookup(context.Background(), "c1", "new", "uid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Match{{Name: "new", ID: "ocid-new"}}, m); diff != "" {
+		t.Errorf("Lookup (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"", "new", "uid"}, l.names); diff != "" {
+		t.Errorf("lists by display name (\"\" = the whole compartment) (-want +got):\n%s", diff)
 	}
 }

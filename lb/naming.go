@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -109,6 +110,17 @@ func CertificateName(secretName string, c Certificate) string {
 }
 
 // CreateRetryToken is the opc-retry-token of a Service's CreateLoadBalancer call. It depends only
-// on the Service UID, so a create repeated after a lost response returns the first call's work
-// request instead of making a second load balancer.
-func CreateRetryToken(uid string) string { return "oci-ccm-create-" + uid }
+// on the Service UID and a generation, so a create repeated after a lost response returns the
+// first call's work request instead of making a second load balancer.
+//
+// The generation counts the Service's creates whose load balancer is gone (deleted out of band,
+// or failed and deleted): OCI invalidates the token of a deleted resource (409
+// InvalidatedRetryToken), so a new create needs a new token. Nothing of it is stored: Apply tries
+// generation 0, 1, ... until a token makes or finds a live load balancer, so it survives a
+// restart. Generation 0 is the token of earlier releases.
+func CreateRetryToken(uid string, generation int) string {
+	if generation == 0 {
+		return "oci-ccm-create-" + uid
+	}
+	return "oci-ccm-create-" + uid + "-" + strconv.Itoa(generation)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
@@ -28,7 +29,15 @@ type Options struct {
 	Concurrency int
 	// Index is the shared name→OCID index; nil makes a new one over Client.
 	Index *Index
+	// Timeout bounds each Reconcile, Delete and Get (default DefaultTimeout): a work request
+	// that never finishes must not hold a service-controller worker (by default the only one)
+	// forever.
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
+// minutes on OCI and a change 20 to 40 seconds, so five minutes is several times a slow plan.
+const DefaultTimeout = 5 * time.Minute
 
 // Reconciler is the entry point a cloud provider forwards to: it finds a Service's load balancer,
 // plans and applies the difference, and reports the status. Safe for concurrent use; calls for
@@ -39,9 +48,10 @@ type Reconciler struct {
 	applier *Applier
 	index   *Index
 	namer   Namer
+	timeout time.Duration
 
 	mu  sync.Mutex
-	ids map[types.UID]string // Service UID → load balancer OCID, learned by this process
+	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
 }
 
 // NewReconciler returns a Reconciler.
@@ -57,13 +67,18 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if idx == nil {
 		idx = NewIndex(opts.Client)
 	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	return &Reconciler{
 		cfg:     cfg,
 		client:  opts.Client,
 		applier: &Applier{Client: opts.Client, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency},
 		index:   idx,
 		namer:   NamerFor(cfg),
-		ids:     map[types.UID]string{},
+		timeout: timeout,
+		ids:     map[types.UID]lbRef{},
 	}, nil
 }
 
@@ -90,6 +105,24 @@ func (r *Reconciler) Ensure(ctx context.Context, clusterName string, svc *v1.Ser
 
 // Reconcile is Ensure returning the plan and resulting Spec too.
 func (r *Reconciler) Reconcile(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res, err := r.reconcile(ctx, clusterName, svc, nodes, secrets)
+	return res, r.timedOut(ctx, "ensure", svc, err)
+}
+
+// timedOut says, for an error of a reconcile whose own deadline passed, that it gave up and why.
+func (r *Reconciler) timedOut(ctx context.Context, what string, svc *v1.Service, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%s load balancer of %s/%s gave up at the reconcile timeout (%s): %w", what, svc.Namespace, svc.Name, r.timeout, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	desired, err := Desired(svc, nodes, r.cfg, secrets)
 	if err != nil {
@@ -118,7 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, clusterName string, svc *v1.
 			return nil, err
 		}
 		// Remember it before applying, so a reconcile after a partial failure needs one read.
-		r.remember(svc.UID, observed.ID)
+		r.remember(svc.UID, refOf(*found))
 	}
 	plan, err := Diff(observed, desired)
 	if err != nil {
@@ -141,7 +174,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, clusterName string, svc *v1.
 		return nil, fmt.Errorf("lb: no load balancer after applying %s", plan.Changes[0])
 	}
 	id := deref(current.Id)
-	r.remember(svc.UID, id)
+	r.remember(svc.UID, lbRef{ID: id, Name: plan.Target.Name, CompartmentID: deref(current.CompartmentId)})
 	if created != nil || observed.Name != plan.Target.Name {
 		r.index.Add(desired.CompartmentID, plan.Target.Name, id)
 	}
@@ -150,8 +183,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, clusterName string, svc *v1.
 }
 
 // Delete deletes the load balancer svc owns. A missing load balancer is success, and so is one
-// that is not this Service's: it is left alone (and logged), never deleted.
+// that is not this Service's: it is left alone (and logged), never deleted. Missing means OCI
+// says so unambiguously: a 404 NotAuthorizedOrNotFound that a listing contradicts is an
+// *AccessError (most likely a missing IAM policy), so the Service keeps its finalizer.
 func (r *Reconciler) Delete(ctx context.Context, clusterName string, svc *v1.Service) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	return r.timedOut(ctx, "delete", svc, r.delete(ctx, clusterName, svc))
+}
+
+func (r *Reconciler) delete(ctx context.Context, clusterName string, svc *v1.Service) error {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
 	found, claim, err := r.find(ctx, clusterName, svc, adopt)
@@ -179,10 +220,12 @@ func (r *Reconciler) Delete(ctx context.Context, clusterName string, svc *v1.Ser
 
 // Get returns the status of svc's load balancer and whether it exists.
 func (r *Reconciler) Get(ctx context.Context, clusterName string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
 	found, claim, err := r.find(ctx, clusterName, svc, adopt)
 	if err != nil || found == nil {
-		return nil, false, err
+		return nil, false, r.timedOut(ctx, "get", svc, err)
 	}
 	if err := CheckOwnership(Observe(*found), r.owner(clusterName, svc), claim); err != nil {
 		return nil, false, nil
@@ -204,30 +247,51 @@ func (r *Reconciler) owner(clusterName string, svc *v1.Service) *Spec {
 // then UID name). An untagged load balancer found only by a non-UID name is an OwnershipError;
 // load balancers tagged for another cluster or Service are skipped.
 func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Service, adoptID string) (*loadbalancer.LoadBalancer, Claim, error) {
+	cached := r.cached(svc.UID)
 	if adoptID != "" {
-		lb, err := r.get(ctx, adoptID)
+		ref := lbRef{ID: adoptID, CompartmentID: r.cfg.CompartmentID}
+		if cached.ID == adoptID {
+			ref = cached
+		}
+		lb, err := r.get(ctx, ref)
 		return lb, ClaimByAdoption, err
 	}
-	if id := r.cached(svc.UID); id != "" {
-		lb, err := r.get(ctx, id)
+	if cached.ID != "" {
+		lb, err := r.get(ctx, cached)
 		if err != nil || lb != nil {
 			return lb, ClaimByCachedID, err
 		}
 		r.forget(svc.UID)
 	}
+	// Twice at most: when every indexed match turns out gone, the index has forgotten them and
+	// the second lookup asks OCI (a load balancer made by another process, e.g. before a restart).
+	for range 2 {
+		lb, claim, stale, err := r.findByName(ctx, clusterName, svc)
+		if lb != nil || err != nil || !stale {
+			return lb, claim, err
+		}
+	}
+	return nil, ClaimByName, nil
+}
+
+// findByName is find through the name index; stale reports that nothing was found and every
+// indexed match was gone (and has been removed from the index).
+func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1.Service) (_ *loadbalancer.LoadBalancer, _ Claim, stale bool, _ error) {
 	matches, err := r.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
 	if err != nil {
-		return nil, ClaimByName, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
+		return nil, ClaimByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	want := r.owner(clusterName, svc).Owner
 	var refused error
+	removed := 0
 	for _, m := range matches {
-		lb, err := r.get(ctx, m.ID)
+		lb, err := r.get(ctx, lbRef{ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID})
 		if err != nil {
-			return nil, ClaimByName, err
+			return nil, ClaimByName, false, err
 		}
 		if lb == nil {
 			r.index.Remove(r.cfg.CompartmentID, m.ID)
+			removed++
 			continue
 		}
 		claim := ClaimByName
@@ -237,30 +301,29 @@ func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Servi
 		got, tagged := ownerFromTags(lb.FreeformTags)
 		switch {
 		case tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID):
-			return lb, claim, nil
+			return lb, claim, false, nil
 		case tagged:
 			continue // another cluster's or Service's load balancer with a colliding name
 		case claim == ClaimByUIDName:
-			return lb, claim, nil
+			return lb, claim, false, nil
 		default:
 			refused = &OwnershipError{LoadBalancerID: m.ID, DisplayName: m.Name,
 				Reason: "it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over, or delete it"}
 		}
 	}
-	return nil, ClaimByName, refused
+	return nil, ClaimByName, removed > 0 && removed == len(matches), refused
 }
 
-// get reads a load balancer; nil when it does not exist or is being deleted.
-func (r *Reconciler) get(ctx context.Context, id string) (*loadbalancer.LoadBalancer, error) {
-	lb, err := r.client.GetLoadBalancer(ctx, id)
+// get reads a load balancer; nil when it is being deleted, or when it does not exist as a fresh
+// listing of its compartment confirms (a 404 alone may be a missing policy: *AccessError).
+func (r *Reconciler) get(ctx context.Context, ref lbRef) (*loadbalancer.LoadBalancer, error) {
+	lb, err := r.client.GetLoadBalancer(ctx, ref.ID)
 	switch {
 	case ociclient.IsNotFound(err):
-		return nil, nil
+		return nil, confirmLoadBalancerGone(ctx, r.client, ref, "GetLoadBalancer", "read load-balancers", err)
 	case err != nil:
-		return nil, fmt.Errorf("get load balancer %s: %w", id, err)
-	}
-	switch lb.LifecycleState {
-	case loadbalancer.LoadBalancerLifecycleStateDeleted, loadbalancer.LoadBalancerLifecycleStateDeleting:
+		return nil, fmt.Errorf("get load balancer %s: %w", ref.ID, err)
+	case gone(lb.LifecycleState):
 		return nil, nil
 	}
 	return &lb, nil
@@ -278,16 +341,16 @@ func usable(lb *loadbalancer.LoadBalancer) error {
 	return nil
 }
 
-func (r *Reconciler) cached(uid types.UID) string {
+func (r *Reconciler) cached(uid types.UID) lbRef {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ids[uid]
 }
 
-func (r *Reconciler) remember(uid types.UID, id string) {
+func (r *Reconciler) remember(uid types.UID, ref lbRef) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.ids[uid] = id
+	r.ids[uid] = ref
 }
 
 func (r *Reconciler) forget(uid types.UID) {

@@ -164,7 +164,8 @@ func TestEnsureShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	e.ensure(t, service(), readyNodes(1), nil)
 	_, calls := e.ensure(t, service(annotate(lb.AnnotationShapeFlexMax, "400"),
 		annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a")), readyNodes(1), nil)
-	if diff := cmp.Diff(map[string]int{"UpdateLoadBalancerShape": 1, "UpdateNetworkSecurityGroups": 1}, writes(calls)); diff != "" {
+	// UpdateLoadBalancer records the NSG oci-ccm attached, so that only it is ever detached.
+	if diff := cmp.Diff(map[string]int{"UpdateLoadBalancer": 1, "UpdateLoadBalancerShape": 1, "UpdateNetworkSecurityGroups": 1}, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	got := e.only(t)

@@ -55,6 +55,12 @@ func Observe(lb loadbalancer.LoadBalancer) *Spec {
 			Port:       derefInt(l.Port),
 			BackendSet: deref(l.DefaultBackendSetName),
 			TLS:        observeTLS(l.SslConfiguration),
+			Routing: ListenerRouting{
+				Hostnames:     slices.Clone(l.HostnameNames),
+				RuleSets:      slices.Clone(l.RuleSetNames),
+				RoutingPolicy: deref(l.RoutingPolicyName),
+				PathRouteSet:  deref(l.PathRouteSetName),
+			},
 		}
 		if cc := l.ConnectionConfiguration; cc != nil {
 			if cc.IdleTimeout != nil {
@@ -122,6 +128,7 @@ func observeTLS(c *loadbalancer.SslConfiguration) *TLS {
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
 func createDetails(s *Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
 	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
+	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
 	d := loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
@@ -188,6 +195,8 @@ func createListenerDetails(l Listener) loadbalancer.CreateListenerDetails {
 	}
 }
 
+// updateListenerDetails is the whole listener (OCI replaces it), with the routing the Spec does
+// not manage sent back as observed.
 func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
 	return loadbalancer.UpdateListenerDetails{
 		DefaultBackendSetName:   common.String(l.BackendSet),
@@ -195,6 +204,10 @@ func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
 		Protocol:                common.String(l.Protocol),
 		SslConfiguration:        sslDetails(l.TLS),
 		ConnectionConfiguration: connectionConfig(l),
+		HostnameNames:           slices.Clone(l.Routing.Hostnames),
+		RuleSetNames:            slices.Clone(l.Routing.RuleSets),
+		RoutingPolicyName:       optString(l.Routing.RoutingPolicy),
+		PathRouteSetName:        optString(l.Routing.PathRouteSet),
 	}
 }
 

@@ -117,6 +117,24 @@ type Listener struct {
 	IdleTimeoutSeconds int64
 	// ProxyProtocolVersion is 1 or 2 to send a PROXY header to backends, 0 for none.
 	ProxyProtocolVersion int
+	// Routing is what an OCI listener may carry that the Spec does not manage. Observe reads it
+	// and Diff carries it into the update of an existing listener, so that a change (the update
+	// replaces the whole listener) never drops what a user configured. Never compared.
+	Routing ListenerRouting
+}
+
+// ListenerRouting is the part of a listener oci-ccm leaves as it finds it: names of the load
+// balancer's hostnames, rule sets, routing policy and path route set.
+type ListenerRouting struct {
+	Hostnames     []string
+	RuleSets      []string
+	RoutingPolicy string
+	PathRouteSet  string
+}
+
+func (r ListenerRouting) clone() ListenerRouting {
+	r.Hostnames, r.RuleSets = slices.Clone(r.Hostnames), slices.Clone(r.RuleSets)
+	return r
 }
 
 // TLS is a listener's or backend set's TLS settings.
@@ -241,6 +259,7 @@ func (s *Spec) Clone() *Spec {
 	c.Listeners = make(map[string]Listener, len(s.Listeners))
 	for k, l := range s.Listeners {
 		l.TLS = l.TLS.clone()
+		l.Routing = l.Routing.clone()
 		c.Listeners[k] = l
 	}
 	c.BackendSets = make(map[string]BackendSet, len(s.BackendSets))

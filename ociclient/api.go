@@ -9,7 +9,7 @@
 // write bucket, is retried on transient failures (429, 5xx except 501, 409 IncorrectState, a
 // busy network load balancer's 409 Conflict, timeouts, broken connections) with backoff that
 // honours Retry-After, and fails with an *OperationError that wraps OCI's last error;
-// IsNotFound, IsConflict, the other Is* functions and errors.Is(err, ErrInvalidatedRetryToken)
+// IsNotFound, IsConflict, the other Is* functions and IsInvalidatedRetryToken
 // classify it. Instance, VNIC-attachment, VNIC and subnet reads are cached for
 // Options.CacheTTL, and concurrent identical reads make one call. README.md has the defaults,
 // metrics and log keys.

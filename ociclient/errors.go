@@ -19,12 +19,6 @@ const (
 	codeInvalidatedRetryToken   = "InvalidatedRetryToken"
 )
 
-// ErrInvalidatedRetryToken matches (errors.Is) an error for which OCI answered 409
-// InvalidatedRetryToken: the opc-retry-token was used before for a request whose resource has
-// since been deleted (or, as ocitest assumes, for a request with another body). Retrying with the
-// same token can never succeed; a new create needs a new token.
-var ErrInvalidatedRetryToken = errors.New("OCI invalidated the retry token")
-
 // ErrNoSubnetForIP is returned (wrapped) by SubnetForIP when no subnet contains the address.
 var ErrNoSubnetForIP = errors.New("no subnet contains the IP address")
 
@@ -46,15 +40,6 @@ type OperationError struct {
 
 	// service is the API called (serviceLB, ...), which decides what a 409 Conflict means.
 	service string
-}
-
-// Is reports whether OCI's answer is the kind target names: ErrInvalidatedRetryToken.
-func (e *OperationError) Is(target error) bool {
-	if target != ErrInvalidatedRetryToken {
-		return false
-	}
-	se, ok := asServiceError(e.Err)
-	return ok && se.GetHTTPStatusCode() == http.StatusConflict && se.GetCode() == codeInvalidatedRetryToken
 }
 
 // Error reports the operation, resource, OCI's status, code, message and request ID, and the
@@ -186,6 +171,15 @@ func IsAmbiguousNotFound(err error) bool {
 // IsConflict reports whether OCI answered 409 (e.g. a name is taken, a certificate is in use, a
 // network load balancer is busy with another work request, or InvalidatedRetryToken).
 func IsConflict(err error) bool { return hasStatus(err, http.StatusConflict) }
+
+// IsInvalidatedRetryToken reports whether OCI answered 409 InvalidatedRetryToken: the retry
+// token was used by a request whose resource has since been deleted (or, as ocitest assumes, by a
+// request with another body), so OCI neither replays nor repeats it. Retrying with the same token
+// can never succeed; the caller needs a new token (a create's token is not a per-attempt nonce).
+func IsInvalidatedRetryToken(err error) bool {
+	se, ok := asServiceError(err)
+	return ok && se.GetHTTPStatusCode() == http.StatusConflict && se.GetCode() == codeInvalidatedRetryToken
+}
 
 // IsPreconditionFailed reports whether OCI answered 412 (e.g. NoEtagMatch: an If-Match ETag is
 // stale; re-read and try again).

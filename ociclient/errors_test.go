@@ -76,7 +76,7 @@ func TestErrorKinds(t *testing.T) {
 			got := kinds{
 				NotFound: IsNotFound(tt.err), Ambiguous: IsAmbiguousNotFound(tt.err), Conflict: IsConflict(tt.err),
 				Precondition: IsPreconditionFailed(tt.err), RateLimited: IsRateLimited(tt.err),
-				Retryable: IsRetryable(tt.err), InvalidatedToken: errors.Is(tt.err, ErrInvalidatedRetryToken), Outcome: outcome(tt.err),
+				Retryable: IsRetryable(tt.err), InvalidatedToken: IsInvalidatedRetryToken(tt.err), Outcome: outcome(tt.err),
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("kinds (-want +got):\n%s", diff)

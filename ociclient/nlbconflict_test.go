@@ -92,8 +92,8 @@ func TestInvalidatedRetryTokenIsNotRetriedAndHasItsOwnKind(t *testing.T) {
 	before := env.srv.Calls()
 	// The same body as the first create, so only the deletion makes OCI refuse the token.
 	_, _, err = nlbs.CreateNetworkLoadBalancer(ctx, createNLBDetailsLike(created), "uid-1")
-	if !errors.Is(err, ErrInvalidatedRetryToken) {
-		t.Fatalf("create with the token of a deleted NLB: %v; want ErrInvalidatedRetryToken", err)
+	if !IsInvalidatedRetryToken(err) {
+		t.Fatalf("create with the token of a deleted NLB: %v; want 409 InvalidatedRetryToken", err)
 	}
 	if !IsConflict(err) || IsRetryable(err) {
 		t.Errorf("IsConflict %v, IsRetryable %v; want a conflict that is not retryable", IsConflict(err), IsRetryable(err))

@@ -112,6 +112,7 @@ func TestEndToEnd(t *testing.T) {
 		{"TLSSecretRotated", []string{"NodesInitialised"}, testTLSSecretRotated},
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
+		{"DeleteDenied", []string{"NodesInitialised"}, testDeleteDenied},
 		{"InstanceTerminated", []string{"NodesInitialised"}, testInstanceTerminated},
 		{"OCIOutage", []string{"ServiceCreated"}, testOCIOutage},
 		{"RestartMidCreate", []string{"NodesInitialised"}, testRestartMidCreate},

@@ -175,6 +175,7 @@ type fault struct {
 	Operation   string  `json:"operation,omitempty"`
 	Class       string  `json:"class,omitempty"`
 	Status      int     `json:"status,omitempty"`
+	Code        string  `json:"code,omitempty"`
 	Probability float64 `json:"probability,omitempty"`
 	// Latency is a Go duration string.
 	Latency string `json:"latency,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -411,6 +412,66 @@ func testServiceDeleted(t *testing.T, s *suite) {
 		}
 	}
 	s.waitRules(t, "security rules of "+name+" removed", nil, gone)
+}
+
+// testDeleteDenied: deleting a Service whose load balancer the CCM may not delete (OCI answers
+// 404 NotAuthorizedOrNotFound, as it does when the policy lacks "manage load-balancers") keeps
+// the Service's finalizer and the load balancer, and raises a Warning Event that names the
+// policy; once the policy allows it, the deletion completes.
+func testDeleteDenied(t *testing.T, s *suite) {
+	svc := loadService(t, "plain.yaml", testNamespace)
+	svc.Name = "undeletable"
+	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIngressIP(t, s, testNamespace, svc.Name)
+	got, ok, err := s.oci.loadBalancerNamed(s.ctx, string(created.UID))
+	if err != nil || !ok {
+		t.Fatalf("no load balancer for %s (err %v)", svc.Name, err)
+	}
+	id, err := s.oci.injectFault(s.ctx, fault{Operation: "DeleteLoadBalancer", Status: http.StatusNotFound, Code: "NotAuthorizedOrNotFound"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.oci.removeFault(s.ctx, id) }()
+	if err := s.kube.CoreV1().Services(testNamespace).Delete(s.ctx, svc.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, s.ctx, convergeTimeout, "Warning Event naming the missing policy", func(ctx context.Context) (bool, string, error) {
+		events, err := serviceEvents(ctx, s.kube, testNamespace, svc.Name)
+		if err != nil {
+			return false, "", err
+		}
+		found := slices.ContainsFunc(events, func(e corev1.Event) bool {
+			return e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, "manage load-balancers")
+		})
+		return found, describeEvents(events), nil
+	})
+	still, err := s.kube.CoreV1().Services(testNamespace).Get(s.ctx, svc.Name, metav1.GetOptions{})
+	if err != nil || len(still.Finalizers) == 0 {
+		t.Fatalf("Service gone or without finalizer while its load balancer exists (err %v)", err)
+	}
+	if exists, err := s.oci.loadBalancerExists(s.ctx, deref(got.Id)); err != nil || !exists {
+		t.Fatalf("load balancer %s exists = %v (err %v), want true", deref(got.Id), exists, err)
+	}
+
+	if err := s.oci.removeFault(s.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, s.ctx, 2*convergeTimeout, "Service "+svc.Name+" gone once the deletion is allowed", func(ctx context.Context) (bool, string, error) {
+		svc, err := s.kube.CoreV1().Services(testNamespace).Get(ctx, svc.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		return false, fmt.Sprintf("finalizers %v", svc.Finalizers), nil
+	})
+	if exists, err := s.oci.loadBalancerExists(s.ctx, deref(got.Id)); err != nil || exists {
+		t.Errorf("load balancer %s still exists after the Service is gone (err %v)", deref(got.Id), err)
+	}
 }
 
 // testRestartMidCreate: a CCM killed while a load balancer's creation is in flight, and started

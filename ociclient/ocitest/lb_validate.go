@@ -150,9 +150,6 @@ func lbCheckListener(name *string, d loadbalancer.ListenerDetails) error {
 	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
 		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
 	}
-	if len(d.HostnameNames) > 0 || d.PathRouteSetName != nil || d.RoutingPolicyName != nil || len(d.RuleSetNames) > 0 {
-		return lbInvalid("listener '%s': hostnames, path route sets, routing policies and rule sets are not emulated by ocitest", *name)
-	}
 	p := *d.Protocol
 	if (p == "HTTP2" || p == "GRPC") && d.SslConfiguration == nil {
 		return lbInvalid("listener '%s': protocol %s requires sslConfiguration", *name, p)
@@ -299,6 +296,9 @@ func checkLB(lb *loadbalancer.LoadBalancer) error {
 				return wrBadInput("Listener '%s' has unknown certificate '%s'", name, *c.CertificateName)
 			}
 		}
+		if err := lbCheckListenerRefs(lb, name, l); err != nil {
+			return err
+		}
 	}
 	for _, name := range lbSortedKeys(lb.BackendSets) {
 		if c := lb.BackendSets[name].SslConfiguration; c != nil && c.CertificateName != nil {
@@ -352,8 +352,10 @@ func lbListenerFrom(name string, d loadbalancer.ListenerDetails) loadbalancer.Li
 		DefaultBackendSetName:   common.String(lbDeref(d.DefaultBackendSetName)),
 		Port:                    common.Int(lbDeref(d.Port)),
 		Protocol:                common.String(lbDeref(d.Protocol)),
-		HostnameNames:           []string{},
-		RuleSetNames:            []string{},
+		HostnameNames:           append([]string{}, d.HostnameNames...),
+		PathRouteSetName:        d.PathRouteSetName,
+		RoutingPolicyName:       d.RoutingPolicyName,
+		RuleSetNames:            append([]string{}, d.RuleSetNames...),
 		SslConfiguration:        lbSSLFrom(d.SslConfiguration),
 		ConnectionConfiguration: &conn,
 	}
@@ -490,4 +492,31 @@ func lbSortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// lbCheckListenerRefs checks that the hostnames, rule sets, routing policy and path route set a
+// listener names exist on its load balancer. ocitest stores these parts as given (through
+// AddLoadBalancer or EditLoadBalancer) and does not route by them.
+func lbCheckListenerRefs(lb *loadbalancer.LoadBalancer, name string, l loadbalancer.Listener) error {
+	for _, h := range l.HostnameNames {
+		if _, ok := lb.Hostnames[h]; !ok {
+			return wrBadInput("Listener '%s' has unknown hostname '%s'", name, h)
+		}
+	}
+	for _, rs := range l.RuleSetNames {
+		if _, ok := lb.RuleSets[rs]; !ok {
+			return wrBadInput("Listener '%s' has unknown rule set '%s'", name, rs)
+		}
+	}
+	if p := lbDeref(l.RoutingPolicyName); p != "" {
+		if _, ok := lb.RoutingPolicies[p]; !ok {
+			return wrBadInput("Listener '%s' has unknown routing policy '%s'", name, p)
+		}
+	}
+	if p := lbDeref(l.PathRouteSetName); p != "" {
+		if _, ok := lb.PathRouteSets[p]; !ok {
+			return wrBadInput("Listener '%s' has unknown path route set '%s'", name, p)
+		}
+	}
+	return nil
 }

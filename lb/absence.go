@@ -1,0 +1,150 @@
+package lb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// OCI answers 404 NotAuthorizedOrNotFound both for what does not exist and for what the caller's
+// IAM policy does not let it see or change. Taking that answer for "gone" releases a Service's
+// finalizer while its load balancer still runs (and bills). So a 404 is only believed once a fresh
+// read confirms it: a listing of the load balancer's compartment for the load balancer itself, a
+// read of the load balancer for a listener, backend set or certificate.
+
+// AccessError reports that OCI answered 404 NotAuthorizedOrNotFound for a load balancer, or a
+// part of one, that a fresh read shows still exists: most likely the IAM policy of the CCM does
+// not allow the operation. Delete returns it, so the Service keeps its finalizer.
+type AccessError struct {
+	// LoadBalancerID is the load balancer's OCID.
+	LoadBalancerID string
+	// CompartmentID is the compartment the load balancer was listed in.
+	CompartmentID string
+	// Operation is the OCI operation that answered 404, e.g. "DeleteLoadBalancer".
+	Operation string
+	// Part is the listener, backend set or certificate, e.g. `listener "TCP-80"`; empty for
+	// the load balancer itself.
+	Part string
+	// Permission is the policy verb and resource type the operation needs, e.g. "manage
+	// load-balancers".
+	Permission string
+	// Err is OCI's answer.
+	Err error
+}
+
+func (e *AccessError) Error() string {
+	what := "load balancer " + e.LoadBalancerID
+	if e.Part != "" {
+		what = e.Part + " of " + what
+	}
+	return fmt.Sprintf("%s answered 404 NotAuthorizedOrNotFound for %s, which still exists: the CCM's IAM policy most likely lacks "+
+		"\"Allow dynamic-group <the CCM's group> to %s in compartment id %s\": %v",
+		e.Operation, what, e.Permission, e.CompartmentID, e.Err)
+}
+
+// Unwrap returns OCI's answer.
+func (e *AccessError) Unwrap() error { return e.Err }
+
+// lbRef is what is known of a load balancer to confirm a 404 by listing: its compartment and,
+// when known, its display name (the listing is then filtered to one page).
+type lbRef struct {
+	ID            string
+	Name          string
+	CompartmentID string
+}
+
+func refOf(lb loadbalancer.LoadBalancer) lbRef {
+	return lbRef{ID: deref(lb.Id), Name: deref(lb.DisplayName), CompartmentID: deref(lb.CompartmentId)}
+}
+
+// listed returns the load balancer as a fresh listing of its compartment shows it; nil when the
+// listing lacks it or shows it deleted or being deleted. The listing is filtered by display name
+// first (one page); when that lacks it, the whole compartment is listed, since the load balancer
+// may have been renamed since its name was learned.
+func listed(ctx context.Context, l Lister, ref lbRef) (*loadbalancer.LoadBalancer, error) {
+	filters := []string{""}
+	if ref.Name != "" {
+		filters = []string{ref.Name, ""}
+	}
+	for _, name := range filters {
+		lbs, err := l.ListLoadBalancers(ctx, ref.CompartmentID, name)
+		if err != nil {
+			return nil, fmt.Errorf("list compartment %s to confirm load balancer %s is gone: %w", ref.CompartmentID, ref.ID, err)
+		}
+		for i := range lbs {
+			if deref(lbs[i].Id) == ref.ID {
+				if gone(lbs[i].LifecycleState) {
+					return nil, nil
+				}
+				return &lbs[i], nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// confirmLoadBalancerGone decides what a 404 from op on the load balancer ref meant: nil if a
+// listing confirms it is gone, an *AccessError if it is still listed.
+func confirmLoadBalancerGone(ctx context.Context, l Lister, ref lbRef, op, permission string, notFound error) error {
+	still, err := listed(ctx, l, ref)
+	if err != nil {
+		return err
+	}
+	if still != nil {
+		return &AccessError{LoadBalancerID: ref.ID, CompartmentID: ref.CompartmentID, Operation: op, Permission: permission, Err: notFound}
+	}
+	return nil
+}
+
+// confirmPartGone decides what a 404 from deleting a listener, backend set or certificate
+// meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
+// *AccessError if the part is still there.
+func (a *Applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notFound error) error {
+	lb, err := a.Client.GetLoadBalancer(ctx, ref.ID)
+	var current *loadbalancer.LoadBalancer
+	switch {
+	case ociclient.IsNotFound(err):
+		if current, err = listed(ctx, a.Client, ref); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("read load balancer %s to confirm %s is gone: %w", ref.ID, c, err)
+	case !gone(lb.LifecycleState):
+		current = &lb
+	}
+	if current == nil {
+		return nil // the whole load balancer is gone
+	}
+	var present bool
+	switch c.Action {
+	case ActionDeleteListener:
+		_, present = current.Listeners[c.Name]
+	case ActionDeleteBackendSet:
+		_, present = current.BackendSets[c.Name]
+	case ActionDeleteCertificate:
+		_, present = current.Certificates[c.Name]
+	}
+	if !present {
+		return nil
+	}
+	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: deref(current.CompartmentId), Operation: operationOf(c.Action),
+		Part: fmt.Sprintf("%s %q", c.Action.object(), c.Name), Permission: "use load-balancers", Err: notFound}
+}
+
+// operationOf names the OCI operation of a delete action.
+func operationOf(a Action) string {
+	switch a {
+	case ActionDeleteListener:
+		return "DeleteListener"
+	case ActionDeleteBackendSet:
+		return "DeleteBackendSet"
+	case ActionDeleteCertificate:
+		return "DeleteCertificate"
+	case ActionDeleteLoadBalancer:
+		return "DeleteLoadBalancer"
+	}
+	return a.String()
+}
