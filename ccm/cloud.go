@@ -28,9 +28,11 @@ const ProviderName = "oci"
 
 // Options configure a Cloud beyond what cloud-provider.yaml says.
 type Options struct {
-	// ClusterName (--cluster-name) marks the security rules this cluster owns (their
-	// descriptions), so clusters sharing a subnet never touch each other's rules. Load balancer
-	// ownership tags use the name the service controller passes to every call, the same flag.
+	// ClusterName is --cluster-name. It is the cluster's identity when cloud-provider.yaml sets
+	// no clusterID (see config.ClusterIdentity, which refuses none, the framework default
+	// "kubernetes" and a conflict between the two). The identity marks both the load balancers
+	// (ownership tags) and the security rules (descriptions) this cluster owns; the cluster name
+	// the service controller passes to each call is ignored, so the two can never disagree.
 	ClusterName string
 	// Client replaces the OCI client built from the configuration (tests, the demo).
 	Client *ociclient.Client
@@ -40,11 +42,13 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg   *config.Config
-	oci   *ociclient.Client
-	lbs   *lb.Reconciler
-	rules *seclist.Manager
-	nodes *instances.Instances
+	cfg *config.Config
+	// cluster is the identity in every ownership tag and rule description (Options.ClusterName).
+	cluster string
+	oci     *ociclient.Client
+	lbs     *lb.Reconciler
+	rules   *seclist.Manager
+	nodes   *instances.Instances
 
 	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
 	// the Secret-change trigger. Both run before any controller calls the provider.
@@ -85,9 +89,12 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cluster, err := cfg.ClusterIdentity(opts.ClusterName)
+	if err != nil {
+		return nil, err
+	}
 	client := opts.Client
 	if client == nil {
-		var err error
 		client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics})
 		if err != nil {
 			return nil, fmt.Errorf("OCI client: %w", err)
@@ -98,7 +105,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		return nil, err
 	}
 	rules, err := seclist.NewManager(client.VirtualNetwork, seclist.Options{
-		Policy: seclist.PolicyFromConfig(opts.ClusterName, cfg.LoadBalancer),
+		Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
 	})
 	if err != nil {
 		return nil, err
@@ -110,7 +117,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cloud{cfg: cfg, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
+	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
 }
 
 // Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
@@ -167,5 +174,5 @@ func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
 // ProviderName returns "oci".
 func (c *Cloud) ProviderName() string { return ProviderName }
 
-// HasClusterID is true: load balancers carry the cluster name in their ownership tags.
+// HasClusterID is true: New refuses to build a Cloud without a cluster identity.
 func (c *Cloud) HasClusterID() bool { return true }
