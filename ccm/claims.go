@@ -2,6 +2,7 @@ package ccm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -65,9 +66,11 @@ func (c *Cloud) nodeSubnets(ctx context.Context, spec *lb.Spec) ([]string, error
 }
 
 // primeSecurityRules hands seclist the claims of every load balancer Service once it can
-// compute all of them. A Service whose Spec is invalid contributes nothing (its own reconcile
-// reports why); an OCI error retries the whole gathering later rather than priming with a claim
-// missing, which would remove that Service's rules.
+// compute all of them. A Service whose Spec is invalid (its own reconcile reports why) and that
+// has a load balancer is primed as unknown, which keeps every rule until it is reconciled or
+// deleted: an invalid value never changes anything in OCI. An OCI error retries the whole
+// gathering later rather than priming with a claim missing, which would remove that Service's
+// rules.
 func (c *Cloud) primeSecurityRules(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	_ = wait.PollUntilContextCancel(ctx, primeRetryInterval, true, func(ctx context.Context) (bool, error) {
@@ -103,7 +106,13 @@ func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
 		}
 		spec, err := lb.Desired(svc, nodes, c.cfg, c.watch)
 		if err != nil {
-			klog.FromContext(ctx).V(2).Info("Service left out of security claims", "service", klog.KObj(svc), "reason", err)
+			claim, err := c.unknownClaim(ctx, svc, err)
+			if err != nil {
+				return nil, err
+			}
+			if claim != nil {
+				claims = append(claims, *claim)
+			}
 			continue
 		}
 		claim, err := c.claimFor(ctx, svc, spec)
@@ -113,4 +122,24 @@ func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
 		claims = append(claims, claim)
 	}
 	return claims, nil
+}
+
+// unknownClaim is the claim of a Service whose Spec cannot be computed (invalid): unknown if it
+// has a load balancer, since that may have rules only this Service needs; none otherwise.
+func (c *Cloud) unknownClaim(ctx context.Context, svc *v1.Service, invalid error) (*seclist.Claim, error) {
+	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
+	_, exists, err := c.lbs.Get(ctx, c.cluster, svc)
+	switch {
+	case errors.Is(err, lb.ErrNotOwned):
+		exists = false // another's load balancer: this Service has no rules of ours
+	case err != nil:
+		return nil, fmt.Errorf("load balancer of invalid Service %s: %w", serviceKey(svc), err)
+	}
+	if !exists {
+		logger.V(2).Info("Service left out of security claims: invalid, and it has no load balancer", "reason", invalid)
+		return nil, nil
+	}
+	logger.Info("Service is invalid and has a load balancer; no security rule is removed until it is reconciled or deleted",
+		"reason", invalid)
+	return &seclist.Claim{Service: serviceKey(svc), Unknown: true}, nil
 }
