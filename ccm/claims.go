@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -18,8 +17,9 @@ import (
 )
 
 // claimFor turns a Service's load balancer Spec into its security claim: the LB's subnets, ports
-// and source ranges from the Spec, and the subnets of the backend nodes, found by their IPs.
-func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (seclist.Claim, error) {
+// and source ranges from the Spec, and the subnets of the backend nodes (see nodeSubnets). It
+// also returns the backends left out because their subnet cannot be found.
+func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, []unplaced, error) {
 	claim := seclist.Claim{
 		Service:     serviceKey(svc),
 		Mode:        spec.SecurityListMode,
@@ -33,36 +33,12 @@ func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (s
 			claim.HealthCheckPort = p.HealthCheck
 		}
 	}
-	subnets, err := c.nodeSubnets(ctx, spec)
+	subnets, skipped, err := c.nodeSubnets(ctx, spec, nodes)
 	if err != nil {
-		return seclist.Claim{}, err
+		return seclist.Claim{}, nil, err
 	}
 	claim.NodeSubnets = subnets
-	return claim, nil
-}
-
-// nodeSubnets returns the subnets of the Spec's backends, sorted. The subnet listing behind
-// SubnetForIP is cached, so this costs one ListSubnets per cache period, not one call per node.
-func (c *Cloud) nodeSubnets(ctx context.Context, spec *lb.Spec) ([]string, error) {
-	seen := map[string]bool{}
-	var ids []string
-	for _, name := range slices.Sorted(maps.Keys(spec.BackendSets)) {
-		for _, b := range spec.BackendSets[name].Backends {
-			if seen[b.IP] {
-				continue
-			}
-			seen[b.IP] = true
-			subnet, err := c.oci.VirtualNetwork.SubnetForIP(ctx, c.cfg.CompartmentID, c.cfg.VCNID, b.IP)
-			if err != nil {
-				return nil, fmt.Errorf("subnet of backend %s: %w", b.IP, err)
-			}
-			if subnet.Id != nil && !slices.Contains(ids, *subnet.Id) {
-				ids = append(ids, *subnet.Id)
-			}
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
+	return claim, skipped, nil
 }
 
 // primeSecurityRules hands seclist the claims of every load balancer Service once it can
@@ -115,9 +91,13 @@ func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
 			}
 			continue
 		}
-		claim, err := c.claimFor(ctx, svc, spec)
+		claim, skipped, err := c.claimFor(ctx, svc, spec, nodes)
 		if err != nil {
 			return nil, err
+		}
+		for _, u := range skipped {
+			klog.FromContext(ctx).V(2).Info("Backend left out of security claims: its subnet cannot be found",
+				"service", klog.KObj(svc), "ip", u.IP, "reason", u.Err)
 		}
 		claims = append(claims, claim)
 	}

@@ -11,8 +11,12 @@ import (
 	"fmt"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
@@ -52,9 +56,11 @@ type Cloud struct {
 
 	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
 	// the Secret-change trigger. Both run before any controller calls the provider.
-	kube  kubernetes.Interface
-	stop  <-chan struct{}
-	watch *watcher
+	kube kubernetes.Interface
+	stop <-chan struct{}
+	// events records Warning Events on Nodes and Services (nil before Initialize).
+	events record.EventRecorder
+	watch  *watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed chan struct{}
 }
@@ -127,6 +133,12 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
 	c.kube, c.stop = kube, stop
+	if kube != nil {
+		broadcaster := record.NewBroadcaster()
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+		c.events = broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
+		go func() { <-stop; broadcaster.Shutdown() }()
+	}
 }
 
 // SetInformers registers the Service, Node and Secret informers the provider needs on the

@@ -58,14 +58,16 @@ func (c *Cloud) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node) (
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
-	res, err := c.lbs.Reconcile(ctx, c.cluster, svc, c.withAddresses(ctx, nodes), c.secrets())
+	nodes = c.withAddresses(ctx, nodes)
+	res, err := c.lbs.Reconcile(ctx, c.cluster, svc, nodes, c.secrets())
 	if err != nil {
 		return nil, err
 	}
-	claim, err := c.claimFor(ctx, svc, res.Spec)
+	claim, skipped, err := c.claimFor(ctx, svc, res.Spec, nodes)
 	if err != nil {
 		return nil, err
 	}
+	c.warnUnplaced(ctx, svc, skipped)
 	if err := c.rules.Reconcile(ctx, claim); err != nil {
 		return nil, fmt.Errorf("security rules of %s: %w", claim.Service, err)
 	}
