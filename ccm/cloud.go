@@ -141,14 +141,15 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	}
 }
 
-// SetInformers registers the Service, Node and Secret informers the provider needs on the
-// controller manager's shared factory (which starts them). Once they have synced, seclist gets
-// every Service's security claim, so that rules are only ever removed with the whole cluster in
-// view; from then on a changed TLS Secret re-triggers the Services that use it.
+// SetInformers registers the Service and Node informers the provider needs on the controller
+// manager's shared factory (which starts them); Secrets are not taken from the factory but read
+// one by one, only those a load balancer Service references (see watcher). Once the caches have
+// synced, seclist gets every Service's security claim, so that rules are only ever removed with
+// the whole cluster in view; from then on a changed Secret re-triggers the Services that use it.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-c.stop; cancel() }()
-	c.watch = newWatcher(c.kube, factory)
+	c.watch = newWatcher(ctx, c.kube, factory)
 	go func() {
 		if !c.watch.waitForSync(ctx) {
 			return

@@ -40,6 +40,12 @@ func tlsSecret(name, cert string) *v1.Secret {
 func startProvider(t *testing.T, e *env, objects ...runtime.Object) (kubernetes.Interface, context.Context) {
 	t.Helper()
 	kube := fake.NewClientset(objects...)
+	return kube, startProviderOn(t, e, kube)
+}
+
+// startProviderOn is startProvider over a given client.
+func startProviderOn(t *testing.T, e *env, kube kubernetes.Interface) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
@@ -51,7 +57,7 @@ func startProvider(t *testing.T, e *env, objects ...runtime.Object) (kubernetes.
 	case <-time.After(30 * time.Second):
 		t.Fatal("provider did not prime its security claims")
 	}
-	return kube, ctx
+	return ctx
 }
 
 func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
