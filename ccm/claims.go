@@ -2,8 +2,8 @@ package ccm
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -17,8 +17,9 @@ import (
 )
 
 // claimFor turns a Service's load balancer Spec into its security claim: the LB's subnets, ports
-// and source ranges from the Spec, and the subnets of the backend nodes, found by their IPs.
-func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (seclist.Claim, error) {
+// and source ranges from the Spec, and the subnets of the backend nodes (see nodeSubnets). It
+// also returns the backends left out because their subnet cannot be found.
+func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, []unplaced, error) {
 	claim := seclist.Claim{
 		Service:     serviceKey(svc),
 		Mode:        spec.SecurityListMode,
@@ -32,42 +33,20 @@ func (c *Cloud) claimFor(ctx context.Context, svc *v1.Service, spec *lb.Spec) (s
 			claim.HealthCheckPort = p.HealthCheck
 		}
 	}
-	subnets, err := c.nodeSubnets(ctx, spec)
+	subnets, skipped, err := c.nodeSubnets(ctx, spec, nodes)
 	if err != nil {
-		return seclist.Claim{}, err
+		return seclist.Claim{}, nil, err
 	}
 	claim.NodeSubnets = subnets
-	return claim, nil
-}
-
-// nodeSubnets returns the subnets of the Spec's backends, sorted. The subnet listing behind
-// SubnetForIP is cached, so this costs one ListSubnets per cache period, not one call per node.
-func (c *Cloud) nodeSubnets(ctx context.Context, spec *lb.Spec) ([]string, error) {
-	seen := map[string]bool{}
-	var ids []string
-	for _, name := range slices.Sorted(maps.Keys(spec.BackendSets)) {
-		for _, b := range spec.BackendSets[name].Backends {
-			if seen[b.IP] {
-				continue
-			}
-			seen[b.IP] = true
-			subnet, err := c.oci.VirtualNetwork.SubnetForIP(ctx, c.cfg.CompartmentID, c.cfg.VCNID, b.IP)
-			if err != nil {
-				return nil, fmt.Errorf("subnet of backend %s: %w", b.IP, err)
-			}
-			if subnet.Id != nil && !slices.Contains(ids, *subnet.Id) {
-				ids = append(ids, *subnet.Id)
-			}
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
+	return claim, skipped, nil
 }
 
 // primeSecurityRules hands seclist the claims of every load balancer Service once it can
-// compute all of them. A Service whose Spec is invalid contributes nothing (its own reconcile
-// reports why); an OCI error retries the whole gathering later rather than priming with a claim
-// missing, which would remove that Service's rules.
+// compute all of them. A Service whose Spec is invalid (its own reconcile reports why) and that
+// has a load balancer is primed as unknown, which keeps every rule until it is reconciled or
+// deleted: an invalid value never changes anything in OCI. An OCI error retries the whole
+// gathering later rather than priming with a claim missing, which would remove that Service's
+// rules.
 func (c *Cloud) primeSecurityRules(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	_ = wait.PollUntilContextCancel(ctx, primeRetryInterval, true, func(ctx context.Context) (bool, error) {
@@ -103,14 +82,44 @@ func (c *Cloud) gatherClaims(ctx context.Context) ([]seclist.Claim, error) {
 		}
 		spec, err := lb.Desired(svc, nodes, c.cfg, c.watch)
 		if err != nil {
-			klog.FromContext(ctx).V(2).Info("Service left out of security claims", "service", klog.KObj(svc), "reason", err)
+			claim, err := c.unknownClaim(ctx, svc, err)
+			if err != nil {
+				return nil, err
+			}
+			if claim != nil {
+				claims = append(claims, *claim)
+			}
 			continue
 		}
-		claim, err := c.claimFor(ctx, svc, spec)
+		claim, skipped, err := c.claimFor(ctx, svc, spec, nodes)
 		if err != nil {
 			return nil, err
+		}
+		for _, u := range skipped {
+			klog.FromContext(ctx).V(2).Info("Backend left out of security claims: its subnet cannot be found",
+				"service", klog.KObj(svc), "ip", u.IP, "reason", u.Err)
 		}
 		claims = append(claims, claim)
 	}
 	return claims, nil
+}
+
+// unknownClaim is the claim of a Service whose Spec cannot be computed (invalid): unknown if it
+// has a load balancer, since that may have rules only this Service needs; none otherwise.
+func (c *Cloud) unknownClaim(ctx context.Context, svc *v1.Service, invalid error) (*seclist.Claim, error) {
+	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
+	_, exists, err := c.lbs.Get(ctx, c.cluster, svc)
+	switch {
+	case errors.Is(err, lb.ErrNotOwned):
+		exists = false // another's load balancer: this Service has no rules of ours
+	case err != nil:
+		return nil, fmt.Errorf("load balancer of invalid Service %s: %w", serviceKey(svc), err)
+	}
+	if !exists {
+		logger.V(2).Info("Service left out of security claims: invalid, and it has no load balancer", "reason", invalid)
+		return nil, nil
+	}
+	logger.Info("Service is invalid and has a load balancer; no security rule is removed until it is reconciled or deleted",
+		"reason", invalid)
+	return &seclist.Claim{Service: serviceKey(svc), Unknown: true}, nil
 }

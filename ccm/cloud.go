@@ -11,8 +11,12 @@ import (
 	"fmt"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
@@ -28,9 +32,11 @@ const ProviderName = "oci"
 
 // Options configure a Cloud beyond what cloud-provider.yaml says.
 type Options struct {
-	// ClusterName (--cluster-name) marks the security rules this cluster owns (their
-	// descriptions), so clusters sharing a subnet never touch each other's rules. Load balancer
-	// ownership tags use the name the service controller passes to every call, the same flag.
+	// ClusterName is --cluster-name. It is the cluster's identity when cloud-provider.yaml sets
+	// no clusterID (see config.ClusterIdentity, which refuses none, the framework default
+	// "kubernetes" and a conflict between the two). The identity marks both the load balancers
+	// (ownership tags) and the security rules (descriptions) this cluster owns; the cluster name
+	// the service controller passes to each call is ignored, so the two can never disagree.
 	ClusterName string
 	// Client replaces the OCI client built from the configuration (tests, the demo).
 	Client *ociclient.Client
@@ -40,17 +46,21 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg   *config.Config
-	oci   *ociclient.Client
-	lbs   *lb.Reconciler
-	rules *seclist.Manager
-	nodes *instances.Instances
+	cfg *config.Config
+	// cluster is the identity in every ownership tag and rule description (Options.ClusterName).
+	cluster string
+	oci     *ociclient.Client
+	lbs     *lb.Reconciler
+	rules   *seclist.Manager
+	nodes   *instances.Instances
 
 	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
 	// the Secret-change trigger. Both run before any controller calls the provider.
-	kube  kubernetes.Interface
-	stop  <-chan struct{}
-	watch *watcher
+	kube kubernetes.Interface
+	stop <-chan struct{}
+	// events records Warning Events on Nodes and Services (nil before Initialize).
+	events record.EventRecorder
+	watch  *watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed chan struct{}
 }
@@ -85,9 +95,12 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cluster, err := cfg.ClusterIdentity(opts.ClusterName)
+	if err != nil {
+		return nil, err
+	}
 	client := opts.Client
 	if client == nil {
-		var err error
 		client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics})
 		if err != nil {
 			return nil, fmt.Errorf("OCI client: %w", err)
@@ -98,7 +111,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		return nil, err
 	}
 	rules, err := seclist.NewManager(client.VirtualNetwork, seclist.Options{
-		Policy: seclist.PolicyFromConfig(opts.ClusterName, cfg.LoadBalancer),
+		Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
 	})
 	if err != nil {
 		return nil, err
@@ -110,7 +123,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cloud{cfg: cfg, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
+	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
 }
 
 // Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
@@ -120,16 +133,23 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
 	c.kube, c.stop = kube, stop
+	if kube != nil {
+		broadcaster := record.NewBroadcaster()
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+		c.events = broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
+		go func() { <-stop; broadcaster.Shutdown() }()
+	}
 }
 
-// SetInformers registers the Service, Node and Secret informers the provider needs on the
-// controller manager's shared factory (which starts them). Once they have synced, seclist gets
-// every Service's security claim, so that rules are only ever removed with the whole cluster in
-// view; from then on a changed TLS Secret re-triggers the Services that use it.
+// SetInformers registers the Service and Node informers the provider needs on the controller
+// manager's shared factory (which starts them); Secrets are not taken from the factory but read
+// one by one, only those a load balancer Service references (see watcher). Once the caches have
+// synced, seclist gets every Service's security claim, so that rules are only ever removed with
+// the whole cluster in view; from then on a changed Secret re-triggers the Services that use it.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-c.stop; cancel() }()
-	c.watch = newWatcher(c.kube, factory)
+	c.watch = newWatcher(ctx, c.kube, factory)
 	go func() {
 		if !c.watch.waitForSync(ctx) {
 			return
@@ -167,5 +187,5 @@ func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
 // ProviderName returns "oci".
 func (c *Cloud) ProviderName() string { return ProviderName }
 
-// HasClusterID is true: load balancers carry the cluster name in their ownership tags.
+// HasClusterID is true: New refuses to build a Cloud without a cluster identity.
 func (c *Cloud) HasClusterID() bool { return true }

@@ -14,14 +14,16 @@ import (
 )
 
 // loadBalancers forwards cloudprovider.LoadBalancer to lb (the load balancer) and seclist (the
-// security rules the load balancer needs).
+// security rules the load balancer needs). The clusterName argument of every method is the
+// service controller's --cluster-name; the Cloud's identity (Options.ClusterName, or clusterID)
+// is passed on instead, so load balancer tags and rule descriptions carry the same one.
 type loadBalancers struct{ c *Cloud }
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
 
 // GetLoadBalancer reports the status of the Service's load balancer, if it exists.
-func (l *loadBalancers) GetLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
-	return l.c.lbs.Get(ctx, clusterName, svc)
+func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+	return l.c.lbs.Get(ctx, l.c.cluster, svc)
 }
 
 // GetLoadBalancerName returns the load balancer's OCI display name.
@@ -30,19 +32,19 @@ func (l *loadBalancers) GetLoadBalancerName(_ context.Context, _ string, svc *v1
 }
 
 // EnsureLoadBalancer creates or updates the load balancer, then its security rules.
-func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
-	return l.c.ensure(ctx, clusterName, svc, nodes)
+func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+	return l.c.ensure(ctx, svc, nodes)
 }
 
 // UpdateLoadBalancer is EnsureLoadBalancer: the service controller calls it when nodes change.
-func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) error {
-	_, err := l.c.ensure(ctx, clusterName, svc, nodes)
+func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
+	_, err := l.c.ensure(ctx, svc, nodes)
 	return err
 }
 
 // EnsureLoadBalancerDeleted deletes the load balancer the Service owns, then its security rules.
-func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterName string, svc *v1.Service) error {
-	if err := l.c.lbs.Delete(ctx, clusterName, svc); err != nil {
+func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
+	if err := l.c.lbs.Delete(ctx, l.c.cluster, svc); err != nil {
 		return err
 	}
 	claim := seclist.Claim{Service: serviceKey(svc), LBSubnets: l.c.subnetsOf(svc)}
@@ -52,18 +54,20 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 	return nil
 }
 
-func (c *Cloud) ensure(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+func (c *Cloud) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
-	res, err := c.lbs.Reconcile(ctx, clusterName, svc, c.withAddresses(ctx, nodes), c.secrets())
+	nodes = c.withAddresses(ctx, nodes)
+	res, err := c.lbs.Reconcile(ctx, c.cluster, svc, nodes, c.secrets())
 	if err != nil {
 		return nil, err
 	}
-	claim, err := c.claimFor(ctx, svc, res.Spec)
+	claim, skipped, err := c.claimFor(ctx, svc, res.Spec, nodes)
 	if err != nil {
 		return nil, err
 	}
+	c.warnUnplaced(ctx, svc, skipped)
 	if err := c.rules.Reconcile(ctx, claim); err != nil {
 		return nil, fmt.Errorf("security rules of %s: %w", claim.Service, err)
 	}

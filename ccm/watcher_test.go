@@ -40,6 +40,12 @@ func tlsSecret(name, cert string) *v1.Secret {
 func startProvider(t *testing.T, e *env, objects ...runtime.Object) (kubernetes.Interface, context.Context) {
 	t.Helper()
 	kube := fake.NewClientset(objects...)
+	return kube, startProviderOn(t, e, kube)
+}
+
+// startProviderOn is startProvider over a given client.
+func startProviderOn(t *testing.T, e *env, kube kubernetes.Interface) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
@@ -51,7 +57,7 @@ func startProvider(t *testing.T, e *env, objects ...runtime.Object) (kubernetes.
 	case <-time.After(30 * time.Second):
 		t.Fatal("provider did not prime its security claims")
 	}
-	return kube, ctx
+	return ctx
 }
 
 func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
@@ -130,5 +136,47 @@ func TestStartUpPrimesClaimsSoOtherServicesKeepTheirRules(t *testing.T) {
 	}
 	if hasIngress(e.securityList(t, "lb-1"), 80, "0.0.0.0/0") {
 		t.Error("web's listener rule survived web's deletion")
+	}
+}
+
+func TestServiceInvalidAtStartUpKeepsItsRules(t *testing.T) {
+	e := newEnv(t)
+	lbs, _ := e.cloud.LoadBalancer()
+	web, api := service("web", nil, 80), service("api", nil, 9000)
+	for _, svc := range []*v1.Service{web, api} {
+		if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", svc, e.nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// While the provider was down, someone mistyped an annotation on api.
+	api = api.DeepCopy()
+	api.Annotations = map[string]string{string(lb.AnnotationShapeFlexMin): "banana"}
+	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.cloud.oci})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cloud = restarted
+	objects := []runtime.Object{web, api}
+	for _, n := range e.nodes {
+		objects = append(objects, n)
+	}
+	startProvider(t, e, objects...)
+
+	// Another Service's reconcile writes the lists api's rules are in.
+	lbs, _ = restarted.LoadBalancer()
+	if err := lbs.EnsureLoadBalancerDeleted(ctxFor(t), "test-cluster", web); err != nil {
+		t.Fatal(err)
+	}
+	if !hasIngress(e.securityList(t, "lb-1"), 9000, "0.0.0.0/0") || !hasIngress(e.securityList(t, "nodes"), 39000, "10.0.1.0/24") {
+		t.Error("an invalid Service's rules were removed; an invalid value must change nothing in OCI")
+	}
+
+	// Fixed, api is reconciled; from then on rules nobody needs go.
+	api.Annotations = nil
+	if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", api, e.nodes); err != nil {
+		t.Fatal(err)
+	}
+	if hasIngress(e.securityList(t, "lb-1"), 80, "0.0.0.0/0") {
+		t.Error("web's listener rule survived once every claim was known again")
 	}
 }

@@ -80,13 +80,15 @@ func Load(r io.Reader) (*Config, []Warning, error) {
 // the upstream CCM's names, so strict decoding accepts both and rejects everything else.
 // The type names appear in yaml.v3's "field X not found in type Y" errors, hence the wording.
 type fileConfig struct {
-	Auth                  authSection         `yaml:"auth"`
-	UseInstancePrincipals bool                `yaml:"useInstancePrincipals"`
-	CompartmentID         string              `yaml:"compartment"`
-	VCNID                 string              `yaml:"vcn"`
-	LoadBalancer          loadBalancerSection `yaml:"loadBalancer"`
-	RateLimiter           rateLimiterSection  `yaml:"rateLimiter"`
-	Endpoint              Endpoint            `yaml:"endpoint"`
+	ClusterID               string              `yaml:"clusterID"`
+	AllowDefaultClusterName bool                `yaml:"allowDefaultClusterName"`
+	Auth                    authSection         `yaml:"auth"`
+	UseInstancePrincipals   bool                `yaml:"useInstancePrincipals"`
+	CompartmentID           string              `yaml:"compartment"`
+	VCNID                   string              `yaml:"vcn"`
+	LoadBalancer            loadBalancerSection `yaml:"loadBalancer"`
+	RateLimiter             rateLimiterSection  `yaml:"rateLimiter"`
+	Endpoint                Endpoint            `yaml:"endpoint"`
 
 	// Upstream CCM fields. Metrics (and the storage tag sets below) are decoded as any because
 	// their content is ignored; strictness there would only break upstream files.
@@ -143,13 +145,15 @@ type upstreamTagSet struct {
 // replacement. A current field always wins over its upstream counterpart.
 func (f *fileConfig) config() (*Config, []Warning, error) {
 	cfg := &Config{
-		Auth:                  f.Auth.Auth,
-		UseInstancePrincipals: f.UseInstancePrincipals,
-		CompartmentID:         f.CompartmentID,
-		VCNID:                 f.VCNID,
-		LoadBalancer:          f.LoadBalancer.LoadBalancer,
-		RateLimiter:           f.RateLimiter.RateLimiter,
-		Endpoint:              f.Endpoint,
+		ClusterID:               f.ClusterID,
+		AllowDefaultClusterName: f.AllowDefaultClusterName,
+		Auth:                    f.Auth.Auth,
+		UseInstancePrincipals:   f.UseInstancePrincipals,
+		CompartmentID:           f.CompartmentID,
+		VCNID:                   f.VCNID,
+		LoadBalancer:            f.LoadBalancer.LoadBalancer,
+		RateLimiter:             f.RateLimiter.RateLimiter,
+		Endpoint:                f.Endpoint,
 	}
 	var w warnings
 

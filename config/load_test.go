@@ -24,6 +24,8 @@ func mustLoad(t *testing.T, doc string) (*Config, []Warning) {
 func TestLoadReadsEveryField(t *testing.T) {
 	key := legacyEncryptedPEM(t, testPassphrase)
 	doc := `
+clusterID: prod-phx-1
+allowDefaultClusterName: true
 auth:
   region: us-ashburn-1
   tenancy: ` + tenancyID + `
@@ -67,6 +69,8 @@ endpoint:
 `
 	got, warnings := mustLoad(t, doc)
 	want := &Config{
+		ClusterID:               "prod-phx-1",
+		AllowDefaultClusterName: true,
 		Auth: Auth{
 			Region:      "us-ashburn-1",
 			Tenancy:     tenancyID,

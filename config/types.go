@@ -4,6 +4,16 @@ package config
 
 // Config is the content of cloud-provider.yaml after parsing and defaulting.
 type Config struct {
+	// ClusterID is this cluster's identity among every cluster sharing the tenancy's load
+	// balancer compartments and subnets. It is written into the ownership tags of every load
+	// balancer and the description of every security rule oci-ccm manages, so it must be unique
+	// and must never change for the life of the cluster. When empty, --cluster-name is used
+	// instead (see ClusterIdentity); one of them must name the cluster.
+	ClusterID string `yaml:"clusterID"`
+	// AllowDefaultClusterName accepts the framework's default cluster name "kubernetes" as the
+	// identity. Only for a cluster already running under that name that shares its subnets and
+	// compartment with no other cluster.
+	AllowDefaultClusterName bool `yaml:"allowDefaultClusterName"`
 	// Auth holds user-principal credentials and the region.
 	Auth Auth `yaml:"auth"`
 	// UseInstancePrincipals authenticates as the instance the CCM runs on instead of a user.

@@ -60,6 +60,7 @@ func (e *ValidationError) Unwrap() []error {
 // auth.keyFile is read, and the key parsed with its passphrase, by ConfigurationProvider.
 func (c *Config) Validate() error {
 	v := &validator{}
+	c.validateClusterID(v)
 	c.validateAuth(v)
 	c.validateLoadBalancer(v)
 	c.validateRateLimiter(v)

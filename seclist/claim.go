@@ -40,6 +40,12 @@ type Claim struct {
 	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
 	// for externalTrafficPolicy Local, KubeProxyHealthPort otherwise. Zero means none.
 	HealthCheckPort int
+	// Unknown, given to Prime, says that the Service has a load balancer and so may have rules,
+	// but what it needs cannot be computed now (its annotations are invalid, a Secret it names
+	// is missing). Its rules cannot be told from rules nobody needs, so while any Service's
+	// claim is unknown the Manager adds rules but removes none. The Service's next Reconcile or
+	// Delete replaces the unknown claim. Every other field is ignored. Only Prime accepts it.
+	Unknown bool
 }
 
 // Subnet is what rule computation needs to know about a subnet.
@@ -105,6 +111,9 @@ func (c Claim) Validate() error {
 	}
 	if c.Service == "" {
 		bad("service name is empty")
+	}
+	if c.Unknown {
+		return errors.Join(errs...)
 	}
 	if c.Mode != "" && !validMode(c.Mode) {
 		bad("mode %q is not one of All, Frontend, Backend, None", c.Mode)

@@ -79,6 +79,7 @@ type Manager struct {
 	claims  map[string]Claim
 	primed  bool
 	touched map[string]bool   // Services set or deleted here before the first Prime
+	unknown map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
 	subnets map[string]Subnet // last known details of every subnet a claim names
 	writers map[string]*writer
 }
@@ -112,6 +113,7 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		logger:  logger.WithName("seclist"),
 		claims:  map[string]Claim{},
 		touched: map[string]bool{},
+		unknown: map[string]bool{},
 		subnets: map[string]Subnet{},
 		writers: map[string]*writer{},
 	}, nil
@@ -121,6 +123,10 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 // then on it removes rules no claim needs. Claims already set or deleted through Reconcile or
 // Delete are newer than this snapshot and are kept. Prime makes no call to OCI; subnets are
 // resolved when a list is next written. Invalid claims are left out and reported.
+//
+// A claim marked Unknown (a Service with a load balancer whose needs cannot be computed now)
+// stops all removals until that Service's Reconcile or Delete: a rule missing from the known
+// claims may be one the Service needs, and removing it would change OCI for an invalid Service.
 func (m *Manager) Prime(claims []Claim) error {
 	var errs []error
 	m.mu.Lock()
@@ -130,7 +136,11 @@ func (m *Manager) Prime(claims []Claim) error {
 			errs = append(errs, err)
 			continue
 		}
-		if !m.touched[c.Service] {
+		switch {
+		case m.touched[c.Service]:
+		case c.Unknown:
+			m.unknown[c.Service] = true
+		default:
 			m.claims[c.Service] = cloneClaim(c)
 		}
 	}
@@ -160,6 +170,9 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	if c.Unknown {
+		return fmt.Errorf("%w: service %q: an unknown claim is only for Prime", ErrInvalid, c.Service)
+	}
 	c = cloneClaim(c)
 	if err := m.refreshSubnets(ctx, m.opts.Policy.subnetsUsed(c)); err != nil {
 		return fmt.Errorf("service %s: %w", c.Service, err)
@@ -182,6 +195,7 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	}
 	old, hadOld := m.claims[c.Service]
 	m.claims[c.Service] = c
+	delete(m.unknown, c.Service)
 	m.touch(c.Service)
 	if hadOld {
 		oldLists, _ := ListsOf(old, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
@@ -219,9 +233,15 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 		lists = union(lists, l)
 	}
 	delete(m.claims, c.Service)
+	delete(m.unknown, c.Service)
 	m.touch(c.Service)
 	m.mu.Unlock()
 	return m.waitForLists(ctx, c.Service, lists)
+}
+
+// unknownLocked returns the Services whose claims are unknown, sorted. Guarded by mu.
+func (m *Manager) unknownLocked() []string {
+	return slices.Sorted(maps.Keys(m.unknown))
 }
 
 // snapshotLocked returns the claims the Manager holds, sorted by Service. Guarded by mu.

@@ -459,3 +459,35 @@ func removeRule(rules []core.IngressSecurityRule, victim core.IngressSecurityRul
 	}
 	return out
 }
+
+func TestUnknownClaimStopsRemovalsUntilItsServiceIsReconciled(t *testing.T) {
+	v := newVCN(t)
+	// A rule of ours from before a restart, needed by a Service whose claim cannot be computed.
+	v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
+		l.IngressSecurityRules = append(l.IngressSecurityRules, userRule("0.0.0.0/0", 9090, seclist.Owner(cluster)))
+	})
+	m, err := seclist.NewManager(v.vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Prime([]seclist.Claim{{Service: "default/invalid", Unknown: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reconcile(t.Context(), v.claim("default/web", 80, 30080)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9090"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
+		t.Errorf("while a claim is unknown, rules are added and none removed (-want +got):\n%s", diff)
+	}
+	if err := m.Reconcile(t.Context(), seclist.Claim{Service: "default/x", Unknown: true}); !errors.Is(err, seclist.ErrInvalid) {
+		t.Errorf("Reconcile(unknown claim) = %v, want ErrInvalid", err)
+	}
+
+	// The Service is valid again: its claim is known, and what nobody needs goes.
+	if err := m.Reconcile(t.Context(), v.claim("default/invalid", 9091, 30991)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9091"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
+		t.Errorf("once the claim is known, unneeded rules go (-want +got):\n%s", diff)
+	}
+}

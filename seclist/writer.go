@@ -82,13 +82,13 @@ func (w *writer) run(base context.Context) {
 // snapshot records which requests the coming round covers and returns the claims it works
 // from. The order matters: the request number is read before the claims, so a request counted
 // as covered had set its claim already.
-func (w *writer) snapshot() (claims []Claim, prune bool) {
+func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 	w.mu.Lock()
 	w.covered = w.want
 	w.mu.Unlock()
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
-	return w.m.snapshotLocked(), w.m.primed
+	return w.m.snapshotLocked(), w.m.primed, w.m.unknownLocked()
 }
 
 // sync makes the list hold exactly the rules the current claims need, keeping every rule this
@@ -98,7 +98,13 @@ func (w *writer) snapshot() (claims []Claim, prune bool) {
 func (w *writer) sync(ctx context.Context) error {
 	logger := w.m.logger.WithValues("securityList", w.id)
 	for attempt := 1; ; attempt++ {
-		claims, prune := w.snapshot()
+		claims, prune, unknown := w.snapshot()
+		if len(unknown) > 0 && prune {
+			// A rule no known claim needs may be one of these Services' (see Claim.Unknown).
+			logger.Info("Some load balancer Services' needs are unknown (invalid or missing input); not removing rules until they are reconciled",
+				"services", unknown)
+			prune = false
+		}
 		unreadable, err := w.m.knowSubnets(ctx, subnetsOf(claims, w.m.opts.Policy))
 		if err != nil {
 			return fmt.Errorf("security list %s: %w", w.id, err)

@@ -146,15 +146,8 @@ func (d *demo) applyServices(ctx context.Context) error {
 		return err
 	}
 	d.n.say("Secret default/shop-tls: a self-signed certificate for %s, made just now (serial %x…).", cert.Subject.CommonName, cert.SerialNumber.Bytes()[:4])
-	// Service shop needs the Secret: wait until the provider's informer has it, so the first
-	// reconcile finds it instead of failing and being retried 5 s later.
-	secrets := d.factory.Core().V1().Secrets().Lister()
-	if err := d.waitFor(ctx, "Secret shop-tls in the informer cache", func() bool {
-		_, err := secrets.Secrets("default").Get("shop-tls")
-		return err == nil
-	}); err != nil {
-		return err
-	}
+	// The provider reads only the Secrets Services reference: it starts watching shop-tls when
+	// Service shop appears, and re-queues shop as soon as it has read it.
 
 	rulesBefore, mark := ownedRules(d.srv, d.seeded), d.calls.mark()
 	var services []string

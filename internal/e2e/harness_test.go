@@ -99,7 +99,8 @@ func newSuite(t *testing.T) *suite {
 		t.Fatal(err)
 	}
 
-	s.ccm = &ccmRunner{dir: dir, kubeconfig: kubeconfig, cloudConfig: filepath.Join(dir, "ocitest", "cloud-provider.yaml")}
+	s.ccm = &ccmRunner{dir: dir, kubeconfig: kubeconfig, cloudConfig: filepath.Join(dir, "ocitest", "cloud-provider.yaml"),
+		clusterName: clusterName}
 	t.Cleanup(s.ccm.stop) // registered after the cluster's, so it runs before it
 	if err := s.ccm.start(ctx); err != nil {
 		s.ccm.logTail(t, 0)
@@ -231,7 +232,10 @@ func (s *suite) writePolicy() (string, error) {
 // ccmRunner starts the CCM binary, and again after a kill.
 type ccmRunner struct {
 	dir, kubeconfig, cloudConfig string
-	procs                        []*proc.Process
+	// clusterName is --cluster-name; empty leaves the flag out (the identity is then the
+	// config's clusterID).
+	clusterName string
+	procs       []*proc.Process
 }
 
 func (c *ccmRunner) current() *proc.Process { return c.procs[len(c.procs)-1] }
@@ -249,7 +253,6 @@ func (c *ccmRunner) start(ctx context.Context) error {
 		"--kubeconfig=" + c.kubeconfig,
 		"--authentication-kubeconfig=" + c.kubeconfig,
 		"--authorization-kubeconfig=" + c.kubeconfig,
-		"--cluster-name=" + clusterName,
 		"--controllers=cloud-node,cloud-node-lifecycle,service",
 		"--leader-elect=true",
 		"--leader-elect-lease-duration=15s",
@@ -261,6 +264,9 @@ func (c *ccmRunner) start(ctx context.Context) error {
 		"--bind-address=127.0.0.1",
 		"--cert-dir=" + filepath.Join(c.dir, "ccm-certs"),
 		"--v=2",
+	}
+	if c.clusterName != "" {
+		args = append(args, "--cluster-name="+c.clusterName)
 	}
 	log := filepath.Join(c.dir, fmt.Sprintf("ccm-%d.log", len(c.procs)+1))
 	p, err := proc.Start(context.Background(), "oci-cloud-controller-manager", bins.ccm, args, nil, log, nil)

@@ -116,6 +116,7 @@ func TestEndToEnd(t *testing.T) {
 		{"InstanceTerminated", []string{"NodesInitialised"}, testInstanceTerminated},
 		{"OCIOutage", []string{"ServiceCreated"}, testOCIOutage},
 		{"RestartMidCreate", []string{"NodesInitialised"}, testRestartMidCreate},
+		{"TwoClustersShareSubnets", []string{"PortChanged", "NodeAddedAndRemoved"}, testTwoClustersShareSubnets},
 		// Last, so that it covers everything the CCM did.
 		{"RBACSufficient", nil, testRBACSufficient},
 	}

@@ -25,6 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 // ociView is the suite's own window on the ocitest process: the admin API for faults, call counts
@@ -282,12 +283,10 @@ func (r rule) String() string {
 }
 
 // ownedRules returns the TCP rules in the seeded security lists that the CCM wrote for this
-// cluster: their description names oci-ccm and the cluster.
+// cluster: their description is exactly the cluster's ownership mark (cluster "e2e" does not own
+// the rules of "e2e-other").
 func (v *ociView) ownedRules(ctx context.Context, cluster string) ([]rule, error) {
-	owned := func(desc *string) bool {
-		d := deref(desc)
-		return strings.Contains(d, "oci-ccm") && strings.Contains(d, cluster)
-	}
+	owned := func(desc *string) bool { return deref(desc) == seclist.Owner(cluster) }
 	var out []rule
 	for _, name := range slices.Sorted(maps.Keys(v.seeded.SecurityLists)) {
 		id := v.seeded.SecurityLists[name]
