@@ -68,7 +68,6 @@ type envSettings struct {
 	concurrency int
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
-	timeout     time.Duration
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and
@@ -78,9 +77,6 @@ func withProductionTiming() envOption {
 }
 
 func withConcurrency(n int) envOption { return func(s *envSettings) { s.concurrency = n } }
-
-// withReconcileTimeout bounds each reconcile (lb.Options.Timeout).
-func withReconcileTimeout(d time.Duration) envOption { return func(s *envSettings) { s.timeout = d } }
 
 // withWorkRequestDuration sets how long ocitest's work requests run.
 func withWorkRequestDuration(d time.Duration) envOption {
@@ -115,7 +111,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 		tb.Fatal(err)
 	}
 	r, err := lb.NewReconciler(lb.Options{Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
-		Concurrency: s.concurrency, Timeout: s.timeout})
+		Concurrency: s.concurrency})
 	if err != nil {
 		tb.Fatal(err)
 	}
