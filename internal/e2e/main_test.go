@@ -100,8 +100,8 @@ type step struct {
 	run   func(t *testing.T, s *suite)
 }
 
-// TestEndToEnd runs every scenario against one cluster, one ocitest and one CCM process (two, for
-// the restart).
+// TestEndToEnd runs every scenario against one cluster, one ocitest and one CCM process (a new
+// one after each restart).
 func TestEndToEnd(t *testing.T) {
 	s := newSuite(t)
 	steps := []step{
@@ -114,6 +114,7 @@ func TestEndToEnd(t *testing.T) {
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
 		{"DeleteDenied", []string{"NodesInitialised"}, testDeleteDenied},
 		{"InstanceTerminated", []string{"NodesInitialised"}, testInstanceTerminated},
+		{"ForeignNodeSurvivesRestart", nil, testForeignNodeSurvivesRestart},
 		{"OCIOutage", []string{"ServiceCreated"}, testOCIOutage},
 		{"RestartMidCreate", []string{"NodesInitialised"}, testRestartMidCreate},
 		{"TwoClustersShareSubnets", []string{"PortChanged", "NodeAddedAndRemoved"}, testTwoClustersShareSubnets},

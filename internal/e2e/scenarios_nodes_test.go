@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -281,5 +282,203 @@ func nodeNames(nodes []corev1.Node) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// outsideInstances are the instances seeded in outsideCompartment, which the CCM may not read:
+// the first for a Node without the compartment annotation, the second for one that has it.
+var outsideInstances = []string{"outside-1", "outside-2"}
+
+// compartmentAnnotation is the Node annotation (OKE sets it) naming the compartment of the
+// Node's instance. Spelt out rather than imported: the suite shares no code with the CCM.
+const compartmentAnnotation = "oci.oraclecloud.com/compartment-id"
+
+// lifecycleChecks is how many times the restarted CCM's node lifecycle controller must have
+// asked about each foreign Node, and been refused by OCI, before the scenario rests its case.
+const lifecycleChecks = 3
+
+// foreignNodeTimeout bounds the wait for those checks: leader election after the restart (at
+// most the 15 s lease) and lifecycleChecks rounds of --node-monitor-period (5 s).
+const foreignNodeTimeout = 2 * time.Minute
+
+// foreignNode is a Node of ForeignNodeSurvivesRestart.
+type foreignNode struct {
+	name, instance string
+	// compartment is the value of compartmentAnnotation, "" for none.
+	compartment string
+}
+
+// testForeignNodeSurvivesRestart: a NotReady Node whose instance lives in a compartment the IAM
+// policy does not cover is not deleted by a CCM that has just restarted (no cache, no memory of
+// where the instance lives). GetInstance answers 404 NotAuthorizedOrNotFound there, exactly as
+// for a deleted instance, so the node lifecycle controller must get an error, never "does not
+// exist". The same holds with the Node annotated with its compartment: the listing of that
+// compartment that could prove the instance gone is refused too.
+func testForeignNodeSurvivesRestart(t *testing.T, s *suite) {
+	outside := s.oci.seeded.Compartments[outsideCompartment]
+	if outside == "" {
+		t.Fatalf("compartment %s was not seeded: %v", outsideCompartment, s.oci.seeded.Compartments)
+	}
+	nodes := []foreignNode{
+		{name: "foreign", instance: outsideInstances[0]},
+		{name: "foreign-annotated", instance: outsideInstances[1], compartment: outside},
+	}
+	defer func() {
+		for _, n := range nodes {
+			err := s.kube.CoreV1().Nodes().Delete(context.WithoutCancel(s.ctx), n.name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("delete Node %s: %v", n.name, err)
+			}
+		}
+	}()
+	for _, n := range nodes {
+		if err := createForeignNode(s.ctx, s, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A restart: the new process knows nothing of where these instances live.
+	s.ccm.stop()
+	denialsBefore, err := s.oci.denials(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ccm.start(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	log := s.ccm.current().LogPath()
+
+	// Wait until every Node was asked about lifecycleChecks times by the new CCM, each question
+	// reached OCI (a refused GetInstance of its instance) and ended in an error the lifecycle
+	// controller logged. A Node deleted meanwhile ends the wait at once.
+	var gone []string
+	eventually(t, s.ctx, foreignNodeTimeout, fmt.Sprintf("%d refused lifecycle checks of each foreign Node by the restarted CCM", lifecycleChecks),
+		func(ctx context.Context) (bool, string, error) {
+			denials, err := s.oci.denials(ctx)
+			if err != nil {
+				return false, "", err
+			}
+			denials = denials[min(len(denialsBefore), len(denials)):]
+			data, err := os.ReadFile(log)
+			if err != nil {
+				return false, "", err
+			}
+			done, state := true, ""
+			gone = nil
+			for _, n := range nodes {
+				if _, err := s.kube.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+					gone = append(gone, n.name)
+				} else if err != nil {
+					return false, "", err
+				}
+				refused := deniedOn(denials, "GetInstance", s.oci.seeded.Instances[n.instance])
+				failed := len(existsErrors(string(data), n.name))
+				done = done && refused >= lifecycleChecks && failed >= lifecycleChecks
+				state += fmt.Sprintf("Node %s: GetInstance refused %d times, lifecycle check errors logged %d\n", n.name, refused, failed)
+			}
+			return done || len(gone) > 0, state, nil
+		})
+	if len(gone) > 0 {
+		t.Fatalf("Nodes %v were deleted although their instances are running (their compartment is only unreadable); the CCMs logged:\n%s",
+			gone, strings.Join(s.deletionLines(t, gone...), "\n"))
+	}
+	if lines := s.deletionLines(t, nodeNamesOf(nodes)...); len(lines) > 0 {
+		t.Errorf("the lifecycle controller decided to delete foreign Nodes:\n%s", strings.Join(lines, "\n"))
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		errs := existsErrors(string(data), n.name)
+		t.Logf("Node %s (annotation %q) survived; its last lifecycle check failed with:\n%s", n.name, n.compartment, errs[len(errs)-1])
+	}
+	// The annotated Node's check listed its compartment to settle the 404, and was refused.
+	denials, err := s.oci.denials(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := deniedOn(denials[min(len(denialsBefore), len(denials)):], "ListInstances", outside); got == 0 {
+		t.Errorf("no ListInstances of the annotated compartment %s was refused: the annotated Node's absence was not checked where its instance lives", outside)
+	}
+}
+
+// createForeignNode registers a Node for an instance the CCM may not read, as a kubelet that has
+// run for a while and then stopped reporting: providerID set, no uninitialized taint, Ready
+// Unknown. It is excluded from load balancers, so that only the lifecycle controller asks
+// about it.
+func createForeignNode(ctx context.Context, s *suite, n foreignNode) error {
+	id, ok := s.oci.seeded.Instances[n.instance]
+	if !ok {
+		return fmt.Errorf("no seeded instance %s", n.instance)
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: map[string]string{
+			corev1.LabelHostname: n.name, corev1.LabelNodeExcludeBalancers: "true",
+		}},
+		Spec: corev1.NodeSpec{ProviderID: "oci://" + id},
+	}
+	if n.compartment != "" {
+		node.Annotations = map[string]string{compartmentAnnotation: n.compartment}
+	}
+	if _, err := s.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create node %s: %w", n.name, err)
+	}
+	return setNodeReady(ctx, s.kube, n.name, corev1.ConditionUnknown)
+}
+
+// deniedOn counts the refused calls of an operation on one resource (an OCID, or a compartment
+// for a listing).
+func deniedOn(denials []ocitest.Denial, op, resource string) int {
+	n := 0
+	for _, d := range denials {
+		if d.Operation == op && d.Resource == resource {
+			n++
+		}
+	}
+	return n
+}
+
+// existsErrors returns the log lines in which cloud-provider's node lifecycle controller reports
+// that it could not tell whether the Node's instance exists (and so left the Node alone).
+func existsErrors(log, node string) []string {
+	return logLines(log, "error checking if node "+node+" exists:")
+}
+
+// deletionLines returns the lines of every CCM log so far in which the node lifecycle controller
+// decides to delete one of the named Nodes.
+func (s *suite) deletionLines(t *testing.T, names ...string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range s.ccm.procs {
+		data, err := os.ReadFile(p.LogPath())
+		if err != nil {
+			t.Errorf("read %s: %v", p.LogPath(), err)
+			continue
+		}
+		for _, line := range logLines(string(data), "deleting node since it is no longer present in cloud provider: ") {
+			if slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(line, ": "+n) }) {
+				out = append(out, p.LogPath()+": "+line)
+			}
+		}
+	}
+	return out
+}
+
+func nodeNamesOf(nodes []foreignNode) []string {
+	var out []string
+	for _, n := range nodes {
+		out = append(out, n.name)
+	}
+	return out
+}
+
+func logLines(log, substr string) []string {
+	var out []string
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, substr) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
 	return out
 }
