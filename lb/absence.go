@@ -54,6 +54,10 @@ type lbRef struct {
 	ID            string
 	Name          string
 	CompartmentID string
+	// Adopted is set for a load balancer named by the adoption annotation whose compartment is
+	// only a guess (the configured one) and which the Service's address shows was adopted: a
+	// listing of the guessed compartment cannot prove it gone, since it may live in any other.
+	Adopted bool
 }
 
 func refOf(lb loadbalancer.LoadBalancer) lbRef {
@@ -95,6 +99,12 @@ func confirmLoadBalancerGone(ctx context.Context, l Lister, ref lbRef, op, permi
 	}
 	if still != nil {
 		return &AccessError{LoadBalancerID: ref.ID, CompartmentID: ref.CompartmentID, Operation: op, Permission: permission, Err: notFound}
+	}
+	if ref.Adopted {
+		return fmt.Errorf("%s answered 404 NotAuthorizedOrNotFound for load balancer %s, named by annotation %s, and a listing "+
+			"of compartment %s lacks it; its own compartment is unknown, so its absence is not proven (the CCM's IAM policy may "+
+			"lack \"%s\" there); if it was deleted, remove the annotation: %w",
+			op, ref.ID, AnnotationAdoptLoadBalancerID, ref.CompartmentID, permission, notFound)
 	}
 	return nil
 }

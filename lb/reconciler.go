@@ -249,7 +249,9 @@ func (r *Reconciler) owner(clusterName string, svc *v1.Service) *Spec {
 func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Service, adoptID string) (*loadbalancer.LoadBalancer, Claim, error) {
 	cached := r.cached(svc.UID)
 	if adoptID != "" {
-		ref := lbRef{ID: adoptID, CompartmentID: r.cfg.CompartmentID}
+		// The Service's address shows its load balancer was adopted once: without it, a
+		// missing adoption target never carried the Service and may be taken for gone.
+		ref := lbRef{ID: adoptID, CompartmentID: r.cfg.CompartmentID, Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
 		if cached.ID == adoptID {
 			ref = cached
 		}

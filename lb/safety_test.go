@@ -285,3 +285,34 @@ func TestRenamedLoadBalancerIsNeverDuplicatedByANewRetryToken(t *testing.T) {
 		t.Errorf("load balancer %s, want the renamed %s", got, id)
 	}
 }
+
+// An adopted load balancer may live in any compartment the CCM can read; after a restart only
+// its OCID is known. A 404 on it, with the configured compartment's listing lacking it, proves
+// nothing about the compartment it is in: a Service that has an address (so it was adopted) keeps
+// its finalizer. One that never had an address never had a load balancer and deletes cleanly.
+func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T) {
+	e := newEnv(t)
+	other := e.srv.NewID("compartment")
+	existing := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
+		CompartmentId: common.String(other), DisplayName: common.String("hand-made"),
+		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},
+		SubnetIds: []string{subnet1, subnet2},
+	})
+	svc := service(annotate(lb.AnnotationAdoptLoadBalancerID, *existing.Id))
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	if res.Spec.ID != *existing.Id {
+		t.Fatalf("adopted %q, want %q", res.Spec.ID, *existing.Id)
+	}
+	svc.Status.LoadBalancer = *res.Status
+
+	restarted := newReconciler(t, e.oci, e.cfg, 0)
+	e.srv.InjectFault(notAuthorizedOrNotFound("GetLoadBalancer"))
+	if err := restarted.Delete(ctx, clusterName, svc); err == nil {
+		t.Fatal("Delete succeeded (the finalizer would be released) although the adopted load balancer still exists")
+	} else if !strings.Contains(err.Error(), string(lb.AnnotationAdoptLoadBalancerID)) {
+		t.Errorf("Delete error %q does not name the adoption annotation", err)
+	}
+	if _, ok := e.srv.LoadBalancer(*existing.Id); !ok {
+		t.Error("the adopted load balancer was deleted")
+	}
+}
