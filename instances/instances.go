@@ -36,6 +36,12 @@ type Compute interface {
 	// a listing's lack of an instance is taken as the instance's absence.
 	ListInstancesFresh(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	ListVnicAttachments(ctx context.Context, compartmentID, instanceID string) ([]core.VnicAttachment, error)
+	// InvalidateCompartment drops the cached listings (instances and VNIC attachments) of a
+	// compartment, so the next ones are fresh. A Node that matches nothing, or only a terminated
+	// instance, is looked for again after it: its instance may be newer than the listings, and a
+	// reused name must not resolve to the old instance. Required, not optional: without it that
+	// Node would be reported gone on a stale listing's word.
+	InvalidateCompartment(compartmentID string)
 }
 
 // VirtualNetwork is the part of ociclient.VirtualNetwork this package calls.

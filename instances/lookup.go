@@ -160,11 +160,7 @@ func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node) (core.Ins
 	}
 	// The listings may predate the instance (a Node registers right after its instance boots,
 	// within the cache's TTL): look once more in fresh ones before answering.
-	refresher, ok := i.compute.(interface{ InvalidateCompartment(compartmentID string) })
-	if !ok {
-		return inst, by, err
-	}
-	refresher.InvalidateCompartment(i.compartmentID)
+	i.compute.InvalidateCompartment(i.compartmentID)
 	inst, by, err = i.instanceByNodeFrom(ctx, node)
 	if err == nil {
 		i.remember(inst)
