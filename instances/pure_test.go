@@ -226,5 +226,5 @@ func (nopCompute) ListInstancesFresh(context.Context, string) ([]core.Instance, 
 func (nopCompute) ListVnicAttachments(context.Context, string, string) ([]core.VnicAttachment, error) {
 	return nil, errNoOCI
 }
-func (nopCompute) InvalidateCompartment(string) {}
+func (nopCompute) InvalidateCompartment(string)                       {}
 func (nopNetwork) GetVnic(context.Context, string) (core.Vnic, error) { return core.Vnic{}, errNoOCI }
