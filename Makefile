@@ -65,7 +65,7 @@ demo: ## The CCM reconciling example Services against an in-memory OCI (no setup
 	$(GO) run ./examples/demo
 
 .PHONY: generate
-generate: ## Regenerate generated files (lb/README.md annotation reference).
+generate: ## Regenerate generated files (lb/README.md annotation reference, lb/COMPATIBILITY.md).
 	$(GO) generate ./...
 
 .PHONY: lint
@@ -76,6 +76,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, and generated files up to da
 	$(GO) vet -tags e2e ./internal/...
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
+	$(GO) run ./internal/compat -check
 
 $(STATICCHECK):
 	@mkdir -p $(TOOLS)

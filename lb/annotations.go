@@ -250,7 +250,7 @@ func Annotations() []Annotation {
 		AnnotationNetworkSecurityGroups, AnnotationInitialFreeformTags, AnnotationInitialDefinedTags,
 		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
 		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
-		AnnotationAdoptLoadBalancerID,
+		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode,
 	}
 }
 

@@ -101,6 +101,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	spec.IPFamilies = d.ipFamilies()
 	spec.IPMode = d.ipMode()
 	d.serviceSpecChecks()
+	d.refuseUnsupported()
 
 	var selector labels.Selector
 	if v, ok := svc.Annotations[string(AnnotationNodeLabelSelector)]; ok {
@@ -200,6 +201,9 @@ func (d *desiredBuilder) sourceCIDRs() []string {
 }
 
 func (d *desiredBuilder) securityListMode() config.SecurityListMode {
+	if mode, ok := d.securityRuleMode(); ok {
+		return mode
+	}
 	def := d.cfg.LoadBalancer.SecurityListManagementMode
 	if def == "" {
 		def = config.SecurityListModeAll

@@ -1,0 +1,17 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckEnvironmentRefusesTheUpstreamNamePrefix(t *testing.T) {
+	env := map[string]string{UpstreamPrefixVariable: "prod-"}
+	err := CheckEnvironment(func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), UpstreamPrefixVariable) || !strings.Contains(err.Error(), "loadBalancer.naming") {
+		t.Fatalf("CheckEnvironment = %v, want a refusal naming %s and what to use instead", err, UpstreamPrefixVariable)
+	}
+	if err := CheckEnvironment(func(string) string { return "" }); err != nil {
+		t.Fatalf("CheckEnvironment with nothing set = %v", err)
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+// The upstream OCI CCM's (oracle/oci-cloud-controller-manager v1.35) Service annotations and
+// cloud-provider.yaml keys, each with a value its users write. The status of each is not written
+// here: classify runs oci-ccm's own code on the value and reports what it does.
+
+const (
+	s = "service.beta.kubernetes.io/"
+	o = "oci.oraclecloud.com/"
+	n = "oci-network-load-balancer.oraclecloud.com/"
+)
+
+// upstreamAnnotation is one annotation and a sample Service's annotations that set it. With
+// carries what the value needs beside it to be meaningful (ssl-ports beside a TLS secret).
+type upstreamAnnotation struct {
+	Key, Value string
+	With       map[string]string
+	// Difference says how oci-ccm's support differs from upstream's, for supported keys only.
+	Difference string
+}
+
+var upstreamAnnotations = []upstreamAnnotation{
+	{Key: s + "oci-load-balancer-internal", Value: "true"},
+	{Key: s + "oci-load-balancer-shape", Value: "flexible"},
+	{Key: s + "oci-load-balancer-shape-flex-min", Value: "10", With: map[string]string{s + "oci-load-balancer-shape": "flexible"}},
+	{Key: s + "oci-load-balancer-shape-flex-max", Value: "100", With: map[string]string{s + "oci-load-balancer-shape": "flexible"}},
+	{Key: s + "oci-load-balancer-subnet1", Value: "ocid1.subnet.oc1.phx.annotated1"},
+	{Key: s + "oci-load-balancer-subnet2", Value: "ocid1.subnet.oc1.phx.annotated2", With: map[string]string{s + "oci-load-balancer-subnet1": "ocid1.subnet.oc1.phx.annotated1"}},
+	{Key: s + "oci-load-balancer-ssl-ports", Value: "80", With: map[string]string{s + "oci-load-balancer-tls-secret": "web-tls"}},
+	{Key: s + "oci-load-balancer-tls-secret", Value: "web-tls", With: map[string]string{s + "oci-load-balancer-ssl-ports": "80"},
+		Difference: "certificates are named after the Secret's content hash, so a rotated Secret reaches the load balancer"},
+	{Key: s + "oci-load-balancer-tls-backendset-secret", Value: "backend-tls", With: map[string]string{s + "oci-load-balancer-ssl-ports": "80"}},
+	{Key: s + "oci-load-balancer-connection-idle-timeout", Value: "300"},
+	{Key: s + "oci-load-balancer-connection-proxy-protocol-version", Value: "2"},
+	{Key: s + "oci-load-balancer-backend-protocol", Value: "TCP"},
+	{Key: s + "oci-load-balancer-health-check-retries", Value: "3"},
+	{Key: s + "oci-load-balancer-health-check-interval", Value: "10000"},
+	{Key: s + "oci-load-balancer-health-check-timeout", Value: "3000"},
+	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "Frontend"},
+	{Key: s + "load-balancer-source-ranges", Value: "10.0.0.0/8"},
+	{Key: o + "oci-load-balancer-listener-ssl-config", Value: `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}`,
+		With: map[string]string{s + "oci-load-balancer-ssl-ports": "80", s + "oci-load-balancer-tls-secret": "web-tls"}},
+	{Key: o + "oci-load-balancer-backendset-ssl-config", Value: `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}`,
+		With: map[string]string{s + "oci-load-balancer-ssl-ports": "80", s + "oci-load-balancer-tls-backendset-secret": "backend-tls"}},
+	{Key: o + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.a",
+		Difference: "the groups attached are recorded in tags, so a group removed from the annotation is detached and one attached by hand is kept"},
+	{Key: o + "loadbalancer-policy", Value: "IP_HASH"},
+	{Key: o + "initial-freeform-tags-override", Value: `{"team":"web"}`},
+	{Key: o + "initial-defined-tags-override", Value: `{"ops":{"team":"web"}}`},
+	{Key: o + "node-label-selector", Value: "pool=web"},
+	{Key: o + "oci-load-balancer-rule-sets", Value: `{"hdr":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x","value":"y"}]}}`},
+	{Key: o + "load-balancer-type", Value: "nlb"},
+	{Key: o + "security-rule-management-mode", Value: "SL-Frontend",
+		Difference: "NSG mode is refused; SL-All, SL-Frontend and None select the security-list modes"},
+	{Key: o + "oci-backend-network-security-group", Value: "ocid1.networksecuritygroup.oc1.phx.b"},
+	{Key: o + "ingress-ip-mode", Value: "proxy"},
+	{Key: o + "workload-service-account", Value: "ccm"},
+	{Key: o + "compartment-id", Value: "ocid1.compartment.oc1..other"},
+	{Key: n + "internal", Value: "true"},
+	{Key: n + "subnet", Value: "ocid1.subnet.oc1.phx.nlb"},
+	{Key: n + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.c"},
+	{Key: n + "health-check-retries", Value: "3"},
+	{Key: n + "health-check-interval", Value: "10000"},
+	{Key: n + "health-check-timeout", Value: "3000"},
+	{Key: n + "backend-policy", Value: "FIVE_TUPLE"},
+	{Key: n + "security-list-management-mode", Value: "None"},
+	{Key: n + "initial-freeform-tags-override", Value: `{"team":"web"}`},
+	{Key: n + "initial-defined-tags-override", Value: `{"ops":{"team":"web"}}`},
+	{Key: n + "freeform-tags", Value: `{"team":"web"}`},
+	{Key: n + "defined-tags", Value: `{"ops":{"team":"web"}}`},
+	{Key: n + "node-label-selector", Value: "pool=web"},
+	{Key: n + "is-preserve-source", Value: "true"},
+	{Key: n + "is-ppv2-enabled", Value: "true"},
+	{Key: n + "external-ip-only", Value: "true"},
+	{Key: n + "assigned-private-ipv4", Value: "10.0.0.10"},
+	{Key: n + "assigned-ipv6", Value: "2001:db8::10"},
+}
+
+// upstreamConfigKey is one cloud-provider.yaml key (a dotted path) and a document setting it.
+type upstreamConfigKey struct {
+	Key, YAML string
+	// Difference says how oci-ccm's support differs, for keys it accepts without a warning.
+	Difference string
+}
+
+var upstreamConfigKeys = []upstreamConfigKey{
+	{Key: "auth.region", YAML: "auth: {region: us-phoenix-1}"},
+	{Key: "auth.tenancy", YAML: "auth: {tenancy: ocid1.tenancy.oc1..t}"},
+	{Key: "auth.user", YAML: "auth: {user: ocid1.user.oc1..u}"},
+	{Key: "auth.key", YAML: "auth: {key: pem}"},
+	{Key: "auth.fingerprint", YAML: "auth: {fingerprint: 'aa:bb'}"},
+	{Key: "auth.passphrase", YAML: "auth: {passphrase: secret}",
+		Difference: "the passphrase reaches the SDK (upstream drops it)"},
+	{Key: "auth.key_passphrase", YAML: "auth: {key_passphrase: secret}"},
+	{Key: "auth.regionKey", YAML: "auth: {regionKey: PHX}"},
+	{Key: "auth.useInstancePrincipals", YAML: "auth: {useInstancePrincipals: true}"},
+	{Key: "auth.compartment", YAML: "auth: {compartment: ocid1.compartment.oc1..c}"},
+	{Key: "useInstancePrincipals", YAML: "useInstancePrincipals: true"},
+	{Key: "useWorkloadIdentity", YAML: "useWorkloadIdentity: true"},
+	{Key: "compartment", YAML: "compartment: ocid1.compartment.oc1..c"},
+	{Key: "vcn", YAML: "vcn: ocid1.vcn.oc1..v"},
+	{Key: "regionKey", YAML: "regionKey: PHX"},
+	{Key: "loadBalancer.disabled", YAML: "loadBalancer: {disabled: true}"},
+	{Key: "loadBalancer.disableSecurityListManagement", YAML: "loadBalancer: {disableSecurityListManagement: true}"},
+	{Key: "loadBalancer.securityListManagementMode", YAML: "loadBalancer: {securityListManagementMode: Frontend}",
+		Difference: "honoured (upstream ignores it)"},
+	{Key: "loadBalancer.subnet1", YAML: "loadBalancer: {subnet1: ocid1.subnet.oc1..a}"},
+	{Key: "loadBalancer.subnet2", YAML: "loadBalancer: {subnet2: ocid1.subnet.oc1..b}"},
+	{Key: "loadBalancer.securityLists", YAML: "loadBalancer: {securityLists: {ocid1.subnet.oc1..a: ocid1.securitylist.oc1..l}}"},
+	{Key: "rateLimiter.rateLimitQPSRead", YAML: "rateLimiter: {rateLimitQPSRead: 20}"},
+	{Key: "rateLimiter.rateLimitBucketRead", YAML: "rateLimiter: {rateLimitBucketRead: 5}"},
+	{Key: "rateLimiter.rateLimitQPSWrite", YAML: "rateLimiter: {rateLimitQPSWrite: 20}"},
+	{Key: "rateLimiter.rateLimitBucketWrite", YAML: "rateLimiter: {rateLimitBucketWrite: 5}"},
+	{Key: "rateLimiter.disableRateLimiter", YAML: "rateLimiter: {disableRateLimiter: true}"},
+	{Key: "metrics", YAML: "metrics: {compartmentID: ocid1.compartment.oc1..m, namespace: ns, resourceGroup: rg, prefix: p}"},
+	{Key: "tags.loadBalancer", YAML: "tags: {loadBalancer: {freeform: {team: web}}}"},
+	{Key: "tags.common", YAML: "tags: {common: {freeform: {team: web}}}"},
+	{Key: "tags.blockVolume", YAML: "tags: {blockVolume: {freeform: {team: web}}}"},
+	{Key: "tags.fss", YAML: "tags: {fss: {freeform: {team: web}}}"},
+	{Key: "tags.lustre", YAML: "tags: {lustre: {freeform: {team: web}}}"},
+}

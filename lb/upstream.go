@@ -1,0 +1,76 @@
+package lb
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// Annotations of the upstream CCM's that oci-ccm reads in its own way.
+const (
+	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
+	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
+	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG (rules
+	// in network security groups) is refused: oci-ccm manages security lists only, so far.
+	//
+	// Type: string, one of SL-All, SL-Frontend, None
+	// Default: the security-list mode (annotation, else config)
+	// Example: "SL-Frontend"
+	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
+)
+
+// nlbAnnotationPrefix starts every annotation of the upstream CCM's network load balancers.
+const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
+
+// unsupportedAnnotations are the upstream CCM's Service annotations oci-ccm does not implement,
+// with why. A Service carrying one is refused rather than reconciled without it: silently
+// dropping, say, a rule set or a per-Service compartment would build a different load balancer
+// from the one the user asked for. (Network load balancer annotations are refused by prefix.)
+var unsupportedAnnotations = map[string]string{
+	"oci.oraclecloud.com/oci-load-balancer-rule-sets": "not supported by oci-ccm yet " +
+		"(listener rule sets are not managed); remove it",
+	"oci.oraclecloud.com/compartment-id": "not supported by oci-ccm yet on a Service " +
+		"(load balancers are created in the configured compartment); remove it",
+	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
+		"(workload identity is not implemented); remove it",
+	"oci.oraclecloud.com/oci-backend-network-security-group": "not supported by oci-ccm yet " +
+		"(rules are managed in security lists, not network security groups); remove it",
+}
+
+// refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, in
+// key order so the error reads the same every time.
+func (d *desiredBuilder) refuseUnsupported() {
+	var keys []string
+	for k := range d.svc.Annotations {
+		if _, ok := unsupportedAnnotations[k]; ok || strings.HasPrefix(k, nlbAnnotationPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		reason, ok := unsupportedAnnotations[k]
+		if !ok {
+			reason = "network load balancer annotations are not supported by oci-ccm yet; " +
+				"remove it (and " + string(AnnotationLoadBalancerType) + ": nlb)"
+		}
+		d.p.add(&Problem{Field: k, Value: d.svc.Annotations[k], Allowed: reason})
+	}
+}
+
+// securityRuleMode reads AnnotationSecurityRuleManagementMode: the security-list mode it names
+// and whether it is set.
+func (d *desiredBuilder) securityRuleMode() (config.SecurityListMode, bool) {
+	if !d.p.has(AnnotationSecurityRuleManagementMode) {
+		return "", false
+	}
+	switch d.p.oneOf(AnnotationSecurityRuleManagementMode, "", "SL-All", "SL-Frontend", "None") {
+	case "SL-All":
+		return config.SecurityListModeAll, true
+	case "SL-Frontend":
+		return config.SecurityListModeFrontend, true
+	case "None":
+		return config.SecurityListModeNone, true
+	}
+	return "", false // refused by oneOf; the Problem names the allowed values
+}

@@ -1,0 +1,71 @@
+package lb
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
+	for key, value := range map[string]string{
+		"oci.oraclecloud.com/oci-load-balancer-rule-sets":              `{"r":{"items":[]}}`,
+		"oci.oraclecloud.com/compartment-id":                           "ocid1.compartment.oc1..other",
+		"oci.oraclecloud.com/workload-service-account":                 "ccm",
+		"oci.oraclecloud.com/oci-backend-network-security-group":       "ocid1.networksecuritygroup.oc1..a",
+		"oci-network-load-balancer.oraclecloud.com/backend-policy":     "TWO_TUPLE",
+		"oci-network-load-balancer.oraclecloud.com/is-preserve-source": "true",
+	} {
+		t.Run(key, func(t *testing.T) {
+			svc := testService()
+			svc.Annotations = map[string]string{key: value}
+			_, err := Desired(svc, nodes(1), testConfig(), nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Desired = %v, want a *ValidationError", err)
+			}
+			if len(ve.Problems) != 1 || ve.Problems[0].Field != key || ve.Problems[0].Value != value ||
+				!strings.Contains(ve.Problems[0].Allowed, "not supported") {
+				t.Errorf("problems = %v, want one naming %s, its value and why it is not supported", ve.Problems, key)
+			}
+		})
+	}
+}
+
+func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  config.SecurityListMode
+	}{
+		{"SL-All", config.SecurityListModeAll},
+		{"SL-Frontend", config.SecurityListModeFrontend},
+		{"None", config.SecurityListModeNone},
+	} {
+		svc := testService(withAnnotation(AnnotationSecurityListManagementMode, "Backend"),
+			withAnnotation(AnnotationSecurityRuleManagementMode, tc.value))
+		spec, err := Desired(svc, nodes(1), testConfig(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.value, err)
+		}
+		if diff := cmp.Diff(tc.want, spec.SecurityListMode); diff != "" {
+			t.Errorf("%s: mode (-want +got):\n%s", tc.value, diff)
+		}
+	}
+}
+
+func TestSecurityRuleManagementModeNSGIsRefusedNamingTheAllowedModes(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSG"))
+	_, err := Desired(svc, nodes(1), testConfig(), nil)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
+		t.Fatalf("Desired = %v, want one problem", err)
+	}
+	want := &Problem{Field: string(AnnotationSecurityRuleManagementMode), Value: "NSG",
+		Allowed: "one of SL-All, SL-Frontend, None"}
+	if diff := cmp.Diff(want, ve.Problems[0]); diff != "" {
+		t.Errorf("problem (-want +got):\n%s", diff)
+	}
+}
