@@ -63,11 +63,22 @@ type CapacityError struct {
 	// this cluster.
 	Count int
 	Limit int
+	// Option is the configuration option that would make the rules fit, or "" when none
+	// would: OptionOpenNodePortRange when node ports fill the list and that option is off.
+	Option string
 }
 
+// OptionOpenNodePortRange is the configuration key that CapacityError.Option names when one rule
+// for the whole node port range would replace the per-node-port rules that fill a list.
+const OptionOpenNodePortRange = "loadBalancer.openNodePortRange"
+
 func (e *CapacityError) Error() string {
-	return fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d",
+	msg := fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d; nothing was written",
 		e.ListID, e.Count, e.Direction, e.Limit)
+	if e.Option != "" {
+		return msg + fmt.Sprintf(": node ports have a rule each; set %s: true (and loadBalancer.nodePortRange to the cluster's --service-node-port-range) to open the node port range with one rule per pair of subnets (see seclist/README.md, \"Past 200 rules\")", e.Option)
+	}
+	return msg + ": each listener port, source range and node port outside the open node port range needs a rule of its own; use fewer distinct ports or loadBalancerSourceRanges per subnet, or spread the load balancers over more subnets (see seclist/README.md, \"Past 200 rules\")"
 }
 
 // Diff compares a list's current rules with the owned rules it should hold, as set arithmetic on

@@ -512,16 +512,10 @@ func TestFiftyServicesAtOnceWhileSomeoneEditsTheList(t *testing.T) {
 	if diff := cmp.Diff(actorRules, notOwnedIngress(lb)); diff != "" {
 		t.Errorf("rules not owned by the cluster (-want +got):\n%s", diff)
 	}
-	var wantLBIn, wantLBOut, wantNodeIn []string
-	for i := range 10 {
-		wantLBIn = append(wantLBIn, fmt.Sprintf("0.0.0.0/0:%d", 1000+i))
-	}
-	for i := range services {
-		wantLBOut = append(wantLBOut, fmt.Sprintf("%s:%d", v.nodeCIDR, 30000+i))
-		wantNodeIn = append(wantNodeIn, fmt.Sprintf("%s:%d", v.lbCIDR, 30000+i))
-	}
-	wantLBOut = append(wantLBOut, v.nodeCIDR+":10256")
-	wantNodeIn = append(wantNodeIn, v.lbCIDR+":10256")
+	// Listener ports 1000-1009 and node ports 30000-30049 are adjacent, so each makes one rule.
+	wantLBIn := []string{"0.0.0.0/0:1000-1009"}
+	wantLBOut := []string{v.nodeCIDR + ":10256", v.nodeCIDR + ":30000-30049"}
+	wantNodeIn := []string{v.lbCIDR + ":10256", v.lbCIDR + ":30000-30049"}
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	if diff := cmp.Diff(wantLBIn, ownedIngress(lb), sorted); diff != "" {
 		t.Errorf("LB ingress (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package seclist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -142,6 +143,9 @@ func (w *writer) sync(ctx context.Context) error {
 			return fmt.Errorf("reading security list %s: %w", w.id, err)
 		}
 		u, err := Diff(observe(list, w.m.owner), desired[w.id], prune, w.m.opts.Limits)
+		if ce := (*CapacityError)(nil); errors.As(err, &ce) && w.nodePortsWouldFit(claims, ce.Direction) {
+			ce.Option = OptionOpenNodePortRange
+		}
 		if err != nil {
 			return err
 		}
@@ -179,6 +183,22 @@ func (w *writer) sync(ctx context.Context) error {
 			return fmt.Errorf("updating security list %s: %w", w.id, err)
 		}
 	}
+}
+
+// nodePortsWouldFit reports whether opening the node port range could shrink this list's rules
+// of direction d: it is not open, and some of them are rules between LB and node subnets.
+func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
+	p := w.m.opts.Policy
+	if p.NodePortRange.set() {
+		return false
+	}
+	found := false
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
+		found = found || (backend && list == w.id && r.Direction == d && r.Ports.Min != KubeProxyHealthPort)
+	})
+	return found
 }
 
 // current returns the list and its ETag: from memory when this process saw it last less than
