@@ -67,6 +67,10 @@ type Options struct {
 	MaxListAge time.Duration
 	// Logger receives structured logs; the zero value means klog.Background().
 	Logger klog.Logger
+	// OnAdopt, when set, is called after each write that took over undescribed rules
+	// (Policy.AdoptUndescribed), with those rules and the Services that need them — e.g. to
+	// record an Event on each Service. It runs on the list's writer and must not block.
+	OnAdopt func([]Adopted)
 }
 
 // Manager keeps the security lists of one cluster in line with the claims of all its load

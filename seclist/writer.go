@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -142,7 +143,15 @@ func (w *writer) sync(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("reading security list %s: %w", w.id, err)
 		}
-		u, err := Diff(observe(list, w.m.owner), desired[w.id], prune, w.m.opts.Limits)
+		cur := observe(list, w.m.owner)
+		var need map[Rule][]string
+		if w.m.opts.Policy.AdoptUndescribed && hasUndescribed(cur) {
+			w.m.mu.Lock()
+			need = needs(claims, w.m.subnets, w.m.opts.Policy, w.id)
+			w.m.mu.Unlock()
+			cur = adopt(cur, keysOf(need), desired[w.id])
+		}
+		u, err := Diff(cur, desired[w.id], prune, w.m.opts.Limits)
 		if ce := (*CapacityError)(nil); errors.As(err, &ce) && w.nodePortsWouldFit(claims, ce.Direction) {
 			ce.Option = OptionOpenNodePortRange
 		}
@@ -161,6 +170,7 @@ func (w *writer) sync(ctx context.Context) error {
 		written, newETag, err := w.m.vn.UpdateSecurityList(ctx, w.id, ingress, egress, etag)
 		if err == nil {
 			w.remember(written, newETag)
+			w.reportAdopted(logger, adoptedIn(u, need))
 			return nil
 		}
 		// Whatever happened, what this process knows of the list is no longer its state: a 412
@@ -182,6 +192,22 @@ func (w *writer) sync(ctx context.Context) error {
 		if err := sleep(ctx, delay); err != nil {
 			return fmt.Errorf("updating security list %s: %w", w.id, err)
 		}
+	}
+}
+
+// reportAdopted logs the rules a write took over and hands them to Options.OnAdopt.
+func (w *writer) reportAdopted(logger klog.Logger, adopted []Adopted) {
+	if len(adopted) == 0 {
+		return
+	}
+	rules := make([]string, len(adopted))
+	for i, a := range adopted {
+		rules[i] = a.Rule.String()
+	}
+	logger.Info("Took over security rules that had no description and exactly match what Services need; they are now removed with those Services",
+		"rules", rules, "services", servicesOf(adopted))
+	if w.m.opts.OnAdopt != nil {
+		w.m.opts.OnAdopt(adopted)
 	}
 }
 
