@@ -66,6 +66,21 @@ type LoadBalancer struct {
 	// DefaultSourceCIDRs are the ingress sources allowed when a Service sets no
 	// loadBalancerSourceRanges (default ["0.0.0.0/0"]).
 	DefaultSourceCIDRs []string `yaml:"defaultSourceCIDRs"`
+	// OpenNodePortRange, in modes All and Backend, opens the whole NodePortRange from the load
+	// balancer subnets to the node subnets with one rule per pair of subnets, instead of one
+	// rule per node port per Service (default false). It lets a cluster run far more load
+	// balancer Services than OCI's 200 rules per security list allow; the trade-off is in
+	// seclist/README.md ("Past 200 rules").
+	OpenNodePortRange bool `yaml:"openNodePortRange"`
+	// NodePortRange is the cluster's node port range, as given to kube-apiserver's
+	// --service-node-port-range ("MIN-MAX" or "BASE+SIZE"; default DefaultNodePortRange).
+	// Only OpenNodePortRange uses it.
+	NodePortRange string `yaml:"nodePortRange"`
+	// AdoptUndescribedRules lets oci-ccm take over security rules that have no description and
+	// exactly match a rule a Service of this cluster needs — the rules the upstream OCI CCM
+	// wrote — by rewriting them with its own description, so they are removed with the Service
+	// (default false). See seclist/README.md ("Migrating from the upstream CCM").
+	AdoptUndescribedRules bool `yaml:"adoptUndescribedRules"`
 	// Naming says how load balancers are named in OCI (default scheme uid).
 	Naming Naming `yaml:"naming"`
 	// Tags are applied to every load balancer created.

@@ -194,6 +194,12 @@ func (c *Config) validateLoadBalancer(v *validator) {
 		}
 	}
 
+	if lb.NodePortRange != "" {
+		if _, _, err := ParseNodePortRange(lb.NodePortRange); err != nil {
+			v.add(p+"nodePortRange", lb.NodePortRange, nodePortRangeDetail)
+		}
+	}
+
 	switch lb.Naming.Scheme {
 	case NamingUID:
 		if lb.Naming.Prefix != "" {

@@ -67,16 +67,35 @@ type Policy struct {
 	SecurityLists map[string]string
 	// DefaultSourceCIDRs apply to claims with no SourceCIDRs. Empty means AnyIPv4.
 	DefaultSourceCIDRs []string
+	// NodePortRange, when set, is opened from every LB subnet to every node subnet a claim in
+	// mode All or Backend pairs them in, with one rule per pair and direction, instead of a
+	// rule per node port (configuration loadBalancer.openNodePortRange and nodePortRange).
+	// Node and health-check ports outside it keep a rule each. The zero value opens nothing.
+	NodePortRange PortRange
+	// AdoptUndescribed takes over rules that have no description and exactly match a rule a
+	// claim needs (configuration loadBalancer.adoptUndescribedRules); see Adopted.
+	AdoptUndescribed bool
 }
 
-// PolicyFromConfig builds the Policy for a cluster from the load balancer configuration.
+// PolicyFromConfig builds the Policy for a cluster from the load balancer configuration. A
+// node port range that does not parse (config.Validate reports it) is kept as an invalid
+// range, so Policy.Validate refuses it rather than the rules quietly going per port.
 func PolicyFromConfig(cluster string, lb config.LoadBalancer) Policy {
-	return Policy{
+	p := Policy{
 		Cluster:            cluster,
 		DefaultMode:        lb.SecurityListManagementMode,
 		SecurityLists:      lb.SecurityLists,
 		DefaultSourceCIDRs: lb.DefaultSourceCIDRs,
+		AdoptUndescribed:   lb.AdoptUndescribedRules,
 	}
+	if lb.OpenNodePortRange {
+		lo, hi, err := config.ParseNodePortRange(lb.NodePortRange)
+		if err != nil {
+			lo, hi = 0, -1
+		}
+		p.NodePortRange = PortRange{Min: lo, Max: hi}
+	}
+	return p
 }
 
 // ErrInvalid marks errors caused by bad input (a claim or a policy), which retrying cannot fix.
@@ -94,6 +113,10 @@ func (p Policy) Validate() error {
 	}
 	if p.DefaultMode != "" && !validMode(p.DefaultMode) {
 		errs = append(errs, fmt.Errorf("%w: default mode %q is not one of All, Frontend, Backend, None", ErrInvalid, p.DefaultMode))
+	}
+	if r := p.NodePortRange; r != (PortRange{}) && (r.Min < 1 || r.Max > 65535 || r.Min > r.Max) {
+		errs = append(errs, fmt.Errorf("%w: node port range %d-%d is not within 1-65535 with min <= max (configuration loadBalancer.nodePortRange)",
+			ErrInvalid, r.Min, r.Max))
 	}
 	for _, c := range p.DefaultSourceCIDRs {
 		if _, err := canonicalCIDR(c); err != nil {

@@ -44,15 +44,17 @@ func (p Policy) ListFor(s Subnet) (string, error) {
 }
 
 // Desired computes the rules every security list must hold for the given claims: the union of
-// what each claim needs, one rule per (list, direction, CIDR, protocol, ports) however many
-// Services need it. Lists that no claim needs a rule in are absent from the map.
+// what each claim needs, however many Services need a rule, with adjacent and overlapping port
+// ranges of the same list, direction, CIDR and protocol merged into one rule (ports 8080 and
+// 8081 make one rule 8080-8081). Lists that no claim needs a rule in are absent from the map.
 //
 // Per claim, by mode:
 //   - All and Frontend: on each LB subnet's list, ingress from every source CIDR to every
 //     listener port.
 //   - All and Backend: on each LB subnet's list, egress to every node subnet CIDR on every node
 //     port and the health-check port; on each node subnet's list, ingress from every LB subnet
-//     CIDR to the same ports.
+//     CIDR to the same ports. With Policy.NodePortRange set, a port inside that range is
+//     covered by one rule for the whole range per pair of subnets instead of a rule of its own.
 //   - None: nothing.
 //
 // A subnet that cannot be placed (unknown, no list, configured list not attached) contributes
@@ -60,13 +62,26 @@ func (p Policy) ListFor(s Subnet) (string, error) {
 // decided on its own. The returned error joins one problem per such subnet.
 func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]RuleSet, error) {
 	out := map[string]RuleSet{}
-	problems := map[string]error{}
-	add := func(list string, r Rule) {
+	err := walk(claims, subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
+		if backend && p.NodePortRange.covers(r.Ports) {
+			r.Ports = p.NodePortRange
+		}
 		if out[list] == nil {
 			out[list] = RuleSet{}
 		}
 		out[list].Add(r)
+	})
+	for list, rules := range out {
+		out[list] = coalesce(rules)
 	}
+	return out, err
+}
+
+// walk calls emit for every rule each claim needs, one port per rule, in the claim's mode;
+// backend says the rule is one between LB and node subnets (node ports and health-check port).
+// Desired and the takeover of undescribed rules both start from it.
+func walk(claims []Claim, subnets map[string]Subnet, p Policy, emit func(list string, r Rule, backend bool, c *Claim)) error {
+	problems := map[string]error{}
 	cidrOf := func(id string) (string, bool) {
 		s, ok := subnets[id]
 		if !ok {
@@ -94,8 +109,9 @@ func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]Ru
 		return list, true
 	}
 
-	for _, c := range claims {
-		mode := p.mode(c)
+	for i := range claims {
+		c := &claims[i]
+		mode := p.mode(*c)
 		front := mode == config.SecurityListModeAll || mode == config.SecurityListModeFrontend
 		back := mode == config.SecurityListModeAll || mode == config.SecurityListModeBackend
 		if !front && !back {
@@ -108,9 +124,9 @@ func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]Ru
 				continue
 			}
 			if front {
-				for _, src := range p.sources(c) {
+				for _, src := range p.sources(*c) {
 					for _, port := range c.ListenerPorts {
-						add(list, tcp(Ingress, src, port))
+						emit(list, tcp(Ingress, src, port), false, c)
 					}
 				}
 			}
@@ -118,7 +134,7 @@ func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]Ru
 				for _, node := range c.NodeSubnets {
 					if cidr, ok := cidrOf(node); ok {
 						for _, port := range backendPorts {
-							add(list, tcp(Egress, cidr, port))
+							emit(list, tcp(Egress, cidr, port), true, c)
 						}
 					}
 				}
@@ -135,7 +151,7 @@ func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]Ru
 			for _, lb := range c.LBSubnets {
 				if cidr, ok := cidrOf(lb); ok {
 					for _, port := range backendPorts {
-						add(list, tcp(Ingress, cidr, port))
+						emit(list, tcp(Ingress, cidr, port), true, c)
 					}
 				}
 			}
@@ -146,7 +162,7 @@ func Desired(claims []Claim, subnets map[string]Subnet, p Policy) (map[string]Ru
 	for _, id := range slices.Sorted(maps.Keys(problems)) {
 		errs = append(errs, problems[id])
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // ListsOf returns the security lists the claim's rules live in under its mode: for Frontend the

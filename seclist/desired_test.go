@@ -23,6 +23,10 @@ var testSubnets = map[string]Subnet{
 func in(cidr string, port int) Rule  { return tcp(Ingress, cidr, port) }
 func out(cidr string, port int) Rule { return tcp(Egress, cidr, port) }
 
+func span(d Direction, cidr string, lo, hi int) Rule {
+	return Rule{Direction: d, CIDR: cidr, Protocol: ProtocolTCP, Ports: PortRange{Min: lo, Max: hi}}
+}
+
 // web is a typical Service: one LB subnet, one node subnet, two ports, eTP Cluster.
 func web(mode config.SecurityListMode) Claim {
 	return Claim{
@@ -95,13 +99,52 @@ func TestDesired(t *testing.T) {
 				{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{80}, NodePorts: []int{30001}, HealthCheckPort: 10256},
 				{Service: "b/two", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
-					ListenerPorts: []int{80, 8080}, NodePorts: []int{30002, 30003}, HealthCheckPort: 10256},
+					ListenerPorts: []int{80, 8080}, NodePorts: []int{30005, 30009}, HealthCheckPort: 10256},
 			},
 			want: map[string]RuleSet{
 				"sl-lb-a": NewRuleSet(in(AnyIPv4, 80), in(AnyIPv4, 8080),
-					out("10.0.10.0/24", 30001), out("10.0.10.0/24", 30002), out("10.0.10.0/24", 30003), out("10.0.10.0/24", 10256)),
-				"sl-nodes": NewRuleSet(in("10.0.1.0/24", 30001), in("10.0.1.0/24", 30002), in("10.0.1.0/24", 30003), in("10.0.1.0/24", 10256)),
+					out("10.0.10.0/24", 30001), out("10.0.10.0/24", 30005), out("10.0.10.0/24", 30009), out("10.0.10.0/24", 10256)),
+				"sl-nodes": NewRuleSet(in("10.0.1.0/24", 30001), in("10.0.1.0/24", 30005), in("10.0.1.0/24", 30009), in("10.0.1.0/24", 10256)),
 			},
+		},
+		{
+			name: "adjacent ports of one or several Services make one rule with a port range",
+			claims: []Claim{
+				{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+					ListenerPorts: []int{8080, 8081, 443}, NodePorts: []int{30001, 30002, 30010}, HealthCheckPort: 10256},
+				{Service: "b/two", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+					ListenerPorts: []int{8082}, NodePorts: []int{30003}, HealthCheckPort: 10256},
+			},
+			want: map[string]RuleSet{
+				"sl-lb-a": NewRuleSet(in(AnyIPv4, 443), span(Ingress, AnyIPv4, 8080, 8082),
+					span(Egress, "10.0.10.0/24", 30001, 30003), out("10.0.10.0/24", 30010), out("10.0.10.0/24", 10256)),
+				"sl-nodes": NewRuleSet(span(Ingress, "10.0.1.0/24", 30001, 30003), in("10.0.1.0/24", 30010), in("10.0.1.0/24", 10256)),
+			},
+		},
+		{
+			name:   "an open node port range replaces every node port rule, and keeps ports outside it",
+			policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 30000, Max: 32767}},
+			claims: []Claim{
+				{Service: "a/one", LBSubnets: []string{"lb-a", "lb-b"}, NodeSubnets: []string{"nodes"},
+					ListenerPorts: []int{80}, NodePorts: []int{30001, 31000}, HealthCheckPort: 10256},
+				{Service: "b/local", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+					ListenerPorts: []int{80}, NodePorts: []int{32000}, HealthCheckPort: 32001}, // eTP Local
+				{Service: "c/odd", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+					ListenerPorts: []int{81}, NodePorts: []int{40000}, HealthCheckPort: 10256}, // outside the range
+			},
+			want: map[string]RuleSet{
+				"sl-lb-a": NewRuleSet(span(Ingress, AnyIPv4, 80, 81), span(Egress, "10.0.10.0/24", 30000, 32767),
+					out("10.0.10.0/24", 10256), out("10.0.10.0/24", 40000)),
+				"sl-lb-b": NewRuleSet(in(AnyIPv4, 80), span(Egress, "10.0.10.0/24", 30000, 32767), out("10.0.10.0/24", 10256)),
+				"sl-nodes": NewRuleSet(span(Ingress, "10.0.1.0/24", 30000, 32767), in("10.0.1.0/24", 10256), in("10.0.1.0/24", 40000),
+					span(Ingress, "10.0.2.0/24", 30000, 32767), in("10.0.2.0/24", 10256)),
+			},
+		},
+		{
+			name:   "an open node port range leaves mode Frontend alone",
+			policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 30000, Max: 32767}},
+			claims: []Claim{web(config.SecurityListModeFrontend)},
+			want:   map[string]RuleSet{"sl-lb-a": webFront},
 		},
 		{
 			name: "loadBalancerSourceRanges replace the default and are canonicalised",
@@ -273,6 +316,9 @@ func TestPolicyValidate(t *testing.T) {
 		{name: "the ownership mark must fit OCI's 255-character description", policy: Policy{Cluster: string(long)}},
 		{name: "the default mode must be a known one", policy: Policy{Cluster: "prod", DefaultMode: "Some"}},
 		{name: "default source CIDRs must parse", policy: Policy{Cluster: "prod", DefaultSourceCIDRs: []string{"everywhere"}}},
+		{name: "a node port range is optional", policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 30000, Max: 32767}}, ok: true},
+		{name: "a node port range must be ordered", policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 32767, Max: 30000}}},
+		{name: "a node port range that did not parse is refused", policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 0, Max: -1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,14 +331,45 @@ func TestPolicyValidate(t *testing.T) {
 }
 
 func TestPolicyFromConfig(t *testing.T) {
-	lb := config.LoadBalancer{
+	base := config.LoadBalancer{
 		SecurityListManagementMode: config.SecurityListModeBackend,
 		SecurityLists:              map[string]string{"lb-a": "sl-default"},
 		DefaultSourceCIDRs:         []string{"10.0.0.0/8"},
 	}
 	want := Policy{Cluster: "prod", DefaultMode: config.SecurityListModeBackend,
 		SecurityLists: map[string]string{"lb-a": "sl-default"}, DefaultSourceCIDRs: []string{"10.0.0.0/8"}}
-	if diff := cmp.Diff(want, PolicyFromConfig("prod", lb)); diff != "" {
-		t.Errorf("PolicyFromConfig() (-want +got):\n%s", diff)
+	with := func(lb config.LoadBalancer, f func(*config.LoadBalancer)) config.LoadBalancer { f(&lb); return lb }
+	withP := func(p Policy, f func(*Policy)) Policy { f(&p); return p }
+	tests := []struct {
+		name string
+		lb   config.LoadBalancer
+		want Policy
+	}{
+		{"modes, lists and sources carry over", base, want},
+		{"a node port range given without openNodePortRange opens nothing",
+			with(base, func(lb *config.LoadBalancer) { lb.NodePortRange = "20000-22767" }), want},
+		{"openNodePortRange opens the default range",
+			with(base, func(lb *config.LoadBalancer) { lb.OpenNodePortRange = true }),
+			withP(want, func(p *Policy) { p.NodePortRange = PortRange{Min: 30000, Max: 32767} })},
+		{"openNodePortRange opens the cluster's range",
+			with(base, func(lb *config.LoadBalancer) { lb.OpenNodePortRange, lb.NodePortRange = true, "20000+100" }),
+			withP(want, func(p *Policy) { p.NodePortRange = PortRange{Min: 20000, Max: 20099} })},
+		{"a range that does not parse makes a policy Validate refuses",
+			with(base, func(lb *config.LoadBalancer) { lb.OpenNodePortRange, lb.NodePortRange = true, "lots" }),
+			withP(want, func(p *Policy) { p.NodePortRange = PortRange{Min: 0, Max: -1} })},
+		{"adoptUndescribedRules carries over",
+			with(base, func(lb *config.LoadBalancer) { lb.AdoptUndescribedRules = true }),
+			withP(want, func(p *Policy) { p.AdoptUndescribed = true })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PolicyFromConfig("prod", tt.lb)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("PolicyFromConfig() (-want +got):\n%s", diff)
+			}
+			if err := got.Validate(); (err == nil) != (got.NodePortRange.Max >= 0) {
+				t.Errorf("Validate() = %v", err)
+			}
+		})
 	}
 }

@@ -15,8 +15,35 @@ type Observed struct {
 	// protocol) cannot be trusted to mean what Rule says, so it is replaced.
 	Canonical bool
 	// Rule is the rule in normalised form; for a non-canonical rule, as far as it could be read.
-	// Unused for rules that are not owned.
+	// Unused for rules that are neither owned nor undescribed.
 	Rule Rule
+	// Undescribed is true for a rule with no description: nobody's mark, which is how the
+	// upstream OCI CCM wrote its rules. It is not owned unless adopted.
+	Undescribed bool
+	// Adopted is true for an undescribed rule taken over by this cluster (see Policy.
+	// AdoptUndescribed): it counts as owned, and is rewritten with this cluster's description.
+	Adopted bool
+}
+
+// adopt takes over the undescribed rules of cur that exactly match a rule the claims need, and
+// returns cur with them marked Owned and Adopted. Exactly means: the rule has oci-ccm's form
+// (stateful TCP, a CIDR source or destination, a destination port range, no source port range
+// and no other options), and its direction, canonical CIDR and destination ports equal either a
+// single-port rule some claim needs in this list (need; the form the upstream CCM wrote) or a
+// rule of the desired set (desired; a merged range or the open node port range). Anything
+// else — another protocol, a wider or narrower range, another CIDR — stays the user's.
+func adopt(cur Current, need, desired RuleSet) Current {
+	mark := func(rules []Observed) []Observed {
+		out := slices.Clone(rules)
+		for i, o := range out {
+			if o.Undescribed && o.Canonical && (need.Has(o.Rule) || desired.Has(o.Rule)) {
+				out[i].Owned, out[i].Adopted = true, true
+			}
+		}
+		return out
+	}
+	cur.Ingress, cur.Egress = mark(cur.Ingress), mark(cur.Egress)
+	return cur
 }
 
 // Current is a security list's rules as read, in the list's order.
@@ -43,6 +70,13 @@ type Update struct {
 	// KeepIngress[i] and KeepEgress[i] say whether the i-th current rule stays.
 	KeepIngress []bool
 	KeepEgress  []bool
+	// AdoptIngress[i] and AdoptEgress[i] say whether the i-th current rule, which stays, is an
+	// adopted one to rewrite with this cluster's description. Nil when none is.
+	AdoptIngress []bool
+	AdoptEgress  []bool
+	// Adopted are the undescribed rules taken over in this update, kept (with this cluster's
+	// description) or removed (a duplicate, or covered by a wider rule of ours).
+	Adopted []Rule
 	// Add are the owned rules to append after the kept ones, in a deterministic order.
 	Add []Rule
 	// Remove are the owned rules dropped: no longer wanted, duplicated, or not canonical.
@@ -53,7 +87,7 @@ type Update struct {
 }
 
 // Empty reports whether the update changes nothing, in which case nothing is written.
-func (u Update) Empty() bool { return len(u.Add) == 0 && len(u.Remove) == 0 }
+func (u Update) Empty() bool { return len(u.Add) == 0 && len(u.Remove) == 0 && len(u.Adopted) == 0 }
 
 // CapacityError says an update would take a list over its rule limit. Nothing is written.
 type CapacityError struct {
@@ -63,11 +97,22 @@ type CapacityError struct {
 	// this cluster.
 	Count int
 	Limit int
+	// Option is the configuration option that would make the rules fit, or "" when none
+	// would: OptionOpenNodePortRange when node ports fill the list and that option is off.
+	Option string
 }
 
+// OptionOpenNodePortRange is the configuration key that CapacityError.Option names when one rule
+// for the whole node port range would replace the per-node-port rules that fill a list.
+const OptionOpenNodePortRange = "loadBalancer.openNodePortRange"
+
 func (e *CapacityError) Error() string {
-	return fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d",
+	msg := fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d; nothing was written",
 		e.ListID, e.Count, e.Direction, e.Limit)
+	if e.Option != "" {
+		return msg + fmt.Sprintf(": node ports have a rule each; set %s: true (and loadBalancer.nodePortRange to the cluster's --service-node-port-range) to open the node port range with one rule per pair of subnets (see seclist/README.md, \"Past 200 rules\")", e.Option)
+	}
+	return msg + ": each listener port, source range and node port outside the open node port range needs a rule of its own; use fewer distinct ports or loadBalancerSourceRanges per subnet, or spread the load balancers over more subnets (see seclist/README.md, \"Past 200 rules\")"
 }
 
 // Diff compares a list's current rules with the owned rules it should hold, as set arithmetic on
@@ -80,32 +125,42 @@ func Diff(cur Current, desired RuleSet, prune bool, limits Limits) (Update, erro
 	u := Update{ListID: cur.ListID}
 	kept := RuleSet{}
 	before := RuleSet{}
-	keep := func(rules []Observed) []bool {
-		out := make([]bool, len(rules))
+	keep := func(rules []Observed) (keep, adopted []bool) {
+		keep = make([]bool, len(rules))
 		for i, o := range rules {
 			if !o.Owned {
-				out[i] = true
+				keep[i] = true
 				continue
 			}
-			before.Add(o.Rule)
+			if o.Adopted {
+				u.Adopted = append(u.Adopted, o.Rule)
+			} else {
+				before.Add(o.Rule)
+			}
 			switch {
 			case kept.Has(o.Rule) && o.Canonical:
 				u.Remove = append(u.Remove, o.Rule) // a duplicate never adds anything
 			case !o.Canonical && prune:
 				u.Remove = append(u.Remove, o.Rule)
 			case !o.Canonical:
-				out[i] = true
+				keep[i] = true
 			case desired.Has(o.Rule) || !prune:
-				out[i] = true
+				keep[i] = true
 				kept.Add(o.Rule)
 			default:
 				u.Remove = append(u.Remove, o.Rule)
 			}
+			if keep[i] && o.Adopted {
+				if adopted == nil {
+					adopted = make([]bool, len(rules))
+				}
+				adopted[i] = true
+			}
 		}
-		return out
+		return keep, adopted
 	}
-	u.KeepIngress = keep(cur.Ingress)
-	u.KeepEgress = keep(cur.Egress)
+	u.KeepIngress, u.AdoptIngress = keep(cur.Ingress)
+	u.KeepEgress, u.AdoptEgress = keep(cur.Egress)
 
 	for _, r := range desired.Sorted() {
 		if !kept.Has(r) {
@@ -113,6 +168,7 @@ func Diff(cur Current, desired RuleSet, prune bool, limits Limits) (Update, erro
 		}
 	}
 	slices.SortFunc(u.Remove, compareRules)
+	slices.SortFunc(u.Adopted, compareRules)
 	u.Before = before.Sorted()
 	after := RuleSet{}
 	for r := range kept {

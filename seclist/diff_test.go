@@ -161,10 +161,26 @@ func TestDiffCapacity(t *testing.T) {
 	}
 }
 
-func TestCapacityErrorNamesListAndCount(t *testing.T) {
-	err := &CapacityError{ListID: "ocid1.securitylist.oc1..x", Direction: Ingress, Count: 201, Limit: 200}
-	want := "security list ocid1.securitylist.oc1..x would hold 201 ingress rules, more than its limit of 200"
-	if got := err.Error(); got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
+func TestCapacityErrorNamesListCountLimitAndTheOptionThatHelps(t *testing.T) {
+	tests := []struct {
+		name string
+		err  *CapacityError
+		want string
+	}{
+		{"node ports fill the list",
+			&CapacityError{ListID: "ocid1.securitylist.oc1..x", Direction: Ingress, Count: 201, Limit: 200, Option: OptionOpenNodePortRange},
+			`security list ocid1.securitylist.oc1..x would hold 201 ingress rules, more than its limit of 200; nothing was written: ` +
+				`node ports have a rule each; set loadBalancer.openNodePortRange: true (and loadBalancer.nodePortRange to the cluster's ` +
+				`--service-node-port-range) to open the node port range with one rule per pair of subnets (see seclist/README.md, "Past 200 rules")`},
+		{"no option helps",
+			&CapacityError{ListID: "ocid1.securitylist.oc1..x", Direction: Egress, Count: 250, Limit: 200},
+			`security list ocid1.securitylist.oc1..x would hold 250 egress rules, more than its limit of 200; nothing was written: ` +
+				`each listener port, source range and node port outside the open node port range needs a rule of its own; use fewer ` +
+				`distinct ports or loadBalancerSourceRanges per subnet, or spread the load balancers over more subnets (see seclist/README.md, "Past 200 rules")`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("%s: Error() =\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
 	}
 }

@@ -5,13 +5,18 @@
 // turns the claims of the whole cluster into the set of rules each security list must hold; Diff
 // compares that set with the rules a list holds now, as set arithmetic on normalised rules, and
 // says what to add and what to remove. The I/O part is the Manager: one writer per list in the
-// process, which reads the list with its ETag, merges the rules this cluster owns into it (every
-// other rule is kept as it is, in order), writes it back with If-Match, and on a 412 re-reads and
-// recomputes. Many Services changing at once make one write per list, not one each.
+// process, which takes the list with its ETag (as it last read or wrote it, or read afresh),
+// merges the rules this cluster owns into it (every other rule is kept as it is, in order), writes
+// it back with If-Match, and on a 412 re-reads and recomputes. A reconcile that changes nothing
+// makes no call; many Services changing at once make one write per list, not one each. Rules
+// that differ only in adjacent ports are merged into ranges, and Policy.NodePortRange opens the
+// node port range with one rule per subnet pair, so a cluster's rules fit OCI's 200 per list.
 //
 // Rules are owned through their description: a rule whose description is exactly
 // Owner(cluster) belongs to this cluster's oci-ccm and may be removed when no claim needs it.
-// Every other rule — the user's own, another cluster's — is never touched.
+// Every other rule — the user's own, another cluster's — is never touched, except that with
+// Policy.AdoptUndescribed a rule without a description that exactly matches what a Service needs
+// (as the upstream OCI CCM wrote them) is taken over; Manager.UndescribedRules is its dry run.
 //
 // See README.md for the rules each mode creates and the IAM policy the CCM needs.
 package seclist

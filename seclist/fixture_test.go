@@ -156,5 +156,9 @@ func rulePort(cidr string, tcp *core.TcpOptions) string {
 	if tcp == nil || tcp.DestinationPortRange == nil {
 		return cidr + ":?"
 	}
-	return cidr + ":" + strconv.Itoa(*tcp.DestinationPortRange.Min)
+	r := *tcp.DestinationPortRange
+	if *r.Min == *r.Max {
+		return cidr + ":" + strconv.Itoa(*r.Min)
+	}
+	return cidr + ":" + strconv.Itoa(*r.Min) + "-" + strconv.Itoa(*r.Max)
 }

@@ -39,6 +39,13 @@ const (
 	// DefaultSyncTimeout bounds one list sync, all rounds included. A sync serves every
 	// caller waiting on the list, so it does not end when one caller gives up.
 	DefaultSyncTimeout = 2 * time.Minute
+	// DefaultMaxListAge is how long the Manager trusts a security list as it last read or
+	// wrote it. Within it, a reconcile that changes nothing makes no call, and one that changes
+	// something writes with the remembered ETag (a 412 then means someone else changed the
+	// list: it is read again and the change re-applied). After it, the list is read again
+	// before deciding, so a rule of ours removed by hand comes back within this time of the
+	// next reconcile that touches the list.
+	DefaultMaxListAge = 10 * time.Minute
 )
 
 // Options configure a Manager.
@@ -54,8 +61,16 @@ type Options struct {
 	MaxDelay  time.Duration
 	// SyncTimeout bounds one list sync; zero means DefaultSyncTimeout.
 	SyncTimeout time.Duration
+	// MaxListAge is how long a list as last read or written is trusted without reading it
+	// again (see DefaultMaxListAge); zero means DefaultMaxListAge, negative means every sync
+	// reads the list first.
+	MaxListAge time.Duration
 	// Logger receives structured logs; the zero value means klog.Background().
 	Logger klog.Logger
+	// OnAdopt, when set, is called after each write that took over undescribed rules
+	// (Policy.AdoptUndescribed), with those rules and the Services that need them — e.g. to
+	// record an Event on each Service. It runs on the list's writer and must not block.
+	OnAdopt func([]Adopted)
 }
 
 // Manager keeps the security lists of one cluster in line with the claims of all its load
@@ -82,6 +97,8 @@ type Manager struct {
 	unknown map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
 	subnets map[string]Subnet // last known details of every subnet a claim names
 	writers map[string]*writer
+
+	now func() time.Time // the clock that ages remembered lists; tests replace it
 }
 
 // NewManager returns a Manager that reads and writes security lists through vn.
@@ -98,6 +115,7 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 	opts.BaseDelay = cmp.Or(opts.BaseDelay, DefaultBaseDelay)
 	opts.MaxDelay = cmp.Or(opts.MaxDelay, DefaultMaxDelay)
 	opts.SyncTimeout = cmp.Or(opts.SyncTimeout, DefaultSyncTimeout)
+	opts.MaxListAge = cmp.Or(opts.MaxListAge, DefaultMaxListAge)
 	if opts.Attempts < 1 || opts.BaseDelay < 0 || opts.MaxDelay < opts.BaseDelay || opts.SyncTimeout < 0 ||
 		opts.Limits.Ingress < 0 || opts.Limits.Egress < 0 {
 		return nil, fmt.Errorf("%w: retry, timeout and limit options must be positive, MaxDelay at least BaseDelay", ErrInvalid)
@@ -116,7 +134,30 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		unknown: map[string]bool{},
 		subnets: map[string]Subnet{},
 		writers: map[string]*writer{},
+		now:     time.Now,
 	}, nil
+}
+
+// clock returns the time by the Manager's clock.
+func (m *Manager) clock() time.Time {
+	m.mu.Lock()
+	now := m.now
+	m.mu.Unlock()
+	return now()
+}
+
+// ForgetLists makes the Manager read every security list again at its next write, instead of
+// trusting the list as it last read or wrote it. Call it when the lists may have changed in a
+// way that matters without this process writing them, e.g. from a periodic drift check; a
+// change made elsewhere is otherwise found by the 412 of the next write, or after
+// Options.MaxListAge.
+func (m *Manager) ForgetLists() {
+	m.mu.Lock()
+	writers := slices.Collect(maps.Values(m.writers))
+	m.mu.Unlock()
+	for _, w := range writers {
+		w.forget()
+	}
 }
 
 // Prime tells the Manager the claims of every load balancer Service in the cluster, and from

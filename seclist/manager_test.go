@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestReconcileWritesEachListOnceAndKeepsRulesNotOwned(t *testing.T) {
 	}
 }
 
-func TestReconcileWithNothingChangedMakesNoWrite(t *testing.T) {
+func TestReconcileWithNothingChangedCallsNothing(t *testing.T) {
 	v := newVCN(t)
 	m := v.manager(t, seclist.Options{})
 	c := v.claim("default/web", 80, 30080)
@@ -59,16 +60,66 @@ func TestReconcileWithNothingChangedMakesNoWrite(t *testing.T) {
 	}
 	before := v.srv.Calls()
 
-	if err := m.Reconcile(t.Context(), c); err != nil {
+	for range 3 {
+		if err := m.Reconcile(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	calls := v.srv.Calls().Since(before)
+	if got := calls.Op("GetSecurityList"); got != 0 {
+		t.Errorf("GetSecurityList calls = %d, want 0 (both lists are as this process wrote them)", got)
+	}
+	if got := calls.Op("UpdateSecurityList"); got != 0 {
+		t.Errorf("UpdateSecurityList calls = %d, want 0", got)
+	}
+	if got := calls.Total(); got != 0 {
+		t.Errorf("calls to OCI = %d, want 0", got)
+	}
+}
+
+// TestChangeMadeElsewhereIsKeptWhenOurNextWriteMeetsA412 is the safety net of remembering lists:
+// someone edits the LB list after our last write, our next real change writes with the ETag we
+// remember, OCI refuses it with 412, and the list is read again and the change re-applied, so
+// both their edit and our change are in the list.
+func TestChangeMadeElsewhereIsKeptWhenOurNextWriteMeetsA412(t *testing.T) {
+	v := newVCN(t)
+	m := v.manager(t, seclist.Options{})
+	if err := m.Reconcile(t.Context(), v.claim("default/a", 80, 30080)); err != nil {
+		t.Fatal(err)
+	}
+	theirs := userRule("192.168.0.0/16", 2222, "added in the console")
+	v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
+		l.IngressSecurityRules = append(l.IngressSecurityRules, theirs)
+	})
+	before := v.srv.Calls()
+
+	if err := m.Reconcile(t.Context(), v.claim("default/b", 443, 30443)); err != nil {
 		t.Fatal(err)
 	}
 
 	calls := v.srv.Calls().Since(before)
-	if got := calls.Op("UpdateSecurityList"); got != 0 {
-		t.Errorf("UpdateSecurityList calls = %d, want 0", got)
+	got := map[string]int{
+		"GetSecurityList":       calls.Op("GetSecurityList"),
+		"UpdateSecurityList":    calls.Op("UpdateSecurityList"),
+		"412 NoEtagMatch":       calls.Status(http.StatusPreconditionFailed),
+		"GetSubnet on the wire": calls.Op("GetSubnet"),
 	}
-	if got := calls.Op("GetSecurityList"); got != 2 {
-		t.Errorf("GetSecurityList calls = %d, want 2 (each list read once to confirm)", got)
+	want := map[string]int{
+		"GetSecurityList":       1, // the LB list, after its 412; the node list is as we left it
+		"UpdateSecurityList":    3, // LB list refused, LB list again, node list
+		"412 NoEtagMatch":       1,
+		"GetSubnet on the wire": 0,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	lb := v.list(t, v.lbList)
+	if diff := cmp.Diff([]string{"0.0.0.0/0:443", "0.0.0.0/0:80"}, ownedIngress(lb)); diff != "" {
+		t.Errorf("LB ingress of ours (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(append(slices.Clone(v.userIngress), theirs), notOwnedIngress(lb)); diff != "" {
+		t.Errorf("the other writer's change was lost (-want +got):\n%s", diff)
 	}
 }
 
@@ -172,22 +223,55 @@ func TestStaleETagRetriesAreBounded(t *testing.T) {
 	}
 }
 
-func TestRuleRemovedByHandIsRestoredOnNextReconcile(t *testing.T) {
-	v := newVCN(t)
-	m := v.manager(t, seclist.Options{})
-	c := v.claim("default/web", 80, 30080)
-	if err := m.Reconcile(t.Context(), c); err != nil {
-		t.Fatal(err)
+// TestRuleRemovedByHandIsRestored: a rule of ours removed by hand is put back by the next
+// write to its list (which meets a 412 and reads the list again), by the first reconcile once
+// the remembered list is older than MaxListAge, or after ForgetLists. A no-op reconcile within
+// MaxListAge calls nothing, by design (see DefaultMaxListAge).
+func TestRuleRemovedByHandIsRestored(t *testing.T) {
+	tests := []struct {
+		name string
+		// then runs after the removal and must lead to the rule being restored.
+		then func(t *testing.T, v *vcn, m *seclist.Manager, c seclist.Claim, clock *fakeClock)
+	}{
+		{"by the next change to the list", func(t *testing.T, v *vcn, m *seclist.Manager, _ seclist.Claim, _ *fakeClock) {
+			other := v.claim("default/other", 443, 30443)
+			if err := m.Reconcile(t.Context(), other); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"by a no-op reconcile once the list is older than MaxListAge", func(t *testing.T, _ *vcn, m *seclist.Manager, c seclist.Claim, clock *fakeClock) {
+			clock.advance(seclist.DefaultMaxListAge)
+			if err := m.Reconcile(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"by a no-op reconcile after ForgetLists", func(t *testing.T, _ *vcn, m *seclist.Manager, c seclist.Claim, _ *fakeClock) {
+			m.ForgetLists()
+			if err := m.Reconcile(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
-	v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
-		l.IngressSecurityRules = notOwnedIngress(*l)
-	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newVCN(t)
+			m := v.manager(t, seclist.Options{})
+			clock := &fakeClock{t: time.Date(2026, 12, 2, 23, 0, 0, 0, time.UTC)}
+			m.SetClock(clock.now)
+			c := v.claim("default/web", 80, 30080)
+			if err := m.Reconcile(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
+				l.IngressSecurityRules = notOwnedIngress(*l)
+			})
 
-	if err := m.Reconcile(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"0.0.0.0/0:80"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
-		t.Errorf("LB ingress (-want +got):\n%s", diff)
+			tt.then(t, v, m, c, clock)
+
+			if got := ownedIngress(v.list(t, v.lbList)); !slices.Contains(got, "0.0.0.0/0:80") {
+				t.Errorf("LB ingress of ours = %v, want 0.0.0.0/0:80 restored", got)
+			}
+		})
 	}
 }
 
@@ -428,16 +512,10 @@ func TestFiftyServicesAtOnceWhileSomeoneEditsTheList(t *testing.T) {
 	if diff := cmp.Diff(actorRules, notOwnedIngress(lb)); diff != "" {
 		t.Errorf("rules not owned by the cluster (-want +got):\n%s", diff)
 	}
-	var wantLBIn, wantLBOut, wantNodeIn []string
-	for i := range 10 {
-		wantLBIn = append(wantLBIn, fmt.Sprintf("0.0.0.0/0:%d", 1000+i))
-	}
-	for i := range services {
-		wantLBOut = append(wantLBOut, fmt.Sprintf("%s:%d", v.nodeCIDR, 30000+i))
-		wantNodeIn = append(wantNodeIn, fmt.Sprintf("%s:%d", v.lbCIDR, 30000+i))
-	}
-	wantLBOut = append(wantLBOut, v.nodeCIDR+":10256")
-	wantNodeIn = append(wantNodeIn, v.lbCIDR+":10256")
+	// Listener ports 1000-1009 and node ports 30000-30049 are adjacent, so each makes one rule.
+	wantLBIn := []string{"0.0.0.0/0:1000-1009"}
+	wantLBOut := []string{v.nodeCIDR + ":10256", v.nodeCIDR + ":30000-30049"}
+	wantNodeIn := []string{v.lbCIDR + ":10256", v.lbCIDR + ":30000-30049"}
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	if diff := cmp.Diff(wantLBIn, ownedIngress(lb), sorted); diff != "" {
 		t.Errorf("LB ingress (-want +got):\n%s", diff)
@@ -490,4 +568,22 @@ func TestUnknownClaimStopsRemovalsUntilItsServiceIsReconciled(t *testing.T) {
 	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9091"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
 		t.Errorf("once the claim is known, unneeded rules go (-want +got):\n%s", diff)
 	}
+}
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }

@@ -17,7 +17,9 @@ func subnetFromOCI(s core.Subnet) Subnet {
 	}
 }
 
-// observe reads a list's rules. Only rules whose description equals owner are owned.
+// observe reads a list's rules. Only rules whose description equals owner are owned; rules with
+// no description are marked Undescribed and normalised as far as they can be, so that a
+// takeover (adopt) can tell whether one is exactly a rule a Service needs.
 func observe(list core.SecurityList, owner string) Current {
 	cur := Current{
 		ListID:  deref(list.Id),
@@ -25,22 +27,34 @@ func observe(list core.SecurityList, owner string) Current {
 		Egress:  make([]Observed, len(list.EgressSecurityRules)),
 	}
 	for i, r := range list.IngressSecurityRules {
-		if deref(r.Description) != owner {
+		desc := deref(r.Description)
+		if desc != owner && desc != "" {
 			continue
 		}
 		cur.Ingress[i] = observed(Ingress, deref(r.Source),
 			r.SourceType == "" || r.SourceType == core.IngressSecurityRuleSourceTypeCidrBlock,
 			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions != nil || r.IcmpOptions != nil)
+		cur.Ingress[i].markUndescribed(desc == "")
 	}
 	for i, r := range list.EgressSecurityRules {
-		if deref(r.Description) != owner {
+		desc := deref(r.Description)
+		if desc != owner && desc != "" {
 			continue
 		}
 		cur.Egress[i] = observed(Egress, deref(r.Destination),
 			r.DestinationType == "" || r.DestinationType == core.EgressSecurityRuleDestinationTypeCidrBlock,
 			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions != nil || r.IcmpOptions != nil)
+		cur.Egress[i].markUndescribed(desc == "")
 	}
 	return cur
+}
+
+// markUndescribed turns an observed rule of ours into one nobody claims, when it has no
+// description.
+func (o *Observed) markUndescribed(undescribed bool) {
+	if undescribed {
+		o.Owned, o.Undescribed = false, true
+	}
 }
 
 // observed normalises an owned rule and says whether it has exactly the form toIngress and
@@ -66,19 +80,25 @@ func observed(d Direction, cidr string, cidrType bool, protocol string, stateles
 	return o
 }
 
-// apply returns the list's rules after u: the kept rules in their original order and form, then
-// the added ones. The slices are never nil, because the SDK omits a nil slice from the request
+// apply returns the list's rules after u: the kept rules in their original order and form (an
+// adopted one with this cluster's description), then the added ones. The slices are never nil, because the SDK omits a nil slice from the request
 // body and OCI would then leave that direction unchanged instead of emptying it.
 func apply(list core.SecurityList, u Update, owner string) ([]core.IngressSecurityRule, []core.EgressSecurityRule) {
 	ingress := make([]core.IngressSecurityRule, 0, len(list.IngressSecurityRules)+len(u.Add))
 	for i, r := range list.IngressSecurityRules {
 		if u.KeepIngress[i] {
+			if i < len(u.AdoptIngress) && u.AdoptIngress[i] {
+				r.Description = common.String(owner)
+			}
 			ingress = append(ingress, r)
 		}
 	}
 	egress := make([]core.EgressSecurityRule, 0, len(list.EgressSecurityRules)+len(u.Add))
 	for i, r := range list.EgressSecurityRules {
 		if u.KeepEgress[i] {
+			if i < len(u.AdoptEgress) && u.AdoptEgress[i] {
+				r.Description = common.String(owner)
+			}
 			egress = append(egress, r)
 		}
 	}

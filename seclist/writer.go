@@ -2,10 +2,14 @@ package seclist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -26,6 +30,18 @@ type writer struct {
 	covered uint64 // number of the latest request the running sync's snapshot includes
 	running bool
 	waiters []waiter
+	// known is the list as this process last read or wrote it, with its ETag; nil when unknown
+	// (never read, or a write failed in a way that leaves its outcome unknown). A sync that finds
+	// nothing to change against it makes no call at all; a write with its ETag that OCI refuses
+	// with 412 means someone else changed the list, and the sync reads it again.
+	known *knownList
+}
+
+// knownList is a security list as last seen by this process.
+type knownList struct {
+	list core.SecurityList
+	etag string
+	at   time.Time // when it was read or written
 }
 
 type waiter struct {
@@ -123,16 +139,27 @@ func (w *writer) sync(ctx context.Context) error {
 			logger.V(2).Info("Some subnets have no rules placed", "problems", problems.Error())
 		}
 
-		list, etag, err := w.m.vn.GetSecurityList(ctx, w.id)
+		list, etag, cached, err := w.current(ctx)
 		if err != nil {
 			return fmt.Errorf("reading security list %s: %w", w.id, err)
 		}
-		u, err := Diff(observe(list, w.m.owner), desired[w.id], prune, w.m.opts.Limits)
+		cur := observe(list, w.m.owner)
+		var need map[Rule][]string
+		if w.m.opts.Policy.AdoptUndescribed && hasUndescribed(cur) {
+			w.m.mu.Lock()
+			need = needs(claims, w.m.subnets, w.m.opts.Policy, w.id)
+			w.m.mu.Unlock()
+			cur = adopt(cur, keysOf(need), desired[w.id])
+		}
+		u, err := Diff(cur, desired[w.id], prune, w.m.opts.Limits)
+		if ce := (*CapacityError)(nil); errors.As(err, &ce) && w.nodePortsWouldFit(claims, ce.Direction) {
+			ce.Option = OptionOpenNodePortRange
+		}
 		if err != nil {
 			return err
 		}
 		if u.Empty() {
-			logger.V(4).Info("Security list is up to date", "ownedRules", len(u.After), "claims", len(claims))
+			logger.V(4).Info("Security list is up to date", "ownedRules", len(u.After), "claims", len(claims), "fromMemory", cached)
 			return nil
 		}
 		logger.Info("Updating security list", "add", ruleStrings(u.Add), "remove", ruleStrings(u.Remove),
@@ -140,14 +167,25 @@ func (w *writer) sync(ctx context.Context) error {
 		logger.V(4).Info("Security list owned rules", "from", ruleStrings(u.Before), "to", ruleStrings(u.After))
 
 		ingress, egress := apply(list, u, w.m.owner)
-		_, _, err = w.m.vn.UpdateSecurityList(ctx, w.id, ingress, egress, etag)
-		switch {
-		case err == nil:
+		written, newETag, err := w.m.vn.UpdateSecurityList(ctx, w.id, ingress, egress, etag)
+		if err == nil {
+			w.remember(written, newETag)
+			w.reportAdopted(logger, adoptedIn(u, need))
 			return nil
+		}
+		// Whatever happened, what this process knows of the list is no longer its state: a 412
+		// says someone else changed it, and any other failure may or may not have applied.
+		w.forget()
+		switch {
 		case !ociclient.IsPreconditionFailed(err):
 			return fmt.Errorf("updating security list %s: %w", w.id, err)
 		case attempt >= w.m.opts.Attempts:
 			return fmt.Errorf("updating security list %s: it kept changing under us for %d attempts: %w", w.id, attempt, err)
+		case cached:
+			// The ETag came from memory, so the 412 is news of a change made elsewhere since,
+			// not contention: read the list again at once.
+			logger.V(2).Info("Security list changed since this process last saw it; reading it again", "attempt", attempt)
+			continue
 		}
 		delay := w.m.backoff(attempt)
 		logger.V(2).Info("Security list changed since it was read; reading it again", "attempt", attempt, "delay", delay)
@@ -155,6 +193,76 @@ func (w *writer) sync(ctx context.Context) error {
 			return fmt.Errorf("updating security list %s: %w", w.id, err)
 		}
 	}
+}
+
+// reportAdopted logs the rules a write took over and hands them to Options.OnAdopt.
+func (w *writer) reportAdopted(logger klog.Logger, adopted []Adopted) {
+	if len(adopted) == 0 {
+		return
+	}
+	rules := make([]string, len(adopted))
+	for i, a := range adopted {
+		rules[i] = a.Rule.String()
+	}
+	logger.Info("Took over security rules that had no description and exactly match what Services need; they are now removed with those Services",
+		"rules", rules, "services", servicesOf(adopted))
+	if w.m.opts.OnAdopt != nil {
+		w.m.opts.OnAdopt(adopted)
+	}
+}
+
+// nodePortsWouldFit reports whether opening the node port range could shrink this list's rules
+// of direction d: it is not open, and some of them are rules between LB and node subnets.
+func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
+	p := w.m.opts.Policy
+	if p.NodePortRange.set() {
+		return false
+	}
+	found := false
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
+		found = found || (backend && list == w.id && r.Direction == d && r.Ports.Min != KubeProxyHealthPort)
+	})
+	return found
+}
+
+// current returns the list and its ETag: from memory when this process saw it last less than
+// Options.MaxListAge ago (cached is then true), otherwise read from OCI and remembered.
+func (w *writer) current(ctx context.Context) (list core.SecurityList, etag string, cached bool, err error) {
+	w.mu.Lock()
+	k := w.known
+	w.mu.Unlock()
+	if k != nil && w.m.clock().Sub(k.at) < w.m.opts.MaxListAge {
+		return k.list, k.etag, true, nil
+	}
+	list, etag, err = w.m.vn.GetSecurityList(ctx, w.id)
+	if err != nil {
+		w.forget()
+		return core.SecurityList{}, "", false, err
+	}
+	w.remember(list, etag)
+	return list, etag, false, nil
+}
+
+// remember records the list as OCI answered a read or a write. An answer without an ETag cannot
+// guard a later write, so it is not kept.
+func (w *writer) remember(list core.SecurityList, etag string) {
+	at := w.m.clock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if etag == "" || w.m.opts.MaxListAge < 0 {
+		w.known = nil
+		return
+	}
+	w.known = &knownList{list: list, etag: etag, at: at}
+}
+
+// forget drops what this process knows of the list, so the next sync reads it.
+func (w *writer) forget() {
+	w.mu.Lock()
+	w.known = nil
+	w.mu.Unlock()
 }
 
 // backoff returns the wait after the attempt-th 412: a random duration in [ceiling/2,
