@@ -143,7 +143,7 @@ func assertRefusal(t *testing.T, err error) {
 // registerWebhook creates the ValidatingWebhookConfiguration pointing at the CCM's webhook port,
 // as examples/deploy/webhook.yaml does for a Service in front of the CCM.
 func registerWebhook(ctx context.Context, s *suite, port int, caPEM []byte) error {
-	url := fmt.Sprintf("https://127.0.0.1:%d/validate-services", port)
+	url := fmt.Sprintf("https://127.0.0.1:%d/validate-service", port)
 	ignore := admissionregistrationv1.Ignore
 	none := admissionregistrationv1.SideEffectClassNone
 	timeout := int32(5)

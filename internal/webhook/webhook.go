@@ -26,7 +26,7 @@ import (
 
 // Path is where the handler is served; the ValidatingWebhookConfiguration's clientConfig points
 // at it.
-const Path = "/validate-services"
+const Path = "/validate-service"
 
 // maxBody bounds an AdmissionReview: kube-apiserver refuses objects over 3 MiB, and a review
 // holds the new and the old object.
