@@ -1,10 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package webhook is a validating admission webhook for Services of type LoadBalancer: it runs
 // the same pure validation as a reconcile (lb.Desired) when a Service is written, so a bad
 // annotation is refused at `kubectl apply` time with the annotation, the value and what is
 // allowed, instead of surfacing later as a Warning Event.
 //
 // The webhook is meant to be registered with failurePolicy Ignore: it only moves an error
-// earlier, and an outage of it must never block Service writes (see examples/deploy/webhook.yaml).
+// earlier, and an outage of it must never block Service writes (README.md, "The validating
+// webhook").
 package webhook
 
 import (
