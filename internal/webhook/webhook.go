@@ -179,7 +179,7 @@ func deny(req *admissionv1.AdmissionRequest, svc *v1.Service, problems []*lb.Pro
 	causes := make([]metav1.StatusCause, len(problems))
 	for i, p := range problems {
 		field := p.Field
-		if !strings.HasPrefix(field, "spec.") {
+		if !strings.HasPrefix(field, "spec.") && strings.Contains(field, "/") { // an annotation key
 			field = fmt.Sprintf("metadata.annotations[%s]", p.Field)
 		}
 		causes[i] = metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Field: field, Message: p.Error()}
