@@ -39,7 +39,8 @@ const webhookName = "services.oci-ccm.oraclecloud.com"
 // the real kube-apiserver by a ValidatingWebhookConfiguration (url clientConfig on 127.0.0.1, a
 // CA generated here in caBundle, failurePolicy Ignore). A bad annotation is refused at create and
 // at update with the annotation, the value and the allowed values; a good Service is accepted;
-// with the CCM (and so the webhook) down, the bad Service is accepted: the webhook fails open.
+// with the CCM (and so the webhook) down, the bad Service is accepted: the webhook fails open. The
+// good Service's load balancer is reported by a LoadBalancerPlanApplied Event.
 func TestWebhook(t *testing.T) {
 	s := newSuite(t)
 	port, err := freePort()
@@ -111,6 +112,21 @@ func TestWebhook(t *testing.T) {
 		if _, err := services.Create(s.ctx, good, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("a valid Service was refused: %v", err)
 		}
+		// The CCM creates its load balancer and says so in an Event on the Service (plans as
+		// Events, recorded under examples/deploy/rbac.yaml).
+		eventually(t, s.ctx, convergeTimeout, "a LoadBalancerPlanApplied Event on good-shape", func(ctx context.Context) (bool, string, error) {
+			events, err := serviceEvents(ctx, s.kube, testNamespace, "good-shape")
+			if err != nil {
+				return false, "", err
+			}
+			for _, e := range events {
+				if e.Reason == "LoadBalancerPlanApplied" && e.Type == corev1.EventTypeNormal &&
+					strings.Contains(e.Message, "+ load balancer") && strings.Contains(e.Message, "1 listener,") {
+					return true, "", nil
+				}
+			}
+			return false, describeEvents(events), nil
+		})
 		// An update that breaks it is refused too.
 		err := updateService(s.ctx, s.kube, testNamespace, "good-shape", func(svc *corev1.Service) {
 			svc.Annotations[string(lb.AnnotationShape)] = "huge"
