@@ -1,6 +1,7 @@
 // Command docgen renders the annotation reference in lb/README.md from the doc comments of the
-// lb.Annotation constants, and the metrics table in README.md from the metric definitions
-// (name, type, labels, help), so the documentation cannot drift from the code.
+// lb.Annotation constants, the metrics table in README.md from the metric definitions (name,
+// type, labels, help), and README.md's copy of the IAM policy from seclist/README.md (the one the
+// tests prove), so the documentation cannot drift from the code.
 //
 //	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir .)
 //	go run ./internal/docgen -check  # fail if lb/README.md is stale (make lint)
@@ -41,6 +42,9 @@ func main() {
 			dirs = append(dirs, filepath.Join(root, d))
 		}
 		err = runMetrics(dirs, filepath.Join(root, *metricsReadme), *check)
+	}
+	if err == nil {
+		err = runPolicy(filepath.Join(root, "seclist", "README.md"), filepath.Join(root, *metricsReadme), *check)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
