@@ -38,8 +38,9 @@ const maxBody = 7 << 20
 
 // Handler serves admission.k8s.io/v1 AdmissionReview requests for Services.
 type Handler struct {
-	// Config is the parsed cloud-provider.yaml. Its defaults (subnets, security-list mode) take
-	// part in validation exactly as in a reconcile; nil validates annotations alone.
+	// Config is the parsed cloud-provider.yaml the CCM runs with. Its defaults (subnets,
+	// security-list mode, source CIDRs) take part in validation exactly as in a reconcile; nil is
+	// an empty configuration, without default subnets.
 	Config *config.Config
 	// Logger receives one line per refused Service and per malformed request.
 	Logger klog.Logger
