@@ -60,6 +60,7 @@ func (c *Cloud) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node) (
 	}
 	nodes = c.withAddresses(ctx, nodes)
 	res, err := c.lbs.Reconcile(ctx, c.cluster, svc, nodes, c.secrets())
+	c.recordPlan(svc, res, err)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
 // Command docgen renders the annotation reference in lb/README.md from the doc comments of the
-// lb.Annotation constants, so the documentation cannot drift from the code.
+// lb.Annotation constants, the metrics table in README.md from the metric definitions (name,
+// type, labels, help), and README.md's copy of the IAM policy from seclist/README.md (the one the
+// tests prove), so the documentation cannot drift from the code.
 //
 //	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir .)
 //	go run ./internal/docgen -check  # fail if lb/README.md is stale (make lint)
 //
 // Every constant of type Annotation needs a doc comment whose first paragraph describes it and
 // which carries "Type:", "Default:" and "Example:" lines. The table replaces what lies between
-// the BeginMarker and EndMarker lines of the README.
+// the BeginMarker and EndMarker lines of the README; the metrics table what lies between
+// BeginMetricsMarker and EndMetricsMarker.
 package main
 
 import (
@@ -14,17 +17,36 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 func main() {
 	dir := flag.String("dir", "lb", "directory of the package declaring the Annotation constants")
 	readme := flag.String("readme", "", "README to update (default <dir>/README.md)")
 	check := flag.Bool("check", false, "do not write; exit 1 if the README is stale")
+	metricDirs := flag.String("metrics", "ociclient,internal/prommetrics",
+		"comma-separated directories (from the module root) whose metric definitions are documented")
+	metricsReadme := flag.String("metrics-readme", "README.md", "README (from the module root) holding the metrics table")
 	flag.Parse()
 	if *readme == "" {
 		*readme = filepath.Join(*dir, "README.md")
 	}
 	if err := run(*dir, *readme, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+	root, err := moduleRoot()
+	if err == nil {
+		var dirs []string
+		for _, d := range strings.Split(*metricDirs, ",") {
+			dirs = append(dirs, filepath.Join(root, d))
+		}
+		err = runMetrics(dirs, filepath.Join(root, *metricsReadme), *check)
+	}
+	if err == nil {
+		err = runPolicy(filepath.Join(root, "seclist", "README.md"), filepath.Join(root, *metricsReadme), *check)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)
 		os.Exit(1)
 	}

@@ -32,8 +32,10 @@ func main() {
 	if err != nil {
 		klog.Fatalf("Cannot initialise command options: %v", err)
 	}
-	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	flags := cliflag.NamedFlagSets{}
+	initCloud := withWebhook(newCloud, &flags) // --validating-webhook-*: see webhook.go
+	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
+		names.CCMControllerAliases(), flags, wait.NeverStop)
 	os.Exit(cli.Run(cmd))
 }
 

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+)
+
+// upstreamLoadBalancer stores in ocitest what the upstream OCI CCM leaves for svc (ports 80 and
+// 443, TLS on 443 from Secret web-tls, on nodes 10.0.1.1-2): a load balancer named by the
+// Service UID without ownership tags, listeners and backend sets named "<protocol>-<port>", the
+// health check on kube-proxy's /healthz, and the certificate named after the Secret.
+func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.LoadBalancer {
+	backendSet := func(name string, nodePort int) loadbalancer.BackendSet {
+		return loadbalancer.BackendSet{
+			Name: common.String(name), Policy: common.String("ROUND_ROBIN"),
+			Backends: []loadbalancer.Backend{
+				{IpAddress: common.String("10.0.1.1"), Port: common.Int(nodePort), Weight: common.Int(1)},
+				{IpAddress: common.String("10.0.1.2"), Port: common.Int(nodePort), Weight: common.Int(1)},
+			},
+			HealthChecker: &loadbalancer.HealthChecker{Protocol: common.String("HTTP"), Port: common.Int(lb.KubeProxyHealthPort),
+				UrlPath: common.String(lb.HealthCheckPath), ReturnCode: common.Int(200), Retries: common.Int(3),
+				IntervalInMillis: common.Int(10000), TimeoutInMillis: common.Int(3000)},
+		}
+	}
+	listener := func(name string, port int) loadbalancer.Listener {
+		return loadbalancer.Listener{Name: common.String(name), DefaultBackendSetName: common.String(name),
+			Port: common.Int(port), Protocol: common.String("TCP"),
+			ConnectionConfiguration: &loadbalancer.ConnectionConfiguration{IdleTimeout: common.Int64(300)}}
+	}
+	https := listener("TCP-443", 443)
+	https.SslConfiguration = &loadbalancer.SslConfiguration{CertificateName: common.String("web-tls"),
+		VerifyPeerCertificate: common.Bool(false)}
+	return e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
+		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(uid),
+		ShapeName: common.String("flexible"), SubnetIds: []string{subnet1, subnet2},
+		ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
+		Listeners:    map[string]loadbalancer.Listener{"TCP-80": listener("TCP-80", 80), "TCP-443": https},
+		BackendSets:  map[string]loadbalancer.BackendSet{"TCP-80": backendSet("TCP-80", 30080), "TCP-443": backendSet("TCP-443", 30443)},
+		Certificates: map[string]loadbalancer.Certificate{"web-tls": {CertificateName: common.String("web-tls"),
+			PublicCertificate: common.String(secret.Certificate)}},
+	})
+}
+
+// TestUpstreamLoadBalancerIsAdoptedInPlace is the migration from the upstream OCI CCM: its load
+// balancer is found by the Service-UID name, tagged, and kept: same OCID and IP, listeners and
+// backend sets untouched, only the certificate renamed (created under its content-hash name, the
+// listener switched, the Secret-named one deleted). Nothing is created or deleted at the load
+// balancer level, and the reconcile after it changes nothing.
+func TestUpstreamLoadBalancerIsAdoptedInPlace(t *testing.T) {
+	e := newEnv(t)
+	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	secrets := lb.SecretMap{webTLS: tlsSecret("v1")}
+	upstream := upstreamLoadBalancer(e, string(svc.UID), secrets[webTLS])
+	ip := *upstream.IpAddresses[0].IpAddress
+
+	res, calls := e.ensure(t, svc, readyNodes(2), secrets)
+
+	wantWrites := map[string]int{"UpdateLoadBalancer": 1, "CreateCertificate": 1, "UpdateListener": 1, "DeleteCertificate": 1}
+	if diff := cmp.Diff(wantWrites, writes(calls)); diff != "" {
+		t.Errorf("OCI writes of the adoption (-want +got):\n%s\nplan:\n%s", diff, res.Plan)
+	}
+	if got := res.Status.Ingress; len(got) != 1 || got[0].IP != ip {
+		t.Errorf("status ingress %+v, want the upstream load balancer's IP %s", got, ip)
+	}
+	all := e.srv.LoadBalancers()
+	if len(all) != 1 || *all[0].Id != *upstream.Id {
+		t.Fatalf("load balancers after adoption: %d, want only the upstream one %s", len(all), *upstream.Id)
+	}
+	got := all[0]
+	if *got.IpAddresses[0].IpAddress != ip || *got.DisplayName != string(svc.UID) {
+		t.Errorf("adopted load balancer: IP %s name %q, want %s and the Service UID", *got.IpAddresses[0].IpAddress, *got.DisplayName, ip)
+	}
+	if got.FreeformTags[lb.TagCluster] != clusterName || got.FreeformTags[lb.TagService] != "default/web" {
+		t.Errorf("adopted load balancer's tags %v lack the ownership tags", got.FreeformTags)
+	}
+	var certs []string
+	for name := range got.Certificates {
+		certs = append(certs, name)
+	}
+	if len(certs) != 1 || !strings.HasPrefix(certs[0], "web-tls-") {
+		t.Errorf("certificates %v, want one renamed web-tls-<hash>", certs)
+	} else if l := got.Listeners["TCP-443"]; l.SslConfiguration == nil || *l.SslConfiguration.CertificateName != certs[0] {
+		t.Errorf("listener TCP-443 does not use the renamed certificate %s", certs[0])
+	}
+	for _, name := range []string{"TCP-80", "TCP-443"} {
+		if _, ok := got.Listeners[name]; !ok {
+			t.Errorf("listener %s is gone", name)
+		}
+		if _, ok := got.BackendSets[name]; !ok {
+			t.Errorf("backend set %s is gone", name)
+		}
+	}
+	assertNoFailedWorkRequests(t, e)
+
+	res, calls = e.ensure(t, svc, readyNodes(2), secrets)
+	if !res.Plan.Empty() || len(writes(calls)) != 0 {
+		t.Errorf("the reconcile after adoption changed something: writes %v\n%s", writes(calls), res.Plan)
+	}
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
+	tls := func(v string) SecretMap { return SecretMap{webTLS: testTLS(v)} }
+	name := string(testService().UID)
+	tests := []struct {
+		name          string
+		before, after *Spec // before nil: create
+		want          string
+	}{
+		{"no change says nothing",
+			mustDesired(t, testService(), nodes(1), nil), mustDesired(t, testService(), nodes(1), nil), ""},
+		{"create counts what is created",
+			nil, mustDesired(t, testService(), nodes(1, 2), nil),
+			fmt.Sprintf(`load balancer %q: + load balancer %s: 1 listener, 1 backend set, 0 certificates`, name, name)},
+		{"a node joining adds one backend",
+			mustDesired(t, testService(), nodes(1, 2), nil), mustDesired(t, testService(), nodes(1, 2, 3), nil),
+			fmt.Sprintf(`load balancer %q: ~ backend set TCP-80: +1 backend`, name)},
+		{"a node swapped for another",
+			mustDesired(t, testService(), nodes(1, 2), nil), mustDesired(t, testService(), nodes(1, 3), nil),
+			fmt.Sprintf(`load balancer %q: ~ backend set TCP-80: +1 backend, -1 backend`, name)},
+		{"a port added is a backend set and a listener",
+			mustDesired(t, testService(), nodes(1), nil),
+			mustDesired(t, testService(withPorts(tcpPort("http", 80, 30080), tcpPort("alt", 8080, 30880))), nodes(1), nil),
+			fmt.Sprintf(`load balancer %q: + backend set TCP-8080; + listener TCP-8080`, name)},
+		{"a rotated certificate is created, switched to, and the old one deleted",
+			mustDesired(t, tlsService(), nodes(1), tls("v1")), mustDesired(t, tlsService(), nodes(1), tls("v2")),
+			fmt.Sprintf(`load balancer %q: + certificate %s; ~ listener TCP-443: TLS.Certificate: %q → %q; - certificate %s`,
+				name, certName("v2"), certName("v1"), certName("v2"), certName("v1"))},
+		{"a health check change names the field",
+			mustDesired(t, testService(), nodes(1), nil),
+			mustDesired(t, testService(withAnnotation(AnnotationHealthCheckRetries, "5")), nodes(1), nil),
+			fmt.Sprintf(`load balancer %q: ~ backend set TCP-80: HealthCheck.Retries: 3 → 5`, name)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var observed *Spec
+			if tc.before != nil {
+				observed = asObserved(tc.before)
+			}
+			plan, err := Diff(observed, tc.after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, Summary(plan, nil)); diff != "" {
+				t.Errorf("Summary (-want +got):\n%s\nplan:\n%s", diff, plan)
+			}
+		})
+	}
+}
+
+func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
+	add := Change{Action: ActionCreateBackendSet, Name: "TCP-8080"}
+	listener := Change{Action: ActionCreateListener, Name: "TCP-8080"}
+	nodes := Change{Action: ActionUpdateBackendSet, Name: "TCP-80",
+		Before: BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}}},
+		After:  BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}}}
+	aerr := &ApplyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []Change{nodes},
+		Failed: []FailedChange{{Change: add, Err: errors.New("work request failed: quota")}}, Skipped: []Change{listener}}
+
+	got := Summary(nil, fmt.Errorf("ensure: %w", aerr))
+	want := "load balancer ocid1.loadbalancer.oc1.phx.x: 1 of 3 change(s) failed: applied ~ backend set TCP-80: +1 backend; " +
+		"FAILED + backend set TCP-8080 (work request failed: quota); not attempted + listener TCP-8080"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+	if got := Summary(&Plan{Changes: []Change{add}}, errors.New("list load balancers: 500")); got != "" {
+		t.Errorf("Summary of an error that applied nothing = %q, want empty (the caller reports the error)", got)
+	}
+}
+
+func TestSummaryIsCutToOneKiBWithACountOfTheRest(t *testing.T) {
+	plan := &Plan{Name: "web"}
+	for i := range 100 {
+		plan.Changes = append(plan.Changes, Change{Action: ActionCreateListener, Name: fmt.Sprintf("TCP-%d", 10000+i)})
+	}
+	got := Summary(plan, nil)
+	if len(got) > MaxSummaryBytes {
+		t.Errorf("summary is %d bytes, want at most %d", len(got), MaxSummaryBytes)
+	}
+	shown := strings.Count(got, "+ listener")
+	if want := fmt.Sprintf("; … and %d more", 100-shown); !strings.HasSuffix(got, want) || shown == 0 {
+		t.Errorf("summary %q shows %d changes and does not end in %q", got, shown, want)
+	}
+}
