@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/oracle/oci-go-sdk/v65/common"
-	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
@@ -70,24 +70,15 @@ type Options struct {
 	// CacheTTL is how long cached reads stay fresh: zero means DefaultCacheTTL, negative turns
 	// caching (and the merging of concurrent identical reads) off.
 	CacheTTL time.Duration
-	// Metrics receives the client's metrics. Nil records none. Register one Client per
-	// registry: a second registration of the same metric names fails New.
-	Metrics Registerer
-	// Logger receives structured logs; the zero value means klog.Background().
-	Logger klog.Logger
+	// Metrics receives the client's measurements (requests, latency, retries, rate-limiter
+	// waits, work requests, cache lookups). Nil records none.
+	Metrics Metrics
+	// Logger receives the logs of calls whose context carries no logger (a logger in the
+	// context, from logr.NewContext or klog.NewContext, always wins). The zero value means
+	// klog.Background(). Calls log at V(2) (retries, work-request results), V(3) (failed calls)
+	// and V(4) (every call and poll); nothing at V(0).
+	Logger logr.Logger
 }
-
-// Registerer is where a Client registers its metrics: a metrics.KubeRegistry, or an adapter
-// over the controller manager's legacy registry (RegistererFunc(legacyregistry.Register)).
-type Registerer interface {
-	Register(metrics.Registerable) error
-}
-
-// RegistererFunc adapts a registration function to Registerer.
-type RegistererFunc func(metrics.Registerable) error
-
-// Register implements Registerer.
-func (f RegistererFunc) Register(r metrics.Registerable) error { return f(r) }
 
 // RetryPolicy bounds the one retry layer every call goes through. Retries use exponential
 // backoff with full jitter: before retry n the client waits a random time in
@@ -169,6 +160,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = klog.Background()
 	}
+	if o.Metrics == nil {
+		o.Metrics = NopMetrics{}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return o, fmt.Errorf("ociclient options: %w", err)
 	}
@@ -195,4 +189,25 @@ func normaliseHost(host string) (string, error) {
 		return "", fmt.Errorf("host %q: want an absolute http or https URL without a path", host)
 	}
 	return host, nil
+}
+
+// Server is what ForServer needs of an OCI test server. *ocitest.Server implements it. Naming
+// only the methods keeps the test server out of the build of every program that imports
+// ociclient.
+type Server interface {
+	// ConfigurationProvider signs requests with a key the server trusts, for its region.
+	ConfigurationProvider() common.ConfigurationProvider
+	// URL is the server's base URL.
+	URL() string
+	// HTTPClient trusts the server's TLS certificate, if it has one.
+	HTTPClient() *http.Client
+}
+
+// ForServer returns Options that point a Client at srv: its signing key and region, its URL,
+// and an HTTP client that trusts it. Every other field is zero (the package defaults); set
+// them on the result before calling New:
+//
+//	client, err := ociclient.New(ociclient.ForServer(srv))
+func ForServer(srv Server) Options {
+	return Options{Provider: srv.ConfigurationProvider(), Host: srv.URL(), HTTPClient: srv.HTTPClient()}
 }
