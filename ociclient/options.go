@@ -17,15 +17,6 @@ import (
 
 // Package defaults. They apply field by field: a zero field in Options takes the value here.
 const (
-	// DefaultReadQPS and DefaultReadBurst size the token bucket shared by all reads (Get, List
-	// and work-request polls).
-	DefaultReadQPS   = 20.0
-	DefaultReadBurst = 40
-	// DefaultWriteQPS and DefaultWriteBurst size the token bucket shared by all writes
-	// (Create, Update, Delete). Writes are rarer and OCI throttles them sooner.
-	DefaultWriteQPS   = 10.0
-	DefaultWriteBurst = 20
-
 	// DefaultMaxAttempts bounds the attempts of one call, the first included.
 	DefaultMaxAttempts = 5
 	// DefaultBaseDelay is the backoff ceiling before the first retry; it doubles per retry.
@@ -60,8 +51,10 @@ type Options struct {
 	Host string
 	// HTTPClient, if set, sends every request: use it for TLS trust (ocitest) or timeouts.
 	HTTPClient *http.Client
-	// RateLimit sizes the client-side token buckets; zero fields take DefaultReadQPS,
-	// DefaultReadBurst, DefaultWriteQPS and DefaultWriteBurst. Disabled turns limiting off.
+	// RateLimit sizes the client-side token buckets, one for reads (Get, List and work-request
+	// polls) and one for writes; zero fields take config's defaults (config.DefaultReadQPS,
+	// DefaultReadBurst, DefaultWriteQPS, DefaultWriteBurst), the same that cloud-provider.yaml
+	// gets. Disabled turns limiting off.
 	RateLimit config.RateLimiter
 	// Retry bounds the retry layer; zero fields take the Default* retry values.
 	Retry RetryPolicy
@@ -123,10 +116,7 @@ func (o Options) withDefaults() (Options, error) {
 	if rl.ReadQPS < 0 || rl.ReadBurst < 0 || rl.WriteQPS < 0 || rl.WriteBurst < 0 {
 		errs = append(errs, errors.New("rate limit: QPS and burst must not be negative"))
 	}
-	rl.ReadQPS = orDefault(rl.ReadQPS, DefaultReadQPS)
-	rl.ReadBurst = orDefault(rl.ReadBurst, DefaultReadBurst)
-	rl.WriteQPS = orDefault(rl.WriteQPS, DefaultWriteQPS)
-	rl.WriteBurst = orDefault(rl.WriteBurst, DefaultWriteBurst)
+	rl.SetDefaults()
 
 	r := &o.Retry
 	if r.MaxAttempts < 0 || r.BaseDelay < 0 || r.MaxDelay < 0 || r.MaxElapsed < 0 {
