@@ -37,11 +37,15 @@ build: ## Build bin/oci-cloud-controller-manager, version stamped.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BINARY) $(CMD_PKG)
 
 .PHONY: test
-test: unit e2e ## Every test: unit, ocitest-backed integration, and the real-cluster e2e suite.
+test: unit thirdparty e2e ## Every test: unit, ocitest-backed integration, the third-party module, and the real-cluster e2e suite.
 
 .PHONY: unit
 unit: ## Fast loop: go test -race over every package (no real cluster).
 	$(GO) test $(UNIT_FLAGS) ./...
+
+.PHONY: thirdparty
+thirdparty: ## Run examples/thirdparty, a separate module using only the public API (fails if its re-plan is not empty).
+	cd examples/thirdparty && $(GO) run .
 
 .PHONY: e2e
 e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver and ocitest.
