@@ -1,4 +1,5 @@
-// Package apicheck guards oci-ccm's public API: what importing it costs a library user
-// (deps_test.go) and whether a change breaks the API recorded at the last release (api.txt
-// files, compared by `make lint` with apidiff; `make api` records them again).
+// Package apicheck guards oci-ccm's public API. Its test checks what importing the library
+// costs a user (no Prometheus client, no test server). api.zip is the API of the last release as
+// apidiff export data: `make lint` fails on an incompatible change against it, and `make api`
+// records the current API in its place (README.md, "API stability").
 package apicheck
