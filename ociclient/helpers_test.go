@@ -159,17 +159,21 @@ func (r *recordedMetrics) snapshot(prefixes ...string) map[string]int {
 	return out
 }
 
-func (r *recordedMetrics) ObserveRequest(service, operation, outcome string, _ time.Duration) {
+func (r *recordedMetrics) ObserveRequest(_ context.Context, service, operation, outcome string, _ time.Duration) {
 	r.add("request", service, operation, outcome)
 }
-func (r *recordedMetrics) CountRetry(service, operation, reason string) {
+func (r *recordedMetrics) CountRetry(_ context.Context, service, operation, reason string) {
 	r.add("retry", service, operation, reason)
 }
-func (r *recordedMetrics) ObserveLimiterWait(bucket string, _ time.Duration) {
+func (r *recordedMetrics) ObserveLimiterWait(_ context.Context, bucket string, _ time.Duration) {
 	r.add("limiter", bucket)
 }
-func (r *recordedMetrics) CountWorkRequestPoll(service string) { r.add("poll", service) }
-func (r *recordedMetrics) CountWorkRequest(service, result string) {
+func (r *recordedMetrics) CountWorkRequestPoll(_ context.Context, service string) {
+	r.add("poll", service)
+}
+func (r *recordedMetrics) CountWorkRequest(_ context.Context, service, result string) {
 	r.add("workrequest", service, result)
 }
-func (r *recordedMetrics) CountCacheLookup(cache, result string) { r.add("cache", cache, result) }
+func (r *recordedMetrics) CountCacheLookup(_ context.Context, cache, result string) {
+	r.add("cache", cache, result)
+}

@@ -1,6 +1,9 @@
 package ociclient
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Metrics receives what a Client measures. Options.Metrics takes one; without it a Client
 // records nothing. The interface keeps any metrics library out of ociclient's imports: a
@@ -9,7 +12,8 @@ import "time"
 // README.md).
 //
 // Implementations must be safe for concurrent use and must not block: every method is called
-// on the path of a request. Embed NopMetrics to record only some of them, and to stay
+// on the path of a request. ctx is the call's context (for exemplars or trace correlation);
+// never store it. Embed NopMetrics to record only some of them, and to stay
 // source-compatible if a method is added before v1.
 type Metrics interface {
 	// ObserveRequest is called after every attempt of every call (retries included), with the
@@ -17,22 +21,22 @@ type Metrics interface {
 	// the OCI operation (e.g. "GetLoadBalancer"), the outcome ("ok", "not_found", "conflict",
 	// "precondition_failed", "throttled", "unauthorized", "server_error", "client_error",
 	// "timeout", "connection", "canceled", "error") and how long the attempt took.
-	ObserveRequest(service, operation, outcome string, d time.Duration)
+	ObserveRequest(ctx context.Context, service, operation, outcome string, d time.Duration)
 	// CountRetry is called before a call is retried, with the reason ("throttled",
 	// "server_error", "incorrect_state", "nlb_busy", "timeout", "connection").
-	CountRetry(service, operation, reason string)
+	CountRetry(ctx context.Context, service, operation, reason string)
 	// ObserveLimiterWait is called each time a call takes a token from the client-side rate
 	// limiter's bucket ("read" or "write"), with how long it waited for it.
-	ObserveLimiterWait(bucket string, d time.Duration)
+	ObserveLimiterWait(ctx context.Context, bucket string, d time.Duration)
 	// CountWorkRequestPoll is called after every work-request poll.
-	CountWorkRequestPoll(service string)
+	CountWorkRequestPoll(ctx context.Context, service string)
 	// CountWorkRequest is called when a wait for a work request ends, with its result
 	// ("succeeded", "failed", or "error" when the wait itself failed or was cut short).
-	CountWorkRequest(service, result string)
+	CountWorkRequest(ctx context.Context, service, result string)
 	// CountCacheLookup is called for every cached read, with the cache (e.g. "instance",
 	// "subnet") and the result: "hit", "miss" (this caller loaded it) or "shared" (joined a
 	// load another caller had started).
-	CountCacheLookup(cache, result string)
+	CountCacheLookup(ctx context.Context, cache, result string)
 }
 
 // NopMetrics records nothing. It is what a Client uses when Options.Metrics is nil.
@@ -41,19 +45,19 @@ type NopMetrics struct{}
 var _ Metrics = NopMetrics{}
 
 // ObserveRequest does nothing.
-func (NopMetrics) ObserveRequest(service, operation, outcome string, d time.Duration) {}
+func (NopMetrics) ObserveRequest(context.Context, string, string, string, time.Duration) {}
 
 // CountRetry does nothing.
-func (NopMetrics) CountRetry(service, operation, reason string) {}
+func (NopMetrics) CountRetry(context.Context, string, string, string) {}
 
 // ObserveLimiterWait does nothing.
-func (NopMetrics) ObserveLimiterWait(bucket string, d time.Duration) {}
+func (NopMetrics) ObserveLimiterWait(context.Context, string, time.Duration) {}
 
 // CountWorkRequestPoll does nothing.
-func (NopMetrics) CountWorkRequestPoll(service string) {}
+func (NopMetrics) CountWorkRequestPoll(context.Context, string) {}
 
 // CountWorkRequest does nothing.
-func (NopMetrics) CountWorkRequest(service, result string) {}
+func (NopMetrics) CountWorkRequest(context.Context, string, string) {}
 
 // CountCacheLookup does nothing.
-func (NopMetrics) CountCacheLookup(cache, result string) {}
+func (NopMetrics) CountCacheLookup(context.Context, string, string) {}

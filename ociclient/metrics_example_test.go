@@ -20,7 +20,7 @@ type requestCounter struct {
 	ok, failed atomic.Int64
 }
 
-func (c *requestCounter) ObserveRequest(service, operation, outcome string, d time.Duration) {
+func (c *requestCounter) ObserveRequest(ctx context.Context, service, operation, outcome string, d time.Duration) {
 	if outcome == "ok" {
 		c.ok.Add(1)
 	} else {

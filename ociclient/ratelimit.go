@@ -54,7 +54,7 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 	}
 	delay := r.DelayFrom(now)
 	if delay <= 0 {
-		m.ObserveLimiterWait(name, 0)
+		m.ObserveLimiterWait(ctx, name, 0)
 		return nil
 	}
 	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
@@ -65,9 +65,9 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 	if err := clk.sleep(ctx, delay); err != nil {
 		// Give the token back so calls still queued are not delayed for one never used.
 		r.CancelAt(clk.now())
-		m.ObserveLimiterWait(name, clk.now().Sub(now))
+		m.ObserveLimiterWait(ctx, name, clk.now().Sub(now))
 		return err
 	}
-	m.ObserveLimiterWait(name, delay)
+	m.ObserveLimiterWait(ctx, name, delay)
 	return nil
 }

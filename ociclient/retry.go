@@ -161,7 +161,7 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		resp, err := send(detachForSDK(ctx))
 		elapsed := time.Since(sent)
 		requestID := opcRequestID(resp.HTTPResponse(), err)
-		c.metrics.ObserveRequest(op.service, op.name, outcome(err), elapsed)
+		c.metrics.ObserveRequest(ctx, op.service, op.name, outcome(err), elapsed)
 		if err == nil {
 			log.V(4).Info("OCI call succeeded", "opcRequestID", requestID, "attempt", attempt, "duration", elapsed)
 			return resp, nil
@@ -187,7 +187,7 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 			// Waiting would only end in the deadline: give up now and keep OCI's error.
 			return fail(nil)
 		}
-		c.metrics.CountRetry(op.service, op.name, reason)
+		c.metrics.CountRetry(ctx, op.service, op.name, reason)
 		log.V(2).Info("Retrying OCI call", "opcRequestID", requestID, "attempt", attempt, "reason", reason,
 			"delay", delay, "retryAfter", fromServer, "err", summarise(err))
 		if err := c.clock.sleep(ctx, delay); err != nil {

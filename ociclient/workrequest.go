@@ -33,26 +33,26 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 	var last workRequestStatus
 	for polls := 1; ; polls++ {
 		if err := c.clock.sleep(ctx, wait); err != nil {
-			c.metrics.CountWorkRequest(service, "error")
+			c.metrics.CountWorkRequest(ctx, service, "error")
 			return fmt.Errorf("waiting for work request %s (%s, last state %q after %d polls): %w",
 				id, last.operation, last.state, polls-1, err)
 		}
 		st, err := poll(ctx)
-		c.metrics.CountWorkRequestPoll(service)
+		c.metrics.CountWorkRequestPoll(ctx, service)
 		if err != nil {
-			c.metrics.CountWorkRequest(service, "error")
+			c.metrics.CountWorkRequest(ctx, service, "error")
 			return fmt.Errorf("polling work request %s: %w", id, err)
 		}
 		last = st
 		log.V(4).Info("Polled work request", "state", st.state, "operation", st.operation, "poll", polls)
 		switch {
 		case st.succeeded:
-			c.metrics.CountWorkRequest(service, "succeeded")
+			c.metrics.CountWorkRequest(ctx, service, "succeeded")
 			log.V(2).Info("Work request succeeded", "operation", st.operation, "polls", polls,
 				"duration", c.clock.now().Sub(start))
 			return nil
 		case st.failed:
-			c.metrics.CountWorkRequest(service, "failed")
+			c.metrics.CountWorkRequest(ctx, service, "failed")
 			wrErr := &WorkRequestError{ID: id, Operation: st.operation, Canceled: st.canceled}
 			if st.messages != nil {
 				msgs, err := st.messages(ctx)

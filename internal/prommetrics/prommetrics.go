@@ -7,6 +7,7 @@
 package prommetrics
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -94,32 +95,32 @@ func newMetrics() *Metrics {
 }
 
 // ObserveRequest counts one attempt by outcome and observes its duration.
-func (m *Metrics) ObserveRequest(service, operation, outcome string, d time.Duration) {
+func (m *Metrics) ObserveRequest(_ context.Context, service, operation, outcome string, d time.Duration) {
 	m.requests.WithLabelValues(service, operation, outcome).Inc()
 	m.latency.WithLabelValues(service, operation).Observe(d.Seconds())
 }
 
 // CountRetry counts one retry.
-func (m *Metrics) CountRetry(service, operation, reason string) {
+func (m *Metrics) CountRetry(_ context.Context, service, operation, reason string) {
 	m.retries.WithLabelValues(service, operation, reason).Inc()
 }
 
 // ObserveLimiterWait observes one wait for the client-side rate limiter.
-func (m *Metrics) ObserveLimiterWait(bucket string, d time.Duration) {
+func (m *Metrics) ObserveLimiterWait(_ context.Context, bucket string, d time.Duration) {
 	m.limiterWait.WithLabelValues(bucket).Observe(d.Seconds())
 }
 
 // CountWorkRequestPoll counts one work-request poll.
-func (m *Metrics) CountWorkRequestPoll(service string) {
+func (m *Metrics) CountWorkRequestPoll(_ context.Context, service string) {
 	m.workRequestPolls.WithLabelValues(service).Inc()
 }
 
 // CountWorkRequest counts one finished wait for a work request.
-func (m *Metrics) CountWorkRequest(service, result string) {
+func (m *Metrics) CountWorkRequest(_ context.Context, service, result string) {
 	m.workRequests.WithLabelValues(service, result).Inc()
 }
 
 // CountCacheLookup counts one cached read.
-func (m *Metrics) CountCacheLookup(cache, result string) {
+func (m *Metrics) CountCacheLookup(_ context.Context, cache, result string) {
 	m.cacheLookups.WithLabelValues(cache, result).Inc()
 }
