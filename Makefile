@@ -53,6 +53,8 @@ unit: ## Fast loop: go test -race over every package (no real cluster).
 	$(GO) test $(UNIT_FLAGS) ./...
 
 .PHONY: thirdparty
+# Its go.sum follows the root's requirements: after a dependency change in go.mod, run
+# `cd examples/thirdparty && go mod tidy` and commit both.
 thirdparty: ## Run examples/thirdparty, a separate module using only the public API (fails if its re-plan is not empty).
 	cd examples/thirdparty && $(GO) run .
 
