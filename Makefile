@@ -18,6 +18,15 @@ LDFLAGS   := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
 # Pinned tool versions, installed from the module proxy into bin/tools.
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
+# golang.org/x/exp has no tags: a pseudo-version pins apidiff.
+APIDIFF_VERSION     := v0.0.0-20261113113407-e3970619a1a4
+APIDIFF             := $(TOOLS)/apidiff-$(APIDIFF_VERSION)
+
+# The public API of the last release (v0.1.0), as apidiff export data of the module. `make lint`
+# fails on any incompatible change to a public package against it; `make api` records the
+# current API in its place (see README.md, "API stability").
+MODULE   := github.com/oci-ccm/oci-ccm
+API_BASE := internal/apicheck/api.zip
 
 # Real-cluster end-to-end suite: kube-apiserver is built from a nested module and cached under
 # $HOME/.cache; etcd comes from Debian's etcd-server package.
@@ -37,11 +46,17 @@ build: ## Build bin/oci-cloud-controller-manager, version stamped.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BINARY) $(CMD_PKG)
 
 .PHONY: test
-test: unit e2e ## Every test: unit, ocitest-backed integration, and the real-cluster e2e suite.
+test: unit thirdparty e2e ## Every test: unit, ocitest-backed integration, the third-party module, and the real-cluster e2e suite.
 
 .PHONY: unit
 unit: ## Fast loop: go test -race over every package (no real cluster).
 	$(GO) test $(UNIT_FLAGS) ./...
+
+.PHONY: thirdparty
+# Its go.sum follows the root's requirements: after a dependency change in go.mod, run
+# `cd examples/thirdparty && go mod tidy` and commit both.
+thirdparty: ## Run examples/thirdparty, a separate module using only the public API (fails if its re-plan is not empty).
+	cd examples/thirdparty && $(GO) run .
 
 .PHONY: e2e
 e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver and ocitest.
@@ -77,6 +92,26 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, and generated files up to da
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
 	$(GO) run ./internal/compat -check
+
+# lint also checks API compatibility (kept out of lint's own recipe line).
+lint: apicheck
+
+.PHONY: apicheck
+apicheck: $(APIDIFF) ## Fail on an incompatible change to the public API since the last release.
+	@out=$$($(APIDIFF) -m -incompatible $(API_BASE) $(MODULE) 2>/dev/null) || { echo "apidiff failed"; exit 1; }; \
+	  if [ -n "$$out" ]; then \
+	    echo "Incompatible API changes against $(API_BASE):"; echo "$$out"; \
+	    echo "If intended (allowed before v1 in a minor release, see README.md), run make api and note them in CHANGELOG.md."; \
+	    exit 1; fi
+
+.PHONY: api
+api: $(APIDIFF) ## Record the current public API as the baseline make lint checks against (at a release).
+	$(APIDIFF) -m -w $(API_BASE) $(MODULE)
+
+$(APIDIFF):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) $(GO) install golang.org/x/exp/cmd/apidiff@$(APIDIFF_VERSION)
+	mv $(TOOLS)/apidiff $@
 
 $(STATICCHECK):
 	@mkdir -p $(TOOLS)

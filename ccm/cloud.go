@@ -40,8 +40,8 @@ type Options struct {
 	ClusterName string
 	// Client replaces the OCI client built from the configuration (tests, the demo).
 	Client *ociclient.Client
-	// Metrics receives the OCI client's metrics; nil records none. Ignored with Client.
-	Metrics ociclient.Registerer
+	// Metrics receives the OCI client's measurements; nil records none. Ignored with Client.
+	Metrics ociclient.Metrics
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.

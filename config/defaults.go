@@ -2,6 +2,10 @@ package config
 
 // Defaults for fields left empty. Load applies them; code that builds a Config by hand calls
 // SetDefaults. The reasons for the rate-limiter numbers are in README.md.
+//
+// The rate-limiter defaults are the only ones in the module: ociclient.New applies them too
+// (through RateLimiter.SetDefaults), so a library user who builds a client without a
+// cloud-provider.yaml gets the limits operators read about in README.md, not a second set.
 const (
 	// DefaultSecurityListManagementMode manages every rule a load balancer needs.
 	DefaultSecurityListManagementMode = SecurityListModeAll
@@ -34,7 +38,12 @@ func (c *Config) SetDefaults() {
 		lb.Naming.Scheme = DefaultNamingScheme
 	}
 
-	rl := &c.RateLimiter
+	c.RateLimiter.SetDefaults()
+}
+
+// SetDefaults fills every zero rate and burst with its default, each on its own. Disabled is
+// left as it is.
+func (rl *RateLimiter) SetDefaults() {
 	if rl.ReadQPS == 0 {
 		rl.ReadQPS = DefaultReadQPS
 	}

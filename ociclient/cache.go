@@ -23,7 +23,7 @@ import (
 type cache[V any] struct {
 	name    string
 	ttl     time.Duration
-	metrics *clientMetrics
+	metrics Metrics
 	// keep, if set, says whether a loaded value may be cached; values it refuses are returned
 	// but read again next time.
 	keep func(V) bool
@@ -75,7 +75,7 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 	var zero V
 	for try := 0; ; try++ {
 		if v, ok := c.lookup(key); ok {
-			c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
+			c.metrics.CountCacheLookup(ctx, c.name, "hit")
 			return v, nil
 		}
 		if c.afterMiss != nil {
@@ -87,10 +87,10 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 			// A flight for key may have landed between our miss and this one starting: the
 			// singleflight group forgets a flight once it returns, so only the cache knows.
 			if v, ok := c.lookup(key); ok {
-				c.metrics.cacheLookups.WithLabelValues(c.name, "hit").Inc()
+				c.metrics.CountCacheLookup(ctx, c.name, "hit")
 				return v, nil
 			}
-			c.metrics.cacheLookups.WithLabelValues(c.name, "miss").Inc()
+			c.metrics.CountCacheLookup(ctx, c.name, "miss")
 			gen := c.generation()
 			v, err := load(ctx)
 			switch {
@@ -106,7 +106,7 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 			return zero, fmt.Errorf("%s %s: %w", c.name, key, ctx.Err())
 		case res := <-ch:
 			if !led {
-				c.metrics.cacheLookups.WithLabelValues(c.name, "shared").Inc()
+				c.metrics.CountCacheLookup(ctx, c.name, "shared")
 			}
 			if res.Err != nil && ctx.Err() == nil && try < maxLeaderRetries &&
 				(errors.Is(res.Err, context.Canceled) || errors.Is(res.Err, context.DeadlineExceeded)) {

@@ -174,7 +174,7 @@ func TestSubnetForIPFindsTheSubnetByCIDR(t *testing.T) {
 }
 
 func TestCacheDropsALoadThatRacedWithAnInvalidation(t *testing.T) {
-	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: newMetrics()}
+	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: NopMetrics{}}
 	cache := newCache[string]("test", c)
 	ctx := context.Background()
 	v, err := cache.get(ctx, "k", func(context.Context) (string, error) {
@@ -195,7 +195,7 @@ func TestCacheDropsALoadThatRacedWithAnInvalidation(t *testing.T) {
 }
 
 func TestCacheJoinerWhoseLeaderWasCancelledLoadsItself(t *testing.T) {
-	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: newMetrics()}
+	c := &caller{cacheTTL: time.Minute, clock: realClock(), metrics: NopMetrics{}}
 	cache := newCache[string]("test", c)
 	leaderCtx, cancelLeader := context.WithCancel(context.Background())
 	started := make(chan struct{})

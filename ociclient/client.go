@@ -54,13 +54,7 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newMetrics()
-	if opts.Metrics != nil {
-		if err := m.register(opts.Metrics); err != nil {
-			return nil, fmt.Errorf("ociclient: registering metrics: %w", err)
-		}
-	}
-	c := newCaller(opts, m)
+	c := newCaller(opts)
 
 	lbc, err := loadbalancer.NewLoadBalancerClientWithConfigurationProvider(provider)
 	if err != nil {

@@ -16,11 +16,7 @@ func Example() {
 	srv := ocitest.New(ocitest.Options{})
 	defer srv.Close()
 
-	c, err := ociclient.New(ociclient.Options{
-		Provider:   srv.ConfigurationProvider(),
-		Host:       srv.URL(),
-		HTTPClient: srv.HTTPClient(),
-	})
+	c, err := ociclient.New(ociclient.ForServer(srv)) // its key, region, URL and TLS trust
 	if err != nil {
 		fmt.Println(err)
 		return

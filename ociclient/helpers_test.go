@@ -3,12 +3,12 @@ package ociclient
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"k8s.io/component-base/metrics"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
@@ -85,10 +85,10 @@ func (f *fakeClock) recordedCeilings() []time.Duration {
 
 // testEnv is an ocitest server and a Client talking to it through the real SDK clients.
 type testEnv struct {
-	srv      *ocitest.Server
-	client   *Client
-	registry metrics.KubeRegistry
-	clock    *fakeClock // nil unless the env was built with a fake clock
+	srv     *ocitest.Server
+	client  *Client
+	metrics *recordedMetrics
+	clock   *fakeClock // nil unless the env was built with a fake clock
 }
 
 type envConfig struct {
@@ -113,13 +113,13 @@ func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
 		hc.Timeout = cfg.httpTimeout
 		opts.HTTPClient = &hc
 	}
-	reg := metrics.NewKubeRegistry()
-	opts.Metrics = reg
+	rec := &recordedMetrics{}
+	opts.Metrics = rec
 	c, err := New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	env := &testEnv{srv: srv, client: c, registry: reg}
+	env := &testEnv{srv: srv, client: c, metrics: rec}
 	if cfg.fakeClock {
 		env.clock = newFakeClock()
 		c.caller.clock = env.clock.clock()
@@ -129,3 +129,51 @@ func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
 
 // noLimit turns the client-side rate limiter off.
 var noLimit = config.RateLimiter{Disabled: true}
+
+// recordedMetrics is a Metrics that counts every call by method and arguments (durations left
+// out), e.g. "request loadbalancer GetLoadBalancer ok".
+type recordedMetrics struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (r *recordedMetrics) add(parts ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.counts == nil {
+		r.counts = map[string]int{}
+	}
+	r.counts[strings.Join(parts, " ")]++
+}
+
+// snapshot returns the counts whose key starts with one of prefixes (all with none).
+func (r *recordedMetrics) snapshot(prefixes ...string) map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range r.counts {
+		if len(prefixes) == 0 || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+func (r *recordedMetrics) ObserveRequest(_ context.Context, service, operation, outcome string, _ time.Duration) {
+	r.add("request", service, operation, outcome)
+}
+func (r *recordedMetrics) CountRetry(_ context.Context, service, operation, reason string) {
+	r.add("retry", service, operation, reason)
+}
+func (r *recordedMetrics) ObserveLimiterWait(_ context.Context, bucket string, _ time.Duration) {
+	r.add("limiter", bucket)
+}
+func (r *recordedMetrics) CountWorkRequestPoll(_ context.Context, service string) {
+	r.add("poll", service)
+}
+func (r *recordedMetrics) CountWorkRequest(_ context.Context, service, result string) {
+	r.add("workrequest", service, result)
+}
+func (r *recordedMetrics) CountCacheLookup(_ context.Context, cache, result string) {
+	r.add("cache", cache, result)
+}

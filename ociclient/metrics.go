@@ -1,107 +1,63 @@
 package ociclient
 
 import (
+	"context"
 	"time"
-
-	"k8s.io/component-base/metrics"
 )
 
-// metricsSubsystem prefixes every metric name: ociclient_requests_total, ...
-const metricsSubsystem = "ociclient"
-
-// clientMetrics are one Client's metrics. They are created per Client and registered only on
-// the registry given in Options; unregistered component-base metrics are no-ops, so a Client
-// without a registry records nothing and costs little.
-type clientMetrics struct {
-	// requests counts requests sent (each attempt), by service, operation and outcome ("ok",
-	// "not_found", "conflict", "precondition_failed", "throttled", "unauthorized",
-	// "server_error", "client_error", "timeout", "connection", "canceled", "error").
-	requests *metrics.CounterVec
-	// latency observes each request's duration, by service and operation.
-	latency *metrics.HistogramVec
-	// retries counts retries, by service, operation and reason ("throttled", "server_error",
-	// "incorrect_state", "nlb_busy", "timeout", "connection").
-	retries *metrics.CounterVec
-	// limiterWait observes how long calls waited for the client-side rate limiter, by bucket
-	// ("read", "write").
-	limiterWait *metrics.HistogramVec
-	// workRequestPolls counts work-request polls, by service.
-	workRequestPolls *metrics.CounterVec
-	// workRequests counts finished waits for work requests, by service and result
-	// ("succeeded", "failed", "error").
-	workRequests *metrics.CounterVec
-	// cacheLookups counts cached reads, by cache and result: "hit", "miss" (this caller
-	// loaded it) or "shared" (joined a load another caller had started).
-	cacheLookups *metrics.CounterVec
+// Metrics receives what a Client measures. Options.Metrics takes one; without it a Client
+// records nothing. The interface keeps any metrics library out of ociclient's imports: a
+// library user's build grows Prometheus only if they plug in an adapter that uses it (the
+// binary's adapter, internal/prommetrics, serves these as the ociclient_* metrics listed in
+// README.md).
+//
+// Implementations must be safe for concurrent use and must not block: every method is called
+// on the path of a request. ctx is the call's context (for exemplars or trace correlation);
+// never store it. Embed NopMetrics to record only some of them, and to stay
+// source-compatible if a method is added before v1.
+type Metrics interface {
+	// ObserveRequest is called after every attempt of every call (retries included), with the
+	// service ("loadbalancer", "networkloadbalancer", "compute", "virtualnetwork", "identity"),
+	// the OCI operation (e.g. "GetLoadBalancer"), the outcome ("ok", "not_found", "conflict",
+	// "precondition_failed", "throttled", "unauthorized", "server_error", "client_error",
+	// "timeout", "connection", "canceled", "error") and how long the attempt took.
+	ObserveRequest(ctx context.Context, service, operation, outcome string, d time.Duration)
+	// CountRetry is called before a call is retried, with the reason ("throttled",
+	// "server_error", "incorrect_state", "nlb_busy", "timeout", "connection").
+	CountRetry(ctx context.Context, service, operation, reason string)
+	// ObserveLimiterWait is called each time a call takes a token from the client-side rate
+	// limiter's bucket ("read" or "write"), with how long it waited for it.
+	ObserveLimiterWait(ctx context.Context, bucket string, d time.Duration)
+	// CountWorkRequestPoll is called after every work-request poll.
+	CountWorkRequestPoll(ctx context.Context, service string)
+	// CountWorkRequest is called when a wait for a work request ends, with its result
+	// ("succeeded", "failed", or "error" when the wait itself failed or was cut short).
+	CountWorkRequest(ctx context.Context, service, result string)
+	// CountCacheLookup is called for every cached read, with the cache (e.g. "instance",
+	// "subnet") and the result: "hit", "miss" (this caller loaded it) or "shared" (joined a
+	// load another caller had started).
+	CountCacheLookup(ctx context.Context, cache, result string)
 }
 
-func newMetrics() *clientMetrics {
-	return &clientMetrics{
-		requests: metrics.NewCounterVec(&metrics.CounterOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "requests_total",
-			Help:           "Requests sent to OCI (every attempt), by service, operation and outcome.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"service", "operation", "outcome"}),
-		latency: metrics.NewHistogramVec(&metrics.HistogramOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "request_duration_seconds",
-			Help:           "Duration of requests to OCI, by service and operation.",
-			Buckets:        metrics.ExponentialBuckets(0.01, 2, 12), // 10ms .. ~20s
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"service", "operation"}),
-		retries: metrics.NewCounterVec(&metrics.CounterOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "retries_total",
-			Help:           "Requests to OCI retried, by service, operation and reason.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"service", "operation", "reason"}),
-		limiterWait: metrics.NewHistogramVec(&metrics.HistogramOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "rate_limiter_wait_seconds",
-			Help:           "Time calls waited for the client-side rate limiter, by bucket.",
-			Buckets:        []float64{0, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30},
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"class"}),
-		workRequestPolls: metrics.NewCounterVec(&metrics.CounterOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "work_request_polls_total",
-			Help:           "Work-request polls, by service.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"service"}),
-		workRequests: metrics.NewCounterVec(&metrics.CounterOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "work_requests_total",
-			Help:           "Work requests waited for, by service and result.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"service", "result"}),
-		cacheLookups: metrics.NewCounterVec(&metrics.CounterOpts{
-			Subsystem:      metricsSubsystem,
-			Name:           "cache_lookups_total",
-			Help:           "Cached reads, by cache and result (hit, miss, or shared: joined a concurrent identical read).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"cache", "result"}),
-	}
-}
+// NopMetrics records nothing. It is what a Client uses when Options.Metrics is nil.
+type NopMetrics struct{}
 
-// register adds every metric to r, failing on the first conflict (e.g. a second Client on the
-// same registry).
-func (m *clientMetrics) register(r Registerer) error {
-	for _, c := range []metrics.Registerable{
-		m.requests, m.latency, m.retries, m.limiterWait, m.workRequestPolls, m.workRequests, m.cacheLookups,
-	} {
-		if err := r.Register(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+var _ Metrics = NopMetrics{}
 
-func (m *clientMetrics) observeRequest(op operation, d time.Duration, err error) {
-	m.requests.WithLabelValues(op.service, op.name, outcome(err)).Inc()
-	m.latency.WithLabelValues(op.service, op.name).Observe(d.Seconds())
-}
+// ObserveRequest does nothing.
+func (NopMetrics) ObserveRequest(context.Context, string, string, string, time.Duration) {}
 
-func (m *clientMetrics) observeLimiterWait(class string, d time.Duration) {
-	m.limiterWait.WithLabelValues(class).Observe(d.Seconds())
-}
+// CountRetry does nothing.
+func (NopMetrics) CountRetry(context.Context, string, string, string) {}
+
+// ObserveLimiterWait does nothing.
+func (NopMetrics) ObserveLimiterWait(context.Context, string, time.Duration) {}
+
+// CountWorkRequestPoll does nothing.
+func (NopMetrics) CountWorkRequestPoll(context.Context, string) {}
+
+// CountWorkRequest does nothing.
+func (NopMetrics) CountWorkRequest(context.Context, string, string) {}
+
+// CountCacheLookup does nothing.
+func (NopMetrics) CountCacheLookup(context.Context, string, string) {}

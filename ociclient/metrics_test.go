@@ -2,14 +2,12 @@ package ociclient
 
 import (
 	"context"
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
-	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -42,75 +40,36 @@ func TestMetricsCountRequestsRetriesPollsAndCacheLookups(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := `
-# HELP ociclient_requests_total [ALPHA] Requests sent to OCI (every attempt), by service, operation and outcome.
-# TYPE ociclient_requests_total counter
-ociclient_requests_total{operation="GetLoadBalancer",outcome="not_found",service="loadbalancer"} 1
-ociclient_requests_total{operation="GetLoadBalancer",outcome="ok",service="loadbalancer"} 1
-ociclient_requests_total{operation="GetLoadBalancer",outcome="throttled",service="loadbalancer"} 1
-ociclient_requests_total{operation="GetSubnet",outcome="ok",service="virtualnetwork"} 1
-ociclient_requests_total{operation="GetWorkRequest",outcome="ok",service="loadbalancer"} 1
-ociclient_requests_total{operation="UpdateLoadBalancer",outcome="ok",service="loadbalancer"} 1
-# HELP ociclient_retries_total [ALPHA] Requests to OCI retried, by service, operation and reason.
-# TYPE ociclient_retries_total counter
-ociclient_retries_total{operation="GetLoadBalancer",reason="throttled",service="loadbalancer"} 1
-# HELP ociclient_cache_lookups_total [ALPHA] Cached reads, by cache and result (hit, miss, or shared: joined a concurrent identical read).
-# TYPE ociclient_cache_lookups_total counter
-ociclient_cache_lookups_total{cache="subnet",result="hit"} 1
-ociclient_cache_lookups_total{cache="subnet",result="miss"} 1
-# HELP ociclient_work_request_polls_total [ALPHA] Work-request polls, by service.
-# TYPE ociclient_work_request_polls_total counter
-ociclient_work_request_polls_total{service="loadbalancer"} 1
-# HELP ociclient_work_requests_total [ALPHA] Work requests waited for, by service and result.
-# TYPE ociclient_work_requests_total counter
-ociclient_work_requests_total{result="succeeded",service="loadbalancer"} 1
-`
-	if err := testutil.GatherAndCompare(env.registry, strings.NewReader(want),
-		"ociclient_requests_total", "ociclient_retries_total", "ociclient_cache_lookups_total",
-		"ociclient_work_request_polls_total", "ociclient_work_requests_total"); err != nil {
-		t.Error(err)
+	// Six requests: five reads and one write, each taking a token from its bucket.
+	want := map[string]int{
+		"request loadbalancer GetLoadBalancer not_found": 1,
+		"request loadbalancer GetLoadBalancer ok":        1,
+		"request loadbalancer GetLoadBalancer throttled": 1,
+		"request virtualnetwork GetSubnet ok":            1,
+		"request loadbalancer GetWorkRequest ok":         1,
+		"request loadbalancer UpdateLoadBalancer ok":     1,
+		"retry loadbalancer GetLoadBalancer throttled":   1,
+		"limiter read":                       5,
+		"limiter write":                      1,
+		"cache subnet hit":                   1,
+		"cache subnet miss":                  1,
+		"poll loadbalancer":                  1,
+		"workrequest loadbalancer succeeded": 1,
 	}
-
-	// Histograms hold timings, so only their sample counts are fixed: one latency sample per
-	// request and one limiter sample per bucket entry (six requests: five reads, one write).
-	for _, h := range []struct {
-		name   string
-		labels map[string]string
-		want   uint64
-	}{
-		{"ociclient_request_duration_seconds", map[string]string{"operation": "GetLoadBalancer"}, 3},
-		{"ociclient_rate_limiter_wait_seconds", map[string]string{"class": "read"}, 5},
-		{"ociclient_rate_limiter_wait_seconds", map[string]string{"class": "write"}, 1},
-	} {
-		vec, err := testutil.GetHistogramVecFromGatherer(env.registry, h.name, h.labels)
-		if err != nil {
-			t.Fatalf("%s: %v", h.name, err)
-		}
-		if got := vec.GetAggregatedSampleCount(); got != h.want {
-			t.Errorf("%s%v samples = %d, want %d", h.name, h.labels, got, h.want)
-		}
+	if diff := cmp.Diff(want, env.metrics.snapshot()); diff != "" {
+		t.Errorf("metrics recorded (-want +got):\n%s", diff)
 	}
 }
 
-func TestASecondClientOnTheSameRegistryIsRefused(t *testing.T) {
+func TestAClientWithoutMetricsRecordsNothingAndWorks(t *testing.T) {
 	srv := ocitest.New(ocitest.Options{})
 	defer srv.Close()
-	reg := metrics.NewKubeRegistry()
-	opts := Options{Provider: srv.ConfigurationProvider(), Host: srv.URL(), Metrics: reg}
-	if _, err := New(opts); err != nil {
-		t.Fatalf("first New: %v", err)
-	}
-	if _, err := New(opts); err == nil {
-		t.Error("second New on the same registry succeeded; want a registration error")
-	}
-}
-
-func TestAClientWithoutARegistryRecordsNothingAndWorks(t *testing.T) {
-	srv := ocitest.New(ocitest.Options{})
-	defer srv.Close()
-	c, err := New(Options{Provider: srv.ConfigurationProvider(), Host: srv.URL()})
+	c, err := New(ForServer(srv))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := c.caller.metrics.(NopMetrics); !ok {
+		t.Errorf("metrics = %T, want NopMetrics", c.caller.metrics)
 	}
 	lb := srv.AddLoadBalancer(loadbalancer.LoadBalancer{})
 	if _, err := c.LoadBalancers.GetLoadBalancer(context.Background(), *lb.Id); err != nil {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/oracle/oci-go-sdk/v65/common"
-	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
@@ -17,15 +17,6 @@ import (
 
 // Package defaults. They apply field by field: a zero field in Options takes the value here.
 const (
-	// DefaultReadQPS and DefaultReadBurst size the token bucket shared by all reads (Get, List
-	// and work-request polls).
-	DefaultReadQPS   = 20.0
-	DefaultReadBurst = 40
-	// DefaultWriteQPS and DefaultWriteBurst size the token bucket shared by all writes
-	// (Create, Update, Delete). Writes are rarer and OCI throttles them sooner.
-	DefaultWriteQPS   = 10.0
-	DefaultWriteBurst = 20
-
 	// DefaultMaxAttempts bounds the attempts of one call, the first included.
 	DefaultMaxAttempts = 5
 	// DefaultBaseDelay is the backoff ceiling before the first retry; it doubles per retry.
@@ -60,8 +51,10 @@ type Options struct {
 	Host string
 	// HTTPClient, if set, sends every request: use it for TLS trust (ocitest) or timeouts.
 	HTTPClient *http.Client
-	// RateLimit sizes the client-side token buckets; zero fields take DefaultReadQPS,
-	// DefaultReadBurst, DefaultWriteQPS and DefaultWriteBurst. Disabled turns limiting off.
+	// RateLimit sizes the client-side token buckets, one for reads (Get, List and work-request
+	// polls) and one for writes; zero fields take config's defaults (config.DefaultReadQPS,
+	// DefaultReadBurst, DefaultWriteQPS, DefaultWriteBurst), the same that cloud-provider.yaml
+	// gets. Disabled turns limiting off.
 	RateLimit config.RateLimiter
 	// Retry bounds the retry layer; zero fields take the Default* retry values.
 	Retry RetryPolicy
@@ -70,24 +63,15 @@ type Options struct {
 	// CacheTTL is how long cached reads stay fresh: zero means DefaultCacheTTL, negative turns
 	// caching (and the merging of concurrent identical reads) off.
 	CacheTTL time.Duration
-	// Metrics receives the client's metrics. Nil records none. Register one Client per
-	// registry: a second registration of the same metric names fails New.
-	Metrics Registerer
-	// Logger receives structured logs; the zero value means klog.Background().
-	Logger klog.Logger
+	// Metrics receives the client's measurements (requests, latency, retries, rate-limiter
+	// waits, work requests, cache lookups). Nil records none.
+	Metrics Metrics
+	// Logger receives the logs of calls whose context carries no logger (a logger in the
+	// context, from logr.NewContext or klog.NewContext, always wins). The zero value means
+	// klog.Background(). Calls log at V(2) (retries, work-request results), V(3) (failed calls)
+	// and V(4) (every call and poll); nothing at V(0).
+	Logger logr.Logger
 }
-
-// Registerer is where a Client registers its metrics: a metrics.KubeRegistry, or an adapter
-// over the controller manager's legacy registry (RegistererFunc(legacyregistry.Register)).
-type Registerer interface {
-	Register(metrics.Registerable) error
-}
-
-// RegistererFunc adapts a registration function to Registerer.
-type RegistererFunc func(metrics.Registerable) error
-
-// Register implements Registerer.
-func (f RegistererFunc) Register(r metrics.Registerable) error { return f(r) }
 
 // RetryPolicy bounds the one retry layer every call goes through. Retries use exponential
 // backoff with full jitter: before retry n the client waits a random time in
@@ -132,10 +116,7 @@ func (o Options) withDefaults() (Options, error) {
 	if rl.ReadQPS < 0 || rl.ReadBurst < 0 || rl.WriteQPS < 0 || rl.WriteBurst < 0 {
 		errs = append(errs, errors.New("rate limit: QPS and burst must not be negative"))
 	}
-	rl.ReadQPS = orDefault(rl.ReadQPS, DefaultReadQPS)
-	rl.ReadBurst = orDefault(rl.ReadBurst, DefaultReadBurst)
-	rl.WriteQPS = orDefault(rl.WriteQPS, DefaultWriteQPS)
-	rl.WriteBurst = orDefault(rl.WriteBurst, DefaultWriteBurst)
+	rl.SetDefaults()
 
 	r := &o.Retry
 	if r.MaxAttempts < 0 || r.BaseDelay < 0 || r.MaxDelay < 0 || r.MaxElapsed < 0 {
@@ -169,6 +150,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = klog.Background()
 	}
+	if o.Metrics == nil {
+		o.Metrics = NopMetrics{}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return o, fmt.Errorf("ociclient options: %w", err)
 	}
@@ -195,4 +179,25 @@ func normaliseHost(host string) (string, error) {
 		return "", fmt.Errorf("host %q: want an absolute http or https URL without a path", host)
 	}
 	return host, nil
+}
+
+// Server is what ForServer needs of an OCI test server. *ocitest.Server implements it. Naming
+// only the methods keeps the test server out of the build of every program that imports
+// ociclient.
+type Server interface {
+	// ConfigurationProvider signs requests with a key the server trusts, for its region.
+	ConfigurationProvider() common.ConfigurationProvider
+	// URL is the server's base URL.
+	URL() string
+	// HTTPClient trusts the server's TLS certificate, if it has one.
+	HTTPClient() *http.Client
+}
+
+// ForServer returns Options that point a Client at srv: its signing key and region, its URL,
+// and an HTTP client that trusts it. Every other field is zero (the package defaults); set
+// them on the result before calling New:
+//
+//	client, err := ociclient.New(ociclient.ForServer(srv))
+func ForServer(srv Server) Options {
+	return Options{Provider: srv.ConfigurationProvider(), Host: srv.URL(), HTTPClient: srv.HTTPClient()}
 }

@@ -38,7 +38,7 @@ func (l *limiter) bucket(class callClass) (*rate.Limiter, string) {
 // wait blocks until the class's bucket grants a token or ctx ends. It never refuses a call
 // because the bucket is empty: callers queue instead. The one early return is when ctx's
 // deadline comes before the token would: waiting could only end in that deadline.
-func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m *clientMetrics) error {
+func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metrics) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m *clien
 	}
 	delay := r.DelayFrom(now)
 	if delay <= 0 {
-		m.observeLimiterWait(name, 0)
+		m.ObserveLimiterWait(ctx, name, 0)
 		return nil
 	}
 	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
@@ -65,9 +65,9 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m *clien
 	if err := clk.sleep(ctx, delay); err != nil {
 		// Give the token back so calls still queued are not delayed for one never used.
 		r.CancelAt(clk.now())
-		m.observeLimiterWait(name, clk.now().Sub(now))
+		m.ObserveLimiterWait(ctx, name, clk.now().Sub(now))
 		return err
 	}
-	m.observeLimiterWait(name, delay)
+	m.ObserveLimiterWait(ctx, name, delay)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 func rateLimitEnv(t *testing.T, rl config.RateLimiter) (*testEnv, string) {
@@ -140,5 +141,29 @@ func TestRateLimiterDisabledNeverWaits(t *testing.T) {
 	}
 	if sleeps := env.clock.recordedSleeps(); len(sleeps) != 0 {
 		t.Errorf("waited %v; want no wait", sleeps)
+	}
+}
+
+// A library user without cloud-provider.yaml and an operator with one get the same limits:
+// the write bucket once defaulted to 10/s burst 20 here and 5/s burst 10 in config.
+func TestNewTakesTheRateLimitDefaultsOfConfig(t *testing.T) {
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	c, err := New(ForServer(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromConfig config.Config
+	fromConfig.SetDefaults()
+	type bucket struct {
+		QPS   float64
+		Burst int
+	}
+	l := c.caller.limiter
+	got := []bucket{{float64(l.read.Limit()), l.read.Burst()}, {float64(l.write.Limit()), l.write.Burst()}}
+	rl := fromConfig.RateLimiter
+	want := []bucket{{rl.ReadQPS, rl.ReadBurst}, {rl.WriteQPS, rl.WriteBurst}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read and write buckets (-config's +New's):\n%s", diff)
 	}
 }

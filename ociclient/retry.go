@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/oracle/oci-go-sdk/v65/common"
-	"k8s.io/klog/v2"
 )
 
 // callClass says which rate-limit bucket an operation draws from and how it is counted.
@@ -108,21 +108,31 @@ type caller struct {
 	poll     PollPolicy
 	cacheTTL time.Duration
 	limiter  *limiter
-	metrics  *clientMetrics
-	log      klog.Logger
+	metrics  Metrics
+	log      logr.Logger // used when a call's context carries no logger
 	clock    clock
 }
 
-func newCaller(opts Options, m *clientMetrics) *caller {
+func newCaller(opts Options) *caller {
 	return &caller{
 		retry:    opts.Retry,
 		poll:     opts.Poll,
 		cacheTTL: opts.CacheTTL,
 		limiter:  newLimiter(opts.RateLimit),
-		metrics:  m,
+		metrics:  opts.Metrics,
 		log:      opts.Logger.WithName("ociclient"),
 		clock:    realClock(),
 	}
+}
+
+// logger returns the logger for a call: the one in ctx (logr.NewContext, klog.NewContext) if
+// there is one, so an embedder's controller sees OCI calls in its own logs with its own
+// key-value pairs, else Options.Logger.
+func (c *caller) logger(ctx context.Context) logr.Logger {
+	if l, err := logr.FromContext(ctx); err == nil {
+		return l.WithName("ociclient")
+	}
+	return c.log
 }
 
 // sdkResponse is what every SDK response type implements; on errors the SDK still returns the
@@ -138,7 +148,7 @@ type sdkResponse interface {
 func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send func(context.Context) (R, error)) (R, error) {
 	var zero R
 	start := c.clock.now()
-	log := c.log.WithValues("service", op.service, "operation", op.name)
+	log := c.logger(ctx).WithValues("service", op.service, "operation", op.name)
 	if op.resource != "" {
 		log = log.WithValues("resource", op.resource)
 	}
@@ -151,7 +161,7 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		resp, err := send(detachForSDK(ctx))
 		elapsed := time.Since(sent)
 		requestID := opcRequestID(resp.HTTPResponse(), err)
-		c.metrics.observeRequest(op, elapsed, err)
+		c.metrics.ObserveRequest(ctx, op.service, op.name, outcome(err), elapsed)
 		if err == nil {
 			log.V(4).Info("OCI call succeeded", "opcRequestID", requestID, "attempt", attempt, "duration", elapsed)
 			return resp, nil
@@ -177,7 +187,7 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 			// Waiting would only end in the deadline: give up now and keep OCI's error.
 			return fail(nil)
 		}
-		c.metrics.retries.WithLabelValues(op.service, op.name, reason).Inc()
+		c.metrics.CountRetry(ctx, op.service, op.name, reason)
 		log.V(2).Info("Retrying OCI call", "opcRequestID", requestID, "attempt", attempt, "reason", reason,
 			"delay", delay, "retryAfter", fromServer, "err", summarise(err))
 		if err := c.clock.sleep(ctx, delay); err != nil {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
-	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
@@ -246,13 +244,9 @@ func TestRetryAfterARequestTimeout(t *testing.T) {
 	if calls := env.srv.Calls().Op("GetLoadBalancer"); calls != 2 {
 		t.Errorf("GetLoadBalancer calls = %d, want 2 (one timed out)", calls)
 	}
-	want := `
-# HELP ociclient_retries_total [ALPHA] Requests to OCI retried, by service, operation and reason.
-# TYPE ociclient_retries_total counter
-ociclient_retries_total{operation="GetLoadBalancer",reason="timeout",service="loadbalancer"} 1
-`
-	if err := testutil.GatherAndCompare(env.registry, strings.NewReader(want), "ociclient_retries_total"); err != nil {
-		t.Error(err)
+	want := map[string]int{"retry loadbalancer GetLoadBalancer timeout": 1}
+	if diff := cmp.Diff(want, env.metrics.snapshot("retry ")); diff != "" {
+		t.Errorf("retries recorded (-want +got):\n%s", diff)
 	}
 }
 

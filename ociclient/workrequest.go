@@ -27,32 +27,32 @@ type workRequestStatus struct {
 // by poll.Factor after each poll, up to poll.Max, so a quick change is seen quickly and a slow
 // one costs few calls. It returns nil on success and a *WorkRequestError on failure.
 func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll func(context.Context) (workRequestStatus, error)) error {
-	log := c.log.WithValues("service", service, "workRequest", id)
+	log := c.logger(ctx).WithValues("service", service, "workRequest", id)
 	start := c.clock.now()
 	wait := c.poll.Initial
 	var last workRequestStatus
 	for polls := 1; ; polls++ {
 		if err := c.clock.sleep(ctx, wait); err != nil {
-			c.metrics.workRequests.WithLabelValues(service, "error").Inc()
+			c.metrics.CountWorkRequest(ctx, service, "error")
 			return fmt.Errorf("waiting for work request %s (%s, last state %q after %d polls): %w",
 				id, last.operation, last.state, polls-1, err)
 		}
 		st, err := poll(ctx)
-		c.metrics.workRequestPolls.WithLabelValues(service).Inc()
+		c.metrics.CountWorkRequestPoll(ctx, service)
 		if err != nil {
-			c.metrics.workRequests.WithLabelValues(service, "error").Inc()
+			c.metrics.CountWorkRequest(ctx, service, "error")
 			return fmt.Errorf("polling work request %s: %w", id, err)
 		}
 		last = st
 		log.V(4).Info("Polled work request", "state", st.state, "operation", st.operation, "poll", polls)
 		switch {
 		case st.succeeded:
-			c.metrics.workRequests.WithLabelValues(service, "succeeded").Inc()
+			c.metrics.CountWorkRequest(ctx, service, "succeeded")
 			log.V(2).Info("Work request succeeded", "operation", st.operation, "polls", polls,
 				"duration", c.clock.now().Sub(start))
 			return nil
 		case st.failed:
-			c.metrics.workRequests.WithLabelValues(service, "failed").Inc()
+			c.metrics.CountWorkRequest(ctx, service, "failed")
 			wrErr := &WorkRequestError{ID: id, Operation: st.operation, Canceled: st.canceled}
 			if st.messages != nil {
 				msgs, err := st.messages(ctx)

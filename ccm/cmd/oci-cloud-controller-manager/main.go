@@ -24,7 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
-	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
 )
 
 func main() {
@@ -50,11 +50,12 @@ func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
 	if path == "" {
 		klog.Fatalf("--cloud-config is required: the path of cloud-provider.yaml")
 	}
-	cloud, err := ccm.NewFromFile(path, ccm.Options{
-		ClusterName: shared.ClusterName,
-		// The controller manager serves its legacy registry on /metrics.
-		Metrics: ociclient.RegistererFunc(legacyregistry.Register),
-	})
+	// The controller manager serves its legacy registry on /metrics.
+	metrics, err := prommetrics.Register(legacyregistry.Register)
+	if err != nil {
+		klog.Fatalf("Cannot register the OCI client's metrics: %v", err)
+	}
+	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, Metrics: metrics})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}

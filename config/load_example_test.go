@@ -1,0 +1,47 @@
+package config_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// Load a cloud-provider.yaml and validate it: Load reports deprecated names as warnings, and
+// Validate reports every problem at once, each with its field path.
+func ExampleLoad() {
+	const yaml = `
+auth:
+  region: us-phoenix-1
+  useInstancePrincipals: true
+compartment: ocid1.compartment.oc1..aaaa
+clusterID: prod-eu-1
+loadBalancer:
+  subnet1: ocid1.subnet.oc1.phx.aaaa
+  securityListManagementMode: Sometimes
+rateLimiter:
+  readQPS: -1
+`
+	cfg, warnings, err := config.Load(strings.NewReader(yaml))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range warnings {
+		fmt.Println("warning:", w.Field, "-", w.Message)
+	}
+	err = cfg.Validate()
+	var invalid *config.ValidationError
+	if errors.As(err, &invalid) {
+		for _, p := range invalid.Errors {
+			fmt.Printf("%s %q: %s\n", p.Field, p.Value, p.Detail)
+		}
+	}
+	fmt.Println("write rate when not set:", cfg.RateLimiter.WriteQPS)
+	// Output:
+	// warning: auth.useInstancePrincipals - deprecated; write useInstancePrincipals at the top level
+	// loadBalancer.securityListManagementMode "Sometimes": must be one of All, Frontend, Backend, None
+	// rateLimiter.readQPS "-1": must be a non-negative number of calls per second
+	// write rate when not set: 5
+}

@@ -1,0 +1,117 @@
+// Command thirdparty is a program outside oci-ccm that uses only its public API: against an
+// in-memory OCI tenancy it plans a Service's load balancer, applies the plan, plans again (and
+// fails unless nothing is left to do), then opens the Service's ports in the security lists.
+//
+//	cd examples/thirdparty && go run .
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+	"github.com/oci-ccm/oci-ccm/seclist"
+)
+
+const cluster = "thirdparty" // this cluster's identity in ownership tags and rule descriptions
+
+func main() {
+	ctx := context.Background()
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	tenancy := ocitest.DefaultTenancy() // a VCN, two LB subnets, a node subnet, three instances
+	var nodes []*v1.Node
+	for i := range tenancy.Instances {
+		in := &tenancy.Instances[i]
+		in.PrivateIP = fmt.Sprintf("10.0.10.%d", 11+i)
+		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.Name},
+			Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: in.PrivateIP}}}})
+	}
+	seeded, err := srv.Seed(tenancy)
+	check(err)
+	oci, err := ociclient.New(ociclient.ForServer(srv)) // srv's signing key, URL and TLS trust
+	check(err)
+	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
+		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
+	cfg.SetDefaults()
+	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	check(err)
+	svc := &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "5f0c6a4e-0000-4000-8000-000000000001"},
+		Spec: v1.ServiceSpec{Type: v1.ServiceTypeLoadBalancer, Ports: []v1.ServicePort{
+			{Name: "http", Protocol: v1.ProtocolTCP, Port: 80, NodePort: 31080}}},
+	}
+	p, err := plan(ctx, oci, lbs, cfg, svc, nodes) // (1) what would change, with no write to OCI
+	check(err)
+	fmt.Printf("1. plan for %s/%s:\n%s\n", svc.Namespace, svc.Name, p)
+	res, err := lbs.Reconcile(ctx, cluster, svc, nodes, lb.SecretMap{}) // (2) apply it
+	check(err)
+	fmt.Printf("2. applied %d change(s): %s at %s\n", len(res.Plan.Changes), res.Spec.ID, res.Status.Ingress[0].IP)
+	p, err = plan(ctx, oci, lbs, cfg, svc, nodes) // (3) plan again: nothing is left to do
+	check(err)
+	if !p.Empty() {
+		check(fmt.Errorf("the plan after applying is not empty:\n%s", p))
+	}
+	fmt.Println("3. plan after applying: empty")
+
+	// (4) The Service's rules: listener ports on the LB subnets, node ports on the nodes'.
+	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)})
+	check(err)
+	claim := seclist.Claim{Service: svc.Namespace + "/" + svc.Name, Mode: res.Spec.SecurityListMode,
+		LBSubnets: res.Spec.Subnets, SourceCIDRs: res.Spec.SourceCIDRs, NodeSubnets: seeded.NodeSubnets}
+	for _, port := range res.Spec.Ports {
+		claim.ListenerPorts = append(claim.ListenerPorts, port.Listener)
+		claim.NodePorts = append(claim.NodePorts, port.NodePort)
+		claim.HealthCheckPort = port.HealthCheck
+	}
+	check(rules.Reconcile(ctx, claim))
+	var owned []string
+	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {
+		list, _ := srv.SecurityList(seeded.SecurityLists[name])
+		for _, r := range list.IngressSecurityRules {
+			if strings.Contains(*r.Description, seclist.Owner(cluster)) {
+				owned = append(owned, fmt.Sprintf("%-5s from %-11s to port %d", name, *r.Source, *r.TcpOptions.DestinationPortRange.Min))
+			}
+		}
+	}
+	if len(owned) == 0 {
+		check(fmt.Errorf("no security rule of %s after reconciling %s", cluster, claim.Service))
+	}
+	fmt.Printf("4. ingress rules of %s:\n   %s\n", cluster, strings.Join(owned, "\n   "))
+}
+
+// plan diffs what svc asks for against its load balancer in OCI, found by name; no writes.
+func plan(ctx context.Context, oci *ociclient.Client, lbs *lb.Reconciler, cfg *config.Config, svc *v1.Service, nodes []*v1.Node) (*lb.Plan, error) {
+	desired, err := lb.Desired(svc, nodes, cfg, lb.SecretMap{})
+	if err != nil {
+		return nil, err
+	}
+	desired.Owner.Cluster = cluster
+	found, err := oci.LoadBalancers.ListLoadBalancers(ctx, cfg.CompartmentID, lbs.Name(svc))
+	if err != nil {
+		return nil, err
+	}
+	var observed *lb.Spec
+	if len(found) > 0 {
+		observed = lb.Observe(found[0])
+	}
+	return lb.Diff(observed, desired)
+}
+
+// check ends the program on an error, with a non-zero exit status.
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "thirdparty:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,51 @@
+package apicheck
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// libraryPackages are the packages a third party imports to build on oci-ccm.
+var libraryPackages = []string{
+	"github.com/oci-ccm/oci-ccm/config",
+	"github.com/oci-ccm/oci-ccm/ociclient",
+	"github.com/oci-ccm/oci-ccm/lb",
+	"github.com/oci-ccm/oci-ccm/seclist",
+	"github.com/oci-ccm/oci-ccm/instances",
+}
+
+// unwanted are import path prefixes a library user must not link by importing
+// libraryPackages: the metrics stack (only the binary's adapter, internal/prommetrics, needs
+// it) and the test server (ociclient.ForServer names an interface, not *ocitest.Server).
+var unwanted = []string{
+	"github.com/prometheus/",
+	"k8s.io/component-base/metrics",
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest",
+	"net/http/httptest",
+}
+
+func TestLibraryPackagesDoNotLinkPrometheusOrTheTestServer(t *testing.T) {
+	for _, pkg := range libraryPackages {
+		t.Run(pkg[strings.LastIndex(pkg, "/")+1:], func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", pkg).Output()
+			if err != nil {
+				t.Fatalf("go list -deps %s: %v", pkg, err)
+			}
+			var got []string
+			for dep := range strings.Lines(string(out)) {
+				dep = strings.TrimSpace(dep)
+				for _, prefix := range unwanted {
+					if strings.HasPrefix(dep, prefix) {
+						got = append(got, dep)
+					}
+				}
+			}
+			if diff := cmp.Diff([]string(nil), got); diff != "" {
+				t.Errorf("%s links packages a library user should not get (-want +got):\n%s", pkg, diff)
+			}
+		})
+	}
+}
