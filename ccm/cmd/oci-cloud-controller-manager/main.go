@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
 )
 
@@ -45,6 +46,9 @@ func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
+	}
+	if err := config.CheckEnvironment(os.Getenv); err != nil {
+		klog.Fatalf("Cannot start the oci provider: %v", err)
 	}
 	path := shared.CloudProvider.CloudConfigFile
 	if path == "" {
