@@ -46,7 +46,7 @@ build: ## Build bin/oci-cloud-controller-manager, version stamped.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BINARY) $(CMD_PKG)
 
 .PHONY: test
-test: unit image-test e2e ## Every test: unit, ocitest-backed integration, the image, and the real-cluster e2e suite.
+test: unit chart-test image-test e2e ## Every test: unit, ocitest-backed integration, chart, image, and the real-cluster e2e suite.
 
 .PHONY: unit
 unit: ## Fast loop: go test -race over every package (no real cluster).
@@ -59,6 +59,14 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	apiserver="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
 	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/...
+
+.PHONY: chart-test
+chart-test: ## Render the Helm chart (examples/helm) against golden files; RBAC equals examples/deploy's.
+	cd examples/helm/test && $(GO) test -count=1 .
+
+.PHONY: chart-golden
+chart-golden: ## Rewrite the chart's golden files after an intended change (then read the diff).
+	cd examples/helm/test && $(GO) test -count=1 . -update
 
 .PHONY: image
 image: ## Build the container image into bin/image (OCI layout + tarball), no daemon; reproducible.
