@@ -102,13 +102,22 @@ generate: ## Regenerate generated files (lb/README.md annotation reference).
 	$(GO) generate ./...
 
 .PHONY: lint
-lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, and generated files up to date.
+lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license headers, shellcheck, YAML.
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./internal/...
+	cd internal/image && $(GO) vet .
+	cd examples/helm/test && $(GO) vet .
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
+	internal/lint/license.sh check
+	internal/lint/shellcheck.sh
+	$(GO) run ./internal/lint/yamlcheck
+
+.PHONY: license
+license: ## Add the Apache-2.0 SPDX header to every Go file that lacks it.
+	internal/lint/license.sh fix
 
 $(STATICCHECK):
 	@mkdir -p $(TOOLS)
