@@ -82,10 +82,10 @@ allowed, before anything reaches the cluster. */}}
 {{- end }}
 
 {{/* oci-ccm.webhookArgs are the flags that turn on the binary's validating webhook (the
-binary's --help describes them). The serving certificate is mounted from webhook.tls.secretName
-at /etc/oci-ccm/webhook. */}}
+binary's --help describes them; they are not the framework's own --webhook-* flags). The serving
+certificate is mounted from webhook.tls.secretName at /etc/oci-ccm/webhook, as tls.crt and
+tls.key, and re-read by the binary when the Secret changes. */}}
 {{- define "oci-ccm.webhookArgs" -}}
-- --webhook-port={{ .Values.webhook.port }}
-- --webhook-tls-cert-file=/etc/oci-ccm/webhook/tls.crt
-- --webhook-tls-private-key-file=/etc/oci-ccm/webhook/tls.key
+- --validating-webhook-port={{ .Values.webhook.port }}
+- --validating-webhook-cert-dir=/etc/oci-ccm/webhook
 {{- end }}
