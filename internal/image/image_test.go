@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,46 @@ func TestImageRunsTheBinaryAsNonRootWithoutAShell(t *testing.T) {
 		if !strings.Contains(string(out), c.want) {
 			t.Errorf("%s %s does not print %q:\n%.2000s", bin, c.arg, c.want, out)
 		}
+	}
+}
+
+// commandFlag matches a flag of a container command in a manifest: "  - --name=value" or
+// "  - --name".
+var commandFlag = regexp.MustCompile(`(?m)^\s+- (--[a-z0-9-]+)(=|$)`)
+
+// TestManifestsPassOnlyFlagsTheBinaryKnows: every flag that examples/deploy/daemonset.yaml and
+// the chart (as rendered in its golden files, webhook included) put on the command line is one
+// the image's binary lists in --help. A renamed or missing flag would stop the pod at start.
+func TestManifestsPassOnlyFlagsTheBinaryKnows(t *testing.T) {
+	r := built(t)
+	img := imageFromLayout(t, r.Layout, r.Ref[strings.LastIndex(r.Ref, ":")+1:])
+	root := t.TempDir()
+	extract(t, img, root, r.Created)
+	help, err := exec.CommandContext(t.Context(), filepath.Join(root, "oci-cloud-controller-manager"), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--help: %v\n%s", err, help)
+	}
+	manifests, err := filepath.Glob("../../examples/helm/test/testdata/*.golden.yaml")
+	if err != nil || len(manifests) == 0 {
+		t.Fatalf("no chart golden files found (%v)", err)
+	}
+	manifests = append(manifests, "../../examples/deploy/daemonset.yaml")
+	checked := 0
+	for _, m := range manifests {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, match := range commandFlag.FindAllStringSubmatch(string(data), -1) {
+			checked++
+			flag := match[1]
+			if !strings.Contains(string(help), flag+" ") && !strings.Contains(string(help), flag+"\n") {
+				t.Errorf("%s passes %s, which the binary's --help does not list", m, flag)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d flags found in %v; the pattern no longer matches the manifests", checked, manifests)
 	}
 }
 
