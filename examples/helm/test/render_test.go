@@ -71,7 +71,8 @@ func renderFiles(t *testing.T, valuesYAML string) ([]renderedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := engine.Render(chrt, top)
+	// Strict: a template that reads a value values.yaml does not define (a typo) fails.
+	files, err := engine.Engine{Strict: true}.Render(chrt, top)
 	if err != nil {
 		return nil, err
 	}
