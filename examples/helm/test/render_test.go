@@ -72,7 +72,7 @@ func renderFiles(t *testing.T, valuesYAML string) ([]renderedFile, error) {
 		return nil, err
 	}
 	// Strict: a template that reads a value values.yaml does not define (a typo) fails.
-	files, err := engine.Engine{Strict: true}.Render(chrt, top)
+	files, err := engine.Engine{Strict: true}.RenderWithContext(t.Context(), chrt, top)
 	if err != nil {
 		return nil, err
 	}
