@@ -107,8 +107,8 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./internal/...
-	cd internal/image && $(GO) vet .
-	cd examples/helm/test && $(GO) vet .
+	cd internal/image && $(GO) vet . && $(STATICCHECK) .
+	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
 	internal/lint/license.sh check
