@@ -32,6 +32,15 @@ API_BASE := internal/apicheck/api.zip
 # $HOME/.cache; etcd comes from Debian's etcd-server package.
 KUBEBINS := $(CURDIR)/internal/kubebins
 
+# Container image (make image): built without a daemon by the nested module internal/image.
+# The tag is the version with "+" (not allowed in tags) as "-". SOURCE_DATE_EPOCH (default: the
+# commit's time) stamps the image and its files, so a commit always gives the same digest.
+IMAGE_REPO        ?= ghcr.io/oci-ccm/oci-cloud-controller-manager
+IMAGE_TAG         ?= $(subst +,-,$(VERSION))
+IMAGE             ?= $(IMAGE_REPO):$(IMAGE_TAG)
+IMAGE_DIR         := $(BIN)/image
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
 # Test packages are everything except the e2e suite, which only builds with -tags e2e.
 UNIT_FLAGS ?= -race -count=1
 BENCH_PKGS ?= ./lb/... ./seclist/... ./instances/... ./ociclient/...
@@ -41,12 +50,16 @@ help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build bin/oci-cloud-controller-manager, version stamped.
+build: ## Build bin/oci-cloud-controller-manager, version stamped, static and reproducible.
 	@$(call require,$(CMD_PKG),the CCM binary)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BINARY) $(CMD_PKG)
+	@# One binary for everything (e2e, the image): static, with -trimpath and an empty build ID
+	@# so it does not depend on the checkout's path. These flags have their own cache keys (the
+	@# first build compiles the binary's packages once), so the binary is built one way only.
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS) -buildid=" \
+	  -o $(BINARY) $(CMD_PKG)
 
 .PHONY: test
-test: unit thirdparty e2e ## Every test: unit, ocitest-backed integration, the third-party module, and the real-cluster e2e suite.
+test: unit thirdparty chart-test image-test e2e ## Every test: unit, integration, third-party module, chart, image, real-cluster e2e.
 
 .PHONY: unit
 unit: ## Fast loop: go test -race over every package (no real cluster).
@@ -66,6 +79,27 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
 	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/...
 
+.PHONY: chart-test
+chart-test: ## Render the Helm chart (examples/helm) against golden files; RBAC equals examples/deploy's.
+	cd examples/helm/test && $(GO) test -count=1 .
+
+.PHONY: chart-golden
+chart-golden: ## Rewrite the chart's golden files after an intended change (then read the diff).
+	cd examples/helm/test && $(GO) test -count=1 . -update
+
+.PHONY: image
+image: build ## Build the container image into bin/image (OCI layout + tarball), no daemon; reproducible.
+	@mkdir -p $(IMAGE_DIR)
+	cp $(BINARY) $(IMAGE_DIR)/oci-cloud-controller-manager
+	ca="$$(internal/image/ensure-ca-bundle.sh | tail -n1)"; \
+	cd internal/image && $(GO) run . -binary $(IMAGE_DIR)/oci-cloud-controller-manager -ca-bundle "$$ca" \
+	  -arch "$$($(GO) env GOARCH)" -created $(SOURCE_DATE_EPOCH) -version $(VERSION) -ref $(IMAGE) \
+	  -layout $(IMAGE_DIR)/oci -tarball $(IMAGE_DIR)/oci-cloud-controller-manager.tar -record $(IMAGE_DIR)/record.json
+
+.PHONY: image-test
+image-test: image ## Unpack the image, run its binary, and rebuild it to the same digest.
+	cd internal/image && OCI_CCM_IMAGE_RECORD=$(IMAGE_DIR)/record.json $(GO) test -count=1 .
+
 .PHONY: kube-apiserver
 kube-apiserver: ## Build (or reuse from ~/.cache/oci-ccm) kube-apiserver v1.37.2 for the e2e suite.
 	$(KUBEBINS)/build-kube-apiserver.sh
@@ -84,14 +118,19 @@ generate: ## Regenerate generated files (lb/README.md annotation reference, lb/C
 	$(GO) generate ./...
 
 .PHONY: lint
-lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, and generated files up to date.
+lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license headers, shellcheck, YAML.
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./internal/...
+	cd internal/image && $(GO) vet . && $(STATICCHECK) .
+	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
 	$(GO) run ./internal/compat -check
+	internal/lint/license.sh check
+	internal/lint/shellcheck.sh
+	$(GO) run ./internal/lint/yamlcheck
 
 # lint also checks API compatibility (kept out of lint's own recipe line).
 lint: apicheck
@@ -112,6 +151,10 @@ $(APIDIFF):
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS) $(GO) install golang.org/x/exp/cmd/apidiff@$(APIDIFF_VERSION)
 	mv $(TOOLS)/apidiff $@
+
+.PHONY: license
+license: ## Add the Apache-2.0 SPDX header to every Go file that lacks it.
+	internal/lint/license.sh fix
 
 $(STATICCHECK):
 	@mkdir -p $(TOOLS)

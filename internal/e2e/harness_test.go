@@ -53,6 +53,8 @@ type suite struct {
 	ocitest *proc.Process
 	ccm     *ccmRunner
 	tenancy ocitest.Tenancy
+	// cluster issues ServiceAccount tokens (ChartRBAC runs the CCM as another ServiceAccount).
+	cluster *testcluster.Cluster
 }
 
 // newSuite starts etcd and kube-apiserver, ocitest, applies the RBAC manifest and starts the CCM
@@ -81,6 +83,7 @@ func newSuite(t *testing.T) *suite {
 		t.Fatal(err)
 	}
 	t.Cleanup(cluster.Stop)
+	s.cluster = cluster
 	if s.kube, err = kubernetes.NewForConfig(cluster.AdminConfig()); err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +385,7 @@ func testRBACSufficient(t *testing.T, s *suite) {
 		}
 	}
 	if len(denied) > 0 {
-		t.Errorf("the CCM was denied %d request(s); examples/deploy/rbac.yaml lacks a permission. First ones:\n%s",
+		t.Errorf("the CCM was denied %d request(s); examples/deploy/rbac.yaml (or, from ChartRBAC on, the chart's RBAC) lacks a permission. First ones:\n%s",
 			len(denied), strings.Join(denied[:min(len(denied), 10)], "\n"))
 	}
 }

@@ -111,6 +111,8 @@ func TestEndToEnd(t *testing.T) {
 		{"NodeAddedAndRemoved", []string{"ServiceCreated"}, testNodeAddedAndRemoved},
 		{"TLSSecretRotated", []string{"NodesInitialised"}, testTLSSecretRotated},
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
+		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
+		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
 		{"DeleteDenied", []string{"NodesInitialised"}, testDeleteDenied},
 		{"InstanceTerminated", []string{"NodesInitialised"}, testInstanceTerminated},
