@@ -156,6 +156,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		}
 		c.primeSecurityRules(ctx)
 		if c.kube != nil { // Initialize could not build a client: Secrets are read, not watched
+			go c.runDrift(ctx)
 			c.watch.run(ctx)
 		}
 	}()
