@@ -9,7 +9,8 @@ package main
 import (
 	"os"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/app"
 	appconfig "k8s.io/cloud-provider/app/config"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -32,8 +34,18 @@ func main() {
 	if err != nil {
 		klog.Fatalf("Cannot initialise command options: %v", err)
 	}
-	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	// SIGTERM releases the leader Lease and ends Run, so a standby takes over at once.
+	lease, stop := leader.New(), make(chan struct{})
+	go lease.StopOnSignal(stop)
+	initCloud := func(c *appconfig.CompletedConfig) cloudprovider.Interface {
+		kube, err := kubernetes.NewForConfig(restclient.AddUserAgent(c.Kubeconfig, "leader-election"))
+		if err != nil {
+			klog.Fatalf("Cannot build the leader-election client: %v", err)
+		}
+		return lease.Wrap(newCloud(c), kube, c.ComponentConfig.Generic.LeaderElection)
+	}
+	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
+		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, stop)
 	os.Exit(cli.Run(cmd))
 }
 
