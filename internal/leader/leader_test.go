@@ -28,7 +28,9 @@ type fakeCloud struct {
 	initialised bool
 }
 
-func (c *fakeCloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) { c.initialised = true }
+func (c *fakeCloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) {
+	c.initialised = true
+}
 
 type fakeInformerCloud struct {
 	fakeCloud
