@@ -148,6 +148,7 @@ func (r *Releaser) Release(ctx context.Context) error {
 	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("release Lease %s/%s: %w", r.namespace, r.name, err)
 	}
+	klog.InfoS("Released the leader Lease", "lease", r.namespace+"/"+r.name, "identity", identity)
 	return nil
 }
 

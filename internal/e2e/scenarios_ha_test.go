@@ -1,0 +1,188 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/internal/proc"
+)
+
+// The leader election of ccmRunner.start: --leader-elect-lease-duration and
+// --leader-elect-retry-period.
+const (
+	leaseDuration = 15 * time.Second
+	retryPeriod   = 2 * time.Second
+	// leaseName is the framework's default Lease (kube-system/cloud-controller-manager).
+	leaseName = "cloud-controller-manager"
+	// haService is the Service the HA scenarios create, change and delete.
+	haService = "ha"
+	// acquiredLog is what the framework's leader election logs when it acquires the Lease.
+	acquiredLog = "Successfully acquired lease"
+)
+
+// leaseHolder returns the identity holding the CCM's Lease ("" when free).
+func (s *suite) leaseHolder(ctx context.Context) (string, error) {
+	l, err := s.kube.CoordinationV1().Leases(ccmNamespace).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if l.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *l.Spec.HolderIdentity, nil
+}
+
+// startStandby starts a second CCM beside the leader and checks it does not lead: the Lease
+// stays with the leader's identity and the standby never logs an acquisition.
+func (s *suite) startStandby(t *testing.T) (leader, standby *proc.Process, leaderID string) {
+	t.Helper()
+	leader = s.ccm.current()
+	var err error
+	if leaderID, err = s.leaseHolder(s.ctx); err != nil || leaderID == "" {
+		t.Fatalf("Lease holder %q, %v; want the running CCM", leaderID, err)
+	}
+	if err := s.ccm.start(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	standby = s.ccm.current()
+	// Two retry periods: a standby that wrongly took the Lease would have done so by now.
+	time.Sleep(2 * retryPeriod)
+	if holder, err := s.leaseHolder(s.ctx); err != nil || holder != leaderID {
+		t.Fatalf("after the standby started, the Lease is held by %q (%v), want still %q", holder, err, leaderID)
+	}
+	if logged(t, standby, acquiredLog) {
+		t.Fatalf("the standby logged %q while the leader runs", acquiredLog)
+	}
+	return leader, standby, leaderID
+}
+
+// waitTakeover waits until the standby holds the Lease (at most within), and returns how long
+// after since that took.
+func (s *suite) waitTakeover(t *testing.T, standby *proc.Process, oldID string, since time.Time, within time.Duration) time.Duration {
+	t.Helper()
+	var took time.Duration
+	eventually(t, s.ctx, within, "the standby takes the Lease over", func(ctx context.Context) (bool, string, error) {
+		holder, err := s.leaseHolder(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		took = time.Since(since)
+		return holder != "" && holder != oldID && logged(t, standby, acquiredLog), "holder " + holder, nil
+	})
+	return took
+}
+
+func logged(t *testing.T, p *proc.Process, text string) bool {
+	t.Helper()
+	data, err := os.ReadFile(p.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(data), text)
+}
+
+// testHALeaderKilledMidCreate: two CCMs; the leader is killed (SIGKILL: no lease release)
+// while a CreateLoadBalancer's work request is queued, and the Service is changed while no
+// process leads. The standby takes over once the Lease expires, finds the load balancer the
+// dead leader's create made (no second one) and applies the change made meanwhile.
+func testHALeaderKilledMidCreate(t *testing.T, s *suite) {
+	leader, standby, leaderID := s.startStandby(t)
+	before, err := s.oci.calls(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold every work-request poll: the leader sits between "create accepted" and "create done".
+	hold, err := s.oci.injectFault(s.ctx, fault{Operation: "GetWorkRequest", Latency: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := true
+	defer func() {
+		if held {
+			_ = s.oci.removeFault(context.WithoutCancel(s.ctx), hold)
+		}
+	}()
+
+	svc := loadService(t, "plain.yaml", testNamespace)
+	svc.Name = haService
+	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, s.ctx, convergeTimeout, "CreateLoadBalancer sent and its work request being polled", func(ctx context.Context) (bool, string, error) {
+		now, err := s.oci.calls(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		d := now.Since(before)
+		return d.Op("CreateLoadBalancer") >= 1 && d.Op("GetWorkRequest") >= 1, d.String(), nil
+	})
+
+	leader.Kill()
+	killed := time.Now()
+	// A change no process sees when it is made: it must not be lost.
+	if err := updateService(s.ctx, s.kube, testNamespace, haService, func(svc *corev1.Service) {
+		svc.Spec.Ports[0].Port = 8081
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.oci.removeFault(s.ctx, hold); err != nil {
+		t.Fatal(err)
+	}
+	held = false
+
+	took := s.waitTakeover(t, standby, leaderID, killed, leaseDuration+2*retryPeriod+10*time.Second)
+	t.Logf("SIGKILLed leader: the standby took the Lease over %.1f s after the kill (lease duration %s, retry period %s)",
+		took.Seconds(), leaseDuration, retryPeriod)
+
+	waitIngressIP(t, s, testNamespace, haService)
+	lbNow := s.waitLBConverged(t, testNamespace, haService, nil)
+	if _, ok := lbNow.Listeners["TCP-8081"]; !ok {
+		t.Errorf("the port changed while no CCM led was lost: %s", describeLB(lbNow))
+	}
+	lbs, err := s.oci.loadBalancersNamed(s.ctx, string(created.UID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lbs) != 1 {
+		t.Errorf("%d load balancers for the Service after the takeover, want 1", len(lbs))
+	}
+	if after, err := s.oci.calls(s.ctx); err == nil {
+		t.Logf("CreateLoadBalancer calls across the takeover: %d", after.Since(before).Op("CreateLoadBalancer"))
+	}
+}
+
+// testHALeaseReleasedOnSIGTERM: the leader asked to stop (SIGTERM, as a rolling update does)
+// exits with status 0 and releases its Lease first, so the standby takes over at its next retry
+// instead of after the lease duration; the new leader then deletes the Service's load balancer.
+func testHALeaseReleasedOnSIGTERM(t *testing.T, s *suite) {
+	leader, standby, leaderID := s.startStandby(t)
+	asked := time.Now()
+	if killed := leader.Stop(10 * time.Second); killed {
+		t.Fatal("the leader did not exit within 10 s of SIGTERM")
+	}
+	var exit *exec.ExitError
+	if err := leader.ExitError(); errors.As(err, &exit) {
+		t.Errorf("the leader did not exit cleanly on SIGTERM: %v", err)
+	}
+	if !logged(t, leader, "Released the leader Lease") {
+		t.Errorf("the leader did not log its release (see %s)", leader.LogPath())
+	}
+	// Without the release the standby waits for the Lease to expire: at least the lease
+	// duration less one retry period after the signal.
+	took := s.waitTakeover(t, standby, leaderID, asked, leaseDuration-retryPeriod)
+	t.Logf("SIGTERMed leader: the standby took the Lease over %.1f s after the signal (lease duration %s)", took.Seconds(), leaseDuration)
+
+	// The new leader acts: the finalizer goes only once the load balancer is deleted.
+	s.deleteService(t, testNamespace, haService)
+}
