@@ -21,15 +21,15 @@ import (
 // reconcile the Service, as AnnotationSecretsHash does for Secrets.
 const AnnotationDriftRequeued = "oci-ccm.github.io/drift-requeued"
 
-// runDrift checks the load balancers for drift every drift.DefaultPeriod until ctx ends.
+// runDrift checks the load balancers for drift every Options.DriftCheckPeriod until ctx ends.
 func (c *Cloud) runDrift(ctx context.Context) {
-	if c.cfg.LoadBalancer.Disabled {
+	if c.cfg.LoadBalancer.Disabled || c.driftPeriod < 0 {
 		return
 	}
 	checker, err := lb.NewDriftChecker(lb.DriftOptions{Config: c.cfg, Lister: c.oci.LoadBalancers, Cluster: c.cluster})
 	if err == nil {
 		var loop *drift.Loop
-		loop, err = drift.New(drift.Options{Checker: checker, Secrets: c.watch, Requeue: c.requeueDrifted,
+		loop, err = drift.New(drift.Options{Checker: checker, Secrets: c.watch, Requeue: c.requeueDrifted, Period: c.driftPeriod,
 			Services: func() ([]*v1.Service, error) { return c.watch.services.List(labels.Everything()) },
 			Nodes:    func() ([]*v1.Node, error) { return c.watch.nodes.List(labels.Everything()) }})
 		if err == nil {

@@ -263,7 +263,9 @@ type ccmRunner struct {
 	// clusterName is --cluster-name; empty leaves the flag out (the identity is then the
 	// config's clusterID).
 	clusterName string
-	procs       []*proc.Process
+	// extraArgs are added to the next processes' arguments.
+	extraArgs []string
+	procs     []*proc.Process
 }
 
 func (c *ccmRunner) current() *proc.Process { return c.procs[len(c.procs)-1] }
@@ -296,6 +298,7 @@ func (c *ccmRunner) start(ctx context.Context) error {
 	if c.clusterName != "" {
 		args = append(args, "--cluster-name="+c.clusterName)
 	}
+	args = append(args, c.extraArgs...)
 	log := filepath.Join(c.dir, fmt.Sprintf("ccm-%d.log", len(c.procs)+1))
 	p, err := proc.Start(context.Background(), "oci-cloud-controller-manager", bins.ccm, args, nil, log, nil)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -172,8 +173,12 @@ func testHALeaderKilledMidCreate(t *testing.T, s *suite) {
 
 // testHALeaseReleasedOnSIGTERM: the leader asked to stop (SIGTERM, as a rolling update does)
 // exits with status 0 and releases its Lease first, so the standby takes over at its next retry
-// instead of after the lease duration; the new leader then deletes the Service's load balancer.
+// instead of after the lease duration. The new leader (checking for drift every 2 s) then
+// repairs a listener deleted out of band, with a Warning Event saying so, and finally deletes
+// the Service's load balancer.
 func testHALeaseReleasedOnSIGTERM(t *testing.T, s *suite) {
+	s.ccm.extraArgs = []string{"--drift-check-period=2s"}
+	defer func() { s.ccm.extraArgs = nil }()
 	leader, standby, leaderID := s.startStandby(t)
 	asked := time.Now()
 	if killed := leader.Stop(10 * time.Second); killed {
@@ -191,6 +196,58 @@ func testHALeaseReleasedOnSIGTERM(t *testing.T, s *suite) {
 	took := s.waitTakeover(t, standby, leaderID, asked, leaseDuration/2)
 	t.Logf("SIGTERMed leader: the standby took the Lease over %.1f s after the signal (lease duration %s)", took.Seconds(), leaseDuration)
 
+	s.listenerDeletedOutOfBandIsRepaired(t, "TCP-8081")
+
 	// The new leader acts: the finalizer goes only once the load balancer is deleted.
 	s.deleteService(t, testNamespace, haService)
+}
+
+// listenerDeletedOutOfBandIsRepaired deletes a listener of haService's load balancer through the
+// OCI API, as someone in the console would, and waits for the CCM's drift check to requeue the
+// Service and the service controller's reconcile to put the listener back.
+func (s *suite) listenerDeletedOutOfBandIsRepaired(t *testing.T, listener string) {
+	t.Helper()
+	svc, err := s.kube.CoreV1().Services(testNamespace).Get(s.ctx, haService, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, ok, err := s.oci.loadBalancerNamed(s.ctx, string(svc.UID))
+	if err != nil || !ok {
+		t.Fatalf("load balancer of %s: found %v, %v", haService, ok, err)
+	}
+	before, err := s.oci.calls(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.oci.lbs.DeleteListener(s.ctx, loadbalancer.DeleteListenerRequest{LoadBalancerId: lb.Id, ListenerName: &listener})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, s.ctx, convergeTimeout, "the out-of-band DeleteListener done", func(ctx context.Context) (bool, string, error) {
+		wr, err := s.oci.lbs.GetWorkRequest(ctx, loadbalancer.GetWorkRequestRequest{WorkRequestId: resp.OpcWorkRequestId})
+		if err != nil {
+			return false, "", err
+		}
+		return wr.LifecycleState == loadbalancer.WorkRequestLifecycleStateSucceeded, string(wr.LifecycleState), nil
+	})
+	eventually(t, s.ctx, convergeTimeout, "a Warning Event naming the drift", func(ctx context.Context) (bool, string, error) {
+		events, err := serviceEvents(ctx, s.kube, testNamespace, haService)
+		if err != nil {
+			return false, "", err
+		}
+		for _, e := range events {
+			if e.Reason == "LoadBalancerDrift" && strings.Contains(e.Message, "listener "+listener+" missing") {
+				return true, "", nil
+			}
+		}
+		return false, describeEvents(events), nil
+	})
+	lbNow := s.waitLBConverged(t, testNamespace, haService, nil)
+	if _, ok := lbNow.Listeners[listener]; !ok {
+		t.Errorf("listener %s not repaired: %s", listener, describeLB(lbNow))
+	}
+	if after, err := s.oci.calls(s.ctx); err == nil {
+		d := after.Since(before)
+		t.Logf("drift repaired: %d ListLoadBalancers, %d CreateListener calls since the out-of-band delete", d.Op("ListLoadBalancers"), d.Op("CreateListener"))
+	}
 }

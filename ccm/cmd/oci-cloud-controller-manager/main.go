@@ -8,6 +8,7 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -34,6 +36,10 @@ func main() {
 	if err != nil {
 		klog.Fatalf("Cannot initialise command options: %v", err)
 	}
+	var flags cliflag.NamedFlagSets
+	driftPeriod := flags.FlagSet("OCI").Duration("drift-check-period", drift.DefaultPeriod,
+		"How often load balancers are compared with their Services to find changes made outside Kubernetes "+
+			"(one ListLoadBalancers call per 100 load balancers). A negative value turns the check off.")
 	// SIGTERM releases the leader Lease and ends Run, so a standby takes over at once.
 	lease, stop := leader.New(), make(chan struct{})
 	go lease.StopOnSignal(stop)
@@ -42,16 +48,16 @@ func main() {
 		if err != nil {
 			klog.Fatalf("Cannot build the leader-election client: %v", err)
 		}
-		return lease.Wrap(newCloud(c), kube, c.ComponentConfig.Generic.LeaderElection)
+		return lease.Wrap(newCloud(c, *driftPeriod), kube, c.ComponentConfig.Generic.LeaderElection)
 	}
 	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, stop)
+		names.CCMControllerAliases(), flags, stop)
 	os.Exit(cli.Run(cmd))
 }
 
 // newCloud builds the provider from --cloud-provider and --cloud-config. The framework offers no
 // error return here, so a bad configuration ends the process with the validation report.
-func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
+func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
@@ -61,7 +67,8 @@ func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
 		klog.Fatalf("--cloud-config is required: the path of cloud-provider.yaml")
 	}
 	cloud, err := ccm.NewFromFile(path, ccm.Options{
-		ClusterName: shared.ClusterName,
+		ClusterName:      shared.ClusterName,
+		DriftCheckPeriod: driftPeriod,
 		// The controller manager serves its legacy registry on /metrics.
 		Metrics: ociclient.RegistererFunc(legacyregistry.Register),
 	})
