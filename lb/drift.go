@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -117,14 +118,14 @@ func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes 
 		byCompartment[desired.CompartmentID] = append(byCompartment[desired.CompartmentID], item{svc, desired})
 	}
 	var errs []error
-	for _, comp := range sortedKeys(byCompartment) {
+	for _, comp := range slices.Sorted(maps.Keys(byCompartment)) {
 		lbs, err := d.lister.ListLoadBalancers(ctx, comp, "")
 		if err != nil {
 			errs = append(errs, fmt.Errorf("list load balancers of compartment %s: %w", comp, err))
 			report.Skipped["compartment not listed"] += len(byCompartment[comp])
 			continue
 		}
-		listing := newListing(lbs)
+		listing := newDriftListing(lbs)
 		for _, it := range byCompartment[comp] {
 			drift, skip := d.compare(listing, it.svc, it.desired)
 			if skip != "" {
@@ -143,7 +144,7 @@ func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes 
 
 // compare finds svc's load balancer in the listing and diffs it with desired. It returns the
 // drift (nil for none) or why the Service was not compared.
-func (d *DriftChecker) compare(l *listing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
+func (d *DriftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
 	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
 	found, listedGone := d.find(l, svc, desired)
 	if found == nil {
@@ -185,7 +186,7 @@ func (d *DriftChecker) compare(l *listing, svc *v1.Service, desired *Spec) (_ *D
 // Service or an untagged one under the UID name; else by the ownership tags under any name (a
 // load balancer renamed in the console). listedGone reports that the only trace of it is
 // a listing entry DELETED or DELETING.
-func (d *DriftChecker) find(l *listing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
+func (d *DriftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
 	if desired.AdoptID != "" {
 		lb := l.byID[desired.AdoptID]
 		if lb == nil || gone(lb.LifecycleState) {
@@ -215,15 +216,15 @@ func (d *DriftChecker) find(l *listing, svc *v1.Service, desired *Spec) (found *
 	return nil, false
 }
 
-// listing indexes one compartment's load balancers.
-type listing struct {
+// driftListing indexes one compartment's load balancers.
+type driftListing struct {
 	byID   map[string]*loadbalancer.LoadBalancer
 	byName map[string][]*loadbalancer.LoadBalancer // live ones only
 	live   []*loadbalancer.LoadBalancer
 }
 
-func newListing(lbs []loadbalancer.LoadBalancer) *listing {
-	l := &listing{byID: make(map[string]*loadbalancer.LoadBalancer, len(lbs)), byName: make(map[string][]*loadbalancer.LoadBalancer, len(lbs))}
+func newDriftListing(lbs []loadbalancer.LoadBalancer) *driftListing {
+	l := &driftListing{byID: make(map[string]*loadbalancer.LoadBalancer, len(lbs)), byName: make(map[string][]*loadbalancer.LoadBalancer, len(lbs))}
 	for i := range lbs {
 		lb := &lbs[i]
 		l.byID[deref(lb.Id)] = lb
@@ -257,13 +258,4 @@ func driftReason(c Change) string {
 		return "load balancer tags changed"
 	}
 	return c.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

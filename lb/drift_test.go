@@ -68,7 +68,7 @@ func TestDriftCheckFindsExactlyTheLoadBalancersChangedOutOfBand(t *testing.T) {
 		{
 			name: "a listener deleted",
 			outOfBand: func(t *testing.T, e *driftEnv) {
-				edit(t, e, "api", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-80") })
+				driftEdit(t, e, "api", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-80") })
 			},
 			want: []lb.Drift{{Service: types.NamespacedName{Namespace: "default", Name: "api"}, Reasons: []string{"listener TCP-80 missing"}}},
 		},
@@ -84,12 +84,12 @@ func TestDriftCheckFindsExactlyTheLoadBalancersChangedOutOfBand(t *testing.T) {
 		{
 			name: "a backend removed and a listener added",
 			outOfBand: func(t *testing.T, e *driftEnv) {
-				edit(t, e, "web", func(l *loadbalancer.LoadBalancer) {
+				driftEdit(t, e, "web", func(l *loadbalancer.LoadBalancer) {
 					bs := l.BackendSets["TCP-443"]
 					bs.Backends = bs.Backends[1:]
 					l.BackendSets["TCP-443"] = bs
 					extra := l.Listeners["TCP-80"]
-					extra.Name, extra.Port = ptr("TCP-8080"), ptr(8080)
+					extra.Name, extra.Port = driftPtr("TCP-8080"), driftPtr(8080)
 					l.Listeners["TCP-8080"] = extra
 				})
 			},
@@ -99,7 +99,7 @@ func TestDriftCheckFindsExactlyTheLoadBalancersChangedOutOfBand(t *testing.T) {
 		{
 			name: "a load balancer renamed",
 			outOfBand: func(t *testing.T, e *driftEnv) {
-				edit(t, e, "db", func(l *loadbalancer.LoadBalancer) { l.DisplayName = ptr("renamed-in-console") })
+				driftEdit(t, e, "db", func(l *loadbalancer.LoadBalancer) { l.DisplayName = driftPtr("renamed-in-console") })
 			},
 			want: []lb.Drift{{Service: types.NamespacedName{Namespace: "default", Name: "db"},
 				Reasons: []string{"load balancer renamed to renamed-in-console"}}},
@@ -114,7 +114,7 @@ func TestDriftCheckFindsExactlyTheLoadBalancersChangedOutOfBand(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range tt.want {
-				tt.want[i].UID = uidOf(e.services, tt.want[i].Service.Name)
+				tt.want[i].UID = driftUID(e.services, tt.want[i].Service.Name)
 				if !tt.want[i].Deleted {
 					tt.want[i].LoadBalancerID = e.lbIDs[tt.want[i].Service.Name]
 				}
@@ -134,7 +134,7 @@ func TestDriftCheckFindsExactlyTheLoadBalancersChangedOutOfBand(t *testing.T) {
 
 func TestDriftCheckRequeuedServiceConvergesAndIsNotDriftedAgain(t *testing.T) {
 	e := newDriftEnv(t, "web")
-	edit(t, e, "web", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-443") })
+	driftEdit(t, e, "web", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-443") })
 	report, _, err := e.check(t)
 	if err != nil || len(report.Drifted) != 1 {
 		t.Fatalf("check = %+v, %v; want the web Service drifted", report, err)
@@ -221,7 +221,7 @@ func TestDriftCheckCostsOneListPerPage(t *testing.T) {
 		svc.Status = e.services[0].Status
 		copied := template
 		copied.Id = nil
-		copied.DisplayName = ptr(string(svc.UID))
+		copied.DisplayName = driftPtr(string(svc.UID))
 		copied.FreeformTags = lb.Owner{Cluster: clusterName, Service: "default/" + svc.Name, UID: string(svc.UID)}.Tags()
 		e.lbIDs[svc.Name] = *e.srv.AddLoadBalancer(copied).Id
 		e.services = append(e.services, svc)
@@ -239,7 +239,7 @@ func TestDriftCheckCostsOneListPerPage(t *testing.T) {
 	}
 	t.Logf("%d load balancers checked with %d calls", n, calls.Total())
 
-	edit(t, e, "svc-500", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-80") })
+	driftEdit(t, e, "svc-500", func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-80") })
 	e.srv.RemoveLoadBalancer(e.lbIDs["svc-900"])
 	report, calls, err = e.check(t)
 	if err != nil {
@@ -257,14 +257,14 @@ func TestDriftCheckCostsOneListPerPage(t *testing.T) {
 	}
 }
 
-func edit(t *testing.T, e *driftEnv, name string, fn func(*loadbalancer.LoadBalancer)) {
+func driftEdit(t *testing.T, e *driftEnv, name string, fn func(*loadbalancer.LoadBalancer)) {
 	t.Helper()
 	if !e.srv.EditLoadBalancer(e.lbIDs[name], fn) {
 		t.Fatalf("no load balancer for %s", name)
 	}
 }
 
-func uidOf(svcs []*v1.Service, name string) types.UID {
+func driftUID(svcs []*v1.Service, name string) types.UID {
 	for _, s := range svcs {
 		if s.Name == name {
 			return s.UID
@@ -273,4 +273,4 @@ func uidOf(svcs []*v1.Service, name string) types.UID {
 	return ""
 }
 
-func ptr[T any](v T) *T { return &v }
+func driftPtr[T any](v T) *T { return &v }
