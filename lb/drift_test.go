@@ -211,21 +211,7 @@ func TestDriftCheckDeniedListingProvesNothing(t *testing.T) {
 // with 10 calls, all ListLoadBalancers, and the two changed out of band are found.
 func TestDriftCheckCostsOneListPerPage(t *testing.T) {
 	const n = 1000
-	e := newDriftEnv(t, "svc-0")
-	template, _ := e.srv.LoadBalancer(e.lbIDs["svc-0"])
-	for i := 1; i < n; i++ {
-		svc := service(func(s *v1.Service) {
-			s.Name = fmt.Sprintf("svc-%d", i)
-			s.UID = types.UID(fmt.Sprintf("00000000-0000-4000-9000-%012d", i))
-		})
-		svc.Status = e.services[0].Status
-		copied := template
-		copied.Id = nil
-		copied.DisplayName = driftPtr(string(svc.UID))
-		copied.FreeformTags = lb.Owner{Cluster: clusterName, Service: "default/" + svc.Name, UID: string(svc.UID)}.Tags()
-		e.lbIDs[svc.Name] = *e.srv.AddLoadBalancer(copied).Id
-		e.services = append(e.services, svc)
-	}
+	e := newDriftEnvOf(t, n)
 
 	report, calls, err := e.check(t)
 	if err != nil {
@@ -255,6 +241,28 @@ func TestDriftCheckCostsOneListPerPage(t *testing.T) {
 	if calls.Total() != n/100 {
 		t.Errorf("the second check made %d calls, want %d", calls.Total(), n/100)
 	}
+}
+
+// newDriftEnvOf is a driftEnv with n Services svc-0 … svc-<n-1> and their load balancers: the
+// first made by a reconcile, the others copies of it stored in OCI as if made earlier.
+func newDriftEnvOf(t *testing.T, n int) *driftEnv {
+	t.Helper()
+	e := newDriftEnv(t, "svc-0")
+	template, _ := e.srv.LoadBalancer(e.lbIDs["svc-0"])
+	for i := 1; i < n; i++ {
+		svc := service(func(s *v1.Service) {
+			s.Name = fmt.Sprintf("svc-%d", i)
+			s.UID = types.UID(fmt.Sprintf("00000000-0000-4000-9000-%012d", i))
+		})
+		svc.Status = e.services[0].Status
+		copied := template
+		copied.Id = nil
+		copied.DisplayName = driftPtr(string(svc.UID))
+		copied.FreeformTags = lb.Owner{Cluster: clusterName, Service: "default/" + svc.Name, UID: string(svc.UID)}.Tags()
+		e.lbIDs[svc.Name] = *e.srv.AddLoadBalancer(copied).Id
+		e.services = append(e.services, svc)
+	}
+	return e
 }
 
 func driftEdit(t *testing.T, e *driftEnv, name string, fn func(*loadbalancer.LoadBalancer)) {
