@@ -31,7 +31,10 @@ func (c *Cloud) runDrift(ctx context.Context) {
 		var loop *drift.Loop
 		loop, err = drift.New(drift.Options{Checker: checker, Secrets: c.watch, Requeue: c.requeueDrifted, Period: c.driftPeriod,
 			Services: func() ([]*v1.Service, error) { return c.watch.services.List(labels.Everything()) },
-			Nodes:    func() ([]*v1.Node, error) { return c.watch.nodes.List(labels.Everything()) }})
+			Nodes: func(ctx context.Context) ([]*v1.Node, error) {
+				nodes, err := c.watch.nodes.List(labels.Everything())
+				return c.withAddresses(ctx, drift.ServiceControllerNodes(nodes)), err // as ensure sees them
+			}})
 		if err == nil {
 			loop.Run(ctx)
 			return

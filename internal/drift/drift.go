@@ -49,9 +49,10 @@ type Options struct {
 	Checker Checker
 	// Services lists every Service of the cluster, e.g. from an informer's lister (required).
 	Services func() ([]*v1.Service, error)
-	// Nodes lists every Node, e.g. from an informer's lister (required). The Loop passes on
-	// those the service controller passes to a reconcile.
-	Nodes func() ([]*v1.Node, error)
+	// Nodes lists every Node, e.g. from an informer's lister (required), as the provider's
+	// reconcile sees them (a provider that completes Nodes before reconciling completes them
+	// here too). The Loop passes on those the service controller passes to a reconcile.
+	Nodes func(context.Context) ([]*v1.Node, error)
 	// Secrets serves the TLS Secrets Services reference; nil when none can be read.
 	Secrets lb.Secrets
 	// Requeue requeues a drifted Service (required).
@@ -135,7 +136,7 @@ func (l *Loop) Check(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drift: list Services: %w", err)
 	}
-	nodes, err := l.opts.Nodes()
+	nodes, err := l.opts.Nodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("drift: list Nodes: %w", err)
 	}

@@ -112,7 +112,7 @@ func newWorld(t *testing.T, names ...string) *world {
 	w.loop, err = drift.New(drift.Options{
 		Checker:  checker,
 		Services: func() ([]*v1.Service, error) { return w.services, nil },
-		Nodes:    func() ([]*v1.Node, error) { return w.nodes, nil },
+		Nodes:    func(context.Context) ([]*v1.Node, error) { return w.nodes, nil },
 		Requeue:  w.requeued.requeue,
 	})
 	if err != nil {
@@ -205,7 +205,7 @@ func newScriptedLoop(t *testing.T, c drift.Checker, r *requeues, period time.Dur
 	l, err := drift.New(drift.Options{
 		Checker:  c,
 		Services: func() ([]*v1.Service, error) { return nil, nil },
-		Nodes:    func() ([]*v1.Node, error) { return nil, nil },
+		Nodes:    func(context.Context) ([]*v1.Node, error) { return nil, nil },
 		Requeue:  r.requeue,
 		Period:   period,
 	})
