@@ -42,6 +42,9 @@ type Options struct {
 	Client *ociclient.Client
 	// Metrics receives the OCI client's measurements; nil records none. Ignored with Client.
 	Metrics ociclient.Metrics
+	// DriftCheckPeriod is how often load balancers are checked for changes made outside
+	// Kubernetes (see internal/drift): 0 means drift.DefaultPeriod, negative turns it off.
+	DriftCheckPeriod time.Duration
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -63,6 +66,8 @@ type Cloud struct {
 	watch  *watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed chan struct{}
+	// driftPeriod is Options.DriftCheckPeriod.
+	driftPeriod time.Duration
 }
 
 var (
@@ -123,7 +128,8 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
+	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{}),
+		driftPeriod: opts.DriftCheckPeriod}, nil
 }
 
 // Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
@@ -156,6 +162,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		}
 		c.primeSecurityRules(ctx)
 		if c.kube != nil { // Initialize could not build a client: Secrets are read, not watched
+			go c.runDrift(ctx)
 			c.watch.run(ctx)
 		}
 	}()

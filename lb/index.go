@@ -36,6 +36,9 @@ type compartmentIndex struct {
 	// compartment only if no listing has happened since.
 	generation uint64
 	names      map[string][]string // display name → OCIDs
+	// listed holds the load balancers of the last whole listing until first used (see
+	// index_listed.go): the reconciles right after a restart need no read of their own.
+	listedLBs map[string]loadbalancer.LoadBalancer
 }
 
 // listTimeout bounds one shared list: it runs on past the caller that started it, so that
@@ -134,6 +137,7 @@ func (x *Index) refresh(ctx context.Context, compartmentID string, seen uint64) 
 		c.generation++
 		c.listed = true
 		c.names = names
+		x.keepListedLocked(compartmentID, c, lbs)
 		return nil
 	})
 }
@@ -197,6 +201,7 @@ func (x *Index) Remove(compartmentID, id string) {
 }
 
 func (x *Index) removeLocked(c *compartmentIndex, id string) {
+	delete(c.listedLBs, id)
 	for n, ids := range c.names {
 		kept := ids[:0:0]
 		for _, v := range ids {

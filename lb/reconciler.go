@@ -133,7 +133,7 @@ func (r *Reconciler) reconcile(ctx context.Context, clusterName string, svc *v1.
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
 
-	found, claim, err := r.find(ctx, clusterName, svc, desired.AdoptID)
+	found, claim, err := r.find(ctx, clusterName, svc, desired.AdoptID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (r *Reconciler) Delete(ctx context.Context, clusterName string, svc *v1.Ser
 func (r *Reconciler) delete(ctx context.Context, clusterName string, svc *v1.Service) error {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, claim, err := r.find(ctx, clusterName, svc, adopt)
+	found, claim, err := r.find(ctx, clusterName, svc, adopt, false)
 	if err != nil || found == nil {
 		if errors.Is(err, ErrNotOwned) {
 			logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
@@ -223,7 +223,7 @@ func (r *Reconciler) Get(ctx context.Context, clusterName string, svc *v1.Servic
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, claim, err := r.find(ctx, clusterName, svc, adopt)
+	found, claim, err := r.find(ctx, clusterName, svc, adopt, false)
 	if err != nil || found == nil {
 		return nil, false, r.timedOut(ctx, "get", svc, err)
 	}
@@ -246,7 +246,10 @@ func (r *Reconciler) owner(clusterName string, svc *v1.Service) *Spec {
 // adoption annotation (explicit, so it wins), by the OCID cached for the Service, else through the name index (scheme name,
 // then UID name). An untagged load balancer found only by a non-UID name is an OwnershipError;
 // load balancers tagged for another cluster or Service are skipped.
-func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Service, adoptID string) (*loadbalancer.LoadBalancer, Claim, error) {
+//
+// With listedOK, a load balancer of the index's last whole listing stands in for a read (see
+// index_listed.go); Delete and Get read afresh.
+func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Service, adoptID string, listedOK bool) (*loadbalancer.LoadBalancer, Claim, error) {
 	cached := r.cached(svc.UID)
 	if adoptID != "" {
 		// The Service's address shows its load balancer was adopted once: without it, a
@@ -268,7 +271,7 @@ func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Servi
 	// Twice at most: when every indexed match turns out gone, the index has forgotten them and
 	// the second lookup asks OCI (a load balancer made by another process, e.g. before a restart).
 	for range 2 {
-		lb, claim, stale, err := r.findByName(ctx, clusterName, svc)
+		lb, claim, stale, err := r.findByName(ctx, clusterName, svc, listedOK)
 		if lb != nil || err != nil || !stale {
 			return lb, claim, err
 		}
@@ -278,7 +281,7 @@ func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Servi
 
 // findByName is find through the name index; stale reports that nothing was found and every
 // indexed match was gone (and has been removed from the index).
-func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1.Service) (_ *loadbalancer.LoadBalancer, _ Claim, stale bool, _ error) {
+func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1.Service, listedOK bool) (_ *loadbalancer.LoadBalancer, _ Claim, stale bool, _ error) {
 	matches, err := r.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
 	if err != nil {
 		return nil, ClaimByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
@@ -287,7 +290,7 @@ func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1
 	var refused error
 	removed := 0
 	for _, m := range matches {
-		lb, err := r.get(ctx, lbRef{ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID})
+		lb, err := r.getListed(ctx, lbRef{ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID}, listedOK)
 		if err != nil {
 			return nil, ClaimByName, false, err
 		}

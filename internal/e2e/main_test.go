@@ -120,6 +120,8 @@ func TestEndToEnd(t *testing.T) {
 		{"OCIOutage", []string{"ServiceCreated"}, testOCIOutage},
 		{"RestartMidCreate", []string{"NodesInitialised"}, testRestartMidCreate},
 		{"TwoClustersShareSubnets", []string{"PortChanged", "NodeAddedAndRemoved"}, testTwoClustersShareSubnets},
+		{"HALeaderKilledMidCreate", []string{"NodesInitialised"}, testHALeaderKilledMidCreate},
+		{"HALeaseReleasedOnSIGTERM", []string{"HALeaderKilledMidCreate"}, testHALeaseReleasedOnSIGTERM},
 		// Last, so that it covers everything the CCM did.
 		{"RBACSufficient", nil, testRBACSufficient},
 	}

@@ -8,8 +8,10 @@ package main
 
 import (
 	"os"
+	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/app"
 	appconfig "k8s.io/cloud-provider/app/config"
@@ -25,6 +27,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/ccm"
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/drift"
+	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
 )
 
@@ -34,15 +38,28 @@ func main() {
 		klog.Fatalf("Cannot initialise command options: %v", err)
 	}
 	flags := cliflag.NamedFlagSets{}
-	initCloud := withWebhook(newCloud, &flags) // --validating-webhook-*: see webhook.go
+	driftPeriod := flags.FlagSet("OCI").Duration("drift-check-period", drift.DefaultPeriod,
+		"How often load balancers are compared with their Services to find changes made outside Kubernetes "+
+			"(one ListLoadBalancers call per 100 load balancers). A negative value turns the check off.")
+	// SIGTERM releases the leader Lease and ends Run, so a standby takes over at once.
+	lease, stop := leader.New(), make(chan struct{})
+	go lease.StopOnSignal(stop)
+	// --validating-webhook-*: see webhook.go.
+	initCloud := withWebhook(func(c *appconfig.CompletedConfig) cloudprovider.Interface {
+		kube, err := kubernetes.NewForConfig(restclient.AddUserAgent(c.Kubeconfig, "leader-election"))
+		if err != nil {
+			klog.Fatalf("Cannot build the leader-election client: %v", err)
+		}
+		return lease.Wrap(newCloud(c, *driftPeriod), kube, c.ComponentConfig.Generic.LeaderElection)
+	}, &flags)
 	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), flags, wait.NeverStop)
+		names.CCMControllerAliases(), flags, stop)
 	os.Exit(cli.Run(cmd))
 }
 
 // newCloud builds the provider from --cloud-provider and --cloud-config. The framework offers no
 // error return here, so a bad configuration ends the process with the validation report.
-func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
+func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
@@ -59,7 +76,7 @@ func newCloud(c *appconfig.CompletedConfig) cloudprovider.Interface {
 	if err != nil {
 		klog.Fatalf("Cannot register the OCI client's metrics: %v", err)
 	}
-	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, Metrics: metrics})
+	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}

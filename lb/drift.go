@@ -1,0 +1,261 @@
+package lb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// The service controller reconciles a Service only when the Service or the set of Nodes changes.
+// A listener deleted in the OCI console, or a whole load balancer deleted, is therefore never
+// repaired. DriftChecker finds such load balancers cheaply: one paged ListLoadBalancers per
+// compartment (a listing carries every load balancer whole: listeners, backend sets,
+// certificates, tags), never a read per Service. What each Service's load balancer should be is
+// what its next reconcile would aim for: Desired from the Service and Nodes, and Diff against the
+// listed load balancer. A non-empty plan means the load balancer drifted; the caller requeues the
+// Service so the service controller reconciles it.
+
+// DriftOptions configure a DriftChecker.
+type DriftOptions struct {
+	// Config is the parsed cloud-provider.yaml, as given to the Reconciler.
+	Config *config.Config
+	// Lister lists a compartment's load balancers (all pages).
+	Lister Lister
+	// Cluster is the cluster identity the Reconciler is given: only load balancers tagged for it
+	// (or named after a Service's UID, as the upstream CCM names them) are compared.
+	Cluster string
+}
+
+// DriftChecker compares the load balancers of a compartment listing with what their Services ask
+// for. Safe for concurrent use.
+type DriftChecker struct {
+	cfg     *config.Config
+	lister  Lister
+	namer   Namer
+	cluster string
+}
+
+// NewDriftChecker returns a DriftChecker.
+func NewDriftChecker(opts DriftOptions) (*DriftChecker, error) {
+	if opts.Lister == nil {
+		return nil, errors.New("lb: DriftOptions.Lister is required")
+	}
+	if opts.Config == nil || opts.Config.CompartmentID == "" {
+		return nil, errors.New("lb: DriftOptions.Config with a CompartmentID is required")
+	}
+	if opts.Cluster == "" {
+		return nil, errors.New("lb: DriftOptions.Cluster is required")
+	}
+	return &DriftChecker{cfg: opts.Config, lister: opts.Lister, namer: NamerFor(opts.Config), cluster: opts.Cluster}, nil
+}
+
+// Drift is a Service whose load balancer differs from what the Service asks for.
+type Drift struct {
+	// Service is the Service's namespace and name; UID is its UID.
+	Service types.NamespacedName
+	UID     types.UID
+	// LoadBalancerID is the load balancer's OCID; empty when it was deleted and its OCID is not
+	// known.
+	LoadBalancerID string
+	// Deleted means the listing of the load balancer's compartment lacks it (or shows it deleted
+	// or being deleted) although the Service has an address.
+	Deleted bool
+	// Reasons say what drifted, one per part, e.g. "listener TCP-80 missing".
+	Reasons []string
+}
+
+// Reason is the reasons in one line, e.g. "listener TCP-80 missing; backend set TCP-80 changed".
+func (d Drift) Reason() string { return strings.Join(d.Reasons, "; ") }
+
+// DriftReport is what one check found.
+type DriftReport struct {
+	// Drifted are the Services to reconcile, sorted by namespace and name.
+	Drifted []Drift
+	// Checked counts the Services whose load balancer was compared (found, or proven deleted).
+	Checked int
+	// Skipped counts the managed Services not compared, with why (for logs): an invalid Service,
+	// a load balancer not created yet, one being created or failed, one whose compartment could
+	// not be listed, an adopted one outside the listed compartment.
+	Skipped map[string]int
+}
+
+// Check lists each compartment the Services' load balancers live in once, all pages, and
+// returns the Services whose load balancers drifted. services are every Service of the cluster
+// (those lb does not manage, or being deleted, are left out); nodes and secrets are what the
+// service controller would pass to a reconcile now.
+//
+// Absence is proven only by a fresh, successful listing: a compartment whose listing fails
+// (a 404 NotAuthorizedOrNotFound from a missing policy, an outage) proves nothing, its Services
+// are skipped, and the error is returned beside the report of the other compartments.
+func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets Secrets) (*DriftReport, error) {
+	report := &DriftReport{Skipped: map[string]int{}}
+	type item struct {
+		svc     *v1.Service
+		desired *Spec
+	}
+	byCompartment := map[string][]item{}
+	for _, svc := range services {
+		if !Manages(svc) || svc.DeletionTimestamp != nil {
+			continue
+		}
+		desired, err := Desired(svc, nodes, d.cfg, secrets)
+		if err != nil {
+			// The service controller reports an invalid Service on every change; a requeue
+			// would only repeat that.
+			report.Skipped["invalid Service"]++
+			continue
+		}
+		desired.Owner.Cluster = d.cluster
+		byCompartment[desired.CompartmentID] = append(byCompartment[desired.CompartmentID], item{svc, desired})
+	}
+	var errs []error
+	for _, comp := range slices.Sorted(maps.Keys(byCompartment)) {
+		lbs, err := d.lister.ListLoadBalancers(ctx, comp, "")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list load balancers of compartment %s: %w", comp, err))
+			report.Skipped["compartment not listed"] += len(byCompartment[comp])
+			continue
+		}
+		listing := newDriftListing(lbs)
+		for _, it := range byCompartment[comp] {
+			drift, skip := d.compare(listing, it.svc, it.desired)
+			if skip != "" {
+				report.Skipped[skip]++
+				continue
+			}
+			report.Checked++
+			if drift != nil {
+				report.Drifted = append(report.Drifted, *drift)
+			}
+		}
+	}
+	slices.SortFunc(report.Drifted, func(a, b Drift) int { return strings.Compare(a.Service.String(), b.Service.String()) })
+	return report, errors.Join(errs...)
+}
+
+// compare finds svc's load balancer in the listing and diffs it with desired. It returns the
+// drift (nil for none) or why the Service was not compared.
+func (d *DriftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
+	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
+	found, listedGone := d.find(l, svc, desired)
+	if found == nil {
+		switch {
+		case len(svc.Status.LoadBalancer.Ingress) == 0:
+			// Never created, or its create is still failing: the service controller retries
+			// that on its own.
+			return nil, "no load balancer yet"
+		case desired.AdoptID != "" && !listedGone:
+			// An adopted load balancer may live in any compartment: this listing cannot prove
+			// it gone.
+			return nil, "adopted load balancer not in the listing"
+		}
+		drift.LoadBalancerID = desired.AdoptID
+		drift.Deleted = true
+		drift.Reasons = []string{"load balancer deleted"}
+		return drift, ""
+	}
+	drift.LoadBalancerID = deref(found.Id)
+	if found.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive {
+		return nil, "load balancer " + strings.ToLower(string(found.LifecycleState))
+	}
+	plan, err := Diff(Observe(*found), desired)
+	if err != nil {
+		// An immutable change is the Service's (reported by its reconcile), not drift.
+		return nil, "load balancer cannot be changed in place"
+	}
+	if plan.Empty() {
+		return nil, ""
+	}
+	for _, c := range plan.Changes {
+		drift.Reasons = append(drift.Reasons, driftReason(c))
+	}
+	return drift, ""
+}
+
+// find returns svc's load balancer from the listing the way the Reconciler finds it: by the
+// adoption annotation; else by the candidate names, accepting one tagged for this cluster and
+// Service or an untagged one under the UID name; else by the ownership tags under any name (a
+// load balancer renamed in the console). listedGone reports that the only trace of it is
+// a listing entry DELETED or DELETING.
+func (d *DriftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
+	if desired.AdoptID != "" {
+		lb := l.byID[desired.AdoptID]
+		if lb == nil || gone(lb.LifecycleState) {
+			return nil, lb != nil
+		}
+		return lb, false
+	}
+	want := desired.Owner
+	owned := func(lb *loadbalancer.LoadBalancer) bool {
+		got, tagged := ownerFromTags(lb.FreeformTags)
+		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
+	}
+	uidName := UIDName(svc)
+	for _, name := range d.namer.Candidates(svc) {
+		for _, lb := range l.byName[name] {
+			_, tagged := ownerFromTags(lb.FreeformTags)
+			if owned(lb) || (!tagged && name == uidName) {
+				return lb, false
+			}
+		}
+	}
+	for _, lb := range l.live {
+		if owned(lb) {
+			return lb, false
+		}
+	}
+	return nil, false
+}
+
+// driftListing indexes one compartment's load balancers.
+type driftListing struct {
+	byID   map[string]*loadbalancer.LoadBalancer
+	byName map[string][]*loadbalancer.LoadBalancer // live ones only
+	live   []*loadbalancer.LoadBalancer
+}
+
+func newDriftListing(lbs []loadbalancer.LoadBalancer) *driftListing {
+	l := &driftListing{byID: make(map[string]*loadbalancer.LoadBalancer, len(lbs)), byName: make(map[string][]*loadbalancer.LoadBalancer, len(lbs))}
+	for i := range lbs {
+		lb := &lbs[i]
+		l.byID[deref(lb.Id)] = lb
+		if !gone(lb.LifecycleState) {
+			l.byName[deref(lb.DisplayName)] = append(l.byName[deref(lb.DisplayName)], lb)
+			l.live = append(l.live, lb)
+		}
+	}
+	return l
+}
+
+// driftReason says what a change of a drift plan repairs, e.g. "listener TCP-80 missing".
+func driftReason(c Change) string {
+	switch c.Action {
+	case ActionCreateListener, ActionCreateBackendSet, ActionCreateCertificate:
+		return c.Action.object() + " " + c.Name + " missing"
+	case ActionDeleteListener, ActionDeleteBackendSet, ActionDeleteCertificate:
+		return c.Action.object() + " " + c.Name + " not asked for"
+	case ActionUpdateListener, ActionUpdateBackendSet:
+		return c.Action.object() + " " + c.Name + " changed"
+	case ActionUpdateShape:
+		return "shape changed"
+	case ActionUpdateNetworkSecurityGroups:
+		return "network security groups changed"
+	case ActionUpdateLoadBalancer:
+		before, _ := c.Before.(Settings)
+		after, _ := c.After.(Settings)
+		if before.Name != after.Name {
+			return "load balancer renamed to " + before.Name
+		}
+		return "load balancer tags changed"
+	}
+	return c.String()
+}

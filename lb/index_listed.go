@@ -1,0 +1,69 @@
+package lb
+
+import (
+	"context"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+)
+
+// A whole-compartment listing carries every load balancer complete (listeners, backend sets,
+// certificates, tags), as GetLoadBalancer would return it. After a restart the service controller
+// reconciles every Service at once, and the first of them lists the compartment for the name
+// index; keeping the listed load balancers lets each of those reconciles use its own entry
+// instead of a GetLoadBalancer, so rebuilding state costs one call per page of 100 load
+// balancers, not one per Service.
+//
+// An entry is used once, and only while it is at most listedMaxAge old: after that, or for any
+// later reconcile, the load balancer is read afresh. A load balancer changed out of band within
+// that window yields a plan against slightly old state; its failure is retried with a fresh read
+// (the entry is gone by then), as after any partial failure.
+
+// listedMaxAge bounds how old a listed load balancer may be to stand in for a read; then the
+// listing is dropped, so the memory it holds is bounded in time too.
+const listedMaxAge = time.Minute
+
+// keepListedLocked keeps the live load balancers of a whole listing of c, by OCID, for
+// listedMaxAge. Caller holds x.mu.
+func (x *Index) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []loadbalancer.LoadBalancer) {
+	kept := make(map[string]loadbalancer.LoadBalancer, len(lbs))
+	for _, lb := range lbs {
+		if !gone(lb.LifecycleState) {
+			kept[deref(lb.Id)] = lb
+		}
+	}
+	c.listedLBs = kept
+	generation := c.generation
+	time.AfterFunc(listedMaxAge, func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if c := x.comps[compartmentID]; c != nil && c.generation == generation {
+			c.listedLBs = nil
+		}
+	})
+}
+
+// takeListed returns the listed load balancer id and forgets it; ok is false when there is none.
+func (x *Index) takeListed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.comps[compartmentID]
+	if c == nil {
+		return loadbalancer.LoadBalancer{}, false
+	}
+	lb, ok := c.listedLBs[id]
+	delete(c.listedLBs, id)
+	return lb, ok
+}
+
+// getListed is get, answered from the last whole listing when listedOK and it holds the load
+// balancer. Delete and Get never use the listing: before a finalizer is released, or a load
+// balancer reported, it is read afresh.
+func (r *Reconciler) getListed(ctx context.Context, ref lbRef, listedOK bool) (*loadbalancer.LoadBalancer, error) {
+	if listedOK {
+		if lb, ok := r.index.takeListed(ref.CompartmentID, ref.ID); ok {
+			return &lb, nil
+		}
+	}
+	return r.get(ctx, ref)
+}

@@ -1,0 +1,43 @@
+package lb_test
+
+import (
+	"testing"
+)
+
+// TestRestartRebuildsStateFromOneListingPerPage: a new process (a restart, a new leader) whose
+// service controller reconciles 300 unchanged Services makes 3 calls in all, one
+// ListLoadBalancers per page of 100: the listing that rebuilds the name index also stands in for
+// each Service's read. Each listed load balancer stands in once: the next reconcile reads.
+func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
+	const n = 300
+	e := newDriftEnvOf(t, n)
+	restarted := newReconciler(t, e.oci, e.cfg, 0)
+
+	reconcileAll := func() (planned int) {
+		for _, svc := range e.services {
+			res, err := restarted.Reconcile(ctx, clusterName, svc, e.nodes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Plan.Empty() {
+				planned++
+			}
+		}
+		return planned
+	}
+	before := e.srv.Calls()
+	if planned := reconcileAll(); planned != 0 {
+		t.Errorf("%d unchanged Services planned changes after the restart", planned)
+	}
+	calls := e.srv.Calls().Since(before)
+	if calls.Total() != n/100 || calls.Op("ListLoadBalancers") != n/100 {
+		t.Errorf("rebuilding state for %d Services made these calls, want %d ListLoadBalancers and nothing else:\n%s", n, n/100, calls)
+	}
+
+	before = e.srv.Calls()
+	reconcileAll()
+	calls = e.srv.Calls().Since(before)
+	if calls.Total() != n || calls.Op("GetLoadBalancer") != n {
+		t.Errorf("the second round made these calls, want one GetLoadBalancer per Service:\n%s", calls)
+	}
+}
