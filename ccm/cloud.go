@@ -1,9 +1,9 @@
 // Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci".
 //
-// It is glue only: load balancers are lb's, security rules seclist's, nodes instances', OCI calls
-// ociclient's. What lives here is what needs Kubernetes: reading Secrets from an informer,
-// re-triggering a Service when its TLS Secret changes, and gathering every Service's security
-// claims at start-up.
+// It is glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
+// instances', OCI calls ociclient's, watching TLS Secrets internal/kube's. What lives here is the
+// wiring: building those from one configuration and one cluster identity, the informers, and
+// Events.
 package ccm
 
 import (
@@ -22,6 +22,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
+	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -38,7 +39,8 @@ type Options struct {
 	// (ownership tags) and the security rules (descriptions) this cluster owns; the cluster name
 	// the service controller passes to each call is ignored, so the two can never disagree.
 	ClusterName string
-	// Client replaces the OCI client built from the configuration (tests, the demo).
+	// Client replaces the OCI client built from the configuration (tests, the demo). The
+	// configuration's credentials are then neither needed nor checked.
 	Client *ociclient.Client
 	// Metrics receives the OCI client's metrics; nil records none. Ignored with Client.
 	Metrics ociclient.Registerer
@@ -46,21 +48,17 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg *config.Config
-	// cluster is the identity in every ownership tag and rule description (Options.ClusterName).
-	cluster string
-	oci     *ociclient.Client
-	lbs     *lb.Reconciler
-	rules   *seclist.Manager
-	nodes   *instances.Instances
+	cfg   *config.Config
+	lbs   *lb.Reconciler
+	rules *seclist.Manager
+	nodes *instances.Instances
 
-	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
-	// the Secret-change trigger. Both run before any controller calls the provider.
-	kube kubernetes.Interface
-	stop <-chan struct{}
-	// events records Warning Events on Nodes and Services (nil before Initialize).
-	events record.EventRecorder
-	watch  *watcher
+	// Set by Initialize (client, stop, events) and SetInformers (watch), which the framework
+	// calls in that order before any controller calls the provider.
+	client kubernetes.Interface
+	stop   <-chan struct{}
+	events record.EventRecorder // nil before Initialize
+	watch  *kube.Watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed chan struct{}
 }
@@ -90,52 +88,49 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 	return New(cfg, opts)
 }
 
-// New builds a Cloud from a loaded configuration, validating it first.
+// New builds a Cloud from a loaded configuration, validating it first (without the credentials
+// when Options.Client is given).
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
-	if err := cfg.Validate(); err != nil {
+	client := opts.Client
+	validate := cfg.Validate
+	if client != nil {
+		validate = cfg.ValidateExceptCredentials
+	}
+	if err := validate(); err != nil {
 		return nil, err
 	}
 	cluster, err := cfg.ClusterIdentity(opts.ClusterName)
 	if err != nil {
 		return nil, err
 	}
-	client := opts.Client
 	if client == nil {
-		client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics})
-		if err != nil {
+		if client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics}); err != nil {
 			return nil, fmt.Errorf("OCI client: %w", err)
 		}
 	}
-	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork})
-	if err != nil {
+	c := &Cloud{cfg: cfg, primed: make(chan struct{})}
+	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork}); err != nil {
 		return nil, err
 	}
-	rules, err := seclist.NewManager(client.VirtualNetwork, seclist.Options{
-		Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
-	})
-	if err != nil {
+	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)}); err != nil {
 		return nil, err
 	}
-	nodes, err := instances.New(instances.Options{
-		Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
-		CompartmentID: cfg.CompartmentID, Region: cfg.Auth.Region,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{})}, nil
+	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
+		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
+	return c, err
 }
 
-// Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
+// Initialize keeps the Kubernetes client the provider patches Services and records Events with,
+// and the channel that stops everything it runs in the background.
 func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
-	kube, err := builder.Client("oci-cloud-controller-manager")
+	client, err := builder.Client("oci-cloud-controller-manager")
 	if err != nil {
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
-	c.kube, c.stop = kube, stop
-	if kube != nil {
+	c.client, c.stop = client, stop
+	if client != nil {
 		broadcaster := record.NewBroadcaster()
-		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 		c.events = broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
 		go func() { <-stop; broadcaster.Shutdown() }()
 	}
@@ -143,20 +138,28 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 
 // SetInformers registers the Service and Node informers the provider needs on the controller
 // manager's shared factory (which starts them); Secrets are not taken from the factory but read
-// one by one, only those a load balancer Service references (see watcher). Once the caches have
-// synced, seclist gets every Service's security claim, so that rules are only ever removed with
-// the whole cluster in view; from then on a changed Secret re-triggers the Services that use it.
+// one by one, only those a load balancer Service references (see kube.Watcher). Once the caches
+// have synced, seclist gets every Service's security claim, so that rules are only ever removed
+// with the whole cluster in view; from then on a changed Secret re-queues the Services using it.
+//
+// Without Initialize there is no stop channel, so nothing is started: Services and Nodes are
+// read from the factory, Secrets not at all, and security rules are added but never removed.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
+	if c.stop == nil {
+		c.watch = kube.NewWatcher(context.Background(), nil, factory)
+		klog.Info("SetInformers before Initialize: Secrets are not watched and security rules are never removed")
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-c.stop; cancel() }()
-	c.watch = newWatcher(ctx, c.kube, factory)
+	c.watch = kube.NewWatcher(ctx, c.client, factory)
 	go func() {
-		if !c.watch.waitForSync(ctx) {
+		if !c.watch.WaitForSync(ctx) {
 			return
 		}
 		c.primeSecurityRules(ctx)
-		if c.kube != nil { // Initialize could not build a client: Secrets are read, not watched
-			c.watch.run(ctx)
+		if c.client != nil { // Initialize could not build a client: Secrets are read, not watched
+			c.watch.Run(ctx)
 		}
 	}()
 }

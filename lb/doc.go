@@ -9,7 +9,7 @@
 // and the edge talks to OCI through a narrow Client interface (satisfied by
 // *ociclient.LoadBalancerClient):
 //
-//	Plan ──► Applier.Apply ──► one CreateLoadBalancer, or a dependency graph of changes
+//	Plan ──► applier.Apply ──► one CreateLoadBalancer, or a dependency graph of changes
 //
 // Reconciler ties them together for a cloud provider: Ensure, Delete and Get are one-line
 // forwards from cloudprovider.LoadBalancer. Custom controllers can call Desired, Diff and

@@ -31,7 +31,7 @@ type Spec struct {
 	Kind Kind
 	// ID is the load balancer's OCID; empty in a desired Spec.
 	ID string
-	// Name is the OCI display name (see Namer).
+	// Name is the OCI display name (see naming).
 	Name string
 	// CompartmentID is where the load balancer lives.
 	CompartmentID string
@@ -78,8 +78,9 @@ type Spec struct {
 	IPMode *v1.LoadBalancerIPMode
 	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
 	AdoptID string
-	// ExcludedNodes are the Nodes that are not backends, with the reason (for logs and events).
-	ExcludedNodes []NodeExclusion
+	// ExcludedNodes maps the name of each Node that is not a backend to the reason, for logs
+	// and events; an exclusion is not an error.
+	ExcludedNodes map[string]string
 }
 
 // Defaulted lists the Spec fields that were not set by the Service.
@@ -96,11 +97,11 @@ type Shape struct {
 	MaxMbps int
 }
 
-// ShapeFlexible is the name of the flexible shape.
-const ShapeFlexible = "flexible"
+// shapeFlexible is the name of the flexible shape.
+const shapeFlexible = "flexible"
 
 // IsFlexible reports whether the shape is the flexible one.
-func (s Shape) IsFlexible() bool { return s.Name == ShapeFlexible }
+func (s Shape) IsFlexible() bool { return s.Name == shapeFlexible }
 
 // Listener is a port the load balancer accepts connections on.
 type Listener struct {
@@ -184,7 +185,7 @@ type HealthCheck struct {
 }
 
 // Certificate is certificate material installed on the load balancer. Its name carries a hash
-// of the content (see CertificateName), so a changed Secret yields a new certificate.
+// of the content (see certificateName), so a changed Secret yields a new certificate.
 type Certificate struct {
 	Name string
 	// PublicCertificate and CACertificate are PEM; either may be empty.
@@ -247,6 +248,19 @@ func (s *Spec) HealthCheckPorts() []int {
 	return slices.Compact(out)
 }
 
+// BackendIPs returns the addresses of every backend, sorted, each once: the nodes whose
+// subnets need the security rules (see instances.Subnets and seclist.ClaimFor).
+func (s *Spec) BackendIPs() []string {
+	var out []string
+	for _, bs := range s.BackendSets {
+		for _, b := range bs.Backends {
+			out = append(out, b.IP)
+		}
+	}
+	slices.SortFunc(out, compareIPs)
+	return slices.Compact(out)
+}
+
 // Clone returns a deep copy, so a Spec handed to a caller can be changed without affecting the
 // one it came from.
 func (s *Spec) Clone() *Spec {
@@ -284,7 +298,7 @@ func (s *Spec) Clone() *Spec {
 		}
 	}
 	c.Ports = slices.Clone(s.Ports)
-	c.ExcludedNodes = slices.Clone(s.ExcludedNodes)
+	c.ExcludedNodes = cloneStringMap(s.ExcludedNodes)
 	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
 	c.IPFamilies = slices.Clone(s.IPFamilies)
 	if s.IPMode != nil {

@@ -96,7 +96,7 @@ func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 // writer got in between (412), it waits a jittered, growing delay, re-reads, recomputes from
 // the claims as they are by then, and tries again, up to Options.Attempts rounds.
 func (w *writer) sync(ctx context.Context) error {
-	logger := w.m.logger.WithValues("securityList", w.id)
+	logger := w.m.loggerFor(ctx).WithValues("securityList", w.id)
 	for attempt := 1; ; attempt++ {
 		claims, prune, unknown := w.snapshot()
 		if len(unknown) > 0 && prune {
