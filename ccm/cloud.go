@@ -1,9 +1,7 @@
-// Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci".
-//
-// It is glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
-// instances', OCI calls ociclient's, watching TLS Secrets internal/kube's. What lives here is the
-// wiring: building those from one configuration and one cluster identity, the informers, and
-// Events.
+// Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci". It is
+// glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
+// instances', OCI calls ociclient's, TLS Secrets internal/kube's. Here are the wiring (one
+// configuration, one cluster identity), the informers and the Events.
 package ccm
 
 import (
@@ -33,14 +31,12 @@ const ProviderName = "oci"
 
 // Options configure a Cloud beyond what cloud-provider.yaml says.
 type Options struct {
-	// ClusterName is --cluster-name. It is the cluster's identity when cloud-provider.yaml sets
-	// no clusterID (see config.ClusterIdentity, which refuses none, the framework default
-	// "kubernetes" and a conflict between the two). The identity marks both the load balancers
-	// (ownership tags) and the security rules (descriptions) this cluster owns; the cluster name
-	// the service controller passes to each call is ignored, so the two can never disagree.
+	// ClusterName is --cluster-name: the cluster's identity unless cloud-provider.yaml sets
+	// clusterID (see config.ClusterIdentity). It marks both the load balancers and the security
+	// rules this cluster owns; the cluster name of each service-controller call is ignored.
 	ClusterName string
-	// Client replaces the OCI client built from the configuration (tests, the demo). The
-	// configuration's credentials are then neither needed nor checked.
+	// Client replaces the OCI client built from the configuration (tests, the demo); the
+	// configuration's credentials are then not needed.
 	Client *ociclient.Client
 	// Metrics receives the OCI client's metrics; nil records none. Ignored with Client.
 	Metrics ociclient.Registerer
@@ -53,8 +49,8 @@ type Cloud struct {
 	rules *seclist.Manager
 	nodes *instances.Instances
 
-	// Set by Initialize (client, stop, events) and SetInformers (watch), which the framework
-	// calls in that order before any controller calls the provider.
+	// Set by Initialize (client, stop, events) and SetInformers (watch), in that order, before
+	// any controller calls the provider.
 	client kubernetes.Interface
 	stop   <-chan struct{}
 	events record.EventRecorder // nil before Initialize
@@ -63,10 +59,8 @@ type Cloud struct {
 	primed chan struct{}
 }
 
-var (
-	_ cloudprovider.Interface    = (*Cloud)(nil)
-	_ cloudprovider.InformerUser = (*Cloud)(nil)
-)
+var _ cloudprovider.Interface = (*Cloud)(nil)
+var _ cloudprovider.InformerUser = (*Cloud)(nil)
 
 // NewFromFile loads, completes (region and compartment from instance metadata when absent) and
 // validates cloud-provider.yaml, then builds the Cloud. Deprecated field names are logged.
@@ -136,14 +130,11 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	}
 }
 
-// SetInformers registers the Service and Node informers the provider needs on the controller
-// manager's shared factory (which starts them); Secrets are not taken from the factory but read
-// one by one, only those a load balancer Service references (see kube.Watcher). Once the caches
-// have synced, seclist gets every Service's security claim, so that rules are only ever removed
-// with the whole cluster in view; from then on a changed Secret re-queues the Services using it.
-//
-// Without Initialize there is no stop channel, so nothing is started: Services and Nodes are
-// read from the factory, Secrets not at all, and security rules are added but never removed.
+// SetInformers registers the Service and Node informers on the shared factory, and a watcher of
+// the Secrets load balancer Services reference (kube.Watcher). Once the caches have synced,
+// seclist gets every Service's claim, so rules are only removed with the whole cluster in view;
+// then a changed Secret re-queues the Services using it. Without Initialize (no stop channel)
+// nothing is started: Secrets are not read, and security rules are added but never removed.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	if c.stop == nil {
 		c.watch = kube.NewWatcher(context.Background(), nil, factory)
@@ -154,10 +145,13 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	go func() { <-c.stop; cancel() }()
 	c.watch = kube.NewWatcher(ctx, c.client, factory)
 	go func() {
-		if !c.watch.WaitForSync(ctx) {
+		startUp := func(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, error) {
+			return c.claim(ctx, svc, spec, nodes, false)
+		}
+		if !c.watch.WaitForSync(ctx) || !c.watch.Prime(ctx, c.cfg, c.lbs, startUp, c.rules.Prime) {
 			return
 		}
-		c.primeSecurityRules(ctx)
+		close(c.primed)
 		if c.client != nil { // Initialize could not build a client: Secrets are read, not watched
 			c.watch.Run(ctx)
 		}

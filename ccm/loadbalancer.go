@@ -2,13 +2,9 @@ package ccm
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/wait"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
@@ -80,80 +76,31 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 }
 
 // claim is svc's security claim for its load balancer spec and the subnets of its backends. A
-// backend whose subnet cannot be found is left out and logged, with Warning Events when warn.
+// backend whose subnet cannot be found is left out and logged, with Warning Events when warn
+// (not at start-up: the Service's own reconcile warns).
 func (c *Cloud) claim(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node, warn bool) (seclist.Claim, error) {
 	subnets, unplaced, err := c.nodes.Subnets(ctx, spec.BackendIPs(), nodes)
+	if err != nil {
+		return seclist.Claim{}, err
+	}
+	logger := klog.FromContext(ctx).V(2)
+	if warn {
+		logger = klog.FromContext(ctx)
+	}
 	for _, u := range unplaced {
-		klog.FromContext(ctx).V(2).Info("Backend left out of security rules: its subnet cannot be found",
+		logger.Info("Backend left out of security rules: its subnet cannot be found",
 			"service", klog.KObj(svc), "ip", u.IP, "node", klog.KObj(u.Node), "reason", u.Err)
-		if warn && c.events != nil && u.Node != nil {
-			c.events.Eventf(u.Node, v1.EventTypeWarning, EventNodeSubnetUnknown, "No security rules are managed for this Node's address %s: %v", u.IP, u.Err)
-		}
 		if warn && c.events != nil {
 			c.events.Eventf(svc, v1.EventTypeWarning, EventNodeSubnetUnknown, "Backend %s left out of the security rules: %v", u.IP, u.Err)
-		}
-	}
-	return seclist.ClaimFor(key(svc), spec, subnets), err
-}
-
-// primeSecurityRules hands seclist the claims of every load balancer Service once it can compute
-// all of them, retrying the whole gathering on an OCI error rather than priming with a claim
-// missing (which would remove that Service's rules).
-func (c *Cloud) primeSecurityRules(ctx context.Context) {
-	logger := klog.FromContext(ctx)
-	_ = wait.PollUntilContextCancel(ctx, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		services, _ := c.watch.Services().List(labels.Everything())
-		nodes, _ := c.watch.Nodes().List(labels.Everything())
-		var claims []seclist.Claim
-		for _, svc := range services {
-			claim, err := c.startUpClaim(ctx, svc, nodes)
-			if err != nil {
-				logger.Error(err, "Cannot gather security claims yet; retrying")
-				return false, nil
-			}
-			if claim != nil {
-				claims = append(claims, *claim)
+			if u.Node != nil {
+				c.events.Eventf(u.Node, v1.EventTypeWarning, EventNodeSubnetUnknown, "No security rules are managed for this Node's address %s: %v", u.IP, u.Err)
 			}
 		}
-		if err := c.rules.Prime(claims); err != nil {
-			logger.Error(err, "Some security claims were invalid")
-		}
-		logger.Info("Security rules now cover every load balancer Service", "services", len(claims))
-		close(c.primed)
-		return true, nil
-	})
-}
-
-// startUpClaim is svc's claim at start-up, nil if it has none. A Service whose Spec is invalid
-// (its own reconcile reports why) and that has a load balancer gets an unknown claim, which keeps
-// every rule until it is reconciled or deleted: an invalid value never changes anything in OCI.
-func (c *Cloud) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1.Node) (*seclist.Claim, error) {
-	if !lb.Manages(svc) || svc.DeletionTimestamp != nil {
-		return nil, nil
 	}
-	spec, invalid := lb.Desired(svc, nodes, c.cfg, c.secrets(svc))
-	if invalid == nil {
-		claim, err := c.claim(ctx, svc, spec, nodes, false)
-		return &claim, err
-	}
-	_, exists, err := c.lbs.Get(ctx, svc)
-	if err != nil && !errors.Is(err, lb.ErrNotOwned) { // another's load balancer: no rules of ours
-		return nil, fmt.Errorf("load balancer of invalid Service %s: %w", key(svc), err)
-	}
-	if !exists {
-		return nil, nil
-	}
-	klog.FromContext(ctx).Info("Service is invalid and has a load balancer; no security rule is removed until it is reconciled or deleted",
-		"service", klog.KObj(svc), "reason", invalid)
-	return &seclist.Claim{Service: key(svc), Unknown: true}, nil
+	return seclist.ClaimFor(key(svc), spec, subnets), nil
 }
 
 // secrets are the TLS Secrets svc references, from the informers (none before SetInformers).
-func (c *Cloud) secrets(svc *v1.Service) lb.Secrets {
-	if c.watch == nil {
-		return nil
-	}
-	return c.watch.SecretsFor(svc)
-}
+func (c *Cloud) secrets(svc *v1.Service) lb.Secrets { return c.watch.SecretsFor(svc) }
 
 func key(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }

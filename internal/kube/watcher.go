@@ -216,7 +216,11 @@ func (w *Watcher) WaitForSync(ctx context.Context) bool {
 
 // SecretsFor returns the TLS Secrets svc references, from the cache of the referenced Secrets;
 // one not (yet) cached is left out, so Desired reports it missing and the Service is retried.
+// A nil Watcher has none.
 func (w *Watcher) SecretsFor(svc *v1.Service) lb.Secrets {
+	if w == nil {
+		return nil
+	}
 	var out lb.Secrets
 	for _, ref := range lb.RequiredSecrets(svc) {
 		if s, ok := w.tlsSecret(ref); ok {
