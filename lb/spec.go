@@ -21,17 +21,18 @@ const (
 )
 
 // Spec is a load balancer as a value: what a Service asks for (Desired) or what OCI has
-// (Observe). Diff compares two of them. Maps are keyed by the resource's name.
+// (Reconciler.Get's Result.Spec). Diff compares two of them. Maps are keyed by the resource's
+// name.
 //
 // Fields under "desired only" are computed from the Service and are not observable on an OCI
-// load balancer; Observe leaves them empty and Diff ignores them. The security-list manager
-// reads them (see Ports).
+// load balancer; an observed Spec leaves them empty and Diff ignores them. Security rules are
+// computed from them (see Ports and seclist.ClaimFor).
 type Spec struct {
 	// Kind is the OCI product. Immutable.
 	Kind Kind
 	// ID is the load balancer's OCID; empty in a desired Spec.
 	ID string
-	// Name is the OCI display name (see naming).
+	// Name is the OCI display name (Reconciler.Name).
 	Name string
 	// CompartmentID is where the load balancer lives.
 	CompartmentID string
@@ -54,7 +55,7 @@ type Spec struct {
 	// Owner is who the load balancer belongs to, as recorded in its freeform tags.
 	Owner Owner
 	// FreeformTags and DefinedTags are applied when the load balancer is created (ownership tags
-	// are added to FreeformTags then). Observe fills them with the current tags. Diff never
+	// are added to FreeformTags then). An observed Spec has the current tags. Diff never
 	// changes them except to add ownership tags.
 	FreeformTags map[string]string
 	DefinedTags  map[string]map[string]any
@@ -118,8 +119,8 @@ type Listener struct {
 	IdleTimeoutSeconds int64
 	// ProxyProtocolVersion is 1 or 2 to send a PROXY header to backends, 0 for none.
 	ProxyProtocolVersion int
-	// Routing is what an OCI listener may carry that the Spec does not manage. Observe reads it
-	// and Diff carries it into the update of an existing listener, so that a change (the update
+	// Routing is what an OCI listener may carry that the Spec does not manage. An observed Spec
+	// has it, and Diff carries it into the update of an existing listener, so that a change (the update
 	// replaces the whole listener) never drops what a user configured. Never compared.
 	Routing ListenerRouting
 }
@@ -185,7 +186,7 @@ type HealthCheck struct {
 }
 
 // Certificate is certificate material installed on the load balancer. Its name carries a hash
-// of the content (see certificateName), so a changed Secret yields a new certificate.
+// of the content, so a changed Secret yields a new certificate.
 type Certificate struct {
 	Name string
 	// PublicCertificate and CACertificate are PEM; either may be empty.
@@ -210,7 +211,7 @@ type Port struct {
 
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
-	// Cluster is the cluster name the CCM runs with (--cluster-name).
+	// Cluster is the cluster identity (Options.Cluster: clusterID, else --cluster-name).
 	Cluster string
 	// Service is "namespace/name".
 	Service string

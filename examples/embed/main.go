@@ -45,7 +45,7 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err // a *lb.ValidationError listing every bad annotation at once
 	}
-	desired.Owner.Cluster = "embed" // the reconciler fills this from --cluster-name
+	desired.Owner.Cluster = "embed" // a Reconciler fills this from Options.Cluster
 	create, err := lb.Diff(nil, desired)
 	if err != nil {
 		return err
