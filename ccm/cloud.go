@@ -152,7 +152,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 			return
 		}
 		close(c.primed)
-		if c.client != nil { // Initialize could not build a client: Secrets are read, not watched
+		if c.client != nil { // else Initialize could not build one: no Secret is read or watched
 			c.watch.Run(ctx)
 		}
 	}()
