@@ -1,9 +1,7 @@
-// Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci".
-//
-// It is glue only: load balancers are lb's, security rules seclist's, nodes instances', OCI calls
-// ociclient's. What lives here is what needs Kubernetes: reading Secrets from an informer,
-// re-triggering a Service when its TLS Secret changes, and gathering every Service's security
-// claims at start-up.
+// Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci". It is
+// glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
+// instances', OCI calls ociclient's, TLS Secrets internal/kube's. Here are the wiring (one
+// configuration, one cluster identity), the informers and the Events.
 package ccm
 
 import (
@@ -22,6 +20,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
+	"github.com/oci-ccm/oci-ccm/internal/drift"
+	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -32,13 +32,12 @@ const ProviderName = "oci"
 
 // Options configure a Cloud beyond what cloud-provider.yaml says.
 type Options struct {
-	// ClusterName is --cluster-name. It is the cluster's identity when cloud-provider.yaml sets
-	// no clusterID (see config.ClusterIdentity, which refuses none, the framework default
-	// "kubernetes" and a conflict between the two). The identity marks both the load balancers
-	// (ownership tags) and the security rules (descriptions) this cluster owns; the cluster name
-	// the service controller passes to each call is ignored, so the two can never disagree.
+	// ClusterName is --cluster-name: the cluster's identity unless cloud-provider.yaml sets
+	// clusterID (see config.ClusterIdentity). It marks both the load balancers and the security
+	// rules this cluster owns; the cluster name of each service-controller call is ignored.
 	ClusterName string
-	// Client replaces the OCI client built from the configuration (tests, the demo).
+	// Client replaces the OCI client built from the configuration (tests, the demo); the
+	// configuration's credentials are then not needed.
 	Client *ociclient.Client
 	// Metrics receives the OCI client's measurements; nil records none. Ignored with Client.
 	Metrics ociclient.Metrics
@@ -49,121 +48,127 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg *config.Config
-	// cluster is the identity in every ownership tag and rule description (Options.ClusterName).
-	cluster string
-	oci     *ociclient.Client
-	lbs     *lb.Reconciler
-	rules   *seclist.Manager
-	nodes   *instances.Instances
+	cfg   *config.Config
+	lbs   *lb.Reconciler
+	rules *seclist.Manager
+	nodes *instances.Instances
 
-	// kube and stop are set by Initialize, watch by SetInformers: informer-backed Secrets and
-	// the Secret-change trigger. Both run before any controller calls the provider.
-	kube kubernetes.Interface
-	stop <-chan struct{}
-	// events records Warning Events on Nodes and Services (nil before Initialize).
-	events record.EventRecorder
-	watch  *watcher
+	// Set by Initialize (client, stop, events) and SetInformers (watch), in that order, before
+	// any controller calls the provider.
+	client kubernetes.Interface
+	stop   <-chan struct{}
+	events record.EventRecorder // nil before Initialize
+	watch  *kube.Watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
-	primed chan struct{}
-	// driftPeriod is Options.DriftCheckPeriod.
-	driftPeriod time.Duration
+	primed      chan struct{}
+	drift       *lb.DriftChecker
+	driftPeriod time.Duration // Options.DriftCheckPeriod
 }
 
-var (
-	_ cloudprovider.Interface    = (*Cloud)(nil)
-	_ cloudprovider.InformerUser = (*Cloud)(nil)
-)
+var _ interface {
+	cloudprovider.Interface
+	cloudprovider.InformerUser
+} = (*Cloud)(nil)
 
 // NewFromFile loads, completes (region and compartment from instance metadata when absent) and
 // validates cloud-provider.yaml, then builds the Cloud. Deprecated field names are logged.
 func NewFromFile(path string, opts Options) (*Cloud, error) {
-	cfg, warnings, err := config.LoadFile(path)
-	if err != nil {
-		return nil, err
-	}
+	cfg, warnings, err := config.Open(context.Background(), path)
 	for _, w := range warnings {
 		klog.InfoS("Deprecated configuration", "field", w.Field, "detail", w.Message)
 	}
-	if cfg.NeedsMetadata() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := cfg.Complete(ctx, &config.MetadataClient{}); err != nil {
-			return nil, fmt.Errorf("region or compartment not set and not readable from instance metadata: %w", err)
-		}
+	if err != nil {
+		return nil, err
 	}
 	return New(cfg, opts)
 }
 
-// New builds a Cloud from a loaded configuration, validating it first.
+// New builds a Cloud from a loaded configuration, validating it first (without the credentials
+// when Options.Client is given).
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
-	if err := cfg.Validate(); err != nil {
+	client := opts.Client
+	validate := cfg.Validate
+	if client != nil {
+		validate = cfg.ValidateExceptCredentials
+	}
+	if err := validate(); err != nil {
 		return nil, err
 	}
 	cluster, err := cfg.ClusterIdentity(opts.ClusterName)
 	if err != nil {
 		return nil, err
 	}
-	client := opts.Client
 	if client == nil {
-		client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics})
-		if err != nil {
+		if client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics}); err != nil {
 			return nil, fmt.Errorf("OCI client: %w", err)
 		}
 	}
-	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork})
-	if err != nil {
+	c := &Cloud{cfg: cfg, primed: make(chan struct{})}
+	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork}); err != nil {
 		return nil, err
 	}
-	rules, err := seclist.NewManager(client.VirtualNetwork, seclist.Options{
-		Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
-	})
-	if err != nil {
+	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
+		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err
 	}
-	nodes, err := instances.New(instances.Options{
-		Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
-		CompartmentID: cfg.CompartmentID, Region: cfg.Auth.Region,
-	})
-	if err != nil {
+	if c.drift, err = lb.NewDriftChecker(lb.DriftOptions{Config: cfg, Client: client.LoadBalancers, Cluster: cluster}); err != nil {
 		return nil, err
 	}
-	return &Cloud{cfg: cfg, cluster: cluster, oci: client, lbs: lbs, rules: rules, nodes: nodes, primed: make(chan struct{}),
-		driftPeriod: opts.DriftCheckPeriod}, nil
+	c.driftPeriod = opts.DriftCheckPeriod
+	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
+		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
+	return c, err
 }
 
-// Initialize keeps the Kubernetes client the provider patches Services with (see SetInformers).
+// runDrift re-queues, with a Warning Event, the Services whose load balancers changed outside
+// Kubernetes, checking every Options.DriftCheckPeriod (see internal/drift).
+func (c *Cloud) runDrift(ctx context.Context) {
+	if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
+		drift.Watch(ctx, c.drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
+	}
+}
+
+// Initialize keeps the Kubernetes client the provider patches Services and records Events with,
+// and the channel that stops everything it runs in the background.
 func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
-	kube, err := builder.Client("oci-cloud-controller-manager")
+	client, err := builder.Client("oci-cloud-controller-manager")
 	if err != nil {
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
-	c.kube, c.stop = kube, stop
-	if kube != nil {
+	c.client, c.stop = client, stop
+	if client != nil {
 		broadcaster := record.NewBroadcaster()
-		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 		c.events = broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
 		go func() { <-stop; broadcaster.Shutdown() }()
 	}
 }
 
-// SetInformers registers the Service and Node informers the provider needs on the controller
-// manager's shared factory (which starts them); Secrets are not taken from the factory but read
-// one by one, only those a load balancer Service references (see watcher). Once the caches have
-// synced, seclist gets every Service's security claim, so that rules are only ever removed with
-// the whole cluster in view; from then on a changed Secret re-triggers the Services that use it.
+// SetInformers registers the Service and Node informers on the shared factory, and a watcher of
+// the Secrets load balancer Services reference (kube.Watcher). Once the caches have synced,
+// seclist gets every Service's claim, so rules are only removed with the whole cluster in view;
+// then a changed Secret re-queues the Services using it. Without Initialize (no stop channel)
+// nothing is started: Secrets are not read, and security rules are added but never removed.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
+	if c.stop == nil {
+		c.watch = kube.NewWatcher(context.Background(), nil, factory)
+		klog.Info("SetInformers before Initialize: Secrets are not watched and security rules are never removed")
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-c.stop; cancel() }()
-	c.watch = newWatcher(ctx, c.kube, factory)
+	c.watch = kube.NewWatcher(ctx, c.client, factory)
 	go func() {
-		if !c.watch.waitForSync(ctx) {
+		startUp := func(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, error) {
+			return c.claim(ctx, svc, spec, nodes, false)
+		}
+		if !c.watch.WaitForSync(ctx) || !c.watch.Prime(ctx, c.cfg, c.lbs, startUp, c.rules.Prime) {
 			return
 		}
-		c.primeSecurityRules(ctx)
-		if c.kube != nil { // Initialize could not build a client: Secrets are read, not watched
+		close(c.primed)
+		if c.client != nil { // else Initialize could not build one: no Secret is read or watched
 			go c.runDrift(ctx)
-			c.watch.run(ctx)
+			c.watch.Run(ctx)
 		}
 	}()
 }

@@ -13,9 +13,13 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
+
+// annotationSecretsHash is the annotation a changed Secret re-queues its Services with.
+const annotationSecretsHash = kube.AnnotationSecretsHash
 
 // env is a Cloud wired to an ocitest server seeded with ocitest.DefaultTenancy.
 type env struct {
@@ -23,6 +27,7 @@ type env struct {
 	seeded ocitest.Seeded
 	cfg    *config.Config
 	cloud  *Cloud
+	client *ociclient.Client // the Cloud's OCI client
 	nodes  []*v1.Node
 }
 
@@ -69,7 +74,7 @@ func newEnv(t *testing.T) *env {
 	if err := cloud.rules.Prime(nil); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, seeded: seeded, cfg: cfg, cloud: cloud}
+	e := &env{srv: srv, seeded: seeded, cfg: cfg, cloud: cloud, client: client}
 	for _, name := range []string{"node-1", "node-2", "node-3"} {
 		e.nodes = append(e.nodes, e.node(t, name))
 	}

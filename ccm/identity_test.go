@@ -12,7 +12,7 @@ import (
 func TestProviderRefusesToStartWithoutAClusterIdentity(t *testing.T) {
 	e := newEnv(t)
 	for _, name := range []string{"kubernetes", "", "<unique-cluster-id>"} {
-		_, err := New(e.cfg, Options{ClusterName: name, Client: e.cloud.oci})
+		_, err := New(e.cfg, Options{ClusterName: name, Client: e.client})
 		var ve *config.ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("New with --cluster-name=%q: err = %v, want a *config.ValidationError naming the identity", name, err)

@@ -23,7 +23,7 @@ func waitForStamp(ctx context.Context, kube kubernetes.Interface, namespace, nam
 		if err != nil {
 			return false, err
 		}
-		stamped = svc.Annotations[AnnotationSecretsHash]
+		stamped = svc.Annotations[annotationSecretsHash]
 		return stamped != "" && stamped != before, nil
 	})
 	return stamped, err
@@ -45,7 +45,7 @@ func TestChangedSecretInAnotherNamespaceRetriggersTheServiceUsingIt(t *testing.T
 	if _, err := waitForStamp(ctx, kube, "shop", "shop", ""); err != nil {
 		t.Fatalf("a Service using a Secret of another namespace was not re-triggered: %v", err)
 	}
-	if s, ok := e.cloud.secrets().TLSSecret(lb.SecretRef{Namespace: "certs", Name: "shared-tls"}); !ok || s.Certificate != "cert-2" {
+	if s, ok := e.cloud.secrets(shop)[lb.SecretRef{Namespace: "certs", Name: "shared-tls"}]; !ok || s.Certificate != "cert-2" {
 		t.Errorf("provider serves %q (found %v), want the new certificate", s.Certificate, ok)
 	}
 }

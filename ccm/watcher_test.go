@@ -75,14 +75,14 @@ func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		stamped = svc.Annotations[AnnotationSecretsHash]
+		stamped = svc.Annotations[annotationSecretsHash]
 		return stamped != "", nil
 	})
 	if err != nil {
 		t.Fatalf("Service using the Secret was not re-triggered: %v", err)
 	}
 	web, _ := kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
-	if _, ok := web.Annotations[AnnotationSecretsHash]; ok {
+	if _, ok := web.Annotations[annotationSecretsHash]; ok {
 		t.Error("a Service not using the Secret was stamped")
 	}
 
@@ -92,12 +92,12 @@ func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
 	}
 	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		svc, err := kube.CoreV1().Services("default").Get(ctx, "shop", metav1.GetOptions{})
-		return err == nil && svc.Annotations[AnnotationSecretsHash] != stamped, err
+		return err == nil && svc.Annotations[annotationSecretsHash] != stamped, err
 	})
 	if err != nil {
 		t.Fatalf("second Secret change did not re-trigger: %v", err)
 	}
-	if s, ok := e.cloud.secrets().TLSSecret(lb.SecretRef{Namespace: "default", Name: "shop-tls"}); !ok || s.Certificate != "cert-3" {
+	if s, ok := e.cloud.secrets(uses)[lb.SecretRef{Namespace: "default", Name: "shop-tls"}]; !ok || s.Certificate != "cert-3" {
 		t.Errorf("provider serves %q (found %v), want the new certificate", s.Certificate, ok)
 	}
 }
@@ -112,7 +112,7 @@ func TestStartUpPrimesClaimsSoOtherServicesKeepTheirRules(t *testing.T) {
 		}
 	}
 	// A restarted provider: a fresh Cloud on the same OCI, knowing nothing of either Service.
-	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.cloud.oci})
+	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestServiceInvalidAtStartUpKeepsItsRules(t *testing.T) {
 	// While the provider was down, someone mistyped an annotation on api.
 	api = api.DeepCopy()
 	api.Annotations = map[string]string{string(lb.AnnotationShapeFlexMin): "banana"}
-	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.cloud.oci})
+	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client})
 	if err != nil {
 		t.Fatal(err)
 	}

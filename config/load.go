@@ -2,10 +2,12 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -298,4 +300,20 @@ type warnings struct{ list []Warning }
 
 func (w *warnings) add(field, msg string) {
 	w.list = append(w.list, Warning{Field: field, Message: msg})
+}
+
+// Open reads the config at path (see Load) and, when it sets no region or compartment, completes
+// them from the instance metadata service (see Complete), waiting 30 seconds at most. It does not
+// validate. The warnings are returned even with an error.
+func Open(ctx context.Context, path string) (*Config, []Warning, error) {
+	cfg, warnings, err := LoadFile(path)
+	if err != nil || !cfg.NeedsMetadata() {
+		return cfg, warnings, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := cfg.Complete(ctx, &MetadataClient{}); err != nil {
+		return nil, warnings, fmt.Errorf("region or compartment not set and not readable from instance metadata: %w", err)
+	}
+	return cfg, warnings, nil
 }

@@ -58,8 +58,15 @@ func (e *ValidationError) Unwrap() []error {
 // or returns nil. Call it after SetDefaults (Load does that) and after Complete, because the
 // region and compartment are required and Validate never guesses them. Validate does no I/O:
 // auth.keyFile is read, and the key parsed with its passphrase, by ConfigurationProvider.
-func (c *Config) Validate() error {
-	v := &validator{}
+func (c *Config) Validate() error { return c.validate(false) }
+
+// ValidateExceptCredentials is Validate without the checks of how to sign requests (tenancy,
+// user, fingerprint, key, instance principals), for a caller that brings its own OCI client:
+// the region and compartment are still required, since the library reads them.
+func (c *Config) ValidateExceptCredentials() error { return c.validate(true) }
+
+func (c *Config) validate(exceptCredentials bool) error {
+	v := &validator{exceptCredentials: exceptCredentials}
 	c.validateClusterID(v)
 	c.validateAuth(v)
 	c.validateLoadBalancer(v)
@@ -72,7 +79,11 @@ func (c *Config) Validate() error {
 }
 
 // validator accumulates FieldErrors.
-type validator struct{ errs []FieldError }
+type validator struct {
+	errs []FieldError
+	// exceptCredentials skips the credential checks (ValidateExceptCredentials).
+	exceptCredentials bool
+}
 
 func (v *validator) add(field, value, detail string) {
 	v.errs = append(v.errs, FieldError{Field: field, Value: value, Detail: detail})
@@ -94,6 +105,9 @@ func (c *Config) validateAuth(v *validator) {
 	}
 	if c.VCNID != "" {
 		v.ocid("vcn", c.VCNID, "vcn")
+	}
+	if v.exceptCredentials {
+		return
 	}
 	if a.Tenancy != "" {
 		v.ocid("auth.tenancy", a.Tenancy, "tenancy")

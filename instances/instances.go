@@ -44,9 +44,12 @@ type Compute interface {
 	InvalidateCompartment(compartmentID string)
 }
 
-// VirtualNetwork is the part of ociclient.VirtualNetwork this package calls.
+// VirtualNetwork is the part of ociclient's VirtualNetworkClient this package calls.
 type VirtualNetwork interface {
 	GetVnic(ctx context.Context, id string) (core.Vnic, error)
+	// SubnetForIP returns the subnet of the VCN in the compartment whose CIDR holds ip, or an
+	// error wrapping ociclient.ErrNoSubnetForIP (see Subnets).
+	SubnetForIP(ctx context.Context, compartmentID, vcnID, ip string) (core.Subnet, error)
 }
 
 // Options configure Instances.
@@ -59,6 +62,9 @@ type Options struct {
 	// Nodes without a providerID are searched for here, and an instance's absence from it is
 	// what confirms that the instance is gone.
 	CompartmentID string
+	// VCNID is the cluster's VCN (config's vcn); Subnets looks addresses up among its subnets in
+	// CompartmentID first. Empty means every subnet of the compartment.
+	VCNID string
 	// Region is the region the clients talk to. Compute APIs are regional, so every instance
 	// they return is in this region. A short code such as "phx" is turned into its canonical
 	// name ("us-phoenix-1"), which is what Node region labels carry.
@@ -71,6 +77,7 @@ type Instances struct {
 	compute       Compute
 	network       VirtualNetwork
 	compartmentID string
+	vcnID         string
 	region        string
 
 	// homes remembers the compartment each instance was last read in (instance OCID →
@@ -103,6 +110,7 @@ func New(opts Options) (*Instances, error) {
 		compute:       opts.Compute,
 		network:       opts.VirtualNetwork,
 		compartmentID: opts.CompartmentID,
+		vcnID:         opts.VCNID,
 		// The SDK's table maps short codes to canonical names; known names return as they are.
 		region: LabelValue(string(common.StringToRegion(opts.Region))),
 		homes:  utilcache.NewExpiring(),

@@ -228,3 +228,6 @@ func (nopCompute) ListVnicAttachments(context.Context, string, string) ([]core.V
 }
 func (nopCompute) InvalidateCompartment(string)                       {}
 func (nopNetwork) GetVnic(context.Context, string) (core.Vnic, error) { return core.Vnic{}, errNoOCI }
+func (nopNetwork) SubnetForIP(context.Context, string, string, string) (core.Subnet, error) {
+	return core.Subnet{}, errNoOCI
+}

@@ -68,7 +68,7 @@ func refOf(lb loadbalancer.LoadBalancer) lbRef {
 // listing lacks it or shows it deleted or being deleted. The listing is filtered by display name
 // first (one page); when that lacks it, the whole compartment is listed, since the load balancer
 // may have been renamed since its name was learned.
-func listed(ctx context.Context, l Lister, ref lbRef) (*loadbalancer.LoadBalancer, error) {
+func listed(ctx context.Context, l lbLister, ref lbRef) (*loadbalancer.LoadBalancer, error) {
 	filters := []string{""}
 	if ref.Name != "" {
 		filters = []string{ref.Name, ""}
@@ -92,7 +92,7 @@ func listed(ctx context.Context, l Lister, ref lbRef) (*loadbalancer.LoadBalance
 
 // confirmLoadBalancerGone decides what a 404 from op on the load balancer ref meant: nil if a
 // listing confirms it is gone, an *AccessError if it is still listed.
-func confirmLoadBalancerGone(ctx context.Context, l Lister, ref lbRef, op, permission string, notFound error) error {
+func confirmLoadBalancerGone(ctx context.Context, l lbLister, ref lbRef, op, permission string, notFound error) error {
 	still, err := listed(ctx, l, ref)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func confirmLoadBalancerGone(ctx context.Context, l Lister, ref lbRef, op, permi
 // confirmPartGone decides what a 404 from deleting a listener, backend set or certificate
 // meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
 // *AccessError if the part is still there.
-func (a *Applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notFound error) error {
+func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notFound error) error {
 	lb, err := a.Client.GetLoadBalancer(ctx, ref.ID)
 	var current *loadbalancer.LoadBalancer
 	switch {

@@ -15,44 +15,32 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
-// DefaultConcurrency is how many independent changes of one plan run at once by default.
+// defaultConcurrency is how many independent changes of one plan run at once by default.
 //
 // OCI runs one work request per load balancer at a time and queues the others, so on one load
 // balancer concurrency overlaps a change's wait with the next one's queueing, not the changes
 // themselves. See the package README for measurements.
-const DefaultConcurrency = 1
+const defaultConcurrency = 1
 
-// Applier carries out Plans against OCI. It is safe for concurrent use by multiple goroutines
+// applier carries out Plans against OCI. It is safe for concurrent use by multiple goroutines
 // (on different load balancers).
-type Applier struct {
+type applier struct {
 	Client    Client
 	PublicIPs PublicIPs
 	// Concurrency bounds how many independent changes of one plan run at once (default
-	// DefaultConcurrency). Dependent changes always run in order.
+	// defaultConcurrency). Dependent changes always run in order.
 	Concurrency int
 }
 
-// Apply carries out plan and returns the load balancer's OCID (the new one for a create).
+// apply carries out plan. It returns the load balancer read after a create (nil otherwise), so
+// the caller can report its addresses without another read.
 //
 // A create is one CreateLoadBalancer call carrying every listener, backend set and certificate,
-// with CreateRetryToken(owner UID) so a repeated call never makes two load balancers. Other
+// with createRetryToken(owner UID) so a repeated call never makes two load balancers. Other
 // changes run as a dependency graph: each starts when the changes it requires have completed and
 // waits for its own work request. If a change fails, the changes that depend on it are not
-// attempted, independent ones still are, and an *ApplyError says what completed.
-func (a *Applier) Apply(ctx context.Context, plan *Plan) (string, error) {
-	lb, err := a.apply(ctx, plan)
-	if err != nil {
-		return "", err
-	}
-	if lb != nil {
-		return deref(lb.Id), nil
-	}
-	return plan.LoadBalancerID, nil
-}
-
-// apply is Apply that also returns the load balancer read after a create (nil otherwise), so the
-// caller can report its addresses without another read.
-func (a *Applier) apply(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
+// attempted, independent ones still are, and an error names what completed, failed and was not attempted.
+func (a *applier) apply(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
 	if plan.Empty() {
 		return nil, nil
 	}
@@ -65,7 +53,7 @@ func (a *Applier) apply(ctx context.Context, plan *Plan) (*loadbalancer.LoadBala
 	return nil, a.run(ctx, plan)
 }
 
-func (a *Applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
+func (a *applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
 	spec, ok := plan.Changes[0].After.(*Spec)
 	if !ok || spec == nil {
 		return nil, errors.New("lb: create change carries no Spec")
@@ -81,7 +69,7 @@ func (a *Applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBal
 	details := createDetails(spec, reservedID)
 	failedFresh := false
 	for generation := range maxCreateGenerations {
-		lb, err := a.createOnce(ctx, spec, details, CreateRetryToken(spec.Owner.UID, generation))
+		lb, err := a.createOnce(ctx, spec, details, createRetryToken(spec.Owner.UID, generation))
 		var stale *staleTokenError
 		if !errors.As(err, &stale) {
 			return lb, err
@@ -118,7 +106,7 @@ func (e *staleTokenError) Error() string {
 // createOnce makes one CreateLoadBalancer call with token, waits for its work request and reads
 // the new load balancer back by name and ownership tag (the list returns it complete, addresses
 // included; the create response carries only a work request).
-func (a *Applier) createOnce(ctx context.Context, spec *Spec, details loadbalancer.CreateLoadBalancerDetails, token string) (*loadbalancer.LoadBalancer, error) {
+func (a *applier) createOnce(ctx context.Context, spec *Spec, details loadbalancer.CreateLoadBalancerDetails, token string) (*loadbalancer.LoadBalancer, error) {
 	wr, err := a.Client.CreateLoadBalancer(ctx, details, token)
 	switch {
 	case ociclient.IsInvalidatedRetryToken(err):
@@ -166,17 +154,17 @@ func (a *Applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 	return mine, nil
 }
 
-// usableOrState is usable's refusal, or a StateError for any other state than ACTIVE.
+// usableOrState is usable's refusal, or a stateError for any other state than ACTIVE.
 func usableOrState(lb *loadbalancer.LoadBalancer) error {
 	if err := usable(lb); err != nil {
 		return err
 	}
-	return &StateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its create work request succeeded; retry later"}
+	return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its create work request succeeded; retry later"}
 }
 
 // waitError says what a failed or abandoned wait was for: the change, the work request, and, if
 // the context ended first, how long it waited.
-// An empty what leaves the change to the caller's error (ApplyError names it).
+// An empty what leaves the change to the caller's error (applyError names it).
 func waitError(ctx context.Context, what, wr string, start time.Time, err error) error {
 	if what != "" {
 		what += ": "
@@ -188,12 +176,12 @@ func waitError(ctx context.Context, what, wr string, start time.Time, err error)
 }
 
 // reservedIPID resolves spec.loadBalancerIP to the OCID of a reserved public IP that is free.
-func (a *Applier) reservedIPID(ctx context.Context, service, address string) (string, error) {
+func (a *applier) reservedIPID(ctx context.Context, service, address string) (string, error) {
 	bad := func(allowed string) error {
 		return &ValidationError{Service: service, Problems: []*Problem{{Field: "spec.loadBalancerIP", Value: address, Allowed: allowed}}}
 	}
 	if a.PublicIPs == nil {
-		return "", errors.New("lb: spec.loadBalancerIP is set but the Applier has no PublicIPs client")
+		return "", errors.New("lb: spec.loadBalancerIP is set but the applier has no PublicIPs client")
 	}
 	ip, err := a.PublicIPs.GetPublicIPByIPAddress(ctx, address)
 	switch {
@@ -218,12 +206,12 @@ type outcome struct {
 // run executes the plan's changes as a dependency graph with at most Concurrency in flight. A
 // change starts once everything it requires has completed; the dependents of a failed change
 // are never started.
-func (a *Applier) run(ctx context.Context, plan *Plan) error {
+func (a *applier) run(ctx context.Context, plan *Plan) error {
 	n := len(plan.Changes)
 	ref := planRef(plan)
 	limit := a.Concurrency
 	if limit <= 0 {
-		limit = DefaultConcurrency
+		limit = defaultConcurrency
 	}
 	waiting := make([]int, n)
 	dependents := make([][]int, n)
@@ -272,13 +260,13 @@ func (a *Applier) run(ctx context.Context, plan *Plan) error {
 	}
 	_ = g.Wait()
 
-	aerr := &ApplyError{LoadBalancerID: plan.LoadBalancerID}
+	aerr := &applyError{LoadBalancerID: plan.LoadBalancerID}
 	for i, c := range plan.Changes {
 		switch {
 		case !finished[i]:
 			aerr.Skipped = append(aerr.Skipped, c)
 		case errs[i] != nil:
-			aerr.Failed = append(aerr.Failed, FailedChange{Change: c, Err: errs[i]})
+			aerr.Failed = append(aerr.Failed, failedChange{Change: c, Err: errs[i]})
 		default:
 			aerr.Completed = append(aerr.Completed, c)
 		}
@@ -287,7 +275,7 @@ func (a *Applier) run(ctx context.Context, plan *Plan) error {
 		return nil
 	}
 	if len(aerr.Failed) == 0 {
-		aerr.Failed = append(aerr.Failed, FailedChange{Change: aerr.Skipped[0], Err: ctx.Err()})
+		aerr.Failed = append(aerr.Failed, failedChange{Change: aerr.Skipped[0], Err: ctx.Err()})
 		aerr.Skipped = aerr.Skipped[1:]
 	}
 	return aerr
@@ -307,7 +295,7 @@ func planRef(plan *Plan) lbRef {
 // do carries out one change and waits for its work request. Deleting something already gone
 // counts as done, so a re-run after a lost response converges; but a 404 on a delete is only
 // believed when a fresh read confirms it (see absence.go).
-func (a *Applier) do(ctx context.Context, ref lbRef, c Change) error {
+func (a *applier) do(ctx context.Context, ref lbRef, c Change) error {
 	lbID := ref.ID
 	var wr string
 	var err error

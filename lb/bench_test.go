@@ -40,12 +40,12 @@ func BenchmarkEnsureCreate(b *testing.B) {
 		svc := service()
 		svc.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
 		before := e.srv.Calls()
-		if _, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(3), nil); err != nil {
+		if _, err := e.r.Ensure(ctx, svc, readyNodes(3), nil); err != nil {
 			b.Fatal(err)
 		}
 		total.add(e.srv.Calls().Since(before))
 		b.StopTimer()
-		if err := e.r.Delete(ctx, clusterName, svc); err != nil {
+		if err := e.r.Delete(ctx, svc); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -56,12 +56,12 @@ func BenchmarkEnsureCreate(b *testing.B) {
 func BenchmarkEnsureNoop(b *testing.B) {
 	e := newEnv(b, withProductionTiming())
 	svc := service()
-	if _, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(3), nil); err != nil {
+	if _, err := e.r.Ensure(ctx, svc, readyNodes(3), nil); err != nil {
 		b.Fatal(err)
 	}
 	before := e.srv.Calls()
 	for b.Loop() {
-		if _, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(3), nil); err != nil {
+		if _, err := e.r.Ensure(ctx, svc, readyNodes(3), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -79,12 +79,12 @@ func BenchmarkEnsureNodeAdded(b *testing.B) {
 		b.Run(fmt.Sprintf("concurrency=%d", concurrency), func(b *testing.B) {
 			e := newEnv(b, withProductionTiming(), withConcurrency(concurrency))
 			svc := service()
-			if _, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(3), nil); err != nil {
+			if _, err := e.r.Ensure(ctx, svc, readyNodes(3), nil); err != nil {
 				b.Fatal(err)
 			}
 			before := e.srv.Calls()
 			for i := 0; b.Loop(); i++ {
-				if _, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(3+(i+1)%2), nil); err != nil {
+				if _, err := e.r.Ensure(ctx, svc, readyNodes(3+(i+1)%2), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -5,10 +5,16 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
-// Client is the part of the OCI Load Balancer API this package calls. *ociclient.LoadBalancerClient
-// satisfies it; tests may pass anything else that does.
+// Client is the part of the OCI Load Balancer API this package calls, and nothing more: lb owns
+// this interface, ociclient satisfies it (see the assertions below). Pass an *ociclient.Client's
+// LoadBalancers; a test or a decorator (metrics, tracing) may pass anything else that does.
+//
+// Its methods take and return oci-go-sdk types because they are OCI's; lb converts them to and
+// from Spec in one file (sdk.go), and nothing else in lb's API exposes them.
 type Client interface {
 	GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error)
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
@@ -33,7 +39,15 @@ type Client interface {
 }
 
 // PublicIPs is the part of the OCI Networking API this package calls, to check a reserved public
-// IP before creating a load balancer with it. *ociclient.VirtualNetworkClient satisfies it.
+// IP before creating a load balancer with it. An *ociclient.Client's VirtualNetwork satisfies it.
 type PublicIPs interface {
 	GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error)
 }
+
+// The ociclient types satisfy what lb calls; a change on either side fails the build here.
+var (
+	_ Client    = (*ociclient.LoadBalancerClient)(nil)
+	_ Client    = ociclient.LoadBalancers(nil)
+	_ PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
+	_ lbLister  = Client(nil)
+)

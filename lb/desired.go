@@ -19,8 +19,8 @@ const (
 	// KubeProxyHealthPort is kube-proxy's node health endpoint (/healthz), probed for
 	// externalTrafficPolicy Cluster.
 	KubeProxyHealthPort = 10256
-	// HealthCheckPath is the path probed on the health-check port.
-	HealthCheckPath = "/healthz"
+	// healthCheckPath is the path probed on the health-check port.
+	healthCheckPath = "/healthz"
 
 	defaultHealthRetries     = 3
 	defaultHealthIntervalMs  = 10000
@@ -36,9 +36,9 @@ const (
 
 // The listener protocols of KindLoadBalancer.
 const (
-	ProtocolTCP  = "TCP"
-	ProtocolHTTP = "HTTP"
-	ProtocolGRPC = "GRPC"
+	protocolTCP  = "TCP"
+	protocolHTTP = "HTTP"
+	protocolGRPC = "GRPC"
 )
 
 // Manages reports whether oci-ccm is responsible for svc: a Service of type LoadBalancer without
@@ -81,7 +81,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	svc, p := d.svc, d.p
 	spec := &Spec{
 		Kind:          d.kind(),
-		Name:          NamerFor(d.cfg).Name(svc),
+		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
 		Internal:      p.boolean(AnnotationInternal, false),
 		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
@@ -277,9 +277,9 @@ func (d *desiredBuilder) serviceSpecChecks() {
 // a ready endpoint receive traffic).
 func (d *desiredBuilder) healthCheck(backendTLS bool) HealthCheck {
 	hc := HealthCheck{
-		Protocol:       ProtocolHTTP,
+		Protocol:       protocolHTTP,
 		Port:           KubeProxyHealthPort,
-		Path:           HealthCheckPath,
+		Path:           healthCheckPath,
 		ReturnCode:     http.StatusOK,
 		Retries:        d.p.intRange(AnnotationHealthCheckRetries, defaultHealthRetries, 1, 10, ""),
 		IntervalMillis: d.p.intRange(AnnotationHealthCheckInterval, defaultHealthIntervalMs, 1000, 1800000, " milliseconds"),

@@ -139,7 +139,7 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Desired(tc.svc, nodes(1), testConfig(), SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+			_, err := Desired(tc.svc, nodes(1), testConfig(), Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
 			var verr *ValidationError
 			if !errors.As(err, &verr) {
 				t.Fatalf("Desired error = %v, want a *ValidationError", err)
@@ -197,9 +197,9 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 	if bs := got.BackendSets["TCP-80"]; len(bs.Backends) != 0 {
 		t.Errorf("backends = %v, want none", bs.Backends)
 	}
-	want := []NodeExclusion{
-		{"node-2", ReasonExcludeLabel}, {"node-3", ReasonNotSelected},
-		{"node-4", ReasonNoInternalIP}, {"node-5", ReasonDeleting},
+	want := map[string]string{
+		"node-2": reasonExcludeLabel, "node-3": reasonNotSelected,
+		"node-4": reasonNoInternalIP, "node-5": reasonDeleting,
 	}
 	if diff := cmp.Diff(want, got.ExcludedNodes); diff != "" {
 		t.Errorf("excluded nodes (-want +got):\n%s", diff)
@@ -225,10 +225,10 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 	svc := testService(withPorts(p80, p443),
 		withAnnotation(AnnotationSSLPorts, "443"),
 		withAnnotation(AnnotationTLSSecret, "web-tls"))
-	secrets := SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}
+	secrets := Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}
 	got := mustDesired(t, svc, nodes(1), secrets)
 
-	cert := CertificateName("web-tls", Certificate{PublicCertificate: testTLS("v1").Certificate, PrivateKey: testTLS("v1").Key})
+	cert := certificateName("web-tls", Certificate{PublicCertificate: testTLS("v1").Certificate, PrivateKey: testTLS("v1").Key})
 	wantListeners := map[string]Listener{
 		"TCP-80":  {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IdleTimeoutSeconds: 300},
 		"TCP-443": {Name: "TCP-443", Protocol: "TCP", Port: 443, BackendSet: "TCP-443", IdleTimeoutSeconds: 300, TLS: &TLS{Certificate: cert}},
@@ -254,9 +254,9 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 func TestDesiredCertificateNameChangesWithSecretContent(t *testing.T) {
 	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "certs/web-tls"))
 	ref := SecretRef{Namespace: "certs", Name: "web-tls"}
-	v1spec := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v1")})
-	again := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v1")})
-	v2spec := mustDesired(t, svc, nil, SecretMap{ref: testTLS("v2")})
+	v1spec := mustDesired(t, svc, nil, Secrets{ref: testTLS("v1")})
+	again := mustDesired(t, svc, nil, Secrets{ref: testTLS("v1")})
+	v2spec := mustDesired(t, svc, nil, Secrets{ref: testTLS("v2")})
 	c1, c1again, c2 := v1spec.Listeners["TCP-80"].TLS.Certificate, again.Listeners["TCP-80"].TLS.Certificate, v2spec.Listeners["TCP-80"].TLS.Certificate
 	if c1 != c1again {
 		t.Errorf("same Secret gave names %q and %q", c1, c1again)
@@ -271,7 +271,7 @@ func TestDesiredCertificateNameChangesWithSecretContent(t *testing.T) {
 
 func TestDesiredGRPCWithTLSDefaultsToHTTP2CipherSuite(t *testing.T) {
 	svc := testService(withAnnotation(AnnotationBackendProtocol, "grpc"), withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "web-tls"))
-	got := mustDesired(t, svc, nil, SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+	got := mustDesired(t, svc, nil, Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
 	l := got.Listeners["GRPC-80"]
 	if l.TLS == nil || l.TLS.CipherSuite != "oci-default-http2-ssl-cipher-suite-v1" || l.IdleTimeoutSeconds != 60 {
 		t.Errorf("GRPC listener = %+v (TLS %+v), want HTTP/2 cipher suite and 60 s idle timeout", l, l.TLS)
@@ -281,7 +281,7 @@ func TestDesiredGRPCWithTLSDefaultsToHTTP2CipherSuite(t *testing.T) {
 func TestDesiredBackendSetTLSForcesPlainTextHealthChecks(t *testing.T) {
 	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSBackendSetSecret, "backend-ca"),
 		withAnnotation(AnnotationBackendSetSSLConfig, `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.3","TLSv1.2"]}`))
-	got := mustDesired(t, svc, nil, SecretMap{{Namespace: "default", Name: "backend-ca"}: {CA: "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----"}})
+	got := mustDesired(t, svc, nil, Secrets{{Namespace: "default", Name: "backend-ca"}: {CA: "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----"}})
 	bs := got.BackendSets["TCP-80"]
 	if bs.TLS == nil || !bs.HealthCheck.ForcePlainText {
 		t.Fatalf("backend set = %+v, want TLS and plain-text health checks", bs)
@@ -388,7 +388,7 @@ func TestDesiredNeverChangesItsInputs(t *testing.T) {
 	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
 	svcBefore, nodesBefore, cfgBefore := svc.DeepCopy(), []*v1.Node{ns[0].DeepCopy(), ns[1].DeepCopy()}, *cfg
 
-	spec, err := Desired(svc, ns, cfg, SecretMap{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+	spec, err := Desired(svc, ns, cfg, Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
 	if err != nil {
 		t.Fatal(err)
 	}

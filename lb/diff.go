@@ -98,8 +98,8 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 	return &Plan{LoadBalancerID: observed.ID, Name: observed.Name, Changes: ordered, Target: target}, nil
 }
 
-// DeletePlan is the plan that deletes the observed load balancer.
-func DeletePlan(observed *Spec) *Plan {
+// deletePlan is the plan that deletes the observed load balancer.
+func deletePlan(observed *Spec) *Plan {
 	return &Plan{
 		LoadBalancerID: observed.ID,
 		Name:           observed.Name,
@@ -145,7 +145,7 @@ func immutable(observed, target *Spec) error {
 		cs = append(cs, c)
 	}
 	if observed.Shape.IsFlexible() && !target.Shape.IsFlexible() {
-		change(AnnotationShape, ShapeFlexible, target.Shape.String(), "OCI cannot turn a flexible shape back into a fixed one (for a fixed bandwidth, set "+
+		change(AnnotationShape, shapeFlexible, target.Shape.String(), "OCI cannot turn a flexible shape back into a fixed one (for a fixed bandwidth, set "+
 			string(AnnotationShapeFlexMin)+" and "+string(AnnotationShapeFlexMax)+" to the same value)")
 	}
 	if len(cs) == 0 {
@@ -186,7 +186,7 @@ func equalBackendSet(observed, desired BackendSet) bool {
 	o := observed
 	o.Policy = strings.ToUpper(o.Policy)
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
-	if o.HealthCheck.Protocol == ProtocolTCP && desired.HealthCheck.Protocol == ProtocolTCP {
+	if o.HealthCheck.Protocol == protocolTCP && desired.HealthCheck.Protocol == protocolTCP {
 		o.HealthCheck.Path, o.HealthCheck.ReturnCode = desired.HealthCheck.Path, desired.HealthCheck.ReturnCode
 	}
 	return cmp.Equal(o, desired, compareOptions)
@@ -208,7 +208,7 @@ func normaliseTLS(observed, desired *TLS) *TLS {
 }
 
 func defaultIdleTimeout(protocol string) int64 {
-	if protocol == ProtocolTCP {
+	if protocol == protocolTCP {
 		return defaultIdleTimeoutTCP
 	}
 	return defaultIdleTimeoutHTTP

@@ -37,7 +37,7 @@ func tlsService(opts ...svcOpt) *v1.Service {
 
 func certName(version string) string {
 	s := testTLS(version)
-	return CertificateName("web-tls", Certificate{PublicCertificate: s.Certificate, PrivateKey: s.Key})
+	return certificateName("web-tls", Certificate{PublicCertificate: s.Certificate, PrivateKey: s.Key})
 }
 
 func TestDiffOfMatchingLoadBalancerIsEmpty(t *testing.T) {
@@ -47,7 +47,7 @@ func TestDiffOfMatchingLoadBalancerIsEmpty(t *testing.T) {
 		secrets Secrets
 	}{
 		{"plain TCP", testService(), nil},
-		{"TLS on one of two ports", tlsService(), SecretMap{webTLS: testTLS("v1")}},
+		{"TLS on one of two ports", tlsService(), Secrets{webTLS: testTLS("v1")}},
 		{"HTTP with policy, NSGs, proxy-free timeouts", testService(withAnnotation(AnnotationBackendProtocol, "HTTP"),
 			withAnnotation(AnnotationPolicy, "LEAST_CONNECTIONS"),
 			withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.a")), nil},
@@ -67,7 +67,7 @@ func TestDiffOfMatchingLoadBalancerIsEmpty(t *testing.T) {
 }
 
 func TestDiffNormalisesWhatOCIFillsIn(t *testing.T) {
-	d := mustDesired(t, tlsService(), nodes(2, 1), SecretMap{webTLS: testTLS("v1")})
+	d := mustDesired(t, tlsService(), nodes(2, 1), Secrets{webTLS: testTLS("v1")})
 	o := asObserved(d)
 	// OCI reports backends in its own order, policy in any case, its default cipher suite and
 	// TLS versions when none were asked for, and idle timeout defaults.
@@ -94,7 +94,7 @@ func TestDiffNormalisesWhatOCIFillsIn(t *testing.T) {
 }
 
 func TestDiffWithoutLoadBalancerCreatesEverythingInOneChange(t *testing.T) {
-	d := mustDesired(t, tlsService(), nodes(1), SecretMap{webTLS: testTLS("v1")})
+	d := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v1")})
 	p, err := Diff(nil, d)
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +144,8 @@ func TestProtocolChangeDeletesOldListenerBeforeCreatingOneOnTheSamePort(t *testi
 }
 
 func TestTLSRotationCreatesNewCertificateSwitchesListenerThenDeletesOld(t *testing.T) {
-	before := mustDesired(t, tlsService(), nodes(1), SecretMap{webTLS: testTLS("v1")})
-	after := mustDesired(t, tlsService(), nodes(1), SecretMap{webTLS: testTLS("v2")})
+	before := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v1")})
+	after := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v2")})
 	p, err := Diff(asObserved(before), after)
 	if err != nil {
 		t.Fatal(err)
@@ -288,8 +288,8 @@ func TestAdoptingAnUntaggedLoadBalancerTagsAndRenamesIt(t *testing.T) {
 }
 
 func TestPlanStringReadsLikeADiff(t *testing.T) {
-	before := mustDesired(t, tlsService(), nodes(1), SecretMap{webTLS: testTLS("v1")})
-	after := mustDesired(t, tlsService(), nodes(1, 2), SecretMap{webTLS: testTLS("v2")})
+	before := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v1")})
+	after := mustDesired(t, tlsService(), nodes(1, 2), Secrets{webTLS: testTLS("v2")})
 	o := asObserved(before)
 	p, err := Diff(o, after)
 	if err != nil {
@@ -329,7 +329,7 @@ func TestPlanStringForCreateAndEmptyPlans(t *testing.T) {
 }
 
 func TestPlanStringNeverShowsPrivateKeys(t *testing.T) {
-	d := mustDesired(t, tlsService(), nodes(1), SecretMap{webTLS: testTLS("v1")})
+	d := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v1")})
 	for _, p := range []*Plan{must(Diff(nil, d)), must(Diff(asObserved(mustDesired(t, testService(), nodes(1), nil)), d))} {
 		if s := p.String(); containsAny(s, "PRIVATE KEY", "key-v1") {
 			t.Errorf("plan shows key material:\n%s", s)
@@ -341,10 +341,10 @@ func TestPlanStringNeverShowsPrivateKeys(t *testing.T) {
 // and checks, after every step, what OCI checks: listeners name existing backend sets and
 // certificates, no two listeners share a port, nothing in use is deleted.
 func TestPlansNeverLeaveDanglingReferences(t *testing.T) {
-	v1s, v2s := SecretMap{webTLS: testTLS("v1")}, SecretMap{webTLS: testTLS("v2")}
+	v1s, v2s := Secrets{webTLS: testTLS("v1")}, Secrets{webTLS: testTLS("v2")}
 	backendCA := SecretRef{Namespace: "default", Name: "backend-ca"}
-	withCA := func(m SecretMap, ca string) SecretMap {
-		out := SecretMap{backendCA: {CA: ca}}
+	withCA := func(m Secrets, ca string) Secrets {
+		out := Secrets{backendCA: {CA: ca}}
 		for k, v := range m {
 			out[k] = v
 		}

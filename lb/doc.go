@@ -3,20 +3,37 @@
 // The core is pure and works on values:
 //
 //	Service + Nodes + Config + Secrets ──► Desired ──► Spec (desired)
-//	OCI load balancer ───────────────────► Observe ──► Spec (observed)
 //	(observed, desired) ─────────────────► Diff ─────► Plan (typed, ordered changes)
 //
-// and the edge talks to OCI through a narrow Client interface (satisfied by
-// *ociclient.LoadBalancerClient):
+// A custom controller can call Desired, Diff and Plan.String without credentials or OCI (see
+// ExampleDiff).
 //
-//	Plan ──► Applier.Apply ──► one CreateLoadBalancer, or a dependency graph of changes
+// Reconciler is the edge to OCI, through the narrow Client interface this package owns
+// (*ociclient.LoadBalancerClient satisfies it):
 //
-// Reconciler ties them together for a cloud provider: Ensure, Delete and Get are one-line
-// forwards from cloudprovider.LoadBalancer. Custom controllers can call Desired, Diff and
-// Plan.String without touching OCI (see the example).
+//   - Plan is a dry run: it finds the Service's load balancer (cached OCID, else one shared
+//     name index per compartment), reads it into a Spec, checks it may be changed, and returns
+//     the Plan Ensure would apply. It makes no write.
+//   - Ensure applies that plan (one CreateLoadBalancer, or a dependency graph of changes) and
+//     returns a Result: the OCID, the Service's *v1.LoadBalancerStatus, the plan and the
+//     resulting Spec, from which seclist.ClaimFor computes the security rules.
+//   - Get and Delete report and remove the load balancer; Name and Subnets answer without OCI.
+//
+// A cloud provider forwards cloudprovider.LoadBalancer to these (package ccm does). Every
+// load balancer carries ownership tags with Options.Cluster, the cluster's identity, and one
+// tagged for another cluster or Service is never changed.
+//
+// The errors callers decide on are *ValidationError (the Service is invalid: fix it, nothing
+// changed), *ImmutableError (the change needs a new load balancer: nothing changed),
+// ErrNotOwned (not this Service's: left alone), ErrUnavailable (retry later) and *AccessError
+// (OCI said 404 for something a fresh read shows exists: most likely the IAM policy). Other
+// errors are OCI's, wrapped; ociclient classifies them.
+//
+// Logs go to the logr.Logger in the context (klog.FromContext): a dry-run plan at V(2), a plan
+// being applied and a deletion at Info.
 //
 // Every annotation is a typed Annotation constant whose doc comment is its documentation;
-// README.md's reference table is generated from them.
+// README.md's reference table is generated from them. README.md also lists the public API.
 package lb
 
 //go:generate go run ../internal/docgen -dir .

@@ -28,8 +28,8 @@ import (
 type DriftOptions struct {
 	// Config is the parsed cloud-provider.yaml, as given to the Reconciler.
 	Config *config.Config
-	// Lister lists a compartment's load balancers (all pages).
-	Lister Lister
+	// Client lists a compartment's load balancers (all pages); nothing else is called.
+	Client Client
 	// Cluster is the cluster identity the Reconciler is given: only load balancers tagged for it
 	// (or named after a Service's UID, as the upstream CCM names them) are compared.
 	Cluster string
@@ -39,15 +39,15 @@ type DriftOptions struct {
 // for. Safe for concurrent use.
 type DriftChecker struct {
 	cfg     *config.Config
-	lister  Lister
-	namer   Namer
+	lister  lbLister
+	namer   naming
 	cluster string
 }
 
 // NewDriftChecker returns a DriftChecker.
 func NewDriftChecker(opts DriftOptions) (*DriftChecker, error) {
-	if opts.Lister == nil {
-		return nil, errors.New("lb: DriftOptions.Lister is required")
+	if opts.Client == nil {
+		return nil, errors.New("lb: DriftOptions.Client is required")
 	}
 	if opts.Config == nil || opts.Config.CompartmentID == "" {
 		return nil, errors.New("lb: DriftOptions.Config with a CompartmentID is required")
@@ -55,7 +55,7 @@ func NewDriftChecker(opts DriftOptions) (*DriftChecker, error) {
 	if opts.Cluster == "" {
 		return nil, errors.New("lb: DriftOptions.Cluster is required")
 	}
-	return &DriftChecker{cfg: opts.Config, lister: opts.Lister, namer: NamerFor(opts.Config), cluster: opts.Cluster}, nil
+	return &DriftChecker{cfg: opts.Config, lister: opts.Client, namer: namingFor(opts.Config), cluster: opts.Cluster}, nil
 }
 
 // Drift is a Service whose load balancer differs from what the Service asks for.
@@ -96,7 +96,7 @@ type DriftReport struct {
 // Absence is proven only by a fresh, successful listing: a compartment whose listing fails
 // (a 404 NotAuthorizedOrNotFound from a missing policy, an outage) proves nothing, its Services
 // are skipped, and the error is returned beside the report of the other compartments.
-func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets Secrets) (*DriftReport, error) {
+func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
 	report := &DriftReport{Skipped: map[string]int{}}
 	type item struct {
 		svc     *v1.Service
@@ -107,7 +107,11 @@ func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes 
 		if !Manages(svc) || svc.DeletionTimestamp != nil {
 			continue
 		}
-		desired, err := Desired(svc, nodes, d.cfg, secrets)
+		var found Secrets
+		if secrets != nil {
+			found = secrets(svc)
+		}
+		desired, err := Desired(svc, nodes, d.cfg, found)
 		if err != nil {
 			// The service controller reports an invalid Service on every change; a requeue
 			// would only repeat that.
@@ -167,7 +171,7 @@ func (d *DriftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 	if found.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive {
 		return nil, "load balancer " + strings.ToLower(string(found.LifecycleState))
 	}
-	plan, err := Diff(Observe(*found), desired)
+	plan, err := Diff(observe(*found), desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.
 		return nil, "load balancer cannot be changed in place"
@@ -199,7 +203,7 @@ func (d *DriftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (fo
 		got, tagged := ownerFromTags(lb.FreeformTags)
 		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
 	}
-	uidName := UIDName(svc)
+	uidName := uidName(svc)
 	for _, name := range d.namer.Candidates(svc) {
 		for _, lb := range l.byName[name] {
 			_, tagged := ownerFromTags(lb.FreeformTags)

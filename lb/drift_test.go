@@ -39,7 +39,7 @@ func newDriftEnv(t *testing.T, names ...string) *driftEnv {
 		e.lbIDs[name] = res.Spec.ID
 	}
 	var err error
-	e.checker, err = lb.NewDriftChecker(lb.DriftOptions{Config: e.cfg, Lister: e.oci.LoadBalancers, Cluster: clusterName})
+	e.checker, err = lb.NewDriftChecker(lb.DriftOptions{Config: e.cfg, Client: e.oci.LoadBalancers, Cluster: clusterName})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,13 +23,6 @@ import (
 // output; failures print the plans they are about.
 var ctx = klog.NewContext(context.Background(), logr.Discard())
 
-// The ociclient types satisfy the interfaces lb declares for what it calls.
-var (
-	_ lb.Client    = (*ociclient.LoadBalancerClient)(nil)
-	_ lb.PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
-	_ lb.Lister    = (*ociclient.LoadBalancerClient)(nil)
-)
-
 const (
 	subnet1     = "ocid1.subnet.oc1.phx.lbsubnet1"
 	subnet2     = "ocid1.subnet.oc1.phx.lbsubnet2"
@@ -110,7 +103,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := lb.NewReconciler(lb.Options{Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
+	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
 		Concurrency: s.concurrency})
 	if err != nil {
 		tb.Fatal(err)
@@ -120,7 +113,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 
 func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *lb.Reconciler {
 	tb.Helper()
-	r, err := lb.NewReconciler(lb.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
+	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,7 +124,7 @@ func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, con
 func (e *env) ensure(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*lb.Result, ocitest.Calls) {
 	tb.Helper()
 	before := e.srv.Calls()
-	res, err := e.r.Reconcile(ctx, clusterName, svc, nodes, secrets)
+	res, err := e.r.Ensure(ctx, svc, nodes, secrets)
 	calls := e.srv.Calls().Since(before)
 	if err != nil {
 		tb.Fatalf("Reconcile: %v\ncalls:\n%s", err, calls)

@@ -121,13 +121,13 @@ func (e *ImmutableError) Error() string {
 	return b.String()
 }
 
-// ErrNotOwned is matched (errors.Is) by every OwnershipError.
+// ErrNotOwned is matched (errors.Is) by every ownershipError.
 var ErrNotOwned = errors.New("load balancer is not owned by this Service")
 
-// OwnershipError says a load balancer was found for a Service but oci-ccm may not manage it:
+// ownershipError says a load balancer was found for a Service but oci-ccm may not manage it:
 // its ownership tags name another cluster or Service, or it carries none and nothing proves it
 // belongs to this Service.
-type OwnershipError struct {
+type ownershipError struct {
 	LoadBalancerID string
 	DisplayName    string
 	// Reason explains which tag or rule refused it.
@@ -135,12 +135,12 @@ type OwnershipError struct {
 }
 
 // Error names the load balancer and why it is refused.
-func (e *OwnershipError) Error() string {
+func (e *ownershipError) Error() string {
 	return fmt.Sprintf("load balancer %s (%s) is not owned by this Service: %s", e.LoadBalancerID, quoteValue(e.DisplayName), e.Reason)
 }
 
 // Is makes errors.Is(err, ErrNotOwned) true.
-func (e *OwnershipError) Is(target error) bool { return target == ErrNotOwned }
+func (e *ownershipError) Is(target error) bool { return target == ErrNotOwned }
 
 // ErrNotManaged is returned for a Service this package does not handle: not of type
 // LoadBalancer, or with a spec.loadBalancerClass (another controller's). See Manages.
@@ -150,40 +150,40 @@ var ErrNotManaged = errors.New("service is not managed by oci-ccm")
 // cannot be reconciled now (CREATING by a call whose response was lost, FAILED, …).
 var ErrUnavailable = errors.New("load balancer is not available")
 
-// StateError reports a load balancer in a lifecycle state that cannot be reconciled.
-type StateError struct {
+// stateError reports a load balancer in a lifecycle state that cannot be reconciled.
+type stateError struct {
 	LoadBalancerID string
 	State          string
 	Hint           string
 }
 
 // Error names the load balancer, its state and what to do.
-func (e *StateError) Error() string {
+func (e *stateError) Error() string {
 	return fmt.Sprintf("load balancer %s is %s: %s", e.LoadBalancerID, e.State, e.Hint)
 }
 
 // Is makes errors.Is(err, ErrUnavailable) true.
-func (e *StateError) Is(target error) bool { return target == ErrUnavailable }
+func (e *stateError) Is(target error) bool { return target == ErrUnavailable }
 
-// ApplyError reports a plan that did not complete: what was done, what failed and what was not
+// applyError reports a plan that did not complete: what was done, what failed and what was not
 // attempted because something it depends on failed. OCI is left in a consistent state (the plan's
 // order guarantees no listener points at a missing backend set or certificate); the next
 // reconcile re-plans from what is there and converges.
-type ApplyError struct {
+type applyError struct {
 	LoadBalancerID string
 	Completed      []Change
-	Failed         []FailedChange
+	Failed         []failedChange
 	Skipped        []Change
 }
 
-// FailedChange is a change and the error that stopped it.
-type FailedChange struct {
+// failedChange is a change and the error that stopped it.
+type failedChange struct {
 	Change Change
 	Err    error
 }
 
 // Error names what failed, what completed and what was not attempted.
-func (e *ApplyError) Error() string {
+func (e *applyError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "load balancer %s: %d of %d change(s) failed", e.LoadBalancerID, len(e.Failed),
 		len(e.Completed)+len(e.Failed)+len(e.Skipped))
@@ -202,7 +202,7 @@ func (e *ApplyError) Error() string {
 }
 
 // Unwrap exposes the underlying OCI errors to errors.Is/As (e.g. ociclient.IsConflict).
-func (e *ApplyError) Unwrap() []error {
+func (e *applyError) Unwrap() []error {
 	errs := make([]error, len(e.Failed))
 	for i, f := range e.Failed {
 		errs[i] = f.Err

@@ -1,19 +1,45 @@
 package lb_test
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/oracle/oci-go-sdk/v65/common"
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-// A custom controller computes what a Service needs, compares it with a load balancer it read
-// earlier (here a literal), and prints the plan — without credentials or calls to OCI.
+// exampleService is a public TCP Service on port, as the API server stores it.
+func exampleService(port int32) *v1.Service {
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "1111-2222",
+			Annotations: map[string]string{string(lb.AnnotationPolicy): "LEAST_CONNECTIONS"}},
+		Spec: v1.ServiceSpec{
+			Type:  v1.ServiceTypeLoadBalancer,
+			Ports: []v1.ServicePort{{Protocol: v1.ProtocolTCP, Port: port, NodePort: 31000}},
+		},
+	}
+}
+
+// exampleNodes are Nodes with these InternalIPs.
+func exampleNodes(ips ...string) []*v1.Node {
+	var out []*v1.Node
+	for i, ip := range ips {
+		out = append(out, &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i+1)},
+			Status:     v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}},
+		})
+	}
+	return out
+}
+
+// A custom controller computes what a Service needs and compares it with a load balancer, and
+// prints the plan, without credentials or calls to OCI. Here the load balancer compared with is
+// the one a first plan creates; a controller gets it from Reconciler.Get (Result.Spec).
 func ExampleDiff() {
 	cfg := &config.Config{
 		CompartmentID: "ocid1.compartment.oc1..example",
@@ -22,59 +48,28 @@ func ExampleDiff() {
 			Naming:  config.Naming{Scheme: config.NamingName},
 		},
 	}
-	svc := &v1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "1111-2222",
-			Annotations: map[string]string{string(lb.AnnotationPolicy): "LEAST_CONNECTIONS"}},
-		Spec: v1.ServiceSpec{
-			Type:  v1.ServiceTypeLoadBalancer,
-			Ports: []v1.ServicePort{{Protocol: v1.ProtocolTCP, Port: 8080, NodePort: 31000}},
-		},
+	cfg.SetDefaults()
+	first, err := lb.Desired(exampleService(80), exampleNodes("10.0.0.5"), cfg, nil)
+	if err != nil {
+		fmt.Println(err) // a *lb.ValidationError names every bad annotation at once
+		return
 	}
-	node := func(name, ip string) *v1.Node {
-		return &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Status: v1.NodeStatus{
-				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-				Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}},
-			},
-		}
-	}
-	desired, err := lb.Desired(svc, []*v1.Node{node("a", "10.0.0.5"), node("b", "10.0.0.6")}, cfg, nil)
+	create, err := lb.Diff(nil, first) // nothing exists: one CreateLoadBalancer
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	desired.Owner.Cluster = "demo"
+	observed := create.Target.Clone() // as OCI reports it once created: an OCID, ownership tags
+	observed.ID = "ocid1.loadbalancer.oc1.phx.example"
+	observed.FreeformTags = observed.Owner.Tags()
 
-	// The load balancer as OCI reported it: still on port 80, one backend.
-	observed := lb.Observe(loadbalancer.LoadBalancer{
-		Id:            common.String("ocid1.loadbalancer.oc1.phx.example"),
-		DisplayName:   common.String("shop-web"),
-		CompartmentId: common.String(cfg.CompartmentID),
-		ShapeName:     common.String("flexible"),
-		ShapeDetails:  &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
-		SubnetIds:     []string{cfg.LoadBalancer.Subnet1},
-		IsPrivate:     common.Bool(false),
-		FreeformTags:  desired.Owner.Tags(),
-		Listeners: map[string]loadbalancer.Listener{"TCP-80": {
-			Name: common.String("TCP-80"), Protocol: common.String("TCP"), Port: common.Int(80),
-			DefaultBackendSetName: common.String("TCP-80"),
-		}},
-		BackendSets: map[string]loadbalancer.BackendSet{"TCP-80": {
-			Name: common.String("TCP-80"), Policy: common.String("ROUND_ROBIN"),
-			Backends: []loadbalancer.Backend{{IpAddress: common.String("10.0.0.5"), Port: common.Int(31000)}},
-			HealthChecker: &loadbalancer.HealthChecker{Protocol: common.String("HTTP"), Port: common.Int(10256),
-				UrlPath: common.String("/healthz"), ReturnCode: common.Int(200), Retries: common.Int(3),
-				IntervalInMillis: common.Int(10000), TimeoutInMillis: common.Int(3000)},
-		}},
-	})
-
-	plan, err := lb.Diff(observed, desired)
+	// The Service moves to port 8080 and a second node joins.
+	move, err := lb.Diff(observed, must(lb.Desired(exampleService(8080), exampleNodes("10.0.0.5", "10.0.0.6"), cfg, nil)))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Print(plan)
+	fmt.Print(move)
 	// Output:
 	// load balancer "shop-web" (ocid1.loadbalancer.oc1.phx.example): 4 changes
 	//   1. + backend set "TCP-8080"
@@ -83,4 +78,70 @@ func ExampleDiff() {
 	//        TCP :8080 → backend set "TCP-8080"
 	//   3. - listener "TCP-80"
 	//   4. - backend set "TCP-80" (after 3)
+}
+
+func must(s *lb.Spec, err error) *lb.Spec {
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// A controller asks what Ensure would do to a Service: a dry run against OCI (here the in-memory
+// ocitest server, through the real SDK) that writes nothing. Then it applies the plan, and asks
+// again.
+func ExampleReconciler_Plan() {
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	oci, err := ociclient.New(ociclient.Options{
+		Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := &config.Config{
+		CompartmentID: srv.TenancyID(),
+		LoadBalancer: config.LoadBalancer{
+			Subnet1: "ocid1.subnet.oc1.phx.example",
+			Naming:  config.Naming{Scheme: config.NamingName},
+		},
+	}
+	cfg.SetDefaults()
+	r, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: "example", Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	svc, nodes := exampleService(80), exampleNodes("10.0.0.5", "10.0.0.6")
+
+	plan, err := r.Plan(ctx, svc, nodes, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range plan.Changes {
+		fmt.Println("would:", c)
+	}
+	fmt.Println("load balancers in OCI:", len(srv.LoadBalancers()))
+
+	res, err := r.Ensure(ctx, svc, nodes, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("applied:", len(res.Plan.Changes), "change(s), addresses:", len(res.Status.Ingress))
+
+	plan, err = r.Plan(ctx, svc, nodes, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("then up to date:", plan.Empty())
+	// Output:
+	// would: + load balancer "shop-web"
+	// load balancers in OCI: 0
+	// applied: 1 change(s), addresses: 1
+	// then up to date: true
 }

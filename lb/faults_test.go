@@ -42,7 +42,7 @@ func TestFailedEnsureAfterCreateIsFoundAgainNotRecreated(t *testing.T) {
 	e := newEnv(t)
 	// Every attempt's response is lost: the create happens, Ensure reports an error.
 	remove := e.srv.InjectFault(ocitest.Fault{Operation: "CreateLoadBalancer", AfterHandler: true, Status: http.StatusInternalServerError})
-	if _, err := e.r.Ensure(ctx, clusterName, service(), readyNodes(1), nil); err == nil {
+	if _, err := e.r.Ensure(ctx, service(), readyNodes(1), nil); err == nil {
 		t.Fatal("Ensure succeeded although every create response was lost")
 	}
 	remove()
@@ -66,12 +66,11 @@ func TestApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &lb.Applier{Client: e.oci.LoadBalancers}
-	id1, err := a.Apply(ctx, plan)
+	id1, err := lb.ApplyPlan(ctx, e.oci.LoadBalancers, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := a.Apply(ctx, plan)
+	id2, err := lb.ApplyPlan(ctx, e.oci.LoadBalancers, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +83,13 @@ func TestApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 	e := newEnv(t)
 	before := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
-	e.ensure(t, before, readyNodes(2), lb.SecretMap{webTLS: tlsSecret("v1")})
+	e.ensure(t, before, readyNodes(2), lb.Secrets{webTLS: tlsSecret("v1")})
 
 	// Port 80 moves to 8080 and the certificate rotates; OCI fails the new certificate.
 	after := service(ports(8080, 443), annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
-	secrets := lb.SecretMap{webTLS: tlsSecret("v2")}
+	secrets := lb.Secrets{webTLS: tlsSecret("v2")}
 	remove := e.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateCertificate" }, "injected failure")
-	_, err := e.r.Ensure(ctx, clusterName, after, readyNodes(2), secrets)
+	_, err := e.r.Ensure(ctx, after, readyNodes(2), secrets)
 	remove()
 
 	var aerr *lb.ApplyError

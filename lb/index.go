@@ -9,20 +9,20 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Lister lists a compartment's load balancers (all pages; every name when displayName is empty).
-type Lister interface {
+// lbLister lists a compartment's load balancers (all pages; every name when displayName is empty).
+type lbLister interface {
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
 }
 
-// Index maps display names to load balancer OCIDs, per compartment. The first lookup in a
+// nameIndex maps display names to load balancer OCIDs, per compartment. The first lookup in a
 // compartment lists it whole, once, for every Service (the start-up resync looks up all of them
 // at once), instead of one list per Service as the upstream CCM does. Later misses (a new
 // Service) list only the names looked up, with OCI's display-name filter: one page, however large
 // the compartment. Concurrent identical lists are merged into one call, and a caller whose
 // context ends stops waiting at once, while the list goes on for the others. Safe for concurrent
 // use.
-type Index struct {
-	lister Lister
+type nameIndex struct {
+	lister lbLister
 	flight singleflight.Group
 
 	mu    sync.Mutex
@@ -45,20 +45,20 @@ type compartmentIndex struct {
 // caller's deadline does not bound it.
 const listTimeout = 2 * time.Minute
 
-// Match is a load balancer found under one of the names looked up.
-type Match struct {
+// indexMatch is a load balancer found under one of the names looked up.
+type indexMatch struct {
 	Name string
 	ID   string
 }
 
-// NewIndex returns an empty index that lists through l.
-func NewIndex(l Lister) *Index {
-	return &Index{lister: l, comps: map[string]*compartmentIndex{}}
+// newNameIndex returns an empty index that lists through l.
+func newNameIndex(l lbLister) *nameIndex {
+	return &nameIndex{lister: l, comps: map[string]*compartmentIndex{}}
 }
 
 // Lookup returns the load balancers named any of names, in the order of names. If none is known
 // it lists the compartment (the first time) or each of names (later), and looks again.
-func (x *Index) Lookup(ctx context.Context, compartmentID string, names ...string) ([]Match, error) {
+func (x *nameIndex) Lookup(ctx context.Context, compartmentID string, names ...string) ([]indexMatch, error) {
 	matches, gen, listed := x.lookup(compartmentID, names)
 	if len(matches) > 0 {
 		return matches, nil
@@ -78,17 +78,17 @@ func (x *Index) Lookup(ctx context.Context, compartmentID string, names ...strin
 	return matches, nil
 }
 
-func (x *Index) lookup(compartmentID string, names []string) (_ []Match, generation uint64, listed bool) {
+func (x *nameIndex) lookup(compartmentID string, names []string) (_ []indexMatch, generation uint64, listed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]
 	if c == nil {
 		return nil, 0, false
 	}
-	var out []Match
+	var out []indexMatch
 	for _, n := range names {
 		for _, id := range c.names[n] {
-			out = append(out, Match{Name: n, ID: id})
+			out = append(out, indexMatch{Name: n, ID: id})
 		}
 	}
 	return out, c.generation, c.listed
@@ -96,7 +96,7 @@ func (x *Index) lookup(compartmentID string, names []string) (_ []Match, generat
 
 // share runs list once for every concurrent caller with the same key. A caller whose context
 // ends returns at once with ctx.Err(); the list runs on, bounded by listTimeout, for the others.
-func (x *Index) share(ctx context.Context, key string, list func(context.Context) error) error {
+func (x *nameIndex) share(ctx context.Context, key string, list func(context.Context) error) error {
 	ch := x.flight.DoChan(key, func() (any, error) {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listTimeout)
 		defer cancel()
@@ -111,7 +111,7 @@ func (x *Index) share(ctx context.Context, key string, list func(context.Context
 }
 
 // refresh lists the whole compartment unless it was listed after generation seen.
-func (x *Index) refresh(ctx context.Context, compartmentID string, seen uint64) error {
+func (x *nameIndex) refresh(ctx context.Context, compartmentID string, seen uint64) error {
 	return x.share(ctx, compartmentID, func(ctx context.Context) error {
 		x.mu.Lock()
 		c := x.comps[compartmentID]
@@ -143,7 +143,7 @@ func (x *Index) refresh(ctx context.Context, compartmentID string, seen uint64) 
 }
 
 // refreshName lists the load balancers named name (one page) and records them under it.
-func (x *Index) refreshName(ctx context.Context, compartmentID, name string) error {
+func (x *nameIndex) refreshName(ctx context.Context, compartmentID, name string) error {
 	return x.share(ctx, compartmentID+"\x00"+name, func(ctx context.Context) error {
 		lbs, err := x.lister.ListLoadBalancers(ctx, compartmentID, name)
 		if err != nil {
@@ -168,7 +168,7 @@ func (x *Index) refreshName(ctx context.Context, compartmentID, name string) err
 }
 
 // compartment returns the index of a compartment, made empty if new. Caller holds x.mu.
-func (x *Index) compartment(compartmentID string) *compartmentIndex {
+func (x *nameIndex) compartment(compartmentID string) *compartmentIndex {
 	c := x.comps[compartmentID]
 	if c == nil {
 		c = &compartmentIndex{names: map[string][]string{}}
@@ -183,7 +183,7 @@ func gone(s loadbalancer.LoadBalancerLifecycleStateEnum) bool {
 }
 
 // Add records a load balancer this process created or renamed, so the next lookup needs no list.
-func (x *Index) Add(compartmentID, name, id string) {
+func (x *nameIndex) Add(compartmentID, name, id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.compartment(compartmentID)
@@ -192,7 +192,7 @@ func (x *Index) Add(compartmentID, name, id string) {
 }
 
 // Remove forgets a load balancer (deleted, or found gone).
-func (x *Index) Remove(compartmentID, id string) {
+func (x *nameIndex) Remove(compartmentID, id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if c := x.comps[compartmentID]; c != nil {
@@ -200,7 +200,7 @@ func (x *Index) Remove(compartmentID, id string) {
 	}
 }
 
-func (x *Index) removeLocked(c *compartmentIndex, id string) {
+func (x *nameIndex) removeLocked(c *compartmentIndex, id string) {
 	delete(c.listedLBs, id)
 	for n, ids := range c.names {
 		kept := ids[:0:0]

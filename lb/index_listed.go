@@ -25,7 +25,7 @@ const listedMaxAge = time.Minute
 
 // keepListedLocked keeps the live load balancers of a whole listing of c, by OCID, for
 // listedMaxAge. Caller holds x.mu.
-func (x *Index) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []loadbalancer.LoadBalancer) {
+func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []loadbalancer.LoadBalancer) {
 	kept := make(map[string]loadbalancer.LoadBalancer, len(lbs))
 	for _, lb := range lbs {
 		if !gone(lb.LifecycleState) {
@@ -44,7 +44,7 @@ func (x *Index) keepListedLocked(compartmentID string, c *compartmentIndex, lbs 
 }
 
 // takeListed returns the listed load balancer id and forgets it; ok is false when there is none.
-func (x *Index) takeListed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
+func (x *nameIndex) takeListed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]

@@ -61,7 +61,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("b", "ocid-b", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("gone", "ocid-gone", loadbalancer.LoadBalancerLifecycleStateDeleted)
-	x := NewIndex(l)
+	x := newNameIndex(l)
 
 	for _, name := range []string{"a", "b", "a"} {
 		m, err := x.Lookup(ctx, "c1", name)
@@ -82,7 +82,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 
 	l.add("new", "ocid-new", loadbalancer.LoadBalancerLifecycleStateActive)
 	m, _ := x.Lookup(ctx, "c1", "missing", "new")
-	if diff := cmp.Diff([]Match{{Name: "new", ID: "ocid-new"}}, m); diff != "" {
+	if diff := cmp.Diff([]indexMatch{{Name: "new", ID: "ocid-new"}}, m); diff != "" {
 		t.Errorf("Lookup after refresh (-want +got):\n%s", diff)
 	}
 
@@ -100,7 +100,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := NewIndex(l)
+	x := newNameIndex(l)
 	var wg sync.WaitGroup
 	var found atomic.Int32
 	for range 8 {
@@ -126,7 +126,7 @@ func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := NewIndex(l)
+	x := newNameIndex(l)
 	leader := make(chan error, 1)
 	go func() {
 		_, err := x.Lookup(context.Background(), "c1", "a")
@@ -157,7 +157,7 @@ func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := NewIndex(l)
+	x := newNameIndex(l)
 	leaderCtx, cancel := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
 	go func() {
@@ -170,7 +170,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 		t.Errorf("cancelled leader got %v, want context.Canceled", err)
 	}
 	// Another Service looks up meanwhile: it joins the list still running.
-	got := make(chan []Match, 1)
+	got := make(chan []indexMatch, 1)
 	go func() {
 		m, err := x.Lookup(context.Background(), "c1", "a")
 		if err != nil {
@@ -179,7 +179,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 		got <- m
 	}()
 	close(l.release)
-	if diff := cmp.Diff([]Match{{Name: "a", ID: "ocid-a"}}, <-got); diff != "" {
+	if diff := cmp.Diff([]indexMatch{{Name: "a", ID: "ocid-a"}}, <-got); diff != "" {
 		t.Errorf("Lookup (-want +got):\n%s", diff)
 	}
 	if n := l.calls.Load(); n != 1 {
@@ -190,7 +190,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
 	l := &countingLister{}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := NewIndex(l)
+	x := newNameIndex(l)
 	if _, err := x.Lookup(context.Background(), "c1", "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]Match{{Name: "new", ID: "ocid-new"}}, m); diff != "" {
+	if diff := cmp.Diff([]indexMatch{{Name: "new", ID: "ocid-new"}}, m); diff != "" {
 		t.Errorf("Lookup (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"", "new", "uid"}, l.names); diff != "" {

@@ -13,15 +13,15 @@ import (
 // same targetPort (nginx serving 80 and 443 from one container port) get one each.
 func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 	p := d.p
-	protocol := p.oneOf(AnnotationBackendProtocol, ProtocolTCP, ProtocolTCP, ProtocolHTTP, ProtocolGRPC)
+	protocol := p.oneOf(AnnotationBackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
 	policy := p.oneOf(AnnotationPolicy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
 	idleDefault := defaultIdleTimeoutHTTP
-	if protocol == ProtocolTCP {
+	if protocol == protocolTCP {
 		idleDefault = defaultIdleTimeoutTCP
 	}
 	idle := p.intRange(AnnotationConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
 	proxy := p.intRange(AnnotationProxyProtocolVersion, 0, 1, 2, "")
-	if proxy != 0 && protocol != ProtocolTCP {
+	if proxy != 0 && protocol != protocolTCP {
 		p.add(AnnotationProxyProtocolVersion.problemf(p.ann[string(AnnotationProxyProtocolVersion)],
 			"no value with backend protocol %s (the PROXY header is sent by TCP listeners only)", protocol))
 	}
@@ -34,7 +34,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 	}
 	listenerCipher, listenerProtocols := p.sslConfig(AnnotationListenerSSLConfig)
 	backendCipher, backendProtocols := p.sslConfig(AnnotationBackendSetSSLConfig)
-	if protocol == ProtocolGRPC && listenerCipher == "" {
+	if protocol == protocolGRPC && listenerCipher == "" {
 		listenerCipher = defaultGRPCCipherSuite
 	}
 	hc := d.healthCheck(backendCert != "")
@@ -67,7 +67,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		ssl := slices.Contains(sslPorts, port)
 
 		bs := BackendSet{
-			Name:        BackendSetName(v1.ProtocolTCP, port),
+			Name:        backendSetName(v1.ProtocolTCP, port),
 			Policy:      policy,
 			Backends:    make([]Backend, 0, len(ips)),
 			HealthCheck: hc,
@@ -80,7 +80,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		}
 
 		l := Listener{
-			Name:                 ListenerName(protocol, port),
+			Name:                 listenerName(protocol, port),
 			Protocol:             protocol,
 			Port:                 port,
 			BackendSet:           bs.Name,
@@ -90,7 +90,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		if ssl && listenerCert != "" {
 			l.TLS = &TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}
 		}
-		if protocol == ProtocolGRPC && l.TLS == nil {
+		if protocol == protocolGRPC && l.TLS == nil {
 			p.add(AnnotationBackendProtocol.problemf(p.ann[string(AnnotationBackendProtocol)],
 				"GRPC only with TLS on every port: port %d needs to be in %s, with %s set", port, AnnotationSSLPorts, AnnotationTLSSecret))
 		}
@@ -116,12 +116,7 @@ func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backen
 			d.p.add(a.problemf(v, "a Secret reference: name or namespace/name"))
 			continue
 		}
-		var sec TLSSecret
-		if d.secrets != nil {
-			sec, ok = d.secrets.TLSSecret(ref)
-		} else {
-			ok = false
-		}
+		sec, ok := d.secrets[ref]
 		if !ok {
 			d.p.add(a.problemf(v, "the name of an existing Secret (%s was not found)", ref))
 			continue
@@ -133,14 +128,14 @@ func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backen
 			Passphrase:        sec.Passphrase,
 		}
 		if a == AnnotationTLSSecret && (cert.PublicCertificate == "" || cert.PrivateKey == "") {
-			d.p.add(a.problemf(v, "a Secret with %s and %s (Secret %s lacks one)", SecretKeyCertificate, SecretKeyKey, ref))
+			d.p.add(a.problemf(v, "a Secret with %s and %s (Secret %s lacks one)", secretKeyCertificate, secretKeyKey, ref))
 			continue
 		}
 		if a == AnnotationTLSBackendSetSecret && cert.PublicCertificate == "" && cert.CACertificate == "" {
-			d.p.add(a.problemf(v, "a Secret with %s or %s (Secret %s has neither)", SecretKeyCA, SecretKeyCertificate, ref))
+			d.p.add(a.problemf(v, "a Secret with %s or %s (Secret %s has neither)", secretKeyCA, secretKeyCertificate, ref))
 			continue
 		}
-		cert.Name = CertificateName(ref.Name, cert)
+		cert.Name = certificateName(ref.Name, cert)
 		spec.Certificates[cert.Name] = cert
 		if a == AnnotationTLSSecret {
 			listener = cert.Name

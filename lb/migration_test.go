@@ -27,7 +27,7 @@ func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.
 				{IpAddress: common.String("10.0.1.2"), Port: common.Int(nodePort), Weight: common.Int(1)},
 			},
 			HealthChecker: &loadbalancer.HealthChecker{Protocol: common.String("HTTP"), Port: common.Int(lb.KubeProxyHealthPort),
-				UrlPath: common.String(lb.HealthCheckPath), ReturnCode: common.Int(200), Retries: common.Int(3),
+				UrlPath: common.String("/healthz"), ReturnCode: common.Int(200), Retries: common.Int(3),
 				IntervalInMillis: common.Int(10000), TimeoutInMillis: common.Int(3000)},
 		}
 	}
@@ -58,7 +58,7 @@ func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.
 func TestUpstreamLoadBalancerIsAdoptedInPlace(t *testing.T) {
 	e := newEnv(t)
 	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
-	secrets := lb.SecretMap{webTLS: tlsSecret("v1")}
+	secrets := lb.Secrets{webTLS: tlsSecret("v1")}
 	upstream := upstreamLoadBalancer(e, string(svc.UID), secrets[webTLS])
 	ip := *upstream.IpAddresses[0].IpAddress
 

@@ -15,18 +15,18 @@ func TestNamer(t *testing.T) {
 	long := strings.Repeat("n", 63)
 	tests := []struct {
 		name       string
-		namer      Namer
+		namer      naming
 		svc        *v1.Service
 		want       string
 		candidates []string
 	}{
-		{"uid scheme is the upstream name", Namer{Scheme: config.NamingUID}, testService(),
+		{"uid scheme is the upstream name", naming{Scheme: config.NamingUID}, testService(),
 			"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33", []string{"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
-		{"empty scheme means uid", Namer{}, testService(),
+		{"empty scheme means uid", naming{}, testService(),
 			"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33", []string{"0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
-		{"name scheme falls back to the uid name", Namer{Scheme: config.NamingName}, testService(),
+		{"name scheme falls back to the uid name", naming{Scheme: config.NamingName}, testService(),
 			"default-web", []string{"default-web", "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
-		{"prefix", Namer{Scheme: config.NamingName, Prefix: "prod-"}, testService(),
+		{"prefix", naming{Scheme: config.NamingName, Prefix: "prod-"}, testService(),
 			"prod-default-web", []string{"prod-default-web", "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"}},
 	}
 	for _, tc := range tests {
@@ -41,21 +41,21 @@ func TestNamer(t *testing.T) {
 	}
 
 	t.Run("long names are cut with a hash that keeps them distinct", func(t *testing.T) {
-		n := Namer{Scheme: config.NamingName, Prefix: strings.Repeat("p", 40)}
+		n := naming{Scheme: config.NamingName, Prefix: strings.Repeat("p", 40)}
 		a := n.Name(testService(func(s *v1.Service) { s.Namespace, s.Name = long, long+"a" }))
 		b := n.Name(testService(func(s *v1.Service) { s.Namespace, s.Name = long, long+"b" }))
-		if len(a) != MaxNameLength || len(b) != MaxNameLength || a == b {
-			t.Errorf("names %q (%d) and %q (%d): want distinct, %d long", a, len(a), b, len(b), MaxNameLength)
+		if len(a) != maxNameLength || len(b) != maxNameLength || a == b {
+			t.Errorf("names %q (%d) and %q (%d): want distinct, %d long", a, len(a), b, len(b), maxNameLength)
 		}
 	})
 }
 
 func TestCertificateNameKeepsOnlyAllowedCharacters(t *testing.T) {
-	got := CertificateName("my.secret/with spaces", Certificate{PublicCertificate: "x"})
+	got := certificateName("my.secret/with spaces", Certificate{PublicCertificate: "x"})
 	if strings.ContainsAny(got, "./ ") || !strings.HasPrefix(got, "my-secret-with-spaces-") {
-		t.Errorf("CertificateName = %q", got)
+		t.Errorf("certificateName = %q", got)
 	}
-	if long := CertificateName(strings.Repeat("s", 300), Certificate{}); len(long) != maxCertificateBase+13 {
+	if long := certificateName(strings.Repeat("s", 300), Certificate{}); len(long) != maxCertificateBase+13 {
 		t.Errorf("long certificate name has %d characters", len(long))
 	}
 }
@@ -69,25 +69,25 @@ func TestCheckOwnership(t *testing.T) {
 	tests := []struct {
 		name     string
 		observed *Spec
-		claim    Claim
+		claim    foundBy
 		ok       bool
 	}{
-		{"our tags", tagged(desired.Owner), ClaimByName, true},
-		{"restored Service: same name, new UID", tagged(Owner{Cluster: "prod", Service: "default/web", UID: "uid-0"}), ClaimByName, true},
-		{"another cluster", tagged(Owner{Cluster: "staging", Service: "default/web", UID: "uid-1"}), ClaimByCachedID, false},
-		{"another Service", tagged(Owner{Cluster: "prod", Service: "default/api", UID: "uid-9"}), ClaimByAdoption, false},
-		{"untagged, found by UID name (upstream CCM)", untagged, ClaimByUIDName, true},
-		{"untagged, adopted explicitly", untagged, ClaimByAdoption, true},
-		{"untagged, found by name only", untagged, ClaimByName, false},
+		{"our tags", tagged(desired.Owner), foundByName, true},
+		{"restored Service: same name, new UID", tagged(Owner{Cluster: "prod", Service: "default/web", UID: "uid-0"}), foundByName, true},
+		{"another cluster", tagged(Owner{Cluster: "staging", Service: "default/web", UID: "uid-1"}), foundByCachedID, false},
+		{"another Service", tagged(Owner{Cluster: "prod", Service: "default/api", UID: "uid-9"}), foundByAdoption, false},
+		{"untagged, found by UID name (upstream CCM)", untagged, foundByUIDName, true},
+		{"untagged, adopted explicitly", untagged, foundByAdoption, true},
+		{"untagged, found by name only", untagged, foundByName, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckOwnership(tc.observed, desired, tc.claim)
+			err := checkOwnership(tc.observed, desired, tc.claim)
 			if tc.ok && err != nil {
-				t.Errorf("CheckOwnership = %v, want ok", err)
+				t.Errorf("checkOwnership = %v, want ok", err)
 			}
 			if !tc.ok && !errors.Is(err, ErrNotOwned) {
-				t.Errorf("CheckOwnership = %v, want ErrNotOwned", err)
+				t.Errorf("checkOwnership = %v, want ErrNotOwned", err)
 			}
 		})
 	}

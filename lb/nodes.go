@@ -8,20 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// NodeExclusion says why a Node is not a backend. Desired records exclusions so a controller can
-// log or report them; they are not errors.
-type NodeExclusion struct {
-	Node   string
-	Reason string
-}
-
-// The reasons a Node is not a backend.
+// The reasons a Node is not a backend (Spec.ExcludedNodes).
 const (
-	ReasonExcludeLabel  = "labelled " + v1.LabelNodeExcludeBalancers
-	ReasonNotSelected   = "does not match " + string(AnnotationNodeLabelSelector)
-	ReasonDeleting      = "being deleted"
-	ReasonNoInternalIP  = "has no IPv4 InternalIP address"
-	ReasonDuplicateAddr = "shares its InternalIP with another Node"
+	reasonExcludeLabel  = "labelled " + v1.LabelNodeExcludeBalancers
+	reasonNotSelected   = "does not match " + string(AnnotationNodeLabelSelector)
+	reasonDeleting      = "being deleted"
+	reasonNoInternalIP  = "has no IPv4 InternalIP address"
+	reasonDuplicateAddr = "shares its InternalIP with another Node"
 )
 
 // backendNodes returns the IPv4 InternalIPs of the Nodes that serve traffic, sorted, and the
@@ -34,9 +27,9 @@ const (
 // Node that registered NotReady (every new Node does). Whether a Node gets traffic is the load
 // balancer's health check's call, which follows kube-proxy (or the Service's endpoints with
 // externalTrafficPolicy Local) within seconds.
-func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, []NodeExclusion) {
+func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, map[string]string) {
 	var ips []string
-	var excluded []NodeExclusion
+	var excluded map[string]string // nil when every Node is a backend
 	seen := map[string]bool{}
 	for _, n := range nodes {
 		if n == nil {
@@ -45,22 +38,25 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, []NodeE
 		reason := ""
 		switch {
 		case hasLabel(n, v1.LabelNodeExcludeBalancers):
-			reason = ReasonExcludeLabel
+			reason = reasonExcludeLabel
 		case selector != nil && !selector.Matches(labels.Set(n.Labels)):
-			reason = ReasonNotSelected
+			reason = reasonNotSelected
 		case n.DeletionTimestamp != nil:
-			reason = ReasonDeleting
+			reason = reasonDeleting
 		}
 		ip := ""
 		if reason == "" {
 			if ip = internalIPv4(n); ip == "" {
-				reason = ReasonNoInternalIP
+				reason = reasonNoInternalIP
 			} else if seen[ip] {
-				reason = ReasonDuplicateAddr
+				reason = reasonDuplicateAddr
 			}
 		}
 		if reason != "" {
-			excluded = append(excluded, NodeExclusion{Node: n.Name, Reason: reason})
+			if excluded == nil {
+				excluded = map[string]string{}
+			}
+			excluded[n.Name] = reason
 			continue
 		}
 		seen[ip] = true

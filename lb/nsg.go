@@ -9,19 +9,19 @@ import (
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer
 // beside those the Service's annotation lists. oci-ccm manages only the NSGs it attached: it
-// records them in freeform tags (TagNetworkSecurityGroupPrefix + "1", "2", ...: one OCID each,
+// records them in freeform tags (tagNSGPrefix + "1", "2", ...: one OCID each,
 // as five OCIDs do not fit the 256 characters of one tag value) and detaches an NSG only when it
 // is recorded there and no longer in the annotation. Without the annotation, no NSG is listed,
 // so the ones oci-ccm attached are detached and every other one stays.
 
-// TagNetworkSecurityGroupPrefix starts the freeform tags that record the NSGs oci-ccm attached.
-const TagNetworkSecurityGroupPrefix = "oci-ccm-nsg-"
+// tagNSGPrefix starts the freeform tags that record the NSGs oci-ccm attached.
+const tagNSGPrefix = "oci-ccm-nsg-"
 
 // managedNSGs returns the NSGs the tags record as attached by oci-ccm, sorted.
 func managedNSGs(tags map[string]string) []string {
 	var out []string
 	for k, v := range tags {
-		if strings.HasPrefix(k, TagNetworkSecurityGroupPrefix) && v != "" {
+		if strings.HasPrefix(k, tagNSGPrefix) && v != "" {
 			out = append(out, v)
 		}
 	}
@@ -36,9 +36,9 @@ func nsgTagsAfter(tags map[string]string, nsgs []string) (map[string]string, boo
 	if out == nil {
 		out = map[string]string{}
 	}
-	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, TagNetworkSecurityGroupPrefix) })
+	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, tagNSGPrefix) })
 	for i, id := range sortedCopy(nsgs) {
-		out[TagNetworkSecurityGroupPrefix+strconv.Itoa(i+1)] = id
+		out[tagNSGPrefix+strconv.Itoa(i+1)] = id
 	}
 	return out, !maps.Equal(out, tags) && !(len(out) == 0 && len(tags) == 0)
 }

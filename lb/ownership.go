@@ -33,33 +33,33 @@ func ownerFromTags(tags map[string]string) (Owner, bool) {
 	return Owner{Cluster: tags[TagCluster], Service: tags[TagService], UID: tags[TagServiceUID]}, true
 }
 
-// Claim is how a load balancer was found, which decides whether an untagged one may be taken.
-type Claim int
+// foundBy is how a load balancer was found, which decides whether an untagged one may be taken.
+type foundBy int
 
 // The claims.
 const (
-	// ClaimByName: found by a display name alone. An untagged load balancer found so is refused
+	// foundByName: found by a display name alone. An untagged load balancer found so is refused
 	// (under the name scheme another cluster may use the same name).
-	ClaimByName Claim = iota
-	// ClaimByUIDName: found by the Service-UID display name. UIDs are unique, so an untagged load
+	foundByName foundBy = iota
+	// foundByUIDName: found by the Service-UID display name. UIDs are unique, so an untagged load
 	// balancer found so was created for this Service by the upstream CCM and is adopted.
-	ClaimByUIDName
-	// ClaimByAdoption: named by the Service's adopt-load-balancer-id annotation.
-	ClaimByAdoption
-	// ClaimByCachedID: the OCID this process recorded for the Service.
-	ClaimByCachedID
+	foundByUIDName
+	// foundByAdoption: named by the Service's adopt-load-balancer-id annotation.
+	foundByAdoption
+	// foundByCachedID: the OCID this process recorded for the Service.
+	foundByCachedID
 )
 
-// CheckOwnership decides whether the load balancer observed may be managed for the Service that
+// checkOwnership decides whether the load balancer observed may be managed for the Service that
 // desired describes. Tags win: matching tags are accepted however the load balancer was found,
 // tags naming another cluster or Service are refused however it was found. Without tags, only a
 // UID-name match, an explicit adoption or this process's own record is accepted.
 //
 // A Service is identified by cluster and namespace/name; a different Service UID under the same
 // name is accepted (a backup restore recreates the Service with a new UID) and re-tagged by Diff.
-func CheckOwnership(observed, desired *Spec, claim Claim) error {
+func checkOwnership(observed, desired *Spec, claim foundBy) error {
 	refuse := func(reason string) error {
-		return &OwnershipError{LoadBalancerID: observed.ID, DisplayName: observed.Name, Reason: reason}
+		return &ownershipError{LoadBalancerID: observed.ID, DisplayName: observed.Name, Reason: reason}
 	}
 	got, tagged := ownerFromTags(observed.FreeformTags)
 	want := desired.Owner
@@ -73,7 +73,7 @@ func CheckOwnership(observed, desired *Spec, claim Claim) error {
 		return nil
 	}
 	switch claim {
-	case ClaimByUIDName, ClaimByAdoption, ClaimByCachedID:
+	case foundByUIDName, foundByAdoption, foundByCachedID:
 		return nil
 	}
 	return refuse("it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over")

@@ -134,27 +134,27 @@ func (p *parser) shape() (Shape, bool) {
 	switch {
 	case name == "" && !p.has(AnnotationShape):
 		if !flexSet {
-			return Shape{Name: ShapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+			return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 		}
-	case strings.EqualFold(name, ShapeFlexible):
+	case strings.EqualFold(name, shapeFlexible):
 	default:
 		for _, f := range fixedShapes {
 			if strings.EqualFold(name, f) {
 				for _, a := range []Annotation{AnnotationShapeFlexMin, AnnotationShapeFlexMax} {
 					if p.has(a) {
-						p.add(a.problemf(p.ann[string(a)], "no value: it applies only to the %q shape, not %q", ShapeFlexible, f))
+						p.add(a.problemf(p.ann[string(a)], "no value: it applies only to the %q shape, not %q", shapeFlexible, f))
 					}
 				}
 				return Shape{Name: f}, false
 			}
 		}
-		p.add(AnnotationShape.problemf(p.ann[string(AnnotationShape)], "one of %s, %s", ShapeFlexible, strings.Join(fixedShapes, ", ")))
-		return Shape{Name: ShapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+		p.add(AnnotationShape.problemf(p.ann[string(AnnotationShape)], "one of %s, %s", shapeFlexible, strings.Join(fixedShapes, ", ")))
+		return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 	}
 	if max < min {
 		p.add(AnnotationShapeFlexMax.problemf(p.ann[string(AnnotationShapeFlexMax)], "at least flex-min (%d Mbps)", min))
 	}
-	return Shape{Name: ShapeFlexible, MinMbps: min, MaxMbps: max}, false
+	return Shape{Name: shapeFlexible, MinMbps: min, MaxMbps: max}, false
 }
 
 // sslConfigJSON is the value format of the listener/backend-set SSL config annotations.

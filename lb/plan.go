@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Action is what a Change does. The set is closed: Apply knows how to carry out each one.
+// Action is what a Change does. The set is closed: Reconciler.Ensure knows how to carry out each one.
 type Action int
 
 // The actions.
@@ -108,7 +108,7 @@ func (c Change) String() string {
 }
 
 // Plan is an ordered set of changes that turns an observed load balancer into the desired one.
-// Changes are in an order that satisfies every Requires edge; Apply runs changes whose
+// Changes are in an order that satisfies every Requires edge; Ensure runs changes whose
 // requirements are met concurrently.
 type Plan struct {
 	// LoadBalancerID is empty when the plan creates the load balancer.

@@ -130,7 +130,7 @@ func (b Backend) String() string { return fmt.Sprintf("%s:%d", b.IP, b.Port) }
 
 // String returns e.g. "HTTP :10256/healthz".
 func (h HealthCheck) String() string {
-	if h.Protocol == ProtocolHTTP {
+	if h.Protocol == protocolHTTP {
 		return fmt.Sprintf("%s :%d%s", h.Protocol, h.Port, h.Path)
 	}
 	return fmt.Sprintf("%s :%d", h.Protocol, h.Port)

@@ -20,41 +20,45 @@ import (
 type Options struct {
 	// Config is the parsed cloud-provider.yaml (compartment, default subnets, naming, tags).
 	Config *config.Config
-	// Client calls the OCI Load Balancer API.
+	// Cluster is the cluster's identity (config.ClusterIdentity): it goes into the ownership
+	// tags of every load balancer, and a load balancer tagged for another cluster is never
+	// touched. Use the same value for seclist's Policy.Cluster. Required.
+	Cluster string
+	// Client calls the OCI Load Balancer API (an *ociclient.LoadBalancerClient).
 	Client Client
 	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it.
 	PublicIPs PublicIPs
-	// Concurrency bounds how many independent changes of one plan run at once (default
-	// DefaultConcurrency).
+	// Concurrency bounds how many independent changes of one plan run at once (default 1: OCI
+	// runs one work request per load balancer at a time and queues the others).
 	Concurrency int
-	// Index is the shared name→OCID index; nil makes a new one over Client.
-	Index *Index
-	// Timeout bounds each Reconcile, Delete and Get (default DefaultTimeout): a work request
-	// that never finishes must not hold a service-controller worker (by default the only one)
+	// Timeout bounds each Ensure, Plan, Delete and Get (default 5 minutes): a work request that
+	// never finishes must not hold a service-controller worker (by default the only one)
 	// forever.
 	Timeout time.Duration
 }
 
-// DefaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
+// defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
 // minutes on OCI and a change 20 to 40 seconds, so five minutes is several times a slow plan.
-const DefaultTimeout = 5 * time.Minute
+const defaultTimeout = 5 * time.Minute
 
-// Reconciler is the entry point a cloud provider forwards to: it finds a Service's load balancer,
-// plans and applies the difference, and reports the status. Safe for concurrent use; calls for
-// the same Service must not overlap (the service controller never does that).
+// Reconciler is the entry point a cloud provider or controller calls: it finds a Service's load
+// balancer in OCI, plans the difference to what the Service asks for, applies it and reports
+// the status. Safe for concurrent use; calls for the same Service must not overlap (the service
+// controller never does that).
 type Reconciler struct {
 	cfg     *config.Config
+	cluster string
 	client  Client
-	applier *Applier
-	index   *Index
-	namer   Namer
+	applier *applier
+	index   *nameIndex
+	namer   naming
 	timeout time.Duration
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
 }
 
-// NewReconciler returns a Reconciler.
+// NewReconciler returns a Reconciler, or an error naming the missing option.
 func NewReconciler(opts Options) (*Reconciler, error) {
 	if opts.Client == nil {
 		return nil, errors.New("lb: Options.Client is required")
@@ -63,52 +67,74 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if cfg == nil || cfg.CompartmentID == "" {
 		return nil, errors.New("lb: Options.Config with a CompartmentID is required")
 	}
-	idx := opts.Index
-	if idx == nil {
-		idx = NewIndex(opts.Client)
+	if opts.Cluster == "" {
+		return nil, errors.New("lb: Options.Cluster (the cluster identity) is required")
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	return &Reconciler{
 		cfg:     cfg,
+		cluster: opts.Cluster,
 		client:  opts.Client,
-		applier: &Applier{Client: opts.Client, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency},
-		index:   idx,
-		namer:   NamerFor(cfg),
+		applier: &applier{Client: opts.Client, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency},
+		index:   newNameIndex(opts.Client),
+		namer:   namingFor(cfg),
 		timeout: timeout,
 		ids:     map[types.UID]lbRef{},
 	}, nil
 }
 
-// Result is what one reconcile did.
+// Result is what Ensure did, or what Get found.
 type Result struct {
-	// Status is the Service's load balancer status.
+	// LoadBalancerID is the load balancer's OCID.
+	LoadBalancerID string
+	// Status is the Service's load balancer status (its ingress addresses), ready for
+	// Service.Status.LoadBalancer.
 	Status *v1.LoadBalancerStatus
-	// Plan is what was applied (empty when nothing changed).
+	// Plan is what Ensure applied (empty when nothing changed); nil from Get.
 	Plan *Plan
-	// Spec is the load balancer as it now is (Plan.Target): security rules are computed from it,
-	// including the real subnets of an existing load balancer.
+	// Spec is the load balancer as it now is. From Ensure it is Plan.Target with the OCID: the
+	// real subnets of an existing load balancer, the ports and backends of the Service, so
+	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
+	// reports, without the desired-only fields.
 	Spec *Spec
 }
 
-// Ensure creates or updates the load balancer for svc and returns its status. It is
-// EnsureLoadBalancer and UpdateLoadBalancer of cloudprovider.LoadBalancer in one.
-func (r *Reconciler) Ensure(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*v1.LoadBalancerStatus, error) {
-	res, err := r.Reconcile(ctx, clusterName, svc, nodes, secrets)
-	if err != nil {
-		return nil, err
-	}
-	return res.Status, nil
-}
-
-// Reconcile is Ensure returning the plan and resulting Spec too.
-func (r *Reconciler) Reconcile(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
+// Ensure creates or updates the load balancer for svc and reports what it did. It is
+// EnsureLoadBalancer and UpdateLoadBalancer of cloudprovider.LoadBalancer in one. secrets
+// supplies the TLS Secrets the Service names (nil if none).
+//
+// An invalid Service (*ValidationError), a load balancer another cluster or Service owns
+// (ErrNotOwned), one OCI cannot change now (ErrUnavailable) or a change OCI cannot make in place
+// (*ImmutableError) changes nothing in OCI. A plan that fails part way returns an error naming
+// what completed, what failed and what was not attempted, which unwraps to OCI's errors (see
+// ociclient's error kinds); the next Ensure re-plans from what is there. A 404 that a fresh read
+// contradicts (a missing IAM policy, most likely) is an *AccessError.
+func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	res, err := r.reconcile(ctx, clusterName, svc, nodes, secrets)
+	res, err := r.ensure(ctx, svc, nodes, secrets)
 	return res, r.timedOut(ctx, "ensure", svc, err)
+}
+
+// Plan is a dry run of Ensure: it finds svc's load balancer and returns the plan Ensure would
+// apply now, making no change in OCI (only reads). An empty plan means the load balancer is as
+// the Service asks; Plan.LoadBalancerID is empty when it would be created. The errors are
+// Ensure's, except that nothing is applied.
+func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Plan, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	p, err := r.plan(ctx, svc, nodes, secrets)
+	if err != nil {
+		return nil, r.timedOut(ctx, "plan", svc, err)
+	}
+	if !p.plan.Empty() {
+		klog.FromContext(ctx).V(2).Info("Load balancer plan (dry run)", "service", klog.KObj(svc),
+			"loadBalancer", p.plan.LoadBalancerID, "plan", p.plan.String())
+	}
+	return p.plan, nil
 }
 
 // timedOut says, for an error of a reconcile whose own deadline passed, that it gave up and why.
@@ -122,29 +148,39 @@ func (r *Reconciler) timedOut(ctx context.Context, what string, svc *v1.Service,
 	return fmt.Errorf("%s load balancer of %s/%s gave up at the reconcile timeout (%s): %w", what, svc.Namespace, svc.Name, r.timeout, err)
 }
 
-func (r *Reconciler) reconcile(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
+// planned is a plan with what was found on the way to it.
+type planned struct {
+	plan     *Plan
+	desired  *Spec
+	found    *loadbalancer.LoadBalancer // nil when the plan creates the load balancer
+	observed *Spec
+}
+
+// plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
+// It only reads from OCI.
+func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	desired, err := Desired(svc, nodes, r.cfg, secrets)
 	if err != nil {
 		return nil, err
 	}
-	desired.Owner.Cluster = clusterName
+	desired.Owner.Cluster = r.cluster
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
 
-	found, claim, err := r.find(ctx, clusterName, svc, desired.AdoptID, true)
+	found, how, err := r.find(ctx, svc, desired.AdoptID, true)
 	if err != nil {
 		return nil, err
 	}
-	if found == nil && claim == ClaimByAdoption {
+	if found == nil && how == foundByAdoption {
 		return nil, &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{
 			AnnotationAdoptLoadBalancerID.problemf(desired.AdoptID, "the OCID of an existing load balancer (none was found)")}}
 	}
 	var observed *Spec
 	if found != nil {
-		observed = Observe(*found)
-		if err := CheckOwnership(observed, desired, claim); err != nil {
+		observed = observe(*found)
+		if err := checkOwnership(observed, desired, how); err != nil {
 			return nil, err
 		}
 		if err := usable(found); err != nil {
@@ -159,14 +195,25 @@ func (r *Reconciler) reconcile(ctx context.Context, clusterName string, svc *v1.
 	}
 	if plan.Empty() {
 		logger.V(4).Info("Load balancer is up to date", "loadBalancer", plan.LoadBalancerID)
-	} else {
-		logger.Info("Applying load balancer plan", "plan", plan.String())
+	}
+	return &planned{plan: plan, desired: desired, found: found, observed: observed}, nil
+}
+
+func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
+	p, err := r.plan(ctx, svc, nodes, secrets)
+	if err != nil {
+		return nil, err
+	}
+	plan := p.plan
+	if !plan.Empty() {
+		klog.FromContext(ctx).Info("Applying load balancer plan", "service", klog.KObj(svc),
+			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
 	created, err := r.applier.apply(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
-	current := found
+	current := p.found
 	if created != nil {
 		current = created
 	}
@@ -175,27 +222,27 @@ func (r *Reconciler) reconcile(ctx context.Context, clusterName string, svc *v1.
 	}
 	id := deref(current.Id)
 	r.remember(svc.UID, lbRef{ID: id, Name: plan.Target.Name, CompartmentID: deref(current.CompartmentId)})
-	if created != nil || observed.Name != plan.Target.Name {
-		r.index.Add(desired.CompartmentID, plan.Target.Name, id)
+	if created != nil || p.observed.Name != plan.Target.Name {
+		r.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
 	}
 	plan.Target.ID = id
-	return &Result{Status: statusOf(*current, desired.IPMode), Plan: plan, Spec: plan.Target}, nil
+	return &Result{LoadBalancerID: id, Status: statusOf(*current, p.desired.IPMode), Plan: plan, Spec: plan.Target}, nil
 }
 
 // Delete deletes the load balancer svc owns. A missing load balancer is success, and so is one
 // that is not this Service's: it is left alone (and logged), never deleted. Missing means OCI
 // says so unambiguously: a 404 NotAuthorizedOrNotFound that a listing contradicts is an
 // *AccessError (most likely a missing IAM policy), so the Service keeps its finalizer.
-func (r *Reconciler) Delete(ctx context.Context, clusterName string, svc *v1.Service) error {
+func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	return r.timedOut(ctx, "delete", svc, r.delete(ctx, clusterName, svc))
+	return r.timedOut(ctx, "delete", svc, r.delete(ctx, svc))
 }
 
-func (r *Reconciler) delete(ctx context.Context, clusterName string, svc *v1.Service) error {
+func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, claim, err := r.find(ctx, clusterName, svc, adopt, false)
+	found, how, err := r.find(ctx, svc, adopt, false)
 	if err != nil || found == nil {
 		if errors.Is(err, ErrNotOwned) {
 			logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
@@ -203,12 +250,12 @@ func (r *Reconciler) delete(ctx context.Context, clusterName string, svc *v1.Ser
 		}
 		return err
 	}
-	observed := Observe(*found)
-	if err := CheckOwnership(observed, r.owner(clusterName, svc), claim); err != nil {
+	observed := observe(*found)
+	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
 		return nil
 	}
-	plan := DeletePlan(observed)
+	plan := deletePlan(observed)
 	logger.Info("Deleting load balancer", "plan", plan.String())
 	if _, err := r.applier.apply(ctx, plan); err != nil {
 		return err
@@ -218,38 +265,56 @@ func (r *Reconciler) delete(ctx context.Context, clusterName string, svc *v1.Ser
 	return nil
 }
 
-// Get returns the status of svc's load balancer and whether it exists.
-func (r *Reconciler) Get(ctx context.Context, clusterName string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+// Get reports svc's load balancer as OCI has it, and whether it exists (false, with a nil
+// Result, when there is none or it is not this Service's). It only reads from OCI.
+func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, claim, err := r.find(ctx, clusterName, svc, adopt, false)
+	found, how, err := r.find(ctx, svc, adopt, false)
 	if err != nil || found == nil {
 		return nil, false, r.timedOut(ctx, "get", svc, err)
 	}
-	if err := CheckOwnership(Observe(*found), r.owner(clusterName, svc), claim); err != nil {
+	observed := observe(*found)
+	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		return nil, false, nil
 	}
 	// An invalid ipMode annotation is reported by Ensure; Get only reports what exists.
 	ipMode := (&desiredBuilder{p: &parser{ann: svc.Annotations}}).ipMode()
-	return statusOf(*found, ipMode), true, nil
+	return &Result{LoadBalancerID: observed.ID, Status: statusOf(*found, ipMode), Spec: observed}, true, nil
+}
+
+// Subnets returns the subnets svc's load balancer is in, or would be created in: from its
+// annotations, else the configured defaults. It reads nothing from OCI. Use it to clean up the
+// security rules of a deleted Service whose load balancer is already gone.
+func (r *Reconciler) Subnets(svc *v1.Service, secrets Secrets) []string {
+	if spec, err := Desired(svc, nil, r.cfg, secrets); err == nil {
+		return spec.Subnets
+	}
+	var ids []string
+	for _, id := range []string{r.cfg.LoadBalancer.Subnet1, r.cfg.LoadBalancer.Subnet2} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // Name returns the display name svc's load balancer gets (cloudprovider's GetLoadBalancerName).
 func (r *Reconciler) Name(svc *v1.Service) string { return r.namer.Name(svc) }
 
-func (r *Reconciler) owner(clusterName string, svc *v1.Service) *Spec {
-	return &Spec{Owner: Owner{Cluster: clusterName, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)}}
+func (r *Reconciler) owner(svc *v1.Service) *Spec {
+	return &Spec{Owner: Owner{Cluster: r.cluster, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)}}
 }
 
 // find returns svc's load balancer, or nil if there is none, and how it was found: by the
 // adoption annotation (explicit, so it wins), by the OCID cached for the Service, else through the name index (scheme name,
-// then UID name). An untagged load balancer found only by a non-UID name is an OwnershipError;
+// then UID name). An untagged load balancer found only by a non-UID name is an ownershipError;
 // load balancers tagged for another cluster or Service are skipped.
 //
 // With listedOK, a load balancer of the index's last whole listing stands in for a read (see
 // index_listed.go); Delete and Get read afresh.
-func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Service, adoptID string, listedOK bool) (*loadbalancer.LoadBalancer, Claim, error) {
+func (r *Reconciler) find(ctx context.Context, svc *v1.Service, adoptID string, listedOK bool) (*loadbalancer.LoadBalancer, foundBy, error) {
 	cached := r.cached(svc.UID)
 	if adoptID != "" {
 		// The Service's address shows its load balancer was adopted once: without it, a
@@ -259,49 +324,49 @@ func (r *Reconciler) find(ctx context.Context, clusterName string, svc *v1.Servi
 			ref = cached
 		}
 		lb, err := r.get(ctx, ref)
-		return lb, ClaimByAdoption, err
+		return lb, foundByAdoption, err
 	}
 	if cached.ID != "" {
 		lb, err := r.get(ctx, cached)
 		if err != nil || lb != nil {
-			return lb, ClaimByCachedID, err
+			return lb, foundByCachedID, err
 		}
 		r.forget(svc.UID)
 	}
 	// Twice at most: when every indexed match turns out gone, the index has forgotten them and
 	// the second lookup asks OCI (a load balancer made by another process, e.g. before a restart).
 	for range 2 {
-		lb, claim, stale, err := r.findByName(ctx, clusterName, svc, listedOK)
+		lb, claim, stale, err := r.findByName(ctx, svc, listedOK)
 		if lb != nil || err != nil || !stale {
 			return lb, claim, err
 		}
 	}
-	return nil, ClaimByName, nil
+	return nil, foundByName, nil
 }
 
 // findByName is find through the name index; stale reports that nothing was found and every
 // indexed match was gone (and has been removed from the index).
-func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1.Service, listedOK bool) (_ *loadbalancer.LoadBalancer, _ Claim, stale bool, _ error) {
+func (r *Reconciler) findByName(ctx context.Context, svc *v1.Service, listedOK bool) (_ *loadbalancer.LoadBalancer, _ foundBy, stale bool, _ error) {
 	matches, err := r.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
 	if err != nil {
-		return nil, ClaimByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
+		return nil, foundByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
-	want := r.owner(clusterName, svc).Owner
+	want := r.owner(svc).Owner
 	var refused error
 	removed := 0
 	for _, m := range matches {
 		lb, err := r.getListed(ctx, lbRef{ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID}, listedOK)
 		if err != nil {
-			return nil, ClaimByName, false, err
+			return nil, foundByName, false, err
 		}
 		if lb == nil {
 			r.index.Remove(r.cfg.CompartmentID, m.ID)
 			removed++
 			continue
 		}
-		claim := ClaimByName
-		if m.Name == UIDName(svc) {
-			claim = ClaimByUIDName
+		claim := foundByName
+		if m.Name == uidName(svc) {
+			claim = foundByUIDName
 		}
 		got, tagged := ownerFromTags(lb.FreeformTags)
 		switch {
@@ -309,14 +374,14 @@ func (r *Reconciler) findByName(ctx context.Context, clusterName string, svc *v1
 			return lb, claim, false, nil
 		case tagged:
 			continue // another cluster's or Service's load balancer with a colliding name
-		case claim == ClaimByUIDName:
+		case claim == foundByUIDName:
 			return lb, claim, false, nil
 		default:
-			refused = &OwnershipError{LoadBalancerID: m.ID, DisplayName: m.Name,
+			refused = &ownershipError{LoadBalancerID: m.ID, DisplayName: m.Name,
 				Reason: "it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over, or delete it"}
 		}
 	}
-	return nil, ClaimByName, removed > 0 && removed == len(matches), refused
+	return nil, foundByName, removed > 0 && removed == len(matches), refused
 }
 
 // get reads a load balancer; nil when it is being deleted, or when it does not exist as a fresh
@@ -338,9 +403,9 @@ func (r *Reconciler) get(ctx context.Context, ref lbRef) (*loadbalancer.LoadBala
 func usable(lb *loadbalancer.LoadBalancer) error {
 	switch lb.LifecycleState {
 	case loadbalancer.LoadBalancerLifecycleStateCreating:
-		return &StateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its creation is still in progress; retry later"}
+		return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its creation is still in progress; retry later"}
 	case loadbalancer.LoadBalancerLifecycleStateFailed:
-		return &StateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState),
+		return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState),
 			Hint: "OCI could not create it; delete the Service (or the load balancer) and recreate it"}
 	}
 	return nil

@@ -56,7 +56,7 @@ func TestEnsureOfUnchangedServiceMakesNoWrites(t *testing.T) {
 	e := newEnv(t)
 	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"),
 		annotate(lb.AnnotationHealthCheckInterval, "5000"), annotate(lb.AnnotationBackendProtocol, "HTTP"))
-	secrets := lb.SecretMap{webTLS: tlsSecret("v1")}
+	secrets := lb.Secrets{webTLS: tlsSecret("v1")}
 	e.ensure(t, svc, readyNodes(3), secrets)
 
 	res, calls := e.ensure(t, svc, readyNodes(3), secrets)
@@ -141,10 +141,10 @@ func TestEnsureProtocolChange(t *testing.T) {
 func TestEnsureTLSRotationSwitchesCertificateWithoutConflicts(t *testing.T) {
 	e := newEnv(t)
 	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
-	first, _ := e.ensure(t, svc, readyNodes(2), lb.SecretMap{webTLS: tlsSecret("v1")})
+	first, _ := e.ensure(t, svc, readyNodes(2), lb.Secrets{webTLS: tlsSecret("v1")})
 	oldCert := first.Spec.Listeners["TCP-443"].TLS.Certificate
 
-	res, calls := e.ensure(t, svc, readyNodes(2), lb.SecretMap{webTLS: tlsSecret("v2")})
+	res, calls := e.ensure(t, svc, readyNodes(2), lb.Secrets{webTLS: tlsSecret("v2")})
 	want := map[string]int{"CreateCertificate": 1, "UpdateListener": 1, "DeleteCertificate": 1}
 	if diff := cmp.Diff(want, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s\nplan:\n%s", diff, res.Plan)
@@ -179,7 +179,7 @@ func TestEnsureRefusesImmutableChangesAndChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(), readyNodes(1), nil)
 	before := e.srv.Calls()
-	_, err := e.r.Ensure(ctx, clusterName, service(annotate(lb.AnnotationSubnet1, "ocid1.subnet.oc1.phx.other"), ports(8080)), readyNodes(1), nil)
+	_, err := e.r.Ensure(ctx, service(annotate(lb.AnnotationSubnet1, "ocid1.subnet.oc1.phx.other"), ports(8080)), readyNodes(1), nil)
 	var ierr *lb.ImmutableError
 	if !errors.As(err, &ierr) {
 		t.Fatalf("Ensure = %v, want *ImmutableError", err)
@@ -199,7 +199,7 @@ func TestEnsureWithReservedIP(t *testing.T) {
 	}
 
 	other := newEnv(t)
-	_, err := other.r.Ensure(ctx, clusterName, service(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.99" }), readyNodes(1), nil)
+	_, err := other.r.Ensure(ctx, service(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.99" }), readyNodes(1), nil)
 	var verr *lb.ValidationError
 	if !errors.As(err, &verr) || verr.Problems[0].Field != "spec.loadBalancerIP" {
 		t.Errorf("Ensure with an unknown reserved IP = %v, want a ValidationError on spec.loadBalancerIP", err)
@@ -219,9 +219,9 @@ func TestEnsureInternalReportsPrivateAddressAndIPMode(t *testing.T) {
 	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IPMode == nil || *res.Status.Ingress[0].IPMode != v1.LoadBalancerIPModeProxy {
 		t.Errorf("status %+v, want one private address with ipMode Proxy", res.Status)
 	}
-	status, exists, err := e.r.Get(ctx, clusterName, service(annotate(lb.AnnotationIngressIPMode, "Proxy")))
-	if err != nil || !exists || !cmp.Equal(status, res.Status) {
-		t.Errorf("Get = %+v, %v, %v; want %+v", status, exists, err, res.Status)
+	got2, exists, err := e.r.Get(ctx, service(annotate(lb.AnnotationIngressIPMode, "Proxy")))
+	if err != nil || !exists || !cmp.Equal(got2.Status, res.Status) || got2.LoadBalancerID != res.LoadBalancerID {
+		t.Errorf("Get = %+v, %v, %v; want status %+v of %s", got2, exists, err, res.Status, res.LoadBalancerID)
 	}
 }
 
@@ -229,16 +229,16 @@ func TestDeleteRemovesOwnedLoadBalancerAndAbsentIsSuccess(t *testing.T) {
 	e := newEnv(t)
 	svc := service()
 	e.ensure(t, svc, readyNodes(1), nil)
-	if err := e.r.Delete(ctx, clusterName, svc); err != nil {
+	if err := e.r.Delete(ctx, svc); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.srv.LoadBalancers()); n != 0 {
 		t.Errorf("%d load balancers left", n)
 	}
-	if err := e.r.Delete(ctx, clusterName, svc); err != nil {
+	if err := e.r.Delete(ctx, svc); err != nil {
 		t.Errorf("deleting an absent load balancer: %v", err)
 	}
-	if _, exists, err := e.r.Get(ctx, clusterName, svc); exists || err != nil {
+	if _, exists, err := e.r.Get(ctx, svc); exists || err != nil {
 		t.Errorf("Get after delete = exists %v, %v", exists, err)
 	}
 }
@@ -262,13 +262,13 @@ func TestOwnershipIsNeverTakenFromAnotherClusterOrUntaggedLoadBalancer(t *testin
 	}
 
 	// Explicit adoption of another cluster's load balancer is refused.
-	_, err := e.r.Ensure(ctx, clusterName, service(annotate(lb.AnnotationAdoptLoadBalancerID, *foreign.Id)), readyNodes(1), nil)
+	_, err := e.r.Ensure(ctx, service(annotate(lb.AnnotationAdoptLoadBalancerID, *foreign.Id)), readyNodes(1), nil)
 	if !errors.Is(err, lb.ErrNotOwned) {
 		t.Errorf("adopting a foreign load balancer: %v, want ErrNotOwned", err)
 	}
 
 	// Deleting the Service deletes ours only.
-	if err := e.r.Delete(ctx, clusterName, svc); err != nil {
+	if err := e.r.Delete(ctx, svc); err != nil {
 		t.Fatal(err)
 	}
 	if left := e.srv.LoadBalancers(); len(left) != 1 || *left[0].Id != *foreign.Id {
@@ -278,10 +278,10 @@ func TestOwnershipIsNeverTakenFromAnotherClusterOrUntaggedLoadBalancer(t *testin
 	// An untagged load balancer found by name alone is refused, and survives Delete.
 	e2 := newEnv(t, withNaming(config.NamingName))
 	untagged := e2.srv.AddLoadBalancer(loadbalancer.LoadBalancer{CompartmentId: common.String(e2.cfg.CompartmentID), DisplayName: common.String("default-web")})
-	if _, err := e2.r.Ensure(ctx, clusterName, svc, readyNodes(1), nil); !errors.Is(err, lb.ErrNotOwned) {
+	if _, err := e2.r.Ensure(ctx, svc, readyNodes(1), nil); !errors.Is(err, lb.ErrNotOwned) {
 		t.Errorf("Ensure over an untagged same-name load balancer: %v, want ErrNotOwned", err)
 	}
-	if err := e2.r.Delete(ctx, clusterName, svc); err != nil {
+	if err := e2.r.Delete(ctx, svc); err != nil {
 		t.Errorf("Delete: %v", err)
 	}
 	if _, ok := e2.srv.LoadBalancer(*untagged.Id); !ok {
@@ -332,7 +332,7 @@ func TestEnsureReportsLoadBalancerThatIsNotReady(t *testing.T) {
 				LifecycleState: state, FreeformTags: lb.Owner{Cluster: clusterName, Service: "default/web", UID: string(svc.UID)}.Tags(),
 			})
 			before := e.srv.Calls()
-			_, err := e.r.Ensure(ctx, clusterName, svc, readyNodes(1), nil)
+			_, err := e.r.Ensure(ctx, svc, readyNodes(1), nil)
 			var serr *lb.StateError
 			if !errors.Is(err, lb.ErrUnavailable) || !errors.As(err, &serr) || serr.State != string(state) {
 				t.Errorf("Ensure = %v, want a StateError for %s", err, state)
@@ -365,11 +365,11 @@ func TestAdoptionAnnotationTakesOverAnUntaggedLoadBalancer(t *testing.T) {
 	// A Service whose adoption target is gone deletes cleanly, and cannot be ensured.
 	gone := service(annotate(lb.AnnotationAdoptLoadBalancerID, "ocid1.loadbalancer.oc1.phx.gone"))
 	gone.UID = "another-uid"
-	if err := e.r.Delete(ctx, clusterName, gone); err != nil {
+	if err := e.r.Delete(ctx, gone); err != nil {
 		t.Errorf("Delete with a missing adoption target: %v", err)
 	}
 	var verr *lb.ValidationError
-	if _, err := e.r.Ensure(ctx, clusterName, gone, readyNodes(1), nil); !errors.As(err, &verr) {
+	if _, err := e.r.Ensure(ctx, gone, readyNodes(1), nil); !errors.As(err, &verr) {
 		t.Errorf("Ensure with a missing adoption target = %v, want a ValidationError", err)
 	}
 }

@@ -15,7 +15,7 @@ func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
 
 	reconcileAll := func() (planned int) {
 		for _, svc := range e.services {
-			res, err := restarted.Reconcile(ctx, clusterName, svc, e.nodes, nil)
+			res, err := restarted.Ensure(ctx, svc, e.nodes, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

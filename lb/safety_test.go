@@ -49,7 +49,7 @@ func TestDeleteNeverTakesNotAuthorizedOrNotFoundForGone(t *testing.T) {
 				e.srv.EditLoadBalancer(e.only(t).ID, func(l *loadbalancer.LoadBalancer) { l.DisplayName = common.String("renamed") })
 			}
 			e.srv.InjectFault(notAuthorizedOrNotFound(tc.op))
-			err := r.Delete(ctx, clusterName, svc)
+			err := r.Delete(ctx, svc)
 			if err == nil {
 				t.Fatal("Delete succeeded (the finalizer would be released) although the load balancer still exists")
 			}
@@ -72,7 +72,7 @@ func TestDeleteOfALoadBalancerGoneMeanwhileSucceeds(t *testing.T) {
 	f := notAuthorizedOrNotFound("DeleteLoadBalancer")
 	f.AfterHandler, f.Times = true, 1
 	e.srv.InjectFault(f)
-	if err := e.r.Delete(ctx, clusterName, svc); err != nil {
+	if err := e.r.Delete(ctx, svc); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	e.srv.CompleteWorkRequests()
@@ -96,14 +96,14 @@ func TestEnsureNeverTakesNotAuthorizedOrNotFoundOnAPartForGone(t *testing.T) {
 		{name: "DeleteBackendSet denied", op: "DeleteBackendSet", before: service(), after: service(ports(80)),
 			left: func(s *lb.Spec) bool { _, ok := s.BackendSets["TCP-443"]; return ok }},
 		{name: "DeleteCertificate denied", op: "DeleteCertificate", before: tls, after: tls,
-			secretsBefore: lb.SecretMap{webTLS: tlsSecret("v1")}, secretsAfter: lb.SecretMap{webTLS: tlsSecret("v2")},
+			secretsBefore: lb.Secrets{webTLS: tlsSecret("v1")}, secretsAfter: lb.Secrets{webTLS: tlsSecret("v2")},
 			left: func(s *lb.Spec) bool { return len(s.Certificates) == 2 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.ensure(t, tc.before, readyNodes(1), tc.secretsBefore)
 			e.srv.InjectFault(notAuthorizedOrNotFound(tc.op))
-			_, err := e.r.Reconcile(ctx, clusterName, tc.after, readyNodes(1), tc.secretsAfter)
+			_, err := e.r.Ensure(ctx, tc.after, readyNodes(1), tc.secretsAfter)
 			var ae *lb.AccessError
 			if !errors.As(err, &ae) || ae.Operation != tc.op {
 				t.Fatalf("Reconcile error %v; want an *lb.AccessError for %s", err, tc.op)
@@ -151,7 +151,7 @@ func TestLoadBalancerGoneSinceItsCreateIsRecreated(t *testing.T) {
 			if tc.failCreate {
 				remove := e.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateLoadBalancer" },
 					"Out of host capacity")
-				if _, err := e.r.Reconcile(ctx, clusterName, svc, readyNodes(1), nil); err == nil {
+				if _, err := e.r.Ensure(ctx, svc, readyNodes(1), nil); err == nil {
 					t.Fatal("Reconcile succeeded although the create work request failed")
 				}
 				remove()
@@ -176,7 +176,7 @@ func TestLoadBalancerGoneSinceItsCreateIsRecreated(t *testing.T) {
 			bounded, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			before := e.srv.Calls()
-			if _, err := r.Reconcile(bounded, clusterName, svc, readyNodes(1), nil); err != nil {
+			if _, err := r.Ensure(bounded, svc, readyNodes(1), nil); err != nil {
 				t.Fatalf("Reconcile: %v\ncalls:\n%s", err, e.srv.Calls().Since(before))
 			}
 			got := e.only(t)
@@ -215,7 +215,7 @@ func TestReconcileGivesUpOnAWorkRequestThatNeverFinishes(t *testing.T) {
 			r := newReconcilerWithTimeout(t, e, 2*time.Second)
 			done := make(chan error, 1)
 			go func() {
-				_, err := r.Reconcile(ctx, clusterName, service(), readyNodes(2), nil)
+				_, err := r.Ensure(ctx, service(), readyNodes(2), nil)
 				done <- err
 			}()
 			var err error
@@ -254,7 +254,7 @@ func TestNewServiceLooksItsNameUpWithoutListingTheCompartment(t *testing.T) {
 	second := service(func(s *v1.Service) { s.Name, s.UID = "api", types.UID("0f5b2c1e-8d7a-4e3b-9c2d-7a6b5c4d3e2f") })
 	_, calls := e.ensure(t, second, readyNodes(1), nil)
 	// One filtered page per candidate name, and the create's own lookup by name.
-	want := len(lb.NamerFor(e.cfg).Candidates(second)) + 1
+	want := len(lb.Candidates(e.cfg, second)) + 1
 	if got := calls.Op("ListLoadBalancers"); got != want {
 		t.Errorf("a new Service made %d ListLoadBalancers calls, want %d (one page per name looked up)", got, want)
 	}
@@ -263,7 +263,7 @@ func TestNewServiceLooksItsNameUpWithoutListingTheCompartment(t *testing.T) {
 // newReconcilerWithTimeout is a second Reconciler over e's OCI whose reconciles are bounded by d.
 func newReconcilerWithTimeout(t *testing.T, e *env, d time.Duration) *lb.Reconciler {
 	t.Helper()
-	r, err := lb.NewReconciler(lb.Options{Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork, Timeout: d})
+	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork, Timeout: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestRenamedLoadBalancerIsNeverDuplicatedByANewRetryToken(t *testing.T) {
 	e.srv.EditLoadBalancer(id, func(l *loadbalancer.LoadBalancer) { l.DisplayName = common.String("renamed-in-the-console") })
 	// After a restart the name lookup misses, so the Service's create token is replayed.
 	r := newReconciler(t, e.oci, e.cfg, 0)
-	if _, err := r.Reconcile(ctx, clusterName, svc, readyNodes(1), nil); err != nil {
+	if _, err := r.Ensure(ctx, svc, readyNodes(1), nil); err != nil {
 		t.Fatalf("Reconcile: %v", err)
 	}
 	if got := e.only(t).ID; got != id {
@@ -307,7 +307,7 @@ func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T
 
 	restarted := newReconciler(t, e.oci, e.cfg, 0)
 	e.srv.InjectFault(notAuthorizedOrNotFound("GetLoadBalancer"))
-	if err := restarted.Delete(ctx, clusterName, svc); err == nil {
+	if err := restarted.Delete(ctx, svc); err == nil {
 		t.Fatal("Delete succeeded (the finalizer would be released) although the adopted load balancer still exists")
 	} else if !strings.Contains(err.Error(), string(lb.AnnotationAdoptLoadBalancerID)) {
 		t.Errorf("Delete error %q does not name the adoption annotation", err)

@@ -16,7 +16,7 @@ import (
 
 // Observe reads an OCI load balancer into a Spec. Fields OCI does not report (private keys,
 // desired-only fields) stay empty.
-func Observe(lb loadbalancer.LoadBalancer) *Spec {
+func observe(lb loadbalancer.LoadBalancer) *Spec {
 	s := &Spec{
 		Kind:                  KindLoadBalancer,
 		ID:                    deref(lb.Id),
@@ -258,7 +258,7 @@ func healthCheckerDetails(h HealthCheck) *loadbalancer.HealthCheckerDetails {
 		TimeoutInMillis:  common.Int(h.TimeoutMillis),
 		IsForcePlainText: common.Bool(h.ForcePlainText),
 	}
-	if h.Protocol == ProtocolHTTP {
+	if h.Protocol == protocolHTTP {
 		d.UrlPath = common.String(h.Path)
 		d.ReturnCode = common.Int(h.ReturnCode)
 	}

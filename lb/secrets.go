@@ -32,43 +32,26 @@ type TLSSecret struct {
 
 // The Secret data keys TLSSecretFromData reads.
 const (
-	SecretKeyCertificate = v1.TLSCertKey       // "tls.crt"
-	SecretKeyKey         = v1.TLSPrivateKeyKey // "tls.key"
-	SecretKeyCA          = v1.ServiceAccountRootCAKey
-	SecretKeyPassphrase  = "passphrase"
+	secretKeyCertificate = v1.TLSCertKey       // "tls.crt"
+	secretKeyKey         = v1.TLSPrivateKeyKey // "tls.key"
+	secretKeyCA          = v1.ServiceAccountRootCAKey
+	secretKeyPassphrase  = "passphrase"
 )
 
 // TLSSecretFromData reads a Secret's data map (tls.crt, tls.key, ca.crt, passphrase).
 func TLSSecretFromData(data map[string][]byte) TLSSecret {
 	return TLSSecret{
-		Certificate: string(data[SecretKeyCertificate]),
-		Key:         config.Secret(data[SecretKeyKey]),
-		CA:          string(data[SecretKeyCA]),
-		Passphrase:  config.Secret(data[SecretKeyPassphrase]),
+		Certificate: string(data[secretKeyCertificate]),
+		Key:         config.Secret(data[secretKeyKey]),
+		CA:          string(data[secretKeyCA]),
+		Passphrase:  config.Secret(data[secretKeyPassphrase]),
 	}
 }
 
-// Secrets looks up the TLS material of a Secret. ok is false when the Secret does not exist.
-// Implementations must not do network I/O on the Desired path; the ccm passes an informer-backed
-// lookup, tests pass a SecretMap.
-type Secrets interface {
-	TLSSecret(ref SecretRef) (s TLSSecret, ok bool)
-}
-
-// SecretMap is a Secrets backed by a map.
-type SecretMap map[SecretRef]TLSSecret
-
-// TLSSecret implements Secrets.
-func (m SecretMap) TLSSecret(ref SecretRef) (TLSSecret, bool) {
-	s, ok := m[ref]
-	return s, ok
-}
-
-// SecretsFunc adapts a function to Secrets.
-type SecretsFunc func(ref SecretRef) (TLSSecret, bool)
-
-// TLSSecret implements Secrets.
-func (f SecretsFunc) TLSSecret(ref SecretRef) (TLSSecret, bool) { return f(ref) }
+// Secrets holds the TLS material of Secrets by reference: those a Service names
+// (RequiredSecrets). Desired reads Secrets only from it, never through a Kubernetes client. A
+// missing entry is a Secret that does not exist; nil holds none.
+type Secrets map[SecretRef]TLSSecret
 
 // RequiredSecrets returns the Secrets a Service's load balancer is built from, so a controller
 // can fetch them for Desired and re-reconcile the Service when one changes (the upstream service

@@ -21,17 +21,18 @@ const (
 )
 
 // Spec is a load balancer as a value: what a Service asks for (Desired) or what OCI has
-// (Observe). Diff compares two of them. Maps are keyed by the resource's name.
+// (Reconciler.Get's Result.Spec). Diff compares two of them. Maps are keyed by the resource's
+// name.
 //
 // Fields under "desired only" are computed from the Service and are not observable on an OCI
-// load balancer; Observe leaves them empty and Diff ignores them. The security-list manager
-// reads them (see Ports).
+// load balancer; an observed Spec leaves them empty and Diff ignores them. Security rules are
+// computed from them (see Ports and seclist.ClaimFor).
 type Spec struct {
 	// Kind is the OCI product. Immutable.
 	Kind Kind
 	// ID is the load balancer's OCID; empty in a desired Spec.
 	ID string
-	// Name is the OCI display name (see Namer).
+	// Name is the OCI display name (Reconciler.Name).
 	Name string
 	// CompartmentID is where the load balancer lives.
 	CompartmentID string
@@ -54,7 +55,7 @@ type Spec struct {
 	// Owner is who the load balancer belongs to, as recorded in its freeform tags.
 	Owner Owner
 	// FreeformTags and DefinedTags are applied when the load balancer is created (ownership tags
-	// are added to FreeformTags then). Observe fills them with the current tags. Diff never
+	// are added to FreeformTags then). An observed Spec has the current tags. Diff never
 	// changes them except to add ownership tags.
 	FreeformTags map[string]string
 	DefinedTags  map[string]map[string]any
@@ -78,8 +79,9 @@ type Spec struct {
 	IPMode *v1.LoadBalancerIPMode
 	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
 	AdoptID string
-	// ExcludedNodes are the Nodes that are not backends, with the reason (for logs and events).
-	ExcludedNodes []NodeExclusion
+	// ExcludedNodes maps the name of each Node that is not a backend to the reason, for logs
+	// and events; an exclusion is not an error.
+	ExcludedNodes map[string]string
 }
 
 // Defaulted lists the Spec fields that were not set by the Service.
@@ -96,11 +98,11 @@ type Shape struct {
 	MaxMbps int
 }
 
-// ShapeFlexible is the name of the flexible shape.
-const ShapeFlexible = "flexible"
+// shapeFlexible is the name of the flexible shape.
+const shapeFlexible = "flexible"
 
 // IsFlexible reports whether the shape is the flexible one.
-func (s Shape) IsFlexible() bool { return s.Name == ShapeFlexible }
+func (s Shape) IsFlexible() bool { return s.Name == shapeFlexible }
 
 // Listener is a port the load balancer accepts connections on.
 type Listener struct {
@@ -117,8 +119,8 @@ type Listener struct {
 	IdleTimeoutSeconds int64
 	// ProxyProtocolVersion is 1 or 2 to send a PROXY header to backends, 0 for none.
 	ProxyProtocolVersion int
-	// Routing is what an OCI listener may carry that the Spec does not manage. Observe reads it
-	// and Diff carries it into the update of an existing listener, so that a change (the update
+	// Routing is what an OCI listener may carry that the Spec does not manage. An observed Spec
+	// has it, and Diff carries it into the update of an existing listener, so that a change (the update
 	// replaces the whole listener) never drops what a user configured. Never compared.
 	Routing ListenerRouting
 }
@@ -184,7 +186,7 @@ type HealthCheck struct {
 }
 
 // Certificate is certificate material installed on the load balancer. Its name carries a hash
-// of the content (see CertificateName), so a changed Secret yields a new certificate.
+// of the content, so a changed Secret yields a new certificate.
 type Certificate struct {
 	Name string
 	// PublicCertificate and CACertificate are PEM; either may be empty.
@@ -209,7 +211,7 @@ type Port struct {
 
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
-	// Cluster is the cluster name the CCM runs with (--cluster-name).
+	// Cluster is the cluster identity (Options.Cluster: clusterID, else --cluster-name).
 	Cluster string
 	// Service is "namespace/name".
 	Service string
@@ -244,6 +246,19 @@ func (s *Spec) HealthCheckPorts() []int {
 		out = append(out, p.HealthCheck)
 	}
 	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// BackendIPs returns the addresses of every backend, sorted, each once: the nodes whose
+// subnets need the security rules (see instances.Subnets and seclist.ClaimFor).
+func (s *Spec) BackendIPs() []string {
+	var out []string
+	for _, bs := range s.BackendSets {
+		for _, b := range bs.Backends {
+			out = append(out, b.IP)
+		}
+	}
+	slices.SortFunc(out, compareIPs)
 	return slices.Compact(out)
 }
 
@@ -284,7 +299,7 @@ func (s *Spec) Clone() *Spec {
 		}
 	}
 	c.Ports = slices.Clone(s.Ports)
-	c.ExcludedNodes = slices.Clone(s.ExcludedNodes)
+	c.ExcludedNodes = cloneStringMap(s.ExcludedNodes)
 	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
 	c.IPFamilies = slices.Clone(s.IPFamilies)
 	if s.IPMode != nil {

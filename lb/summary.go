@@ -23,13 +23,13 @@ const maxFailureEcho = 400
 //
 //	load balancer "default-web": + listener TCP-8080; ~ backend set TCP-80: +1 backend
 //
-// With err nil it lists plan's changes; when err is (or wraps) an *ApplyError it says what was
+// With err nil it lists plan's changes; when err is (or wraps) an *applyError it says what was
 // applied, what failed and why, and what was not attempted. It returns "" when there is nothing
-// to report: an empty plan, or an error that is not an *ApplyError (nothing was applied; the
+// to report: an empty plan, or an error that is not an *applyError (nothing was applied; the
 // error itself is reported by the caller). Changes that do not fit in MaxSummaryBytes end the
 // text as "… and N more". Private keys never appear.
 func Summary(plan *Plan, err error) string {
-	var aerr *ApplyError
+	var aerr *applyError
 	if err != nil {
 		if !errors.As(err, &aerr) {
 			return ""

@@ -13,7 +13,7 @@ import (
 )
 
 func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
-	tls := func(v string) SecretMap { return SecretMap{webTLS: testTLS(v)} }
+	tls := func(v string) Secrets { return Secrets{webTLS: testTLS(v)} }
 	name := string(testService().UID)
 	tests := []struct {
 		name          string
@@ -67,8 +67,8 @@ func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
 	nodes := Change{Action: ActionUpdateBackendSet, Name: "TCP-80",
 		Before: BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}}},
 		After:  BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}}}
-	aerr := &ApplyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []Change{nodes},
-		Failed: []FailedChange{{Change: add, Err: errors.New("work request failed: quota")}}, Skipped: []Change{listener}}
+	aerr := &applyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []Change{nodes},
+		Failed: []failedChange{{Change: add, Err: errors.New("work request failed: quota")}}, Skipped: []Change{listener}}
 
 	got := Summary(nil, fmt.Errorf("ensure: %w", aerr))
 	want := "load balancer ocid1.loadbalancer.oc1.phx.x: 1 of 3 change(s) failed: applied ~ backend set TCP-80: +1 backend; " +

@@ -9,16 +9,12 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 )
 
-// KubeProxyHealthPort is the port kube-proxy serves /healthz on. Load balancers health-check it
-// for Services with externalTrafficPolicy Cluster; Services with Local use healthCheckNodePort.
-const KubeProxyHealthPort = 10256
-
 // AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.
 const AnyIPv4 = "0.0.0.0/0"
 
 // Claim is what one load balancer Service needs from the security lists. It is a plain value:
-// the ccm package builds it from the Service, its nodes and the configuration, and this package
-// never sees a Kubernetes object.
+// ClaimFor builds it from the Service's reconciled load balancer Spec and its nodes' subnets,
+// and this package never sees a Kubernetes object.
 type Claim struct {
 	// Service names the claim, "namespace/name". One claim per Service; setting a claim for the
 	// same Service again replaces the earlier one.
@@ -38,7 +34,7 @@ type Claim struct {
 	// NodePorts are the Service's node ports, where the load balancer sends traffic.
 	NodePorts []int
 	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
-	// for externalTrafficPolicy Local, KubeProxyHealthPort otherwise. Zero means none.
+	// for externalTrafficPolicy Local, lb.KubeProxyHealthPort otherwise. Zero means none.
 	HealthCheckPort int
 	// Unknown, given to Prime, says that the Service has a load balancer and so may have rules,
 	// but what it needs cannot be computed now (its annotations are invalid, a Secret it names

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // A small VCN: two LB subnets with their own lists, a node subnet, a subnet with two lists, and
@@ -32,7 +33,7 @@ func web(mode config.SecurityListMode) Claim {
 	return Claim{
 		Service: "default/web", Mode: mode,
 		LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
-		ListenerPorts: []int{80, 443}, NodePorts: []int{30080, 30443}, HealthCheckPort: KubeProxyHealthPort,
+		ListenerPorts: []int{80, 443}, NodePorts: []int{30080, 30443}, HealthCheckPort: lb.KubeProxyHealthPort,
 	}
 }
 

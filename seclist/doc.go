@@ -1,7 +1,9 @@
 // Package seclist manages the OCI security-list rules that load balancer Services need.
 //
 // The work splits in two. The pure part takes plain values and returns plain values: every LB
-// Service contributes a Claim (its subnets, ports, source ranges and management mode); Desired
+// Service contributes a Claim (its subnets, ports, source ranges and management mode), which
+// ClaimFor builds from the Service's reconciled load balancer (an lb.Spec) and the subnets of
+// its nodes (instances.Subnets); Desired
 // turns the claims of the whole cluster into the set of rules each security list must hold; Diff
 // compares that set with the rules a list holds now, as set arithmetic on normalised rules, and
 // says what to add and what to remove. The I/O part is the Manager: one writer per list in the
@@ -17,6 +19,12 @@
 // Every other rule — the user's own, another cluster's — is never touched, except that with
 // Policy.AdoptUndescribed a rule without a description that exactly matches what a Service needs
 // (as the upstream OCI CCM wrote them) is taken over; Manager.UndescribedRules is its dry run.
+//
+// The public API: ClaimFor and Claim; Policy (PolicyFromConfig); Desired, ListsOf, Diff and their
+// value types (Subnet, Rule, RuleSet, Current, Observed, Update, Limits); Manager (NewManager,
+// Prime, Reconcile, Delete) over the VirtualNetwork interface it declares; the errors ErrInvalid,
+// ErrNoSecurityList, ErrListNotAttached and *CapacityError. Logs go to Options.Logger, else to the
+// logger in the context of the call that started a write.
 //
 // See README.md for the rules each mode creates and the IAM policy the CCM needs.
 package seclist

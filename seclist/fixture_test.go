@@ -11,6 +11,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -92,7 +93,7 @@ func (v *vcn) claim(service string, port, nodePort int) seclist.Claim {
 	return seclist.Claim{
 		Service: service, Mode: config.SecurityListModeAll,
 		LBSubnets: []string{v.lbSubnet}, NodeSubnets: []string{v.nodeSubnet},
-		ListenerPorts: []int{port}, NodePorts: []int{nodePort}, HealthCheckPort: seclist.KubeProxyHealthPort,
+		ListenerPorts: []int{port}, NodePorts: []int{nodePort}, HealthCheckPort: lb.KubeProxyHealthPort,
 	}
 }
 

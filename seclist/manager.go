@@ -65,7 +65,8 @@ type Options struct {
 	// again (see DefaultMaxListAge); zero means DefaultMaxListAge, negative means every sync
 	// reads the list first.
 	MaxListAge time.Duration
-	// Logger receives structured logs; the zero value means klog.Background().
+	// Logger receives structured logs; the zero value means the logger of the context of the
+	// call that started a write (klog.FromContext: the caller's logr.Logger, else klog's).
 	Logger klog.Logger
 	// OnAdopt, when set, is called after each write that took over undescribed rules
 	// (Policy.AdoptUndescribed), with those rules and the Services that need them — e.g. to
@@ -121,14 +122,14 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		return nil, fmt.Errorf("%w: retry, timeout and limit options must be positive, MaxDelay at least BaseDelay", ErrInvalid)
 	}
 	logger := opts.Logger
-	if logger.GetSink() == nil {
-		logger = klog.Background()
+	if logger.GetSink() != nil {
+		logger = logger.WithName("seclist")
 	}
 	return &Manager{
 		vn:      vn,
 		opts:    opts,
 		owner:   Owner(opts.Policy.Cluster),
-		logger:  logger.WithName("seclist"),
+		logger:  logger,
 		claims:  map[string]Claim{},
 		touched: map[string]bool{},
 		unknown: map[string]bool{},
@@ -319,6 +320,14 @@ func (m *Manager) waitForLists(ctx context.Context, service string, lists []stri
 		return fmt.Errorf("service %s: %w", service, err)
 	}
 	return nil
+}
+
+// loggerFor is Options.Logger, else the logger ctx carries.
+func (m *Manager) loggerFor(ctx context.Context) klog.Logger {
+	if m.logger.GetSink() != nil {
+		return m.logger
+	}
+	return klog.FromContext(ctx).WithName("seclist")
 }
 
 func (m *Manager) writerFor(id string) *writer {

@@ -12,6 +12,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
+
+	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // writer is the one writer of one security list in the process. Callers ask it to write; it
@@ -112,7 +114,7 @@ func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 // writer got in between (412), it waits a jittered, growing delay, re-reads, recomputes from
 // the claims as they are by then, and tries again, up to Options.Attempts rounds.
 func (w *writer) sync(ctx context.Context) error {
-	logger := w.m.logger.WithValues("securityList", w.id)
+	logger := w.m.loggerFor(ctx).WithValues("securityList", w.id)
 	for attempt := 1; ; attempt++ {
 		claims, prune, unknown := w.snapshot()
 		if len(unknown) > 0 && prune {
@@ -222,7 +224,7 @@ func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
 	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
-		found = found || (backend && list == w.id && r.Direction == d && r.Ports.Min != KubeProxyHealthPort)
+		found = found || (backend && list == w.id && r.Direction == d && r.Ports.Min != lb.KubeProxyHealthPort)
 	})
 	return found
 }

@@ -41,11 +41,11 @@ func run(out io.Writer) error {
 	nodes := []*v1.Node{node("node-1", "10.0.10.2"), node("node-2", "10.0.10.3"), node("node-3", "10.0.10.4")}
 
 	// 1. Nothing exists yet: the plan is one CreateLoadBalancer carrying everything.
-	desired, err := lb.Desired(svc, nodes, cfg, lb.SecretMap{})
+	desired, err := lb.Desired(svc, nodes, cfg, lb.Secrets{})
 	if err != nil {
 		return err // a *lb.ValidationError listing every bad annotation at once
 	}
-	desired.Owner.Cluster = "embed" // the reconciler fills this from --cluster-name
+	desired.Owner.Cluster = "embed" // a Reconciler fills this from Options.Cluster
 	create, err := lb.Diff(nil, desired)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func run(out io.Writer) error {
 
 	// 2. The load balancer as OCI would report it once the create succeeded: the plan's target,
 	// with the OCID OCI assigned and the ownership tags the create adds. A real controller gets
-	// this from lb.Observe on what it reads from OCI.
+	// this from OCI: lb.Reconciler.Get's Result.Spec (or lets Reconciler.Plan do the whole dry run).
 	observed := create.Target.Clone()
 	observed.ID = "ocid1.loadbalancer.oc1.phx.example"
 	observed.FreeformTags = mergeTags(observed.FreeformTags, observed.Owner.Tags())
@@ -63,7 +63,7 @@ func run(out io.Writer) error {
 	// no listener ever points at a missing backend set.
 	changed := svc.DeepCopy()
 	changed.Spec.Ports[0].Port = 8080
-	desired, err = lb.Desired(changed, nodes, cfg, lb.SecretMap{})
+	desired, err = lb.Desired(changed, nodes, cfg, lb.Secrets{})
 	if err != nil {
 		return err
 	}

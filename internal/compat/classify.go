@@ -41,7 +41,8 @@ func classifyAnnotation(a upstreamAnnotation) (Row, error) {
 	for k, v := range a.With {
 		ann[k] = v
 	}
-	_, err := lb.Desired(sampleService(ann), sampleNodes(), sampleConfig(), anySecret)
+	svc := sampleService(ann)
+	_, err := lb.Desired(svc, sampleNodes(), sampleConfig(), anySecret(svc))
 	var ve *lb.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -130,11 +131,15 @@ func sampleConfig() *config.Config {
 	}
 }
 
-// anySecret finds every Secret: whether a referenced Secret exists is not what is classified.
-var anySecret = lb.SecretsFunc(func(lb.SecretRef) (lb.TLSSecret, bool) {
-	return lb.TLSSecret{
-		Certificate: "-----BEGIN CERTIFICATE-----\nsample\n-----END CERTIFICATE-----",
-		Key:         config.Secret("-----BEGIN PRIVATE KEY-----\nsample\n-----END PRIVATE KEY-----"),
-		CA:          "-----BEGIN CERTIFICATE-----\nsample-ca\n-----END CERTIFICATE-----",
-	}, true
-})
+// anySecret finds every Secret svc references: whether a Secret exists is not what is classified.
+func anySecret(svc *v1.Service) lb.Secrets {
+	found := lb.Secrets{}
+	for _, ref := range lb.RequiredSecrets(svc) {
+		found[ref] = lb.TLSSecret{
+			Certificate: "-----BEGIN CERTIFICATE-----\nsample\n-----END CERTIFICATE-----",
+			Key:         config.Secret("-----BEGIN PRIVATE KEY-----\nsample\n-----END PRIVATE KEY-----"),
+			CA:          "-----BEGIN CERTIFICATE-----\nsample-ca\n-----END CERTIFICATE-----",
+		}
+	}
+	return found
+}

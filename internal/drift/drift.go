@@ -34,7 +34,7 @@ const maxBackoff = 12
 
 // Checker is what the Loop calls every period; *lb.DriftChecker satisfies it.
 type Checker interface {
-	Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*lb.DriftReport, error)
+	Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*lb.DriftReport, error)
 }
 
 var _ Checker = (*lb.DriftChecker)(nil)
@@ -53,8 +53,8 @@ type Options struct {
 	// reconcile sees them (a provider that completes Nodes before reconciling completes them
 	// here too). The Loop passes on those the service controller passes to a reconcile.
 	Nodes func(context.Context) ([]*v1.Node, error)
-	// Secrets serves the TLS Secrets Services reference; nil when none can be read.
-	Secrets lb.Secrets
+	// Secrets returns the TLS Secrets a Service references; nil when none can be read.
+	Secrets func(*v1.Service) lb.Secrets
 	// Requeue requeues a drifted Service (required).
 	Requeue RequeueFunc
 	// Period is the time between checks (default DefaultPeriod).

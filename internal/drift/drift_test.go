@@ -79,7 +79,7 @@ func newWorld(t *testing.T, names ...string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := lb.NewReconciler(lb.Options{Config: cfg, Client: oci.LoadBalancers})
+	r, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func newWorld(t *testing.T, names ...string) *world {
 				{Name: "http", Protocol: v1.ProtocolTCP, Port: 80, NodePort: 30080},
 				{Name: "https", Protocol: v1.ProtocolTCP, Port: 443, NodePort: 30443}}},
 		}
-		res, err := r.Reconcile(ctx, cluster, svc, w.nodes, nil)
+		res, err := r.Ensure(ctx, svc, w.nodes, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func newWorld(t *testing.T, names ...string) *world {
 		w.services = append(w.services, svc)
 		w.lbIDs[name] = res.Spec.ID
 	}
-	checker, err := lb.NewDriftChecker(lb.DriftOptions{Config: cfg, Lister: oci.LoadBalancers, Cluster: cluster})
+	checker, err := lb.NewDriftChecker(lb.DriftOptions{Config: cfg, Client: oci.LoadBalancers, Cluster: cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ type scripted struct {
 	started chan struct{}
 }
 
-func (s *scripted) Check(ctx context.Context, _ []*v1.Service, _ []*v1.Node, _ lb.Secrets) (*lb.DriftReport, error) {
+func (s *scripted) Check(ctx context.Context, _ []*v1.Service, _ []*v1.Node, _ func(*v1.Service) lb.Secrets) (*lb.DriftReport, error) {
 	s.calls.Add(1)
 	if s.hold != nil {
 		s.started <- struct{}{}

@@ -133,7 +133,7 @@ func validate(cfg *config.Config, svc *v1.Service) []*lb.Problem {
 	if !lb.Manages(svc) {
 		return nil
 	}
-	_, err := lb.Desired(svc, nil, cfg, anySecret)
+	_, err := lb.Desired(svc, nil, cfg, anySecret(svc))
 	var verr *lb.ValidationError
 	if errors.As(err, &verr) {
 		return verr.Problems
@@ -141,14 +141,19 @@ func validate(cfg *config.Config, svc *v1.Service) []*lb.Problem {
 	return nil
 }
 
-// anySecret finds every Secret, with placeholder material in every key a Secret may need.
-var anySecret = lb.SecretsFunc(func(lb.SecretRef) (lb.TLSSecret, bool) {
-	return lb.TLSSecret{
-		Certificate: "placeholder certificate: existence is not checked at admission",
-		Key:         "placeholder key",
-		CA:          "placeholder CA",
-	}, true
-})
+// anySecret finds every Secret svc references, with placeholder material in every key a Secret
+// may need: whether a Secret exists is not checked at admission.
+func anySecret(svc *v1.Service) lb.Secrets {
+	found := lb.Secrets{}
+	for _, ref := range lb.RequiredSecrets(svc) {
+		found[ref] = lb.TLSSecret{
+			Certificate: "placeholder certificate: existence is not checked at admission",
+			Key:         "placeholder key",
+			CA:          "placeholder CA",
+		}
+	}
+	return found
+}
 
 // newProblems returns the problems of now that were not in before, compared by what they say.
 func newProblems(now, before []*lb.Problem) []*lb.Problem {

@@ -1,4 +1,4 @@
-package ccm
+package kube
 
 import (
 	"context"
@@ -12,15 +12,18 @@ import (
 
 func TestRequeueDriftedStampsTheServiceAndSaysWhatDrifted(t *testing.T) {
 	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cart"}}
-	kube := fake.NewClientset(svc)
+	client := fake.NewClientset(svc)
 	events := record.NewFakeRecorder(10)
-	c := &Cloud{kube: kube, events: events}
+	get := func(ns, name string) (*v1.Service, error) {
+		return client.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
+	}
+	requeue := RequeueDrifted(client, get, events)
 	ctx := context.Background()
 
-	if err := c.requeueDrifted(ctx, "shop", "cart", "listener TCP-80 missing"); err != nil {
+	if err := requeue(ctx, "shop", "cart", "listener TCP-80 missing"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := kube.CoreV1().Services("shop").Get(ctx, "cart", metav1.GetOptions{})
+	got, err := get("shop", "cart")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +34,10 @@ func TestRequeueDriftedStampsTheServiceAndSaysWhatDrifted(t *testing.T) {
 	if e := <-events.Events; e != want {
 		t.Errorf("event %q, want %q", e, want)
 	}
-
-	if err := c.requeueDrifted(ctx, "shop", "deleted-meanwhile", "load balancer deleted"); err != nil {
+	if err := requeue(ctx, "shop", "deleted-meanwhile", "load balancer deleted"); err != nil {
 		t.Errorf("a Service deleted meanwhile: %v, want nil (nothing to reconcile)", err)
+	}
+	if len(events.Events) != 0 {
+		t.Errorf("an Event for a Service that is gone: %q", <-events.Events)
 	}
 }

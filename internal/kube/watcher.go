@@ -1,10 +1,14 @@
-package ccm
+// Package kube holds what oci-ccm does with the Kubernetes API beyond the cloud-provider
+// framework: watching the TLS Secrets load balancer Services reference (the service controller
+// does not), and re-queueing a Service for its load balancer by patching an annotation.
+package kube
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,10 +45,10 @@ const secretIndex = "oci-ccm-secrets"
 // then is treated as missing (its Service fails and is retried), never waited for forever.
 const secretSyncTimeout = time.Minute
 
-// watcher reads Services and Nodes from the shared informers and Secrets from one field-selected
+// Watcher reads Services and Nodes from the shared informers and Secrets from one field-selected
 // informer per Secret that a load balancer Service references (nothing else is cached, listed or
 // watched), serves those Secrets to lb, and re-triggers the Services whose Secrets change.
-type watcher struct {
+type Watcher struct {
 	kube       kubernetes.Interface
 	services   corelisters.ServiceLister
 	byService  cache.Indexer // the Service informer's indexer, with secretIndex
@@ -67,15 +71,13 @@ type secretInformer struct {
 	stop     context.CancelFunc
 }
 
-var _ lb.Secrets = (*watcher)(nil)
-
-// newWatcher registers the Service and Node informers on factory and indexes Services by the
+// NewWatcher registers the Service and Node informers on factory and indexes Services by the
 // Secrets they reference. Secret informers run on kube until ctx ends; with a nil kube no Secret
-// can be read.
-func newWatcher(ctx context.Context, kube kubernetes.Interface, factory informers.SharedInformerFactory) *watcher {
+// can be read. Start factory, then call WaitForSync and Run.
+func NewWatcher(ctx context.Context, kube kubernetes.Interface, factory informers.SharedInformerFactory) *Watcher {
 	svc, node := factory.Core().V1().Services(), factory.Core().V1().Nodes()
 	_ = svc.Informer().AddIndexers(cache.Indexers{secretIndex: secretKeys})
-	w := &watcher{
+	w := &Watcher{
 		kube:       kube,
 		services:   svc.Lister(),
 		byService:  svc.Informer().GetIndexer(),
@@ -83,9 +85,13 @@ func newWatcher(ctx context.Context, kube kubernetes.Interface, factory informer
 		synced:     []cache.InformerSynced{svc.Informer().HasSynced, node.Informer().HasSynced},
 		secretsCtx: ctx,
 		secrets:    map[lb.SecretRef]*secretInformer{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+	}
+	if kube != nil { // without a client no Secret is watched, so nothing is ever queued
+		// The queue runs a goroutine from now on; it ends with ctx, whether or not Run is called.
+		w.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
-			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "oci-tls-secrets"}),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "oci-tls-secrets"})
+		context.AfterFunc(ctx, w.queue.ShutDown)
 	}
 	resync := func(any) { w.syncSecretInformers() }
 	_, _ = svc.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -111,7 +117,7 @@ func secretKeys(obj any) ([]string, error) {
 
 // syncSecretInformers starts an informer for every Secret some Service references and stops
 // those no Service references any more.
-func (w *watcher) syncSecretInformers() {
+func (w *Watcher) syncSecretInformers() {
 	if w.kube == nil {
 		return
 	}
@@ -139,7 +145,7 @@ func (w *watcher) syncSecretInformers() {
 
 // startSecretInformer lists and watches the one Secret ref names (field selector metadata.name),
 // and queues it whenever it is created, changed or deleted.
-func (w *watcher) startSecretInformer(ref lb.SecretRef) *secretInformer {
+func (w *Watcher) startSecretInformer(ref lb.SecretRef) *secretInformer {
 	selector := fields.OneTermEqualSelector("metadata.name", ref.Name).String()
 	secrets := w.kube.CoreV1().Secrets(ref.Namespace)
 	lw := &cache.ListWatch{
@@ -187,9 +193,9 @@ func (w *watcher) startSecretInformer(ref lb.SecretRef) *secretInformer {
 	return &secretInformer{informer: inf, stop: cancel}
 }
 
-// waitForSync waits for the Service and Node informers, then for the informers of the Secrets
+// WaitForSync waits for the Service and Node informers, then for the informers of the Secrets
 // those Services reference (at most secretSyncTimeout: a Secret that cannot be read is missing).
-func (w *watcher) waitForSync(ctx context.Context) bool {
+func (w *Watcher) WaitForSync(ctx context.Context) bool {
 	if !cache.WaitForCacheSync(ctx.Done(), w.synced...) {
 		return false
 	}
@@ -208,8 +214,27 @@ func (w *watcher) waitForSync(ctx context.Context) bool {
 	return ctx.Err() == nil
 }
 
-// TLSSecret implements lb.Secrets from the cache of the referenced Secrets.
-func (w *watcher) TLSSecret(ref lb.SecretRef) (lb.TLSSecret, bool) {
+// SecretsFor returns the TLS Secrets svc references, from the cache of the referenced Secrets;
+// one not (yet) cached is left out, so Desired reports it missing and the Service is retried.
+// A nil Watcher has none.
+func (w *Watcher) SecretsFor(svc *v1.Service) lb.Secrets {
+	if w == nil {
+		return nil
+	}
+	var out lb.Secrets
+	for _, ref := range lb.RequiredSecrets(svc) {
+		if s, ok := w.tlsSecret(ref); ok {
+			if out == nil {
+				out = lb.Secrets{}
+			}
+			out[ref] = s
+		}
+	}
+	return out
+}
+
+// tlsSecret reads one referenced Secret from its informer's cache.
+func (w *Watcher) tlsSecret(ref lb.SecretRef) (lb.TLSSecret, bool) {
 	w.mu.Lock()
 	s, ok := w.secrets[ref]
 	w.mu.Unlock()
@@ -224,10 +249,15 @@ func (w *watcher) TLSSecret(ref lb.SecretRef) (lb.TLSSecret, bool) {
 	return lb.TLSSecretFromData(secret.Data), true
 }
 
-// run processes changed Secrets until ctx ends.
-func (w *watcher) run(ctx context.Context) {
+// Run re-queues the Services whose Secrets change, until ctx (or NewWatcher's) ends. Call it
+// after WaitForSync: from then on a Secret's first appearance re-queues its Services too.
+func (w *Watcher) Run(ctx context.Context) {
 	w.started.Store(true)
-	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	if w.queue == nil {
+		return
+	}
+	stop := context.AfterFunc(ctx, w.queue.ShutDown)
+	defer stop()
 	for {
 		key, quit := w.queue.Get()
 		if quit {
@@ -245,7 +275,7 @@ func (w *watcher) run(ctx context.Context) {
 
 // retrigger stamps every load balancer Service that references the Secret, in any namespace,
 // with the new hash of its Secrets, so the service controller reconciles it.
-func (w *watcher) retrigger(ctx context.Context, secret types.NamespacedName) error {
+func (w *Watcher) retrigger(ctx context.Context, secret types.NamespacedName) error {
 	objs, err := w.byService.ByIndex(secretIndex, secret.String())
 	if err != nil {
 		return err
@@ -263,11 +293,7 @@ func (w *watcher) retrigger(ctx context.Context, secret types.NamespacedName) er
 		if svc.Annotations[AnnotationSecretsHash] == hash {
 			continue
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{AnnotationSecretsHash: hash}}})
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err := w.kube.CoreV1().Services(svc.Namespace).Patch(ctx, svc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-		cancel()
-		if err != nil && !apierrors.IsNotFound(err) {
+		if err := Requeue(ctx, w.kube, svc, AnnotationSecretsHash, hash); err != nil {
 			return err
 		}
 		klog.FromContext(ctx).Info("Secret changed; Service re-queued for its load balancer",
@@ -276,16 +302,49 @@ func (w *watcher) retrigger(ctx context.Context, secret types.NamespacedName) er
 	return nil
 }
 
+// Requeue makes the service controller reconcile svc again by setting its annotation key to
+// value (a merge patch, bounded by 30 seconds). It does nothing when the annotation already has
+// that value, or when the Service is gone. The service controller re-ensures a Service whose
+// annotations change but not an unchanged one, so this is how a change it cannot see (a TLS
+// Secret, drift in OCI) reaches the load balancer: the value should say what changed (a hash).
+func Requeue(ctx context.Context, kube kubernetes.Interface, svc *v1.Service, key, value string) error {
+	if svc.Annotations[key] == value {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err = kube.CoreV1().Services(svc.Namespace).Patch(ctx, svc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("re-queue Service %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	return nil
+}
+
+// Services lists the Services from the shared informer's cache.
+func (w *Watcher) Services() corelisters.ServiceLister { return w.services }
+
+// Nodes lists the Nodes from the shared informer's cache.
+func (w *Watcher) Nodes() corelisters.NodeLister { return w.nodes }
+
 // hashOf hashes the TLS material of the Secrets (what lb reads), in reference order. A missing
 // Secret hashes as empty, so its later creation changes the hash too.
-func (w *watcher) hashOf(refs []lb.SecretRef) string {
+func (w *Watcher) hashOf(refs []lb.SecretRef) string {
 	h := sha256.New()
 	for _, ref := range refs {
-		s, _ := w.TLSSecret(ref)
+		s, _ := w.tlsSecret(ref)
 		for _, part := range []string{ref.String(), s.Certificate, s.Key.Reveal(), s.CA, s.Passphrase.Reveal()} {
 			h.Write([]byte(part))
 			h.Write([]byte{0})
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Service returns a Service from the shared informer's cache.
+func (w *Watcher) Service(namespace, name string) (*v1.Service, error) {
+	return w.services.Services(namespace).Get(name)
 }

@@ -1,0 +1,123 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/instances"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/seclist"
+)
+
+// The reasons of the Events oci-ccm records on a Service beyond the service controller's own.
+const (
+	// EventPlanApplied says what a reconcile changed on the Service's load balancer.
+	EventPlanApplied = "LoadBalancerPlanApplied"
+	// EventPlanFailed says what a failed reconcile applied and what it did not.
+	EventPlanFailed = "LoadBalancerPlanFailed"
+	// EventDrift says the load balancer changed outside Kubernetes and is being reconciled.
+	EventDrift = "LoadBalancerDrift"
+)
+
+// AnnotationDriftRequeued is stamped on a Service whose load balancer drifted (changed or deleted
+// out of band) with the time of the check: the annotation change makes the service controller
+// reconcile the Service, as AnnotationSecretsHash does for Secrets.
+const AnnotationDriftRequeued = "oci-ccm.github.io/drift-requeued"
+
+// RecordPlan puts lb.Summary of an applied (or partly applied) plan on the Service as an Event:
+// Normal when it was applied, Warning when it failed. An empty plan records nothing.
+func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, err error) {
+	var plan *lb.Plan
+	if res != nil {
+		plan = res.Plan
+	}
+	msg := lb.Summary(plan, err)
+	switch {
+	case msg == "" || events == nil:
+	case err != nil:
+		events.Event(svc, v1.EventTypeWarning, EventPlanFailed, msg)
+	default:
+		events.Event(svc, v1.EventTypeNormal, EventPlanApplied, msg)
+	}
+}
+
+// RequeueDrifted returns what internal/drift calls for a drifted Service: it stamps the Service
+// with AnnotationDriftRequeued (see Requeue) and records a Warning Event saying what drifted. A
+// Service gone meanwhile is nothing to reconcile.
+func RequeueDrifted(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
+	return func(ctx context.Context, namespace, name, reason string) error {
+		svc, err := services(namespace, name)
+		if err != nil || svc == nil {
+			return nil // deleted meanwhile
+		}
+		if err := Requeue(ctx, client, svc, AnnotationDriftRequeued, time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+			return err
+		}
+		if events != nil {
+			events.Eventf(svc, v1.EventTypeWarning, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it", reason)
+		}
+		return nil
+	}
+}
+
+// EventRulesAdopted says security rules without a description (left by the upstream CCM) were
+// taken over for the Service (loadBalancer.adoptUndescribedRules) and are now managed with it.
+const EventRulesAdopted = "SecurityRulesAdopted"
+
+// RecordAdopted records an EventRulesAdopted on each Service that needs a rule seclist took over;
+// Services not in the watcher's cache (or no watcher yet) are skipped, as the log has them too.
+func RecordAdopted(events record.EventRecorder, w *Watcher, adopted []seclist.Adopted) {
+	if events == nil || w == nil {
+		return
+	}
+	per := map[string][]string{}
+	for _, a := range adopted {
+		for _, key := range a.Services {
+			per[key] = append(per[key], a.ListID+": "+a.Rule.String())
+		}
+	}
+	for key, rules := range per {
+		ns, name, _ := strings.Cut(key, "/")
+		svc, err := w.Services().Services(ns).Get(name)
+		if err != nil {
+			continue
+		}
+		msg := fmt.Sprintf("Took over %d security rule(s) without a description, now managed with this Service: %s",
+			len(rules), strings.Join(rules, "; "))
+		if len(msg) > 1024 {
+			msg = msg[:1000] + " …"
+		}
+		events.Event(svc, v1.EventTypeNormal, EventRulesAdopted, msg)
+	}
+}
+
+// EventNodeSubnetUnknown is the reason of the Warning Events on a Node whose subnet cannot be
+// found, and on the Services it is a backend of: no security rules are managed for it.
+const EventNodeSubnetUnknown = "NodeSubnetUnknown"
+
+// RecordUnplaced logs each backend of svc left out of its security rules because its subnet
+// cannot be found, with Warning Events on the Service and the Node when warn (not at start-up:
+// the Service's own reconcile warns; the log is then at V(2)).
+func RecordUnplaced(ctx context.Context, events record.EventRecorder, svc *v1.Service, unplaced []instances.Unplaced, warn bool) {
+	logger := klog.FromContext(ctx).V(2)
+	if warn {
+		logger = klog.FromContext(ctx)
+	}
+	for _, u := range unplaced {
+		logger.Info("Backend left out of security rules: its subnet cannot be found",
+			"service", klog.KObj(svc), "ip", u.IP, "node", klog.KObj(u.Node), "reason", u.Err)
+		if warn && events != nil {
+			events.Eventf(svc, v1.EventTypeWarning, EventNodeSubnetUnknown, "Backend %s left out of the security rules: %v", u.IP, u.Err)
+			if u.Node != nil {
+				events.Eventf(u.Node, v1.EventTypeWarning, EventNodeSubnetUnknown, "No security rules are managed for this Node's address %s: %v", u.IP, u.Err)
+			}
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package lb
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// What the external tests (package lb_test) need of the unexported API.
+
+// Observe is observe.
+var Observe = observe
+
+// Lister is lbLister.
+type Lister = lbLister
+
+// StateError is stateError.
+type StateError = stateError
+
+// Candidates returns the display names svc's load balancer is looked up by under cfg.
+func Candidates(cfg *config.Config, svc *v1.Service) []string { return namingFor(cfg).Candidates(svc) }
+
+// ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.
+func ApplyPlan(ctx context.Context, c Client, plan *Plan) (string, error) {
+	created, err := (&applier{Client: c}).apply(ctx, plan)
+	if err != nil || created == nil {
+		return plan.LoadBalancerID, err
+	}
+	return deref(created.Id), nil
+}
+
+// ApplyError is applyError.
+type ApplyError = applyError

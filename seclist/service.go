@@ -1,0 +1,33 @@
+package seclist
+
+import (
+	"slices"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+)
+
+// ClaimFor is the claim of the load balancer Service named service ("namespace/name"): the
+// subnets, listener ports, source ranges and mode of its load balancer spec, and the node ports
+// and health-check port its backends are reached on in nodeSubnets.
+//
+// Pass the Spec of the load balancer as reconciled (lb.Result.Spec, or lb.Plan.Target), not the
+// one a Service asks for: subnets cannot change on an existing load balancer, and rules belong
+// in the subnets it is really in. nodeSubnets are the subnets of spec.BackendIPs()
+// (instances.Subnets finds them).
+func ClaimFor(service string, spec *lb.Spec, nodeSubnets []string) Claim {
+	c := Claim{
+		Service:     service,
+		Mode:        spec.SecurityListMode,
+		LBSubnets:   slices.Clone(spec.Subnets),
+		NodeSubnets: slices.Clone(nodeSubnets),
+		SourceCIDRs: slices.Clone(spec.SourceCIDRs),
+	}
+	for _, p := range spec.Ports {
+		c.ListenerPorts = append(c.ListenerPorts, p.Listener)
+		c.NodePorts = append(c.NodePorts, p.NodePort)
+		if c.HealthCheckPort == 0 {
+			c.HealthCheckPort = p.HealthCheck
+		}
+	}
+	return c
+}
