@@ -44,20 +44,20 @@ func main() {
 	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
 		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
 	cfg.SetDefaults()
-	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
 	check(err)
 	svc := &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "5f0c6a4e-0000-4000-8000-000000000001"},
 		Spec: v1.ServiceSpec{Type: v1.ServiceTypeLoadBalancer, Ports: []v1.ServicePort{
 			{Name: "http", Protocol: v1.ProtocolTCP, Port: 80, NodePort: 31080}}},
 	}
-	p, err := plan(ctx, oci, lbs, cfg, svc, nodes) // (1) what would change, with no write to OCI
+	p, err := lbs.Plan(ctx, svc, nodes, nil) // (1) what would change, with no write to OCI
 	check(err)
 	fmt.Printf("1. plan for %s/%s:\n%s\n", svc.Namespace, svc.Name, p)
-	res, err := lbs.Reconcile(ctx, cluster, svc, nodes, lb.SecretMap{}) // (2) apply it
+	res, err := lbs.Ensure(ctx, svc, nodes, nil) // (2) apply it
 	check(err)
 	fmt.Printf("2. applied %d change(s): %s at %s\n", len(res.Plan.Changes), res.Spec.ID, res.Status.Ingress[0].IP)
-	p, err = plan(ctx, oci, lbs, cfg, svc, nodes) // (3) plan again: nothing is left to do
+	p, err = lbs.Plan(ctx, svc, nodes, nil) // (3) plan again: nothing is left to do
 	check(err)
 	if !p.Empty() {
 		check(fmt.Errorf("the plan after applying is not empty:\n%s", p))
@@ -67,13 +67,7 @@ func main() {
 	// (4) The Service's rules: listener ports on the LB subnets, node ports on the nodes'.
 	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)})
 	check(err)
-	claim := seclist.Claim{Service: svc.Namespace + "/" + svc.Name, Mode: res.Spec.SecurityListMode,
-		LBSubnets: res.Spec.Subnets, SourceCIDRs: res.Spec.SourceCIDRs, NodeSubnets: seeded.NodeSubnets}
-	for _, port := range res.Spec.Ports {
-		claim.ListenerPorts = append(claim.ListenerPorts, port.Listener)
-		claim.NodePorts = append(claim.NodePorts, port.NodePort)
-		claim.HealthCheckPort = port.HealthCheck
-	}
+	claim := seclist.ClaimFor(svc.Namespace+"/"+svc.Name, res.Spec, seeded.NodeSubnets)
 	check(rules.Reconcile(ctx, claim))
 	var owned []string
 	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {
@@ -88,24 +82,6 @@ func main() {
 		check(fmt.Errorf("no security rule of %s after reconciling %s", cluster, claim.Service))
 	}
 	fmt.Printf("4. ingress rules of %s:\n   %s\n", cluster, strings.Join(owned, "\n   "))
-}
-
-// plan diffs what svc asks for against its load balancer in OCI, found by name; no writes.
-func plan(ctx context.Context, oci *ociclient.Client, lbs *lb.Reconciler, cfg *config.Config, svc *v1.Service, nodes []*v1.Node) (*lb.Plan, error) {
-	desired, err := lb.Desired(svc, nodes, cfg, lb.SecretMap{})
-	if err != nil {
-		return nil, err
-	}
-	desired.Owner.Cluster = cluster
-	found, err := oci.LoadBalancers.ListLoadBalancers(ctx, cfg.CompartmentID, lbs.Name(svc))
-	if err != nil {
-		return nil, err
-	}
-	var observed *lb.Spec
-	if len(found) > 0 {
-		observed = lb.Observe(found[0])
-	}
-	return lb.Diff(observed, desired)
 }
 
 // check ends the program on an error, with a non-zero exit status.
