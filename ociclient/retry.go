@@ -111,6 +111,8 @@ type caller struct {
 	metrics  *clientMetrics
 	log      klog.Logger
 	clock    clock
+	// history is how long recent work requests took, by kind, for the polling schedule.
+	history durationHistory
 }
 
 func newCaller(opts Options, m *clientMetrics) *caller {
@@ -121,8 +123,17 @@ func newCaller(opts Options, m *clientMetrics) *caller {
 		limiter:  newLimiter(opts.RateLimit),
 		metrics:  m,
 		log:      opts.Logger.WithName("ociclient"),
-		clock:    realClock(),
+		clock:    clockOf(opts.Clock),
 	}
+}
+
+// clockOf is the caller's clock: the wall clock, or Options.Clock with real jitter.
+func clockOf(c Clock) clock {
+	clk := realClock()
+	if c != nil {
+		clk.now, clk.sleep = c.Now, c.Sleep
+	}
+	return clk
 }
 
 // sdkResponse is what every SDK response type implements; on errors the SDK still returns the

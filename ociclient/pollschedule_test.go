@@ -1,0 +1,70 @@
+package ociclient
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// simulatePolls runs the default poll schedule against a work request that ends after d, with a
+// fake clock (no waiting): it returns how many polls found it done and how late the last one
+// was. history is the durations earlier work requests of the same kind took.
+func simulatePolls(t *testing.T, d time.Duration, history ...time.Duration) (polls int, late time.Duration) {
+	t.Helper()
+	p, err := Options{Provider: nil}.withDefaults()
+	if err == nil {
+		t.Fatal("withDefaults accepted a missing Provider")
+	}
+	var h durationHistory
+	for _, past := range history {
+		h.record(serviceLB, "UpdateBackendSet", past)
+	}
+	elapsed, wait, jumped := time.Duration(0), p.Poll.Initial, false
+	for polls = 1; polls < 1000; polls++ {
+		elapsed += wait
+		if elapsed >= d {
+			return polls, elapsed - d
+		}
+		var jump bool
+		wait, jump = p.Poll.nextPoll(elapsed, wait, h.expected(serviceLB, "UpdateBackendSet"), jumped, workRequestStatus{})
+		jumped = jumped || jump
+	}
+	t.Fatalf("a %v work request was never found done", d)
+	return 0, 0
+}
+
+func TestPollScheduleCountsAtEachDuration(t *testing.T) {
+	type result struct {
+		Polls int
+		Late  time.Duration
+	}
+	tests := []struct {
+		d       time.Duration
+		history []time.Duration
+		want    result
+	}{
+		// Nothing known: 0.5 s, then ×1.5 up to 10 s between polls.
+		{d: 500 * time.Millisecond, want: result{1, 0}},
+		{d: 2 * time.Second, want: result{3, 375 * time.Millisecond}},     // 0.5, 1.25, 2.375 s
+		{d: 10 * time.Second, want: result{6, 390625 * time.Microsecond}}, // …, 6.6, 10.4 s
+		// The same kind took as long before: one poll at 0.5 s, one at the expected end.
+		{d: 2 * time.Second, history: []time.Duration{2 * time.Second}, want: result{2, 0}},
+		{d: 30 * time.Second, history: []time.Duration{30 * time.Second}, want: result{2, 0}},
+		{d: 120 * time.Second, history: []time.Duration{120 * time.Second}, want: result{2, 0}},
+		// The shortest recent duration counts; a longer one is found within an eighth of the
+		// time elapsed (at most Max).
+		{d: 40 * time.Second, history: []time.Duration{40 * time.Second, 20 * time.Second}, want: result{8, 545730589 * time.Nanosecond}}, // 0.5, 20, 22.5, 25.3, …, 40.5 s
+		// Much quicker than before: found by the first poll.
+		{d: 300 * time.Millisecond, history: []time.Duration{30 * time.Second}, want: result{1, 200 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v after %v", tt.d, tt.history), func(t *testing.T) {
+			polls, late := simulatePolls(t, tt.d, tt.history...)
+			if diff := cmp.Diff(tt.want, result{polls, late}); diff != "" {
+				t.Errorf("polls and lateness (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
