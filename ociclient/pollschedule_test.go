@@ -21,7 +21,7 @@ func simulatePolls(t *testing.T, d time.Duration, history ...time.Duration) (pol
 	for _, past := range history {
 		h.record(serviceLB, "UpdateBackendSet", past)
 	}
-	elapsed, wait, jumped := time.Duration(0), p.Poll.Initial, false
+	elapsed, wait, jumped := time.Duration(0), h.firstWait(serviceLB, p.Poll), false
 	for polls = 1; polls < 1000; polls++ {
 		elapsed += wait
 		if elapsed >= d {
@@ -49,15 +49,17 @@ func TestPollScheduleCountsAtEachDuration(t *testing.T) {
 		{d: 500 * time.Millisecond, want: result{1, 0}},
 		{d: 2 * time.Second, want: result{3, 375 * time.Millisecond}},     // 0.5, 1.25, 2.375 s
 		{d: 10 * time.Second, want: result{6, 390625 * time.Microsecond}}, // …, 6.6, 10.4 s
-		// The same kind took as long before: one poll at 0.5 s, one at the expected end.
-		{d: 2 * time.Second, history: []time.Duration{2 * time.Second}, want: result{2, 0}},
+		// Work requests took as long before: the first poll at that time (at most Max, 10 s),
+		// the second at the time the kind took.
+		{d: 2 * time.Second, history: []time.Duration{2 * time.Second}, want: result{1, 0}},
 		{d: 30 * time.Second, history: []time.Duration{30 * time.Second}, want: result{2, 0}},
 		{d: 120 * time.Second, history: []time.Duration{120 * time.Second}, want: result{2, 0}},
-		// The shortest recent duration counts; a longer one is found within an eighth of the
-		// time elapsed (at most Max).
-		{d: 40 * time.Second, history: []time.Duration{40 * time.Second, 20 * time.Second}, want: result{8, 545730589 * time.Nanosecond}}, // 0.5, 20, 22.5, 25.3, …, 40.5 s
-		// Much quicker than before: found by the first poll.
-		{d: 300 * time.Millisecond, history: []time.Duration{30 * time.Second}, want: result{1, 200 * time.Millisecond}},
+		// The shortest recent duration counts; a longer one is found within a sixth of the
+		// time elapsed (at most Max): 10, 20, 23.3, 27.2, 31.8, 37.1, 43.3 s.
+		{d: 40 * time.Second, history: []time.Duration{40 * time.Second, 20 * time.Second}, want: result{7, 3227880655 * time.Nanosecond}},
+		// Much quicker than every recent one: found at the first poll, at most Max late (the
+		// price of not polling seconds before any change ever ended).
+		{d: 300 * time.Millisecond, history: []time.Duration{30 * time.Second}, want: result{1, 9700 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%v after %v", tt.d, tt.history), func(t *testing.T) {

@@ -46,9 +46,9 @@ type workRequestStatus struct {
 }
 
 // lateFraction sizes the waits once a work request has run past the time its kind usually
-// takes: a poll every eighth of the time elapsed, so finding it done costs at most ~12% extra
+// takes: a poll every sixth of the time elapsed, so finding it done costs at most ~17% extra
 // time, within PollPolicy's Initial and Max.
-const lateFraction = 8
+const lateFraction = 6
 
 // historySize is how many recent durations of each kind of work request the client remembers.
 const historySize = 4
@@ -58,6 +58,8 @@ const historySize = 4
 type durationHistory struct {
 	mu   sync.Mutex
 	byOp map[string][]time.Duration
+	// any holds the recent durations of every kind, by service.
+	any map[string][]time.Duration
 }
 
 // record adds a finished work request's duration.
@@ -71,11 +73,31 @@ func (h *durationHistory) record(service, operation string, d time.Duration) {
 		h.byOp = map[string][]time.Duration{}
 	}
 	k := service + "/" + operation
-	ds := append(h.byOp[k], d)
-	if len(ds) > historySize {
-		ds = ds[len(ds)-historySize:]
+	h.byOp[k] = lastN(append(h.byOp[k], d), historySize)
+	if h.any == nil {
+		h.any = map[string][]time.Duration{}
 	}
-	h.byOp[k] = ds
+	h.any[service] = lastN(append(h.any[service], d), 2*historySize)
+}
+
+func lastN(ds []time.Duration, n int) []time.Duration {
+	if len(ds) > n {
+		return ds[len(ds)-n:]
+	}
+	return ds
+}
+
+// firstWait is the wait before a work request's first poll, when its kind is not yet known:
+// Initial, or the shortest recent duration of any work request of the service if longer, up to
+// Max. With OCI's real durations (20 s and more) a change is not polled seconds before any
+// change ever ended; a change that ends sooner than every recent one is found at most Max late.
+func (h *durationHistory) firstWait(service string, p PollPolicy) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ds := h.any[service]; len(ds) > 0 {
+		return min(max(p.Initial, slices.Min(ds)), p.Max)
+	}
+	return p.Initial
 }
 
 // expected is the shortest recent duration of a kind of work request, 0 if none is known: the
@@ -93,8 +115,9 @@ func (h *durationHistory) expected(service, operation string) time.Duration {
 // nextPoll is the wait before the next poll of a work request that has run for elapsed and was
 // polled polls times (at least once), given the previous wait and what the last poll said.
 //
-// A work request's first poll comes after PollPolicy.Initial, which finds quick changes quickly
-// and tells the kind of work. If earlier work requests of that kind took longer than the time
+// A work request's first poll comes after PollPolicy.Initial (or the shortest time any recent
+// work request took, see firstWait), which finds quick changes quickly and tells the kind of
+// work. If earlier work requests of that kind took longer than the time
 // elapsed, the next poll waits until that time has passed: a listener change that took 30 s a
 // minute ago costs two polls, not twenty. Past that time (or with no history) the wait grows:
 // by PollPolicy.Factor per poll when nothing is known, to an eighth of the time elapsed once it
@@ -125,7 +148,7 @@ func (p PollPolicy) nextPoll(elapsed, prev time.Duration, expected time.Duration
 func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll func(context.Context) (workRequestStatus, error)) (string, error) {
 	log := c.log.WithValues("service", service, "workRequest", id)
 	start := c.clock.now()
-	wait := c.poll.Initial
+	wait := c.history.firstWait(service, c.poll)
 	jumped := false
 	var last workRequestStatus
 	for polls := 1; ; polls++ {
