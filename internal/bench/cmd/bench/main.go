@@ -48,5 +48,9 @@ func run(quick bool) error {
 		return err
 	}
 	bench.WriteSingle(out, "OCI's realistic profile (create 60–120 s, delete 30–60 s, other changes 20–40 s)", 0, ms)
+	fmt.Fprintln(out, "\n### Concurrency")
+	if err := bench.Concurrency(out, ocitest.RealisticDurations(1), "OCI's realistic profile"); err != nil {
+		return err
+	}
 	return nil
 }
