@@ -46,9 +46,9 @@ type workRequestStatus struct {
 }
 
 // lateFraction sizes the waits once a work request has run past the time its kind usually
-// takes: a poll every sixth of the time elapsed, so finding it done costs at most ~17% extra
+// takes: a poll every tenth of the time elapsed, so finding it done costs at most ~10% extra
 // time, within PollPolicy's Initial and Max.
-const lateFraction = 6
+const lateFraction = 10
 
 // historySize is how many recent durations of each kind of work request the client remembers.
 const historySize = 4
@@ -112,22 +112,27 @@ func (h *durationHistory) expected(service, operation string) time.Duration {
 	return slices.Min(ds)
 }
 
-// nextPoll is the wait before the next poll of a work request that has run for elapsed and was
-// polled polls times (at least once), given the previous wait and what the last poll said.
+// nextPoll is the wait before the next poll of a work request that has run for elapsed, given
+// the first and the previous wait, the time its kind recently took (0: unknown), whether the
+// schedule already waited for that time, and what the last poll said.
 //
 // A work request's first poll comes after PollPolicy.Initial (or the shortest time any recent
 // work request took, see firstWait), which finds quick changes quickly and tells the kind of
 // work. If earlier work requests of that kind took longer than the time
 // elapsed, the next poll waits until that time has passed: a listener change that took 30 s a
 // minute ago costs two polls, not twenty. Past that time (or with no history) the wait grows:
-// by PollPolicy.Factor per poll when nothing is known, to an eighth of the time elapsed once it
-// is late, always within Initial and Max. A Retry-After hint from OCI is honoured up to Max.
-func (p PollPolicy) nextPoll(elapsed, prev time.Duration, expected time.Duration, jumped bool, st workRequestStatus) (wait time.Duration, jump bool) {
+// by PollPolicy.Factor per poll when nothing is known (by Factor-1 times the time elapsed when
+// other kinds' durations set a long first wait), to a tenth of the time elapsed once it is late, always within Initial and Max. A Retry-After hint from OCI is honoured up to Max.
+func (p PollPolicy) nextPoll(elapsed, first, prev, expected time.Duration, jumped bool, st workRequestStatus) (wait time.Duration, jump bool) {
 	switch {
 	case !jumped && expected > elapsed+p.Initial:
 		wait, jump = expected-elapsed, true
 	case jumped || expected > 0:
 		wait = elapsed / lateFraction
+	case first > p.Initial:
+		// The first of its kind after a first wait as long as other work requests took: it
+		// is probably about as long, so grow with the time elapsed, not from that long wait.
+		wait = time.Duration(float64(elapsed) * (p.Factor - 1))
 	default:
 		wait = time.Duration(float64(prev) * p.Factor)
 	}
@@ -149,7 +154,7 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 	log := c.log.WithValues("service", service, "workRequest", id)
 	start := c.clock.now()
 	wait := c.history.firstWait(service, c.poll)
-	jumped := false
+	first, jumped := wait, false
 	var last workRequestStatus
 	for polls := 1; ; polls++ {
 		if err := c.clock.sleep(ctx, wait); err != nil {
@@ -190,7 +195,7 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 			return "", wrErr
 		}
 		var jump bool
-		wait, jump = c.poll.nextPoll(c.clock.now().Sub(start), wait, c.history.expected(service, st.operation), jumped, st)
+		wait, jump = c.poll.nextPoll(c.clock.now().Sub(start), first, wait, c.history.expected(service, st.operation), jumped, st)
 		jumped = jumped || jump
 	}
 }

@@ -17,9 +17,18 @@ import (
 
 func main() {
 	quick := flag.Bool("quick", false, "one sweep point only (2 s work requests)")
+	storm := flag.String("storm", "1000x500", "storm size: Services x nodes (\"\" skips the storm)")
+	stormOnly := flag.Bool("storm-only", false, "run only the storm")
 	flag.Parse()
 	klog.SetLogger(logr.Discard())
-	if err := run(*quick); err != nil {
+	var err error
+	if !*stormOnly {
+		err = run(*quick)
+	}
+	if err == nil && *storm != "" {
+		err = runStorm(*storm)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -52,5 +61,28 @@ func run(quick bool) error {
 	if err := bench.Concurrency(out, ocitest.RealisticDurations(1), "OCI's realistic profile"); err != nil {
 		return err
 	}
+	return nil
+}
+
+func runStorm(size string) error {
+	var services, nodes int
+	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
+		return fmt.Errorf("-storm %q: want e.g. 1000x500: %w", size, err)
+	}
+	out := os.Stdout
+	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once\n", services, nodes)
+	fmt.Fprintln(out, "\nThrough k8s.io/cloud-provider's service controller (fake clientset), OCI's realistic durations,")
+	fmt.Fprintln(out, "server limits 10 writes/s and 50 reads/s (assumed; OCI publishes none), security lists mode None.")
+	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API.")
+	fmt.Fprintln(out, "A phase stops after 100 s of real time (10,000 s at the 100x clock); \"reconciled\" says how far it got.")
+	for _, workers := range []int{1, 10} {
+		ps, err := bench.Storm(bench.StormOptions{Services: services, Nodes: nodes, Added: 10, Workers: workers,
+			WriteQPS: 10, ReadQPS: 50, Cap: 100 * time.Second})
+		if err != nil {
+			return err
+		}
+		bench.WriteStorm(out, fmt.Sprintf("--concurrent-service-syncs=%d", workers), ps)
+	}
+	fmt.Fprintf(out, "\nPeak RSS of the whole run (harness, ocitest's state and the CCM together): %s\n", bench.PeakRSS())
 	return nil
 }
