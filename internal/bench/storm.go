@@ -258,14 +258,19 @@ func PeakRSS() string {
 // WriteStorm writes a storm's phases.
 func WriteStorm(out io.Writer, title string, ps []Phase) {
 	fmt.Fprintf(out, "\n#### %s\n\n", title)
-	fmt.Fprintln(out, "| phase | reconciled | reads | writes | polls | 429s | failed reconciles | time | floor (writes ÷ limit) | ratio |")
-	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| phase | reconciled | reads | writes | polls | 429s | failed reconciles | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, p := range ps {
+		// A phase cut short is projected linearly to all Services, its floor too.
+		done := min(max(p.Done, 1), p.Of)
+		scale := float64(p.Of) / float64(done)
+		projected := time.Duration(float64(p.Took) * scale)
+		floor := time.Duration(float64(p.Floor) * scale)
 		ratio := "—"
-		if p.Floor > 0 {
-			ratio = fmt.Sprintf("%.1f", p.Took.Seconds()/p.Floor.Seconds())
+		if floor > 0 {
+			ratio = fmt.Sprintf("%.1f", projected.Seconds()/floor.Seconds())
 		}
-		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
-			p.Polls, p.Status429, p.Errors, secs(p.Took), secs(p.Floor), ratio)
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
+			p.Polls, p.Status429, p.Errors, secs(p.Took), secs(projected), secs(floor), ratio)
 	}
 }
