@@ -3,9 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -41,10 +38,8 @@ type World struct {
 	LB     cloudprovider.LoadBalancer
 	Kube   *fake.Clientset
 	Nodes  []*v1.Node
-	// HTTP is the real time spent in requests to OCI, summed over all requests.
-	HTTP *timing
-	cfg  *config.Config
-	stop chan struct{}
+	cfg    *config.Config
+	stop   chan struct{}
 }
 
 // WorldOptions shape a World.
@@ -126,11 +121,8 @@ func NewWorld(o WorldOptions) (*World, error) {
 		return nil, err
 	}
 	// The client's own defaults (rate limits, retries, polling), on the fast clock.
-	hc := *srv.HTTPClient()
-	w.HTTP = &timing{base: hc.Transport}
-	hc.Transport = w.HTTP
 	w.OCI, err = ociclient.New(ociclient.Options{Provider: provider, Region: srv.Region(), Host: srv.URL(),
-		HTTPClient: &hc, Clock: clk, Logger: logr.Discard()})
+		HTTPClient: srv.HTTPClient(), Clock: clk, Logger: logr.Discard()})
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -205,24 +197,3 @@ func (b builder) Client(string) (kubernetes.Interface, error) { return b.kube, n
 func (b builder) ClientOrDie(string) kubernetes.Interface     { return b.kube }
 
 var _ cloudprovider.ControllerClientBuilder = builder{}
-
-// settle waits (in scaled time) for background work started by informers to quiesce.
-func (w *World) settle(d time.Duration) { _ = w.Clock.Sleep(context.Background(), d) }
-
-// timing is a transport that sums the real time requests take: on a loaded 2-core machine a
-// signed request costs a few milliseconds, which the 100× clock turns into a few hundred
-// "seconds"; the report shows the time to converge with and without it.
-type timing struct {
-	base http.RoundTripper
-	ns   atomic.Int64
-}
-
-func (t *timing) RoundTrip(r *http.Request) (*http.Response, error) {
-	start := time.Now()
-	resp, err := t.base.RoundTrip(r)
-	t.ns.Add(int64(time.Since(start)))
-	return resp, err
-}
-
-// total is the real time spent in requests so far.
-func (t *timing) total() time.Duration { return time.Duration(t.ns.Load()) }
