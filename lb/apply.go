@@ -115,18 +115,26 @@ func (a *applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 		return nil, fmt.Errorf("create load balancer %q: %w", spec.Name, err)
 	}
 	start := time.Now()
-	werr := a.Client.WaitForWorkRequest(ctx, wr)
+	createdID, werr := a.awaitCreate(ctx, wr)
 	if werr != nil {
 		werr = waitError(ctx, "create load balancer "+strconv.Quote(spec.Name), wr, start, werr)
 		if ctx.Err() != nil {
 			return nil, werr
 		}
 	}
-	// By name first (one page); before concluding the token is stale, the whole compartment,
-	// since a replayed token's load balancer may have been renamed: a new token would then make
-	// a second one.
+	// By the OCID the work request names (one read, no listing); else by name (one page);
+	// before concluding the token is stale, the whole compartment, since a replayed token's load
+	// balancer may have been renamed: a new token would then make a second one.
 	var mine *loadbalancer.LoadBalancer
+	if werr == nil {
+		if mine, err = a.createdByID(ctx, spec, createdID); err != nil {
+			return nil, fmt.Errorf("read created load balancer %q: %w", spec.Name, err)
+		}
+	}
 	for _, name := range []string{spec.Name, ""} {
+		if mine != nil {
+			break
+		}
 		lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, name)
 		if err != nil {
 			return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)

@@ -253,8 +253,8 @@ func TestNewServiceLooksItsNameUpWithoutListingTheCompartment(t *testing.T) {
 	e.ensure(t, service(), readyNodes(1), nil) // the first lookup reads the compartment once
 	second := service(func(s *v1.Service) { s.Name, s.UID = "api", types.UID("0f5b2c1e-8d7a-4e3b-9c2d-7a6b5c4d3e2f") })
 	_, calls := e.ensure(t, second, readyNodes(1), nil)
-	// One filtered page per candidate name, and the create's own lookup by name.
-	want := len(lb.Candidates(e.cfg, second)) + 1
+	// One filtered page per candidate name; the create reads its load balancer by OCID.
+	want := len(lb.Candidates(e.cfg, second))
 	if got := calls.Op("ListLoadBalancers"); got != want {
 		t.Errorf("a new Service made %d ListLoadBalancers calls, want %d (one page per name looked up)", got, want)
 	}

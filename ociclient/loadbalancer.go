@@ -187,27 +187,8 @@ func (l *LoadBalancerClient) DeleteCertificate(ctx context.Context, lbID, name s
 // returns nil on SUCCEEDED, a *WorkRequestError with OCI's error details on FAILED, and the
 // context's error, wrapped, if ctx ends first.
 func (l *LoadBalancerClient) WaitForWorkRequest(ctx context.Context, workRequestID string) error {
-	return l.c.awaitWorkRequest(ctx, serviceLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
-		req := loadbalancer.GetWorkRequestRequest{WorkRequestId: &workRequestID}
-		resp, err := invoke(ctx, l.c, l.op("GetWorkRequest", classPoll, workRequestID),
-			func(ctx context.Context) (loadbalancer.GetWorkRequestResponse, error) {
-				return l.sdk.GetWorkRequest(ctx, req)
-			})
-		if err != nil {
-			return workRequestStatus{}, err
-		}
-		wr := resp.WorkRequest
-		st := workRequestStatus{
-			state:     string(wr.LifecycleState),
-			operation: deref(wr.Type),
-			succeeded: wr.LifecycleState == loadbalancer.WorkRequestLifecycleStateSucceeded,
-			failed:    wr.LifecycleState == loadbalancer.WorkRequestLifecycleStateFailed,
-		}
-		if st.failed {
-			st.messages = func(context.Context) ([]string, error) { return lbWorkRequestMessages(wr), nil }
-		}
-		return st, nil
-	})
+	_, err := l.WaitForWorkRequestResource(ctx, workRequestID)
+	return err
 }
 
 // lbWorkRequestMessages takes a failed work request's error details, or its workflow message

@@ -150,7 +150,7 @@ func (n *NetworkLoadBalancerClient) DeleteListener(ctx context.Context, nlbID, n
 // PollPolicy). It returns nil on SUCCEEDED; on FAILED or CANCELED a *WorkRequestError with the
 // messages from ListWorkRequestErrors; the context's error, wrapped, if ctx ends first.
 func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, workRequestID string) error {
-	return n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
+	_, err := n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
 		req := nlb.GetWorkRequestRequest{WorkRequestId: &workRequestID}
 		resp, err := invoke(ctx, n.c, n.op("GetWorkRequest", classPoll, workRequestID),
 			func(ctx context.Context) (nlb.GetWorkRequestResponse, error) { return n.sdk.GetWorkRequest(ctx, req) })
@@ -165,6 +165,9 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 			failed:    wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
 			canceled:  wr.Status == nlb.OperationStatusCanceled,
 		}
+		if wr.TimeAccepted != nil && wr.TimeFinished != nil {
+			st.accepted, st.finished = wr.TimeAccepted.Time, wr.TimeFinished.Time
+		}
 		if resp.RetryAfter != nil && *resp.RetryAfter > 0 {
 			st.pollAfter = time.Duration(float64(*resp.RetryAfter) * float64(time.Second))
 		}
@@ -176,6 +179,7 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 		}
 		return st, nil
 	})
+	return err
 }
 
 // workRequestMessages lists a work request's errors (all pages) as messages.

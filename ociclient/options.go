@@ -26,11 +26,13 @@ const (
 	// DefaultMaxElapsed bounds the time one call may spend, retries and waits included.
 	DefaultMaxElapsed = 45 * time.Second
 
-	// DefaultPollInitial is the wait before the first work-request poll. Most LB changes take
-	// seconds, some finish in well under one; starting fast keeps those quick.
-	DefaultPollInitial = 100 * time.Millisecond
-	// DefaultPollMax caps the wait between two work-request polls.
-	DefaultPollMax = 5 * time.Second
+	// DefaultPollInitial is the wait before the first work-request poll: a change that takes
+	// under a second is found at once, and the first answer names the kind of work, whose
+	// recent durations set the next wait (see PollPolicy).
+	DefaultPollInitial = 500 * time.Millisecond
+	// DefaultPollMax caps the wait between two work-request polls, except the one wait until
+	// the time a kind of work request recently took.
+	DefaultPollMax = 10 * time.Second
 	// DefaultPollFactor multiplies the wait after every poll.
 	DefaultPollFactor = 1.5
 
@@ -71,6 +73,9 @@ type Options struct {
 	// klog.Background(). Calls log at V(2) (retries, work-request results), V(3) (failed calls)
 	// and V(4) (every call and poll); nothing at V(0).
 	Logger logr.Logger
+	// Clock, if set, replaces the wall clock for every wait and age the client computes (see
+	// Clock). Benchmarks set it; production leaves it nil.
+	Clock Clock
 }
 
 // RetryPolicy bounds the one retry layer every call goes through. Retries use exponential
@@ -87,8 +92,11 @@ type RetryPolicy struct {
 	MaxElapsed time.Duration
 }
 
-// PollPolicy shapes how work requests are polled: wait Initial, poll, then multiply the wait by
-// Factor after every poll, up to Max.
+// PollPolicy shapes how work requests are polled: wait Initial and poll. If recent work
+// requests of the same kind (by their own timestamps) took longer, wait until that time has
+// passed; past it, poll every eighth of the time elapsed. With no history, multiply the wait by
+// Factor after every poll. Every wait stays within Initial and Max, except the wait until the
+// expected end.
 type PollPolicy struct {
 	// Initial is the wait before the first poll.
 	Initial time.Duration

@@ -111,6 +111,8 @@ type caller struct {
 	metrics  Metrics
 	log      logr.Logger // used when a call's context carries no logger
 	clock    clock
+	// history is how long recent work requests took, by kind, for the polling schedule.
+	history durationHistory
 }
 
 func newCaller(opts Options) *caller {
@@ -121,7 +123,7 @@ func newCaller(opts Options) *caller {
 		limiter:  newLimiter(opts.RateLimit),
 		metrics:  opts.Metrics,
 		log:      opts.Logger.WithName("ociclient"),
-		clock:    realClock(),
+		clock:    clockOf(opts.Clock),
 	}
 }
 
@@ -133,6 +135,15 @@ func (c *caller) logger(ctx context.Context) logr.Logger {
 		return l.WithName("ociclient")
 	}
 	return c.log
+}
+
+// clockOf is the caller's clock: the wall clock, or Options.Clock with real jitter.
+func clockOf(c Clock) clock {
+	clk := realClock()
+	if c != nil {
+		clk.now, clk.sleep = c.Now, c.Sleep
+	}
+	return clk
 }
 
 // sdkResponse is what every SDK response type implements; on errors the SDK still returns the

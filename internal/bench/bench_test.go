@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/seclist"
+)
+
+func nodes(n int) []*v1.Node {
+	out := make([]*v1.Node, n)
+	for i := range out {
+		out[i] = &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)},
+			Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP,
+				Address: fmt.Sprintf("10.0.%d.%d", 8+i/250, 1+i%250)}}},
+		}
+	}
+	return out
+}
+
+var benchCfg = &config.Config{CompartmentID: "ocid1.compartment.oc1..bench",
+	LoadBalancer: config.LoadBalancer{Subnet1: "ocid1.subnet.oc1.phx.lb1", Subnet2: "ocid1.subnet.oc1.phx.lb2"}}
+
+// BenchmarkDesiredAndDiff computes a Service's Spec over 1,000 nodes and 16 ports and diffs it
+// against the same Spec with one node fewer (a node added).
+func BenchmarkDesiredAndDiff(b *testing.B) {
+	s := svc("big", portsOf(16)...)
+	all := nodes(1000)
+	observed, err := lb.Desired(s, all[:999], benchCfg, lb.Secrets{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	observed.ID, observed.Owner.Cluster = "ocid1.loadbalancer.oc1.phx.bench", "bench"
+	b.ReportAllocs()
+	for b.Loop() {
+		desired, err := lb.Desired(s, all, benchCfg, lb.Secrets{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		desired.Owner.Cluster = "bench"
+		plan, err := lb.Diff(observed, desired)
+		// 16 backend-set updates, and the ownership tags a Spec not read from OCI lacks.
+		if err != nil || len(plan.Changes) != 17 {
+			b.Fatalf("plan %v, err %v; want 16 backend-set updates and the tags", plan, err)
+		}
+	}
+}
+
+// BenchmarkSecurityRules computes every security list's rules for 1,000 Services of 2 ports each.
+func BenchmarkSecurityRules(b *testing.B) {
+	subnets := map[string]seclist.Subnet{
+		"lb1":   {ID: "lb1", CIDR: "10.0.1.0/24", SecurityListIDs: []string{"sl-lb1"}},
+		"lb2":   {ID: "lb2", CIDR: "10.0.2.0/24", SecurityListIDs: []string{"sl-lb2"}},
+		"nodes": {ID: "nodes", CIDR: "10.0.8.0/21", SecurityListIDs: []string{"sl-nodes"}},
+	}
+	claims := make([]seclist.Claim, 1000)
+	for i := range claims {
+		claims[i] = seclist.Claim{Service: fmt.Sprintf("default/svc-%d", i), LBSubnets: []string{"lb1", "lb2"},
+			NodeSubnets: []string{"nodes"}, ListenerPorts: []int{80, 443},
+			NodePorts: []int{30000 + 2*i%2767, 30001 + 2*i%2767}, HealthCheckPort: 10256}
+	}
+	p := seclist.Policy{Cluster: "bench"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := seclist.Desired(claims, subnets, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestClockWaitedIsTheUnionOfWaits(t *testing.T) {
+	c := NewClock(1)
+	t0 := c.Now()
+	c.waits = []interval{{t0, t0.Add(2 * time.Second)}, {t0.Add(time.Second), t0.Add(3 * time.Second)}, {t0.Add(5 * time.Second), t0.Add(6 * time.Second)}}
+	if got := c.Waited(); got != 4*time.Second {
+		t.Errorf("Waited = %v, want 4s (0–3 s and 5–6 s)", got)
+	}
+	if got := c.Waited(); got != 0 {
+		t.Errorf("second Waited = %v, want 0", got)
+	}
+}
+
+func TestUpstreamPollsEveryFiveSecondsAfterFive(t *testing.T) {
+	for d, want := range map[time.Duration]int{500 * time.Millisecond: 1, 2 * time.Second: 1, 10 * time.Second: 2,
+		30 * time.Second: 6, 120 * time.Second: 24, 31 * time.Second: 7} {
+		if got := upstreamPolls(d); got != want {
+			t.Errorf("upstreamPolls(%v) = %d, want %d", d, got, want)
+		}
+	}
+}

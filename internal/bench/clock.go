@@ -1,0 +1,83 @@
+package bench
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Clock runs time faster than the wall clock: Now advances by one second every Scale seconds
+// of real time, and Sleep(d) takes d×Scale. The ocitest server (Options.Now) and the OCI client
+// (ociclient.Options.Clock) share one, so a work request that OCI runs for 30 s runs for 0.3 s at
+// Scale 0.01 while every timestamp, poll decision and backoff reads as real time: every figure
+// the harness reports is in real-time-equivalent seconds.
+type Clock struct {
+	origin time.Time
+	scale  float64
+
+	mu    sync.Mutex
+	waits []interval // every Sleep since the last Waited, as [start, start+d) in scaled time
+}
+
+type interval struct{ from, to time.Time }
+
+// NewClock returns a clock starting now, running 1/scale times faster than the wall clock.
+func NewClock(scale float64) *Clock { return &Clock{origin: time.Now(), scale: scale} }
+
+// Now is the scaled time.
+func (c *Clock) Now() time.Time {
+	return c.origin.Add(time.Duration(float64(time.Since(c.origin)) / c.scale))
+}
+
+// Sleep waits d of scaled time, or until ctx ends.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	now := c.Now()
+	c.mu.Lock()
+	c.waits = append(c.waits, interval{now, now.Add(d)})
+	c.mu.Unlock()
+	real := time.Duration(float64(d) * c.scale)
+	if real <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(real)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Since is the scaled time elapsed since t.
+func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// Waited returns how long, in scaled time, at least one caller was waiting in Sleep since the
+// previous call (the union of the waits asked for, from when each began), and starts over. It
+// is the time to converge without the work of this machine, whose every millisecond the clock
+// turns into a tenth of a second: what the figures compare with the floor.
+func (c *Clock) Waited() time.Duration {
+	c.mu.Lock()
+	ws := c.waits
+	c.waits = nil
+	c.mu.Unlock()
+	slices.SortFunc(ws, func(a, b interval) int { return a.from.Compare(b.from) })
+	var total time.Duration
+	var cur interval
+	for i, w := range ws {
+		switch {
+		case i == 0:
+			cur = w
+		case w.from.After(cur.to):
+			total += cur.to.Sub(cur.from)
+			cur = w
+		case w.to.After(cur.to):
+			cur.to = w.to
+		}
+	}
+	if len(ws) > 0 {
+		total += cur.to.Sub(cur.from)
+	}
+	return total
+}

@@ -1,0 +1,105 @@
+// Command bench runs oci-ccm's performance scenarios against ocitest at OCI's real
+// work-request durations (run 100 times faster) and prints markdown tables: make bench.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/internal/bench"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+func main() {
+	quick := flag.Bool("quick", false, "one sweep point only (2 s work requests)")
+	storm := flag.String("storm", "1000x500", "storm size: Services x nodes (\"\" skips the storm)")
+	stormOnly := flag.Bool("storm-only", false, "run only the storm")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	klog.SetLogger(logr.Discard())
+	var err error
+	if !*stormOnly {
+		err = run(*quick)
+	}
+	if err == nil && *storm != "" {
+		err = runStorm(*storm)
+	}
+	if err != nil {
+		pprof.StopCPUProfile()
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func fixed(d time.Duration) ocitest.WorkRequestDurations {
+	return func(string, string, uint64) time.Duration { return d }
+}
+
+func run(quick bool) error {
+	out := os.Stdout
+	sweep := []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second, 30 * time.Second, 120 * time.Second}
+	if quick {
+		sweep = sweep[1:2]
+	}
+	fmt.Fprintln(out, "### Single Service, work-request duration sweep")
+	for _, d := range sweep {
+		ms, err := bench.SingleService(d.String(), fixed(d))
+		if err != nil {
+			return err
+		}
+		bench.WriteSingle(out, fmt.Sprintf("Every work request %v", d), d, ms)
+	}
+	ms, err := bench.SingleService("realistic", ocitest.RealisticDurations(1))
+	if err != nil {
+		return err
+	}
+	bench.WriteSingle(out, "OCI's realistic profile (create 60–120 s, delete 30–60 s, other changes 20–40 s)", 0, ms)
+	fmt.Fprintln(out, "\n### Concurrency")
+	if err := bench.Concurrency(out, ocitest.RealisticDurations(1), "OCI's realistic profile"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// stormCap bounds each storm phase in real time, so that `make bench` stays under 15 minutes.
+var stormCap = 60 * time.Second
+
+func runStorm(size string) error {
+	var services, nodes int
+	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
+		return fmt.Errorf("-storm %q: want e.g. 1000x500: %w", size, err)
+	}
+	out := os.Stdout
+	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once\n", services, nodes)
+	fmt.Fprintln(out, "\nThrough k8s.io/cloud-provider's service controller (fake clientset), OCI's realistic durations,")
+	fmt.Fprintln(out, "server limits 10 writes/s and 50 reads/s (assumed; OCI publishes none), security lists mode None.")
+	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API.")
+	fmt.Fprintln(out, "A phase stops after 60 s of real time (6,000 s at the 100x clock); \"reconciled\" says how far it got.")
+	for _, workers := range []int{1, 10} {
+		ps, err := bench.Storm(bench.StormOptions{Services: services, Nodes: nodes, Added: 10, Workers: workers,
+			WriteQPS: 10, ReadQPS: 50, Cap: stormCap})
+		if err != nil {
+			return err
+		}
+		bench.WriteStorm(out, fmt.Sprintf("--concurrent-service-syncs=%d", workers), ps)
+	}
+	fmt.Fprintf(out, "\nPeak RSS of the whole run (harness, ocitest's state and the CCM together): %s\n", bench.PeakRSS())
+	return nil
+}

@@ -1,0 +1,276 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	cloudprovider "k8s.io/cloud-provider"
+	servicecontroller "k8s.io/cloud-provider/controllers/service"
+	"k8s.io/component-base/featuregate"
+	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// StormOptions shape a storm.
+type StormOptions struct {
+	Services, Nodes, Added int
+	// Workers is the service controller's --concurrent-service-syncs.
+	Workers int
+	// WriteQPS and ReadQPS are OCI's limits (real-time calls per second).
+	WriteQPS, ReadQPS float64
+	// Cap bounds the real time each phase may run; a phase cut short reports how far it got.
+	Cap time.Duration
+}
+
+// Phase is one phase of a storm: what it cost and how far it got.
+type Phase struct {
+	Name                            string
+	Reads, Writes, Polls, Status429 int
+	Done, Of                        int
+	Took, Floor                     time.Duration
+	Errors                          int64
+}
+
+// countingLB wraps the provider's load balancer interface to count finished reconciles.
+type countingLB struct {
+	cloudprovider.LoadBalancer
+	clock                *Clock
+	ok, failed, inflight atomic.Int64
+	last                 atomic.Int64 // scaled time of the last finished reconcile, UnixNano
+}
+
+func (c *countingLB) begin() { c.inflight.Add(1) }
+
+func (c *countingLB) end(err error) {
+	c.last.Store(c.clock.Now().UnixNano())
+	c.inflight.Add(-1)
+	if err != nil {
+		c.failed.Add(1)
+		return
+	}
+	c.ok.Add(1)
+}
+
+func (c *countingLB) EnsureLoadBalancer(ctx context.Context, cluster string, s *v1.Service, n []*v1.Node) (*v1.LoadBalancerStatus, error) {
+	c.begin()
+	st, err := c.LoadBalancer.EnsureLoadBalancer(ctx, cluster, s, n)
+	c.end(err)
+	return st, err
+}
+
+func (c *countingLB) UpdateLoadBalancer(ctx context.Context, cluster string, s *v1.Service, n []*v1.Node) error {
+	c.begin()
+	err := c.LoadBalancer.UpdateLoadBalancer(ctx, cluster, s, n)
+	c.end(err)
+	return err
+}
+
+// countingCloud is the Cloud with countingLB as its load balancer interface.
+type countingCloud struct {
+	cloudprovider.Interface
+	lb *countingLB
+}
+
+func (c countingCloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return c.lb, true }
+
+// stormService is Service i of a storm: 2 ports, node ports unique in the cluster.
+func stormService(i int) *v1.Service {
+	s := svc(fmt.Sprintf("storm-%04d", i), 80, 443)
+	s.Spec.Ports[0].NodePort, s.Spec.Ports[1].NodePort = int32(30000+2*i), int32(30001+2*i)
+	return s
+}
+
+// Storm seeds Services load balancers (the first created through the Cloud, the others copied
+// from it into ocitest's state, with their own names, tags and node ports: creating 1,000
+// through the API takes too long for `make bench`), then measures two phases through the
+// upstream service controller: its start (a restart: every Service is synced against existing
+// load balancers) and Added nodes joining at once.
+func Storm(o StormOptions) ([]Phase, error) {
+	w, err := NewWorld(WorldOptions{Nodes: o.Nodes + o.Added, Durations: ocitest.RealisticDurations(1),
+		Mode: config.SecurityListModeNone, NoInformers: true})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	nodes := w.Nodes[:o.Nodes]
+	first := stormService(0)
+	if _, err := w.LB.EnsureLoadBalancer(quiet, "bench", first, nodes); err != nil {
+		return nil, fmt.Errorf("seeding: %w", err)
+	}
+	var template loadbalancer.LoadBalancer
+	for _, l := range w.Srv.LoadBalancers() {
+		template = l
+	}
+	services := []*v1.Service{withIngress(first, template)}
+	for i := 1; i < o.Services; i++ {
+		s := stormService(i)
+		l, err := copyFor(template, first, s, w.LB.GetLoadBalancerName(quiet, "bench", s))
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, withIngress(s, w.Srv.AddLoadBalancer(l)))
+	}
+	// The cluster as the restarted controller finds it: the Services and the original Nodes.
+	ctx, cancel := context.WithCancel(quiet)
+	defer cancel()
+	for _, s := range services {
+		if _, err := w.Kube.CoreV1().Services("default").Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range w.Nodes[o.Nodes:] {
+		if err := w.Kube.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	// A new Cloud (a restart) with its informers, and the server's limits from now on.
+	if err := w.newCloud(true); err != nil {
+		return nil, err
+	}
+	w.Srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/Scale, max(1, int(o.WriteQPS)))
+	w.Srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/Scale, max(1, int(o.ReadQPS)))
+	counting := &countingLB{LoadBalancer: w.LB, clock: w.Clock}
+	factory := informers.NewSharedInformerFactory(w.Kube, 0)
+	sc, err := servicecontroller.New(countingCloud{Interface: w.Cloud, lb: counting}, w.Kube,
+		factory.Core().V1().Services(), factory.Core().V1().Nodes(), "bench", featuregate.NewFeatureGate())
+	if err != nil {
+		return nil, err
+	}
+	factory.Start(ctx.Done())
+
+	var phases []Phase
+	measure := func(name string, want int64, start func() error) error {
+		before := w.Srv.Calls()
+		t0, r0 := w.Clock.Now(), time.Now()
+		base := counting.ok.Load()
+		if err := start(); err != nil {
+			return err
+		}
+		// Converged: at least want reconciles since the start, none running, none finished for
+		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events).
+		for time.Since(r0) < o.Cap {
+			time.Sleep(20 * time.Millisecond)
+			idle := w.Clock.Since(time.Unix(0, counting.last.Load()))
+			if counting.ok.Load()-base >= want && counting.inflight.Load() == 0 && idle > 50*time.Second {
+				break
+			}
+		}
+		calls := w.Srv.Calls().Since(before)
+		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
+			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
+			Done: int(counting.ok.Load() - base), Of: int(want), Took: time.Unix(0, counting.last.Load()).Sub(t0),
+			Errors: counting.failed.Load()}
+		if counting.inflight.Load() > 0 || p.Done < p.Of {
+			p.Took = w.Clock.Since(t0) // cut short: the time it ran
+		}
+		p.Floor = time.Duration(float64(p.Writes) / o.WriteQPS * float64(time.Second))
+		phases = append(phases, p)
+		return nil
+	}
+	if err := measure("restart: service controller starts", int64(o.Services), func() error {
+		go sc.Run(ctx, o.Workers, controllersmetrics.NewControllerManagerMetrics("bench"))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	err = measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), func() error {
+		for _, n := range w.Nodes[o.Nodes:] {
+			if _, err := w.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return phases, err
+}
+
+// withIngress gives a Service the address its load balancer has, as the controller wrote it.
+func withIngress(s *v1.Service, l loadbalancer.LoadBalancer) *v1.Service {
+	s = s.DeepCopy()
+	for _, a := range l.IpAddresses {
+		if a.IpAddress != nil {
+			s.Status.LoadBalancer.Ingress = append(s.Status.LoadBalancer.Ingress, v1.LoadBalancerIngress{IP: *a.IpAddress})
+		}
+	}
+	return s
+}
+
+// copyFor turns the template Service's load balancer into s's: its name, ownership tags and
+// node ports; ocitest assigns the OCID and address.
+func copyFor(template loadbalancer.LoadBalancer, from, s *v1.Service, name string) (loadbalancer.LoadBalancer, error) {
+	b, err := json.Marshal(template)
+	if err != nil {
+		return template, err
+	}
+	var l loadbalancer.LoadBalancer
+	if err := json.Unmarshal(b, &l); err != nil {
+		return template, err
+	}
+	l.Id, l.IpAddresses, l.DisplayName = nil, nil, common.String(name)
+	l.FreeformTags[lb.TagService] = s.Namespace + "/" + s.Name
+	l.FreeformTags[lb.TagServiceUID] = string(s.UID)
+	ports := map[int]int{}
+	for i := range from.Spec.Ports {
+		ports[int(from.Spec.Ports[i].NodePort)] = int(s.Spec.Ports[i].NodePort)
+	}
+	for name, set := range l.BackendSets {
+		for i := range set.Backends {
+			be := &set.Backends[i]
+			if p, ok := ports[*be.Port]; ok {
+				be.Port = common.Int(p)
+				be.Name = common.String(*be.IpAddress + ":" + strconv.Itoa(p))
+			}
+		}
+		l.BackendSets[name] = set
+	}
+	return l, nil
+}
+
+// PeakRSS is the process's peak resident memory (VmHWM), ocitest's state included.
+func PeakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return "unknown"
+}
+
+// WriteStorm writes a storm's phases.
+func WriteStorm(out io.Writer, title string, ps []Phase) {
+	fmt.Fprintf(out, "\n#### %s\n\n", title)
+	fmt.Fprintln(out, "| phase | reconciled | reads | writes | polls | 429s | failed reconciles | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, p := range ps {
+		// A phase cut short is projected linearly to all Services, its floor too.
+		done := min(max(p.Done, 1), p.Of)
+		scale := float64(p.Of) / float64(done)
+		projected := time.Duration(float64(p.Took) * scale)
+		floor := time.Duration(float64(p.Floor) * scale)
+		ratio := "—"
+		if floor > 0 {
+			ratio = fmt.Sprintf("%.1f", projected.Seconds()/floor.Seconds())
+		}
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
+			p.Polls, p.Status429, p.Errors, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+}

@@ -1,0 +1,45 @@
+package lb
+
+import (
+	"context"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// resourceWaiter is a Client whose work-request wait also returns the load balancer the work
+// request acted on (*ociclient.LoadBalancerClient is one). A create then reads its new load
+// balancer by OCID instead of listing the compartment for it.
+type resourceWaiter interface {
+	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
+}
+
+// awaitCreate waits for a create's work request and returns the OCID it names ("" when the
+// client cannot say).
+func (a *applier) awaitCreate(ctx context.Context, wr string) (string, error) {
+	if w, ok := a.Client.(resourceWaiter); ok {
+		return w.WaitForWorkRequestResource(ctx, wr)
+	}
+	return "", a.Client.WaitForWorkRequest(ctx, wr)
+}
+
+// createdByID reads the load balancer a create's work request named and returns it if it is
+// spec's owner's and not being deleted; nil (and no error) sends the caller to a listing, which
+// also settles what a 404 means.
+func (a *applier) createdByID(ctx context.Context, spec *Spec, id string) (*loadbalancer.LoadBalancer, error) {
+	if id == "" {
+		return nil, nil
+	}
+	lb, err := a.Client.GetLoadBalancer(ctx, id)
+	switch {
+	case ociclient.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if o, ok := ownerFromTags(lb.FreeformTags); !ok || o.UID != spec.Owner.UID || gone(lb.LifecycleState) {
+		return nil, nil
+	}
+	return &lb, nil
+}
