@@ -61,7 +61,6 @@ type Cloud struct {
 	watch  *kube.Watcher
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed      chan struct{}
-	drift       *lb.DriftChecker
 	driftPeriod time.Duration // Options.DriftCheckPeriod
 }
 
@@ -111,9 +110,6 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err
 	}
-	if c.drift, err = lb.NewDriftChecker(lb.DriftOptions{Config: cfg, Client: client.LoadBalancers, Cluster: cluster}); err != nil {
-		return nil, err
-	}
 	c.driftPeriod = opts.DriftCheckPeriod
 	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
@@ -124,7 +120,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 // Kubernetes, checking every Options.DriftCheckPeriod (see internal/drift).
 func (c *Cloud) runDrift(ctx context.Context) {
 	if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
-		drift.Watch(ctx, c.drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
+		drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
 	}
 }
 

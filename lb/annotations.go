@@ -237,6 +237,16 @@ const (
 	// Default: none
 	// Example: "ocid1.loadbalancer.oc1.phx.aaaa…"
 	AnnotationAdoptLoadBalancerID Annotation = "oci.oraclecloud.com/adopt-load-balancer-id"
+
+	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
+	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
+	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG (rules
+	// in network security groups) is refused: oci-ccm manages security lists only, so far.
+	//
+	// Type: string, one of SL-All, SL-Frontend, None
+	// Default: the security-list mode (annotation, else config)
+	// Example: "SL-Frontend"
+	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
 )
 
 // Annotations lists every annotation this package reads, in documentation order.

@@ -17,45 +17,28 @@ import (
 
 // The service controller reconciles a Service only when the Service or the set of Nodes changes.
 // A listener deleted in the OCI console, or a whole load balancer deleted, is therefore never
-// repaired. DriftChecker finds such load balancers cheaply: one paged ListLoadBalancers per
+// repaired. Reconciler.Drift finds such load balancers cheaply: one paged ListLoadBalancers per
 // compartment (a listing carries every load balancer whole: listeners, backend sets,
 // certificates, tags), never a read per Service. What each Service's load balancer should be is
 // what its next reconcile would aim for: Desired from the Service and Nodes, and Diff against the
 // listed load balancer. A non-empty plan means the load balancer drifted; the caller requeues the
 // Service so the service controller reconciles it.
 
-// DriftOptions configure a DriftChecker.
-type DriftOptions struct {
-	// Config is the parsed cloud-provider.yaml, as given to the Reconciler.
-	Config *config.Config
-	// Client lists a compartment's load balancers (all pages); nothing else is called.
-	Client Client
-	// Cluster is the cluster identity the Reconciler is given: only load balancers tagged for it
-	// (or named after a Service's UID, as the upstream CCM names them) are compared.
-	Cluster string
-}
-
-// DriftChecker compares the load balancers of a compartment listing with what their Services ask
-// for. Safe for concurrent use.
-type DriftChecker struct {
+// driftChecker compares the load balancers of a compartment listing with what their Services
+// ask for: the Reconciler's configuration, identity and naming, its client's listing.
+type driftChecker struct {
 	cfg     *config.Config
 	lister  lbLister
 	namer   naming
 	cluster string
 }
 
-// NewDriftChecker returns a DriftChecker.
-func NewDriftChecker(opts DriftOptions) (*DriftChecker, error) {
-	if opts.Client == nil {
-		return nil, errors.New("lb: DriftOptions.Client is required")
-	}
-	if opts.Config == nil || opts.Config.CompartmentID == "" {
-		return nil, errors.New("lb: DriftOptions.Config with a CompartmentID is required")
-	}
-	if opts.Cluster == "" {
-		return nil, errors.New("lb: DriftOptions.Cluster is required")
-	}
-	return &DriftChecker{cfg: opts.Config, lister: opts.Client, namer: namingFor(opts.Config), cluster: opts.Cluster}, nil
+// Drift checks the load balancers of the Reconciler's cluster for changes made outside
+// Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
+// use with reconciles.
+func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
+	d := &driftChecker{cfg: r.cfg, lister: r.client, namer: r.namer, cluster: r.cluster}
+	return d.check(ctx, services, nodes, secrets)
 }
 
 // Drift is a Service whose load balancer differs from what the Service asks for.
@@ -88,7 +71,7 @@ type DriftReport struct {
 	Skipped map[string]int
 }
 
-// Check lists each compartment the Services' load balancers live in once, all pages, and
+// check lists each compartment the Services' load balancers live in once, all pages, and
 // returns the Services whose load balancers drifted. services are every Service of the cluster
 // (those lb does not manage, or being deleted, are left out); nodes and secrets are what the
 // service controller would pass to a reconcile now.
@@ -96,7 +79,7 @@ type DriftReport struct {
 // Absence is proven only by a fresh, successful listing: a compartment whose listing fails
 // (a 404 NotAuthorizedOrNotFound from a missing policy, an outage) proves nothing, its Services
 // are skipped, and the error is returned beside the report of the other compartments.
-func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
+func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
 	report := &DriftReport{Skipped: map[string]int{}}
 	type item struct {
 		svc     *v1.Service
@@ -148,7 +131,7 @@ func (d *DriftChecker) Check(ctx context.Context, services []*v1.Service, nodes 
 
 // compare finds svc's load balancer in the listing and diffs it with desired. It returns the
 // drift (nil for none) or why the Service was not compared.
-func (d *DriftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
+func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
 	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
 	found, listedGone := d.find(l, svc, desired)
 	if found == nil {
@@ -190,7 +173,7 @@ func (d *DriftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 // Service or an untagged one under the UID name; else by the ownership tags under any name (a
 // load balancer renamed in the console). listedGone reports that the only trace of it is
 // a listing entry DELETED or DELETING.
-func (d *DriftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
+func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
 	if desired.AdoptID != "" {
 		lb := l.byID[desired.AdoptID]
 		if lb == nil || gone(lb.LifecycleState) {

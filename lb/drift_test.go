@@ -22,7 +22,7 @@ type driftEnv struct {
 	nodes    []*v1.Node
 	services []*v1.Service
 	lbIDs    map[string]string // Service name → load balancer OCID
-	checker  *lb.DriftChecker
+	checker  *lb.Reconciler    // a second process's, sharing nothing with e's
 }
 
 func newDriftEnv(t *testing.T, names ...string) *driftEnv {
@@ -38,11 +38,7 @@ func newDriftEnv(t *testing.T, names ...string) *driftEnv {
 		e.services = append(e.services, svc)
 		e.lbIDs[name] = res.Spec.ID
 	}
-	var err error
-	e.checker, err = lb.NewDriftChecker(lb.DriftOptions{Config: e.cfg, Client: e.oci.LoadBalancers, Cluster: clusterName})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.checker = newReconciler(t, e.oci, e.cfg, 0)
 	return e
 }
 
@@ -50,7 +46,7 @@ func newDriftEnv(t *testing.T, names ...string) *driftEnv {
 func (e *driftEnv) check(t *testing.T) (*lb.DriftReport, ocitest.Calls, error) {
 	t.Helper()
 	before := e.srv.Calls()
-	report, err := e.checker.Check(ctx, e.services, e.nodes, nil)
+	report, err := e.checker.Drift(ctx, e.services, e.nodes, nil)
 	return report, e.srv.Calls().Since(before), err
 }
 

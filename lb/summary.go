@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// MaxSummaryBytes bounds Summary's text: a Kubernetes Event message is cut at 1 KiB by the API
+// maxSummaryBytes bounds Summary's text: a Kubernetes Event message is cut at 1 KiB by the API
 // server, and a cut in the middle of a change would misreport it.
-const MaxSummaryBytes = 1024
+const maxSummaryBytes = 1024
 
 // maxFailureEcho bounds one failed change's error in a Summary: OCI's reason comes last, after
 // the work request's identifiers.
@@ -26,7 +26,7 @@ const maxFailureEcho = 400
 // With err nil it lists plan's changes; when err is (or wraps) an *applyError it says what was
 // applied, what failed and why, and what was not attempted. It returns "" when there is nothing
 // to report: an empty plan, or an error that is not an *applyError (nothing was applied; the
-// error itself is reported by the caller). Changes that do not fit in MaxSummaryBytes end the
+// error itself is reported by the caller). Changes that do not fit in maxSummaryBytes end the
 // text as "… and N more". Private keys never appear.
 func Summary(plan *Plan, err error) string {
 	var aerr *applyError
@@ -57,7 +57,7 @@ func Summary(plan *Plan, err error) string {
 	return fitSummary(fmt.Sprintf("load balancer %q: ", plan.Name), parts)
 }
 
-// fitSummary joins parts after head with "; ", as many as fit in MaxSummaryBytes with room left
+// fitSummary joins parts after head with "; ", as many as fit in maxSummaryBytes with room left
 // for "… and N more".
 func fitSummary(head string, parts []string) string {
 	var b strings.Builder
@@ -71,7 +71,7 @@ func fitSummary(head string, parts []string) string {
 		if rest := len(parts) - i - 1; rest > 0 {
 			more = fmt.Sprintf("; … and %d more", rest)
 		}
-		if b.Len()+len(sep)+len(p)+len(more) > MaxSummaryBytes {
+		if b.Len()+len(sep)+len(p)+len(more) > maxSummaryBytes {
 			fmt.Fprintf(&b, "%s… and %d more", sep, len(parts)-i)
 			break
 		}

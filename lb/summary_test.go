@@ -87,8 +87,8 @@ func TestSummaryIsCutToOneKiBWithACountOfTheRest(t *testing.T) {
 		plan.Changes = append(plan.Changes, Change{Action: ActionCreateListener, Name: fmt.Sprintf("TCP-%d", 10000+i)})
 	}
 	got := Summary(plan, nil)
-	if len(got) > MaxSummaryBytes {
-		t.Errorf("summary is %d bytes, want at most %d", len(got), MaxSummaryBytes)
+	if len(got) > maxSummaryBytes {
+		t.Errorf("summary is %d bytes, want at most %d", len(got), maxSummaryBytes)
 	}
 	shown := strings.Count(got, "+ listener")
 	if want := fmt.Sprintf("; … and %d more", 100-shown); !strings.HasSuffix(got, want) || shown == 0 {

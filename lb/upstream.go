@@ -7,19 +7,6 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 )
 
-// Annotations of the upstream CCM's that oci-ccm reads in its own way.
-const (
-	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
-	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
-	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG (rules
-	// in network security groups) is refused: oci-ccm manages security lists only, so far.
-	//
-	// Type: string, one of SL-All, SL-Frontend, None
-	// Default: the security-list mode (annotation, else config)
-	// Example: "SL-Frontend"
-	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
-)
-
 // nlbAnnotationPrefix starts every annotation of the upstream CCM's network load balancers.
 const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 

@@ -2,7 +2,7 @@
 // balancers were changed or deleted out of band.
 //
 // The service controller reconciles a Service only when it or the set of Nodes changes, so a
-// listener deleted in the OCI console stays deleted. Every period the Loop asks lb.DriftChecker,
+// listener deleted in the OCI console stays deleted. Every period the Loop asks lb.Reconciler.Drift,
 // which lists each compartment once (paged), and hands every drifted Service to a requeue
 // function: the provider patches an annotation on the Service, which makes the service
 // controller reconcile it, and records an Event saying what drifted.
@@ -32,12 +32,8 @@ const DefaultPeriod = 5 * time.Minute
 // an Event.
 const maxBackoff = 12
 
-// Checker is what the Loop calls every period; *lb.DriftChecker satisfies it.
-type Checker interface {
-	Check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*lb.DriftReport, error)
-}
-
-var _ Checker = (*lb.DriftChecker)(nil)
+// Checker is what the Loop calls every period: lb.Reconciler's Drift method.
+type Checker func(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*lb.DriftReport, error)
 
 // RequeueFunc makes the service controller reconcile a Service and says why (reason is e.g.
 // "listener TCP-80 missing"). It is called for drifted Services only.
@@ -140,7 +136,7 @@ func (l *Loop) Check(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drift: list Nodes: %w", err)
 	}
-	report, checkErr := l.opts.Checker.Check(ctx, services, ServiceControllerNodes(nodes), l.opts.Secrets)
+	report, checkErr := l.opts.Checker(ctx, services, ServiceControllerNodes(nodes), l.opts.Secrets)
 	if report == nil {
 		return nil, checkErr
 	}

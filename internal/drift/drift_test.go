@@ -105,12 +105,8 @@ func newWorld(t *testing.T, names ...string) *world {
 		w.services = append(w.services, svc)
 		w.lbIDs[name] = res.Spec.ID
 	}
-	checker, err := lb.NewDriftChecker(lb.DriftOptions{Config: cfg, Client: oci.LoadBalancers, Cluster: cluster})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w.loop, err = drift.New(drift.Options{
-		Checker:  checker,
+		Checker:  r.Drift,
 		Services: func() ([]*v1.Service, error) { return w.services, nil },
 		Nodes:    func(context.Context) ([]*v1.Node, error) { return w.nodes, nil },
 		Requeue:  w.requeued.requeue,
@@ -221,7 +217,7 @@ func listenerMissing(name string) lb.Drift {
 
 func TestCheckNeverRunsTwoChecksAtOnce(t *testing.T) {
 	c := &scripted{hold: make(chan struct{}), started: make(chan struct{}, 1)}
-	l := newScriptedLoop(t, c, &requeues{}, time.Hour)
+	l := newScriptedLoop(t, c.Check, &requeues{}, time.Hour)
 	done := make(chan error)
 	go func() { _, err := l.Check(ctx); done <- err }()
 	<-c.started
@@ -240,7 +236,7 @@ func TestCheckNeverRunsTwoChecksAtOnce(t *testing.T) {
 func TestCheckBacksOffADriftThatPersistsAndRequeuesANewOneAtOnce(t *testing.T) {
 	c := &scripted{}
 	r := &requeues{}
-	l := newScriptedLoop(t, c, r, time.Hour)
+	l := newScriptedLoop(t, c.Check, r, time.Hour)
 	c.set(listenerMissing("cart"))
 	var requeuedAt []int
 	for i := 1; i <= 16; i++ {
@@ -284,7 +280,7 @@ func TestCheckBacksOffADriftThatPersistsAndRequeuesANewOneAtOnce(t *testing.T) {
 func TestCheckRetriesAFailedRequeueAtTheNextCheck(t *testing.T) {
 	c := &scripted{}
 	r := &requeues{fail: errors.New("apiserver down")}
-	l := newScriptedLoop(t, c, r, time.Hour)
+	l := newScriptedLoop(t, c.Check, r, time.Hour)
 	c.set(listenerMissing("cart"))
 	if _, err := l.Check(ctx); err == nil {
 		t.Error("a failed requeue returned no error")
@@ -300,7 +296,7 @@ func TestCheckRetriesAFailedRequeueAtTheNextCheck(t *testing.T) {
 
 func TestRunChecksEveryPeriodAndStopsWithItsContext(t *testing.T) {
 	c := &scripted{}
-	l := newScriptedLoop(t, c, &requeues{}, time.Millisecond)
+	l := newScriptedLoop(t, c.Check, &requeues{}, time.Millisecond)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { l.Run(ctx); close(done) }()
