@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci". It is
 // glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
 // instances', OCI calls ociclient's, TLS Secrets internal/kube's. Here are the wiring (one

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package config reads, defaults and validates cloud-provider.yaml, the one file that configures
 // oci-ccm, and turns its auth section into an oci-go-sdk configuration provider.
 package config

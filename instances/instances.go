@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package instances answers the Kubernetes cloud-provider questions about Nodes on OCI: which
 // compute instance a Node is, its addresses, shape, zone, region and labels, and whether it still
 // exists or is shut down.

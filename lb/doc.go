@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package lb turns Kubernetes Services of type LoadBalancer into OCI load balancers.
 //
 // The core is pure and works on values:

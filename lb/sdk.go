@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 package lb
 
 // This file is the edge between Spec and oci-go-sdk types: Observe reads an OCI load balancer

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package ociclient is the one door to OCI. It wraps the oci-go-sdk clients behind narrow
 // interfaces and adds what every caller needs once: client-side rate limiting, a single retry
 // layer, error classification, work-request waiting, read caches and per-operation metrics.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package seclist manages the OCI security-list rules that load balancer Services need.
 //
 // The work splits in two. The pure part takes plain values and returns plain values: every LB

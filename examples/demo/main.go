@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command demo shows oci-ccm doing its main job with nothing configured: it starts an in-memory
 // OCI (ocitest) seeded with a small tenancy, runs the upstream Kubernetes service and cloud-node
 // controllers with the oci provider against an in-process Kubernetes API, applies the Services

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command embed shows a custom controller using oci-ccm's lb package on its own: it computes the
 // load balancer a Service needs, plans its creation, then plans a port change against the load
 // balancer the first plan would have made. No credentials, no OCI, no cluster.

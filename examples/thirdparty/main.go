@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command thirdparty is a program outside oci-ccm that uses only its public API: against an
 // in-memory OCI tenancy it plans a Service's load balancer, applies the plan, plans again (and
 // fails unless nothing is left to do), then opens the Service's ports in the security lists.

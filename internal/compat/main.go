@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command compat renders lb/COMPATIBILITY.md: every Service annotation, cloud-provider.yaml key
 // and environment variable of the upstream OCI CCM v1.35, with what oci-ccm does with it. The
 // status is not written by hand: each key's sample is run through oci-ccm's own code (lb.Desired,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 package main
 
 // The upstream OCI CCM's (oracle/oci-cloud-controller-manager v1.35) Service annotations and

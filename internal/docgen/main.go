@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command docgen renders the annotation reference in lb/README.md from the doc comments of the
 // lb.Annotation constants, the metrics table in README.md from the metric definitions (name,
 // type, labels, help), and README.md's copy of the IAM policy from seclist/README.md (the one the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package drift runs lb's drift check periodically and requeues the Services whose load
 // balancers were changed or deleted out of band.
 //

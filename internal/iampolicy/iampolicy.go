@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package iampolicy reads the IAM policy the CCM documents in seclist/README.md (section "IAM
 // policy"), so the tests that prove it sufficient and minimal, and the e2e suite that runs under
 // it, use the statements a user copies, not a copy of them.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package kube holds what oci-ccm does with the Kubernetes API beyond the cloud-provider
 // framework: watching the TLS Secrets load balancer Services reference (the service controller
 // does not), and re-queueing a Service for its load balancer by patching an annotation.

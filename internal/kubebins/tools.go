@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 //go:build tools
 
 // Package kubebins pins the Kubernetes commands that the real-cluster tests

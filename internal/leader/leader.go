@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package leader lets the cloud-controller-manager hand its leader-election Lease over at once
 // when it is asked to stop.
 //

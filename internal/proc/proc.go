@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package proc runs the child processes of the project's test suites (etcd, kube-apiserver,
 // ocitest, the CCM binary): each in its own process group, killed with the test binary, its
 // output appended to a log file that failures can quote.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package prommetrics serves ociclient's measurements as Prometheus metrics through
 // k8s.io/component-base/metrics, the registry the controller manager exposes on /metrics.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package testcluster runs a real Kubernetes control plane, etcd and
 // kube-apiserver, on loopback for tests: real admission, validation, RBAC
 // and watches, without kubelets or controllers.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 package ocitest
 
 // compartmentSet names compartments, for policy statements ("in compartment <name>") and the

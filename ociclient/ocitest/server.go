@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Package ocitest is an in-memory OCI API server that speaks OCI's REST wire format, so the real
 // oci-go-sdk clients talk to it. Tests and benchmarks seed it with a small tenancy, inject faults,
 // and read back per-operation call counts.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command oci-cloud-controller-manager runs the Kubernetes cloud controllers (service, cloud-node,
 // cloud-node-lifecycle) with the oci provider from package ccm.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command bench runs oci-ccm's performance scenarios against ocitest at OCI's real
 // work-request durations (run 100 times faster) and prints markdown tables: make bench.
 package main

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
 // Command ocitest serves the in-memory OCI API of package ocitest on a loopback address, seeded
 // with a tenancy, for running the cloud-controller-manager binary (or anything else built on
 // oci-go-sdk) against it from outside a Go test.
