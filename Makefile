@@ -147,7 +147,8 @@ apicheck: $(APIDIFF) ## Fail on an incompatible change to the public API since t
 	  if [ -n "$$out" ]; then \
 	    echo "Incompatible API changes against $(API_BASE):"; echo "$$out"; \
 	    echo "If intended (allowed before v1 in a minor release, see README.md), run make api and note them in CHANGELOG.md."; \
-	    exit 1; fi
+	    exit 1; fi; \
+	  echo "apicheck: no incompatible API change against $(API_BASE)"
 
 .PHONY: api
 api: $(APIDIFF) ## Record the current public API as the baseline make lint checks against (at a release).
