@@ -106,7 +106,8 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		}
 	}
 	c := &Cloud{cfg: cfg, primed: make(chan struct{})}
-	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork}); err != nil {
+	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
+		NetworkLoadBalancers: client.NetworkLoadBalancers}); err != nil {
 		return nil, err
 	}
 	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),

@@ -52,5 +52,7 @@ var (
 	_ Client    = (*ociclient.LoadBalancerClient)(nil)
 	_ Client    = ociclient.LoadBalancers(nil)
 	_ PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
-	_ lbLister  = Client(nil)
+
+	_ NetworkLoadBalancers = (*ociclient.NetworkLoadBalancerClient)(nil)
+	_ lbLister             = Client(nil)
 )

@@ -31,6 +31,10 @@ type Options struct {
 	Client Client
 	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it.
 	PublicIPs PublicIPs
+	// NetworkLoadBalancers lets Delete prove that a Service asking for a network load balancer
+	// (one the upstream CCM made) has none left before it is released; without it such a
+	// Service is kept. Other Services never use it.
+	NetworkLoadBalancers NetworkLoadBalancers
 	// Concurrency bounds how many independent changes of one plan run at once (default 1: OCI
 	// runs one work request per load balancer at a time and queues the others).
 	Concurrency int
@@ -52,6 +56,7 @@ type Reconciler struct {
 	cfg     *config.Config
 	cluster string
 	client  Client
+	nlbs    NetworkLoadBalancers
 	applier *applier
 	index   *nameIndex
 	namer   naming
@@ -81,6 +86,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		cfg:     cfg,
 		cluster: opts.Cluster,
 		client:  opts.Client,
+		nlbs:    opts.NetworkLoadBalancers,
 		applier: &applier{Client: opts.Client, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency},
 		index:   newNameIndex(opts.Client),
 		namer:   namingFor(cfg),
@@ -244,6 +250,9 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
+	if err := r.guardNLB(ctx, svc); err != nil {
+		return err
+	}
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
 	found, how, err := r.find(ctx, svc, adopt, false)
 	if err != nil || found == nil {
