@@ -17,10 +17,12 @@ import (
 // instead of a GetLoadBalancer, so rebuilding state costs one call per page of 100 load
 // balancers, not one per Service.
 //
-// An entry is used once, and only while it is at most listedMaxAge old: after that, or for any
-// later reconcile, the load balancer is read afresh. A load balancer changed out of band within
-// that window yields a plan against slightly old state; its failure is retried with a fresh read
-// (the entry is gone by then), as after any partial failure.
+// An entry stands in while it is at most listedMaxAge old and this process has not written to
+// its load balancer since: the service controller syncs each Service twice at start-up (the
+// second after its own finalizer patch), and both are served by the one listing. A plan that
+// writes drops the entry first, so the reconcile after a change (or a failed one) reads afresh.
+// A load balancer changed out of band within that window yields a plan against slightly old
+// state; a failure is retried with a fresh read, and the drift check finds what is left.
 
 // listedMaxAge bounds how old a listed load balancer may be to stand in for a read; then the
 // listing is dropped, so the memory it holds is bounded in time too.
@@ -46,8 +48,8 @@ func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, 
 	})
 }
 
-// takeListed returns the listed load balancer id and forgets it; ok is false when there is none.
-func (x *nameIndex) takeListed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
+// listed returns the listed load balancer id; ok is false when there is none.
+func (x *nameIndex) listed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]
@@ -55,8 +57,16 @@ func (x *nameIndex) takeListed(compartmentID, id string) (loadbalancer.LoadBalan
 		return loadbalancer.LoadBalancer{}, false
 	}
 	lb, ok := c.listedLBs[id]
-	delete(c.listedLBs, id)
 	return lb, ok
+}
+
+// dropListed forgets the listed load balancer id, in every compartment: it is about to change.
+func (x *nameIndex) dropListed(id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, c := range x.comps {
+		delete(c.listedLBs, id)
+	}
 }
 
 // getListed is get, answered from the last whole listing when listedOK and it holds the load
@@ -64,7 +74,7 @@ func (x *nameIndex) takeListed(compartmentID, id string) (loadbalancer.LoadBalan
 // balancer reported, it is read afresh.
 func (r *Reconciler) getListed(ctx context.Context, ref lbRef, listedOK bool) (*loadbalancer.LoadBalancer, error) {
 	if listedOK {
-		if lb, ok := r.index.takeListed(ref.CompartmentID, ref.ID); ok {
+		if lb, ok := r.index.listed(ref.CompartmentID, ref.ID); ok {
 			return &lb, nil
 		}
 	}

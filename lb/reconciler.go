@@ -215,6 +215,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	}
 	plan := p.plan
 	if !plan.Empty() {
+		r.index.dropListed(plan.LoadBalancerID) // it changes: the next reconcile reads it
 		klog.FromContext(ctx).Info("Applying load balancer plan", "service", klog.KObj(svc),
 			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
@@ -339,7 +340,7 @@ func (r *Reconciler) find(ctx context.Context, svc *v1.Service, adoptID string, 
 		return lb, foundByAdoption, err
 	}
 	if cached.ID != "" {
-		lb, err := r.get(ctx, cached)
+		lb, err := r.getListed(ctx, cached, listedOK)
 		if err != nil || lb != nil {
 			return lb, foundByCachedID, err
 		}
