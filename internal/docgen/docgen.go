@@ -9,9 +9,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,17 +33,10 @@ type annotation struct {
 // parseAnnotations reads the non-test Go files of dir and returns the Annotation constants in
 // source order (files by name).
 func parseAnnotations(dir string) ([]annotation, error) {
-	entries, err := os.ReadDir(dir)
+	files, err := goFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	for _, e := range entries {
-		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-			files = append(files, n)
-		}
-	}
-	sort.Strings(files)
 	fset := token.NewFileSet()
 	var out []annotation
 	var errs []error
