@@ -19,6 +19,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/oracle/oci-go-sdk/v65/common"
+
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 )
 
 // callClass says which rate-limit bucket an operation draws from and how it is counted.
@@ -82,26 +84,12 @@ type clock struct {
 }
 
 func realClock() clock {
-	return clock{now: time.Now, sleep: sleepCtx, jitter: func(n time.Duration) time.Duration {
+	return clock{now: time.Now, sleep: ctxtime.Sleep, jitter: func(n time.Duration) time.Duration {
 		if n <= 0 {
 			return 0
 		}
 		return rand.N(n)
 	}}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // caller is what every service client shares: the retry loop, rate limiter, metrics, logger,

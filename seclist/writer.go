@@ -14,9 +14,9 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"k8s.io/klog/v2"
 
-	"github.com/oci-ccm/oci-ccm/ociclient"
-
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // writer is the one writer of one security list in the process. Callers ask it to write; it
@@ -194,7 +194,7 @@ func (w *writer) sync(ctx context.Context) error {
 		}
 		delay := w.m.backoff(attempt)
 		logger.V(2).Info("Security list changed since it was read; reading it again", "attempt", attempt, "delay", delay)
-		if err := sleep(ctx, delay); err != nil {
+		if err := ctxtime.Sleep(ctx, delay); err != nil {
 			return fmt.Errorf("updating security list %s: %w", w.id, err)
 		}
 	}
@@ -284,17 +284,6 @@ func (m *Manager) backoff(attempt int) time.Duration {
 	}
 	half := ceiling / 2
 	return half + rand.N(ceiling-half)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // subnetsOf returns every subnet the claims' rules depend on, without duplicates.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 )
 
 // Clock runs time faster than the wall clock: Now advances by one second every Scale seconds
@@ -39,18 +41,7 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	c.waits = append(c.waits, interval{now, now.Add(d)})
 	c.mu.Unlock()
-	real := time.Duration(float64(d) * c.scale)
-	if real <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(real)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return ctxtime.Sleep(ctx, time.Duration(float64(d)*c.scale))
 }
 
 // Since is the scaled time elapsed since t.
