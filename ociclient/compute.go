@@ -171,11 +171,6 @@ func (cc *ComputeClient) InvalidateInstance(id string) {
 	cc.vnicAttachmentLists.invalidateAll() // one entry per compartment: few
 }
 
-// InvalidateInstanceList drops the cached instance list of a compartment.
-func (cc *ComputeClient) InvalidateInstanceList(compartmentID string) {
-	cc.instanceLists.invalidate(compartmentID)
-}
-
 // InvalidateCompartment drops every cached listing of a compartment: its instances and its VNIC
 // attachments. Call it when something that should be in a listing is not, e.g. an instance that
 // booted after the listing was cached, or before taking a listing's word that an instance is
