@@ -5,12 +5,16 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 func TestRequeueDriftedStampsTheServiceAndSaysWhatDrifted(t *testing.T) {
@@ -43,4 +47,43 @@ func TestRequeueDriftedStampsTheServiceAndSaysWhatDrifted(t *testing.T) {
 	if len(events.Events) != 0 {
 		t.Errorf("an Event for a Service that is gone: %q", <-events.Events)
 	}
+}
+
+func TestRecordAdoptedPutsOneEventOnEachServiceNeedingATakenOverRule(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	web := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	api := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"}}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(web, api), 0)
+	w := NewWatcher(ctx, nil, factory)
+	factory.Start(ctx.Done())
+	if !w.WaitForSync(ctx) {
+		t.Fatal("caches did not sync")
+	}
+	events := record.NewFakeRecorder(10)
+	rule := seclist.Rule{Direction: seclist.Ingress, CIDR: "10.0.1.0/24", Ports: seclist.PortRange{Min: 30080, Max: 30080}}
+	RecordAdopted(events, w, []seclist.Adopted{
+		{ListID: "ocid1.securitylist.oc1..nodes", Rule: rule, Services: []string{"shop/api", "shop/gone", "shop/web"}},
+		{ListID: "ocid1.securitylist.oc1..lb", Rule: rule, Services: []string{"shop/web"}},
+	})
+	got := map[string]bool{}
+	for len(events.Events) > 0 {
+		got[<-events.Events] = true
+	}
+	if len(got) != 2 {
+		t.Fatalf("events %v, want one for shop/web and one for shop/api (shop/gone is not in the cache)", got)
+	}
+	for e := range got {
+		if !strings.HasPrefix(e, "Normal "+EventRulesAdopted+" ") {
+			t.Errorf("event %q, want a Normal %s", e, EventRulesAdopted)
+		}
+	}
+	found := false
+	for e := range got {
+		found = found || strings.Contains(e, "Took over 2 security rule(s)")
+	}
+	if !found {
+		t.Errorf("events %v: shop/web needs both rules, want one event naming 2", got)
+	}
+	RecordAdopted(nil, w, nil) // no recorder (before Initialize): nothing, no panic
 }
