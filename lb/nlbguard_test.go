@@ -51,6 +51,17 @@ func TestDeletingAServiceWhoseNetworkLoadBalancerMayExistKeepsIt(t *testing.T) {
 		t.Errorf("Delete wrote to OCI:\n%s", calls)
 	}
 
+	// A listing the policy refuses (404, as for a missing resource) proves nothing: kept.
+	if err := e.srv.SetPolicy("Allow group ccm to manage load-balancers in tenancy"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Delete(ctx, svc); err == nil || !strings.Contains(err.Error(), "inspect network-load-balancers") {
+		t.Errorf("Delete with the listing refused = %v, want the Service kept, naming the permission", err)
+	}
+	if err := e.srv.SetPolicy(); err != nil { // no policy loaded: everything allowed again
+		t.Fatal(err)
+	}
+
 	wr, err = e.oci.NetworkLoadBalancers.DeleteNetworkLoadBalancer(ctx, *created.Id)
 	if err == nil {
 		err = e.oci.NetworkLoadBalancers.WaitForWorkRequest(ctx, wr)
