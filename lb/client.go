@@ -39,6 +39,10 @@ type Client interface {
 	DeleteCertificate(ctx context.Context, lbID, name string) (workRequestID string, err error)
 
 	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+	// WaitForWorkRequestResource waits like WaitForWorkRequest and returns the OCID of the load
+	// balancer the work request acted on: a create reads its new load balancer by it instead of
+	// listing the compartment.
+	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
 }
 
 // PublicIPs is the part of the OCI Networking API this package calls, to check a reserved public

@@ -11,20 +11,10 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
-// resourceWaiter is a Client whose work-request wait also returns the load balancer the work
-// request acted on (*ociclient.LoadBalancerClient is one). A create then reads its new load
-// balancer by OCID instead of listing the compartment for it.
-type resourceWaiter interface {
-	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
-}
-
-// awaitCreate waits for a create's work request and returns the OCID it names ("" when the
-// client cannot say).
+// awaitCreate waits for a create's work request and returns the OCID it names ("" when OCI
+// did not say).
 func (a *applier) awaitCreate(ctx context.Context, wr string) (string, error) {
-	if w, ok := a.Client.(resourceWaiter); ok {
-		return w.WaitForWorkRequestResource(ctx, wr)
-	}
-	return "", a.Client.WaitForWorkRequest(ctx, wr)
+	return a.Client.WaitForWorkRequestResource(ctx, wr)
 }
 
 // createdByID reads the load balancer a create's work request named and returns it if it is

@@ -58,6 +58,9 @@ type LoadBalancers interface {
 	// WaitForWorkRequest polls a load balancer work request until it ends. It returns nil on
 	// SUCCEEDED and a *WorkRequestError carrying OCI's messages on FAILED.
 	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+	// WaitForWorkRequestResource is WaitForWorkRequest that also returns the OCID of the load
+	// balancer the work request acted on (for a create, the new one).
+	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
 }
 
 // NetworkLoadBalancers is the part of the Network Load Balancer API (20200501) the project calls.
