@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -197,6 +199,25 @@ func (v *ociView) injectFault(ctx context.Context, f fault) (int, error) {
 // removeFault removes one fault.
 func (v *ociView) removeFault(ctx context.Context, id int) error {
 	return v.admin(ctx, http.MethodDelete, fmt.Sprintf("/ocitest/faults/%d", id), nil, nil)
+}
+
+// holdWorkRequests holds every work-request poll (a 10-minute latency on GetWorkRequest), so a
+// CCM sits between "change accepted" and "change done". The returned release lifts it and may be
+// called more than once; the test's cleanup also lifts it.
+func (v *ociView) holdWorkRequests(ctx context.Context, t *testing.T) (release func() error) {
+	t.Helper()
+	id, err := v.injectFault(ctx, fault{Operation: "GetWorkRequest", Latency: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	var rerr error
+	release = func() error {
+		once.Do(func() { rerr = v.removeFault(context.WithoutCancel(ctx), id) })
+		return rerr
+	}
+	t.Cleanup(func() { _ = release() })
+	return release
 }
 
 // clearFaults removes every fault.

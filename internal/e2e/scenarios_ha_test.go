@@ -106,16 +106,7 @@ func testHALeaderKilledMidCreate(t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	// Hold every work-request poll: the leader sits between "create accepted" and "create done".
-	hold, err := s.oci.injectFault(s.ctx, fault{Operation: "GetWorkRequest", Latency: "10m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := true
-	defer func() {
-		if held {
-			_ = s.oci.removeFault(context.WithoutCancel(s.ctx), hold)
-		}
-	}()
+	release := s.oci.holdWorkRequests(s.ctx, t)
 
 	svc := loadService(t, "plain.yaml", testNamespace)
 	svc.Name = haService
@@ -146,10 +137,9 @@ func testHALeaderKilledMidCreate(t *testing.T, s *suite) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.oci.removeFault(s.ctx, hold); err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
-	held = false
 
 	took := s.waitTakeover(t, standby, leaderID, killed, leaseDuration+2*retryPeriod+10*time.Second)
 	if l, err := s.kube.CoordinationV1().Leases(ccmNamespace).Get(s.ctx, leaseName, metav1.GetOptions{}); err == nil && l.Spec.AcquireTime != nil {

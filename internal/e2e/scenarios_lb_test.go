@@ -485,16 +485,7 @@ func testRestartMidCreate(t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	// Hold every work-request poll, so the CCM sits between "create accepted" and "create done".
-	hold, err := s.oci.injectFault(s.ctx, fault{Operation: "GetWorkRequest", Latency: "10m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed := false
-	defer func() {
-		if !removed {
-			_ = s.oci.removeFault(context.WithoutCancel(s.ctx), hold)
-		}
-	}()
+	release := s.oci.holdWorkRequests(s.ctx, t)
 
 	svc := loadService(t, "plain.yaml", testNamespace)
 	svc.Name = "restart"
@@ -519,10 +510,9 @@ func testRestartMidCreate(t *testing.T, s *suite) {
 	}
 
 	s.ccm.kill()
-	if err := s.oci.removeFault(s.ctx, hold); err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
-	removed = true
 	t.Logf("CCM killed mid-create; starting a new one")
 	if err := s.ccm.start(s.ctx); err != nil {
 		t.Fatal(err)
