@@ -9,10 +9,10 @@ import (
 )
 
 func TestCheckEnvironmentRefusesTheUpstreamNamePrefix(t *testing.T) {
-	env := map[string]string{UpstreamPrefixVariable: "prod-"}
+	env := map[string]string{upstreamPrefixVariable: "prod-"}
 	err := CheckEnvironment(func(k string) string { return env[k] })
-	if err == nil || !strings.Contains(err.Error(), UpstreamPrefixVariable) || !strings.Contains(err.Error(), "loadBalancer.naming") {
-		t.Fatalf("CheckEnvironment = %v, want a refusal naming %s and what to use instead", err, UpstreamPrefixVariable)
+	if err == nil || !strings.Contains(err.Error(), upstreamPrefixVariable) || !strings.Contains(err.Error(), "loadBalancer.naming") {
+		t.Fatalf("CheckEnvironment = %v, want a refusal naming %s and what to use instead", err, upstreamPrefixVariable)
 	}
 	if err := CheckEnvironment(func(string) string { return "" }); err != nil {
 		t.Fatalf("CheckEnvironment with nothing set = %v", err)

@@ -95,18 +95,21 @@ func classifyConfigKey(k upstreamConfigKey) (Row, error) {
 	return Row{Key: k.Key, Status: Supported}, nil
 }
 
+// upstreamPrefixVariable is the upstream CCM's environment variable for a load balancer name prefix.
+const upstreamPrefixVariable = "LOAD_BALANCER_PREFIX"
+
 // classifyEnvironment reports what the binary does with the upstream CCM's environment variable.
 func classifyEnvironment() (Row, error) {
 	err := config.CheckEnvironment(func(k string) string {
-		if k == config.UpstreamPrefixVariable {
+		if k == upstreamPrefixVariable {
 			return "prod-"
 		}
 		return ""
 	})
 	if err == nil {
-		return Row{}, fmt.Errorf("environment %s: %w", config.UpstreamPrefixVariable, errUnknown)
+		return Row{}, fmt.Errorf("environment %s: %w", upstreamPrefixVariable, errUnknown)
 	}
-	return Row{Key: config.UpstreamPrefixVariable, Status: Refused, Note: "the binary refuses to start: " + err.Error()}, nil
+	return Row{Key: upstreamPrefixVariable, Status: Refused, Note: "the binary refuses to start: " + err.Error()}, nil
 }
 
 func sampleService(ann map[string]string) *v1.Service {
