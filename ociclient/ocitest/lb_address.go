@@ -178,19 +178,41 @@ func (s *Server) lbReleaseReserved(user string) {
 	}
 }
 
-// nlbAddresses are the addresses of a new network load balancer: its reserved IPs (at most one
-// of each kind, checked by nlbCheckReservedIPs), else an ephemeral public address for a public
-// one and an address in its subnet for a private one. full is the work-request failure of a
+// nlbAddresses are the addresses of a new network load balancer: for IPv4 (nlbIPv4Addresses),
+// then for IPv6 (nlbTakeIPv6), as its nlbIpVersion asks. full is the work-request failure of a
 // subnet without a free address; err refuses the request. Caller holds s.mu.
 func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetails) (addrs []nlbapi.IpAddress, full, err error) {
 	private, subnet := lbDeref(d.IsPrivate), lbDeref(d.SubnetId)
 	if err := s.lbCheckPublicSubnet(private, subnet); err != nil {
 		return nil, nil, err
 	}
-	byKind, err := nlbCheckReservedIPs(d.ReservedIps, private)
+	byKind, err := nlbCheckReservedIPs(d.ReservedIps, private, d.NlbIpVersion)
 	if err != nil {
 		return nil, nil, err
 	}
+	if nlbServes(d.NlbIpVersion, nlbapi.IpVersionIpv4) {
+		if addrs, full, err = s.nlbIPv4Addresses(id, private, subnet, byKind, d.AssignedPrivateIpv4); err != nil {
+			return nil, nil, err
+		}
+	}
+	if nlbServes(d.NlbIpVersion, nlbapi.IpVersionIpv6) {
+		a, err := s.nlbTakeIPv6(id, subnet, !private, d.SubnetIpv6Cidr, d.AssignedIpv6, byKind[nlbReservedIPv6])
+		if err != nil {
+			s.lbReleaseReserved(id)
+			return nil, nil, err
+		}
+		addrs = append(addrs, a)
+	}
+	if addrs == nil {
+		addrs = []nlbapi.IpAddress{}
+	}
+	return addrs, full, nil
+}
+
+// nlbIPv4Addresses are the IPv4 addresses of a network load balancer: its reserved IPs (at most
+// one of each kind, checked by nlbCheckReservedIPs), else an ephemeral public address for a
+// public one and an address in its subnet for a private one.
+func (s *Server) nlbIPv4Addresses(id string, private bool, subnet string, byKind map[string]string, assigned *string) (addrs []nlbapi.IpAddress, full, err error) {
 	v4 := func(ip string, public bool, reserved string) nlbapi.IpAddress {
 		a := nlbapi.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(public), IpVersion: nlbapi.IpVersionIpv4}
 		if reserved != "" {
@@ -208,7 +230,7 @@ func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetai
 		addrs = append(addrs, v4(s.lbPublicAddress(), true, ""))
 	}
 	if rid := byKind[nlbReservedPrivate]; rid != "" {
-		if d.AssignedPrivateIpv4 != nil {
+		if assigned != nil {
 			s.lbReleaseReserved(id)
 			return nil, nil, lbInvalid("assignedPrivateIpv4 and the reserved private IP %s both set the private address; give one", rid)
 		}
@@ -222,15 +244,12 @@ func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetai
 	held, full := s.lbHoldSubnetAddresses(id, []string{subnet})
 	switch {
 	case !private || full != nil:
-	case d.AssignedPrivateIpv4 != nil:
-		addrs = append(addrs, v4(*d.AssignedPrivateIpv4, false, ""))
+	case assigned != nil:
+		addrs = append(addrs, v4(*assigned, false, ""))
 	case held[0] != "":
 		addrs = append(addrs, v4(held[0], false, ""))
 	default:
 		addrs = append(addrs, v4(s.lb.ips.nextPrivate(), false, ""))
-	}
-	if addrs == nil {
-		addrs = []nlbapi.IpAddress{}
 	}
 	return addrs, full, nil
 }

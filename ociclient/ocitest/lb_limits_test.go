@@ -302,7 +302,7 @@ func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
 		{"the same twice", false, []string{pub1, pub1}, nil},
 		{"public on a private NLB", true, []string{pub1}, nil},
 		{"not an IP", false, []string{"ocid1.vnic.oc1..x"}, nil},
-		{"IPv6 (not emulated)", false, []string{ipv6}, nil},
+		{"IPv6 on an IPv4 network load balancer", false, []string{ipv6}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ package ocitest
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -282,11 +283,11 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 	if err := lbCheckNSGs(d.NetworkSecurityGroupIds); err != nil {
 		return err
 	}
-	if _, err := nlbCheckReservedIPs(d.ReservedIps, lbDeref(d.IsPrivate)); err != nil {
+	if err := nlbCheckIPVersionRequest(d.NlbIpVersion, d.SubnetIpv6Cidr, d.AssignedIpv6, d.AssignedPrivateIpv4); err != nil {
 		return err
 	}
-	if d.NlbIpVersion != "" && d.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || d.SubnetIpv6Cidr != nil || d.AssignedIpv6 != nil {
-		return lbInvalid("IPv6 is not emulated by ocitest")
+	if _, err := nlbCheckReservedIPs(d.ReservedIps, lbDeref(d.IsPrivate), d.NlbIpVersion); err != nil {
+		return err
 	}
 	if a := d.AssignedPrivateIpv4; a != nil && (net.ParseIP(*a) == nil || !strings.Contains(*a, ".")) {
 		return lbInvalid("assignedPrivateIpv4 %s is not an IPv4 address", *a)
@@ -305,9 +306,15 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 		if l.Name != nil && *l.Name != name {
 			return lbInvalid("listener key '%s' differs from its name '%s'", name, *l.Name)
 		}
+		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", name), l.IpVersion, d.NlbIpVersion); err != nil {
+			return err
+		}
 	}
 	for _, name := range lbSortedKeys(d.BackendSets) {
 		if err := nlbCheckBackendSet(&name, d.BackendSets[name], limits); err != nil {
+			return err
+		}
+		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", name), d.BackendSets[name].IpVersion, d.NlbIpVersion); err != nil {
 			return err
 		}
 	}
@@ -345,7 +352,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		TimeUpdated:                 &common.SDKTime{Time: now},
 		IpAddresses:                 addrs,
 		SubnetId:                    common.String(*d.SubnetId),
-		NlbIpVersion:                nlbapi.NlbIpVersionIpv4,
+		NlbIpVersion:                nlbVersionOf(d.NlbIpVersion),
 		IsPrivate:                   common.Bool(private),
 		IsPreserveSourceDestination: common.Bool(lbDeref(d.IsPreserveSourceDestination)),
 		IsSymmetricHashEnabled:      common.Bool(lbDeref(d.IsSymmetricHashEnabled)),
@@ -398,10 +405,16 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 	if d.DisplayName != nil {
 		invalid = lbCheckDisplayName(d.DisplayName)
 	}
-	if d.NlbIpVersion != "" && d.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || d.SubnetIpv6Cidr != nil || d.AssignedIpv6 != nil || d.ReservedIpv6Id != nil {
-		invalid = lbInvalid("IPv6 is not emulated by ocitest")
+	if d.NlbIpVersion != "" && invalid == nil {
+		v := string(d.NlbIpVersion)
+		invalid = lbCheckOneOf("nlbIpVersion", &v, nlbIPVersions)
 	}
-	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, nil, func(n *nlbapi.NetworkLoadBalancer) error {
+	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		return s.nlbCheckVersionChange(n, d)
+	}, func(n *nlbapi.NetworkLoadBalancer) error {
+		if err := s.nlbApplyVersionChange(n, d); err != nil {
+			return err
+		}
 		if d.DisplayName != nil {
 			n.DisplayName = common.String(*d.DisplayName)
 		}

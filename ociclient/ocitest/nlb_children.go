@@ -110,6 +110,9 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err := nlbCheckBackendSet(c.Name, d, limits); err != nil {
 			return err
 		}
+		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
+			return err
+		}
 		if _, ok := n.BackendSets[*c.Name]; ok {
 			return lbConflict("Backend set '%s' already exists", *c.Name)
 		}
@@ -163,7 +166,11 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		return nlbCheckBackendSet(&name, nlbMergeBackendSet(bs, u), limits)
+		merged := nlbMergeBackendSet(bs, u)
+		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", name), merged.IpVersion, n.NlbIpVersion); err != nil {
+			return err
+		}
+		return nlbCheckBackendSet(&name, merged, limits)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		bs, ok := n.BackendSets[name]
 		if !ok {
@@ -217,6 +224,9 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
 		bs, err := nlbBackendSetOf(n, set)
 		if err != nil {
+			return err
+		}
+		if err := nlbCheckBackendFamily(set, nlbPartVersion(bs.IpVersion), b); err != nil {
 			return err
 		}
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
@@ -318,6 +328,9 @@ func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request) {
 	}
 	d := nlbConvert[nlbapi.ListenerDetails](c)
 	s.nlbChange(w, r, "CreateListener", nlbCheckListener(c.Name, d), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
+			return err
+		}
 		if _, ok := n.Listeners[*c.Name]; ok {
 			return lbConflict("Listener '%s' already exists", *c.Name)
 		}
@@ -371,7 +384,11 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return lbNotFound("listener", name)
 		}
-		return nlbCheckListener(&name, nlbMergeListener(l, u))
+		merged := nlbMergeListener(l, u)
+		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", name), merged.IpVersion, n.NlbIpVersion); err != nil {
+			return err
+		}
+		return nlbCheckListener(&name, merged)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		l, ok := n.Listeners[name]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ var (
 	nlbPolicies          = []string{"TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE"}
 	nlbListenerProtocols = []string{"TCP", "UDP", "TCP_AND_UDP", "ANY", "L3IP"}
 	nlbHealthProtocols   = []string{"HTTP", "HTTPS", "TCP", "UDP", "DNS"}
+	nlbPartVersions      = []string{string(nlbapi.IpVersionIpv4), string(nlbapi.IpVersionIpv6)}
 )
 
 // nlbConvert moves a value between SDK types that share a wire form (e.g. HealthCheckerDetails
@@ -49,8 +51,11 @@ func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
 	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
 		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
 	}
-	if d.IpVersion != "" && d.IpVersion != nlbapi.IpVersionIpv4 {
-		return lbInvalid("listener '%s': ipVersion %s is not emulated by ocitest", *name, d.IpVersion)
+	if d.IpVersion != "" {
+		v := string(d.IpVersion)
+		if err := lbCheckOneOf(fmt.Sprintf("listener '%s' ipVersion", *name), &v, nlbPartVersions); err != nil {
+			return err
+		}
 	}
 	if lbDeref(d.IsPpv2Enabled) && proto != "TCP" {
 		return lbInvalid("listener '%s': proxy protocol v2 needs a TCP listener", *name)
@@ -68,22 +73,42 @@ func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, limits LBLimit
 			return err
 		}
 	}
-	if d.IpVersion != "" && d.IpVersion != nlbapi.IpVersionIpv4 {
-		return lbInvalid("backend set '%s': ipVersion %s is not emulated by ocitest", *name, d.IpVersion)
+	if d.IpVersion != "" {
+		v := string(d.IpVersion)
+		if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' ipVersion", *name), &v, nlbPartVersions); err != nil {
+			return err
+		}
 	}
 	if err := nlbCheckHealthChecker(*name, d.HealthChecker); err != nil {
 		return err
 	}
-	return nlbCheckBackends(*name, d.Backends, limits)
+	return nlbCheckBackends(*name, nlbPartVersion(d.IpVersion), d.Backends, limits)
 }
 
-func nlbCheckBackends(set string, backends []nlbapi.Backend, limits LBLimits) error {
+// nlbCheckBackendFamily refuses a backend whose address is not of its backend set's IP version.
+// An IPv6 backend set takes backends by IPv6 address only (the upstream CCM sends its IPv6
+// backends without targetId); an IPv4 one takes IPv4 addresses and targetIds. Assumed.
+func nlbCheckBackendFamily(set string, v nlbapi.IpVersionEnum, b nlbapi.Backend) error {
+	ip, err := netip.ParseAddr(lbDeref(b.IpAddress))
+	switch {
+	case v == nlbapi.IpVersionIpv6 && (err != nil || !ip.Is6() || ip.Is4In6()):
+		return lbInvalid("backend set '%s' has ipVersion IPV6; backend %s needs an IPv6 ipAddress", set, nlbBackendName(b))
+	case v == nlbapi.IpVersionIpv4 && err == nil && !ip.Is4():
+		return lbInvalid("backend set '%s' has ipVersion IPV4; backend %s has an IPv6 ipAddress", set, nlbBackendName(b))
+	}
+	return nil
+}
+
+func nlbCheckBackends(set string, v nlbapi.IpVersionEnum, backends []nlbapi.Backend, limits LBLimits) error {
 	if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(backends), limits.BackendsPerSet); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
 	for _, b := range backends {
 		if err := nlbCheckBackend(b); err != nil {
+			return err
+		}
+		if err := nlbCheckBackendFamily(set, v, b); err != nil {
 			return err
 		}
 		n := nlbBackendName(b)
@@ -166,15 +191,21 @@ func nlbBackendName(b nlbapi.Backend) string {
 func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 	for _, name := range lbSortedKeys(n.Listeners) {
 		l := n.Listeners[name]
-		if _, ok := n.BackendSets[lbDeref(l.DefaultBackendSetName)]; !ok {
+		bs, ok := n.BackendSets[lbDeref(l.DefaultBackendSetName)]
+		if !ok {
 			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, lbDeref(l.DefaultBackendSetName))
+		}
+		if nlbPartVersion(l.IpVersion) != nlbPartVersion(bs.IpVersion) {
+			return wrBadInput("Listener '%s' has ipVersion %s but its default backend set '%s' has ipVersion %s",
+				name, nlbPartVersion(l.IpVersion), *bs.Name, nlbPartVersion(bs.IpVersion))
 		}
 	}
 	names := lbSortedKeys(n.Listeners)
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			la, lb := n.Listeners[a], n.Listeners[b]
-			if lbDeref(la.Port) == lbDeref(lb.Port) && nlbProtocolsOverlap(la.Protocol, lb.Protocol) {
+			if lbDeref(la.Port) == lbDeref(lb.Port) && nlbPartVersion(la.IpVersion) == nlbPartVersion(lb.IpVersion) &&
+				nlbProtocolsOverlap(la.Protocol, lb.Protocol) {
 				return wrBadInput("Listeners '%s' and '%s' both use %s port %d", a, b, la.Protocol, lbDeref(la.Port))
 			}
 		}
@@ -301,8 +332,10 @@ func nlbReservedKind(id string) string {
 
 // nlbCheckReservedIPs applies the SDK's documented rule for CreateNetworkLoadBalancerDetails:
 // up to three reserved IPs, all different, at most one of each kind (public IP, private IP,
-// IPv6); a private network load balancer takes no public one. It returns them by kind.
-func nlbCheckReservedIPs(ips []nlbapi.ReservedIp, private bool) (map[string]string, error) {
+// IPv6); a private network load balancer takes no public one. A reserved IP of a family the
+// network load balancer's version does not serve is refused too (assumed). It returns them by
+// kind.
+func nlbCheckReservedIPs(ips []nlbapi.ReservedIp, private bool, version nlbapi.NlbIpVersionEnum) (map[string]string, error) {
 	byKind := map[string]string{}
 	for _, r := range ips {
 		id := lbDeref(r.Id)
@@ -319,11 +352,12 @@ func nlbCheckReservedIPs(ips []nlbapi.ReservedIp, private bool) (map[string]stri
 				byKind[kind], id, kind)
 		case kind == nlbReservedPublic && private:
 			return nil, lbInvalid("reservedIps: a private network load balancer takes no reserved public IP (%s)", id)
+		case kind == nlbReservedIPv6 && !nlbServes(version, nlbapi.IpVersionIpv6):
+			return nil, lbInvalid("reservedIps: the reserved IPv6 %s needs nlbIpVersion IPV4_AND_IPV6 or IPV6, not %s", id, nlbVersionOf(version))
+		case kind != nlbReservedIPv6 && !nlbServes(version, nlbapi.IpVersionIpv4):
+			return nil, lbInvalid("reservedIps: the reserved IPv4 address %s needs nlbIpVersion IPV4 or IPV4_AND_IPV6, not %s", id, nlbVersionOf(version))
 		}
 		byKind[kind] = id
-	}
-	if byKind[nlbReservedIPv6] != "" {
-		return nil, lbInvalid("reservedIps: IPv6 is not emulated by ocitest")
 	}
 	return byKind, nil
 }

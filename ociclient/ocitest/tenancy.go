@@ -54,6 +54,9 @@ type Tenancy struct {
 type TenancyVCN struct {
 	Name string `json:"name" yaml:"name"`
 	CIDR string `json:"cidr" yaml:"cidr"`
+	// IPv6CIDR makes the VCN IPv6-enabled with this prefix (OCI allocates a /56), e.g.
+	// "2001:db8:0:100::/56"; "" for an IPv4-only VCN.
+	IPv6CIDR string `json:"ipv6Cidr,omitempty" yaml:"ipv6Cidr,omitempty"`
 	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
 	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
 }
@@ -101,6 +104,9 @@ type TenancySubnet struct {
 	SecurityLists []string `json:"securityLists,omitempty" yaml:"securityLists,omitempty"`
 	// Compartment is the name of the compartment it is in ("": Tenancy.Compartment).
 	Compartment string `json:"compartment,omitempty" yaml:"compartment,omitempty"`
+	// IPv6CIDR makes the subnet IPv6-enabled (dual-stack) with this /64 prefix, inside the VCN's
+	// IPv6CIDR; "" for an IPv4-only subnet.
+	IPv6CIDR string `json:"ipv6Cidr,omitempty" yaml:"ipv6Cidr,omitempty"`
 }
 
 // TenancyInstance describes an instance with one VNIC.
@@ -235,7 +241,11 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 	for _, ad := range t.AvailabilityDomains {
 		s.addAvailabilityDomainLocked(ad)
 	}
-	vcn, err := s.addVCNLocked(core.Vcn{CompartmentId: in(t.VCN.Compartment), DisplayName: new(t.VCN.Name), CidrBlock: new(t.VCN.CIDR)})
+	tv := core.Vcn{CompartmentId: in(t.VCN.Compartment), DisplayName: new(t.VCN.Name), CidrBlock: new(t.VCN.CIDR)}
+	if t.VCN.IPv6CIDR != "" {
+		tv.Ipv6CidrBlocks = []string{t.VCN.IPv6CIDR}
+	}
+	vcn, err := s.addVCNLocked(tv)
 	if err != nil {
 		return out, fmt.Errorf("vcn: %w", err)
 	}
@@ -261,6 +271,9 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 			ProhibitPublicIpOnVnic: new(!ts.Public), DnsLabel: new(subnetDNSLabel(ts.Name))}
 		if ts.AvailabilityDomain != "" {
 			sn.AvailabilityDomain = new(ts.AvailabilityDomain)
+		}
+		if ts.IPv6CIDR != "" {
+			sn.Ipv6CidrBlock = new(ts.IPv6CIDR)
 		}
 		for _, name := range ts.SecurityLists {
 			sn.SecurityListIds = append(sn.SecurityListIds, out.SecurityLists[name])
@@ -376,6 +389,12 @@ func (s *Server) validateTenancy(t Tenancy) error {
 	if err != nil {
 		bad("vcn.cidr: %q is not a CIDR block", t.VCN.CIDR)
 	}
+	vcn6 := netip.Prefix{}
+	if t.VCN.IPv6CIDR != "" {
+		if vcn6, err = netip.ParsePrefix(t.VCN.IPv6CIDR); err != nil || !vcn6.Addr().Is6() || vcn6.Bits() > 64 {
+			bad("vcn.ipv6Cidr: %q is not an IPv6 prefix of /64 or shorter", t.VCN.IPv6CIDR)
+		}
+	}
 	if err := lbCheckShapeLimits(t.LoadBalancerShapeLimits); err != nil {
 		bad("loadBalancerShapeLimits: %w", err)
 	}
@@ -406,6 +425,15 @@ func (s *Server) validateTenancy(t Tenancy) error {
 				}
 			}
 			prefixes[sn.Name] = p
+		}
+		if sn.IPv6CIDR != "" {
+			p6, err := netip.ParsePrefix(sn.IPv6CIDR)
+			switch {
+			case err != nil || !p6.Addr().Is6() || p6.Bits() != 64:
+				bad("%s.ipv6Cidr: %q is not an IPv6 /64 prefix", where, sn.IPv6CIDR)
+			case !vcn6.IsValid() || vcn6.Bits() > 64 || !vcn6.Contains(p6.Addr()):
+				bad("%s.ipv6Cidr: %s is outside the VCN's ipv6Cidr %q", where, p6, t.VCN.IPv6CIDR)
+			}
 		}
 		if sn.AvailabilityDomain != "" && !ads[sn.AvailabilityDomain] {
 			bad("%s.availabilityDomain: %q is not one of availabilityDomains", where, sn.AvailabilityDomain)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -174,7 +175,9 @@ func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request) 
 }
 
 // AddVCN adds a virtual cloud network and returns it as stored. Defaults: a new OCID, the
-// tenancy as compartment, CIDR 10.0.0.0/16, state AVAILABLE.
+// tenancy as compartment, CIDR 10.0.0.0/16, state AVAILABLE. Ipv6CidrBlocks (OCI allocates a
+// /56; any IPv6 prefix up to /64 is taken) make it IPv6-enabled, so its subnets may have IPv6
+// prefixes.
 //
 // Like every Add method, it panics on invalid input, as regexp.MustCompile does: seeding is test
 // setup written by hand, where a panic points at the mistake. Seed validates a Tenancy read from
@@ -201,6 +204,11 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 			return v, fmt.Errorf("cidrBlocks: %w", err)
 		}
 	}
+	for _, c := range v.Ipv6CidrBlocks {
+		if p, err := netip.ParsePrefix(c); err != nil || !p.Addr().Is6() || p.Bits() > 64 {
+			return v, fmt.Errorf("ipv6CidrBlocks: %q is not an IPv6 prefix of /64 or shorter", c)
+		}
+	}
 	v.Id = new(s.NewID("vcn"))
 	s.defaultCompartment(&v.CompartmentId)
 	v.LifecycleState = core.VcnLifecycleStateAvailable
@@ -214,8 +222,11 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 
 // AddSubnet adds a subnet and returns it as stored. VcnId and CidrBlock are required; the CIDR
 // must lie inside the VCN's and overlap no other subnet of it; SecurityListIds must name lists of
-// the same VCN. Defaults: the VCN's compartment, a regional subnet (no AvailabilityDomain), state
-// AVAILABLE, the CIDR's first address as virtual router. It panics on invalid input.
+// the same VCN. An IPv6-enabled subnet gives Ipv6CidrBlock or Ipv6CidrBlocks: /64 prefixes inside
+// the VCN's Ipv6CidrBlocks (so AddVCN needs them first), overlapping no other subnet; both fields
+// are filled in. Defaults: the VCN's compartment, a regional subnet (no AvailabilityDomain), state
+// AVAILABLE, the CIDR's first address as virtual router (and the IPv6 prefix's, for IPv6). It
+// panics on invalid input.
 func (s *Server) AddSubnet(sn core.Subnet) core.Subnet {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,6 +253,14 @@ func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
 		sn.RouteTableId = new(s.NewID("routetable"))
 	}
 	sn.VirtualRouterIp = new(prefix.Addr().Next().String())
+	if v6 := subnetIPv6Prefixes(sn); len(v6) > 0 {
+		sn.Ipv6CidrBlocks = make([]string, len(v6))
+		for i, p := range v6 {
+			sn.Ipv6CidrBlocks[i] = p.String()
+		}
+		sn.Ipv6CidrBlock = new(sn.Ipv6CidrBlocks[0])
+		sn.Ipv6VirtualRouterIp = new(v6[0].Addr().Next().String()) // assumed, as for IPv4
+	}
 	sn.VirtualRouterMac = new("00:00:17:00:00:01")
 	if sn.DisplayName == nil {
 		sn.DisplayName = new(fmt.Sprintf("subnet-%d", len(s.vcn.subnets.ids)+1))
@@ -289,10 +308,66 @@ func (s *Server) checkSubnetLocked(sn core.Subnet) error {
 			return fmt.Errorf("cidrBlock %s overlaps subnet %s (%s)", prefix, *other.Id, *other.CidrBlock)
 		}
 	}
+	if err := checkSubnetIPv6(vcn, sn, s.vcn.subnets.filter(func(o core.Subnet) bool { return *o.VcnId == *sn.VcnId })); err != nil {
+		return err
+	}
 	for _, id := range sn.SecurityListIds {
 		l, ok := s.vcn.secLists.get(id)
 		if !ok || *l.list.VcnId != *sn.VcnId {
 			return fmt.Errorf("no security list %s in VCN %s", id, *sn.VcnId)
+		}
+	}
+	return nil
+}
+
+// subnetIPv6Prefixes are the subnet's IPv6 prefixes, masked: ipv6CidrBlocks, or else
+// ipv6CidrBlock, as the SDK's Subnet carries both. Unparsable ones are left out (checkSubnetIPv6
+// refuses them at seeding).
+func subnetIPv6Prefixes(sn core.Subnet) []netip.Prefix {
+	blocks := sn.Ipv6CidrBlocks
+	if len(blocks) == 0 && sn.Ipv6CidrBlock != nil {
+		blocks = []string{*sn.Ipv6CidrBlock}
+	}
+	var out []netip.Prefix
+	for _, b := range blocks {
+		if p, err := netip.ParsePrefix(b); err == nil && p.Addr().Is6() {
+			out = append(out, p.Masked())
+		}
+	}
+	return out
+}
+
+// checkSubnetIPv6 checks an IPv6-enabled subnet as OCI does: each prefix is a /64 ("The subnet
+// size is always /64", the SDK's Subnet.Ipv6CidrBlock) inside one of the VCN's IPv6 prefixes,
+// overlapping no other subnet's; ipv6CidrBlock, when given with ipv6CidrBlocks, is one of them.
+func checkSubnetIPv6(vcn core.Vcn, sn core.Subnet, others []core.Subnet) error {
+	blocks := sn.Ipv6CidrBlocks
+	if len(blocks) == 0 && sn.Ipv6CidrBlock != nil {
+		blocks = []string{*sn.Ipv6CidrBlock}
+	}
+	if sn.Ipv6CidrBlock != nil && !slices.Contains(blocks, *sn.Ipv6CidrBlock) {
+		return fmt.Errorf("ipv6CidrBlock %s is not one of ipv6CidrBlocks %v", *sn.Ipv6CidrBlock, blocks)
+	}
+	for _, b := range blocks {
+		p, err := netip.ParsePrefix(b)
+		if err != nil || !p.Addr().Is6() || p.Bits() != 64 {
+			return fmt.Errorf("ipv6CidrBlocks: %q is not an IPv6 /64 prefix (an OCI subnet's IPv6 prefix is always /64)", b)
+		}
+		inVCN := false
+		for _, c := range append(slices.Clone(vcn.Ipv6CidrBlocks), vcn.Ipv6PrivateCidrBlocks...) {
+			if vp, err := netip.ParsePrefix(c); err == nil && vp.Bits() <= p.Bits() && vp.Contains(p.Addr()) {
+				inVCN = true
+			}
+		}
+		if !inVCN {
+			return fmt.Errorf("ipv6CidrBlocks: %s is outside the VCN's IPv6 prefixes %v", p, vcn.Ipv6CidrBlocks)
+		}
+		for _, o := range others {
+			for _, op := range subnetIPv6Prefixes(o) {
+				if op.Overlaps(p) {
+					return fmt.Errorf("ipv6CidrBlocks: %s overlaps subnet %s (%s)", p, *o.Id, op)
+				}
+			}
 		}
 	}
 	return nil
