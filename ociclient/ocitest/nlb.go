@@ -38,10 +38,33 @@ func newNLBStore() *nlbStore { return &nlbStore{nlbs: map[string]*nlbEntry{}} }
 
 // nlbEntry is one network load balancer with its bookkeeping.
 type nlbEntry struct {
-	nlb     nlbapi.NetworkLoadBalancer
-	seq     uint64
-	version uint64
-	busy    *workRequest
+	nlb       nlbapi.NetworkLoadBalancer
+	seq       uint64
+	version   uint64
+	busy      *workRequest
+	deletedAt time.Time // when its delete succeeded: DELETED and visible until nlbDeletedRetention
+}
+
+// nlbDefaultDeletedRetention is how long a DELETED network load balancer stays visible by
+// default. OCI lists DELETED among the states Get and List report and filters by it, but does not
+// say for how long; an hour of the server's clock is assumed.
+const nlbDefaultDeletedRetention = time.Hour
+
+func (s *Server) nlbDeletedRetention() time.Duration {
+	if s.opts.NLBDeletedRetention == 0 {
+		return nlbDefaultDeletedRetention
+	}
+	return s.opts.NLBDeletedRetention
+}
+
+// nlbGone reports whether e is a deleted network load balancer whose retention is over, and then
+// forgets it. Caller holds s.mu.
+func (s *Server) nlbGone(e *nlbEntry) bool {
+	if e.deletedAt.IsZero() || s.now().Before(e.deletedAt.Add(s.nlbDeletedRetention())) {
+		return false
+	}
+	delete(s.nlb.nlbs, *e.nlb.Id)
+	return true
 }
 
 func (e *nlbEntry) etag() string { return lbETag(*e.nlb.Id, e.version) }
@@ -67,19 +90,22 @@ func (s *Server) NetworkLoadBalancer(id string) (nlbapi.NetworkLoadBalancer, boo
 	s.lockLB()
 	defer s.mu.Unlock()
 	e, ok := s.nlb.nlbs[id]
-	if !ok {
+	if !ok || s.nlbGone(e) {
 		return nlbapi.NetworkLoadBalancer{}, false
 	}
 	return jsonClone(e.nlb), true
 }
 
-// NetworkLoadBalancers returns copies of every network load balancer, in creation order.
+// NetworkLoadBalancers returns copies of every network load balancer that exists, in creation
+// order: DELETED ones, which Get and List still show for a while, are left out.
 func (s *Server) NetworkLoadBalancers() []nlbapi.NetworkLoadBalancer {
 	s.lockLB()
 	defer s.mu.Unlock()
 	out := make([]nlbapi.NetworkLoadBalancer, 0, len(s.nlb.nlbs))
 	for _, e := range s.sortedNLBs() {
-		out = append(out, jsonClone(e.nlb))
+		if e.deletedAt.IsZero() {
+			out = append(out, jsonClone(e.nlb))
+		}
 	}
 	return out
 }
@@ -111,9 +137,15 @@ func (s *Server) sortedNLBs() []*nlbEntry {
 	return out
 }
 
+// nlbFor finds the network load balancer of the request's path. A DELETED one is still read
+// (GET) until its retention ends, but takes no change or delete: 404, as for one that is gone
+// (assumed; a 409 would be retried by callers as a busy NLB).
 func (s *Server) nlbFor(w http.ResponseWriter, r *http.Request) (*nlbEntry, bool) {
 	id := r.PathValue("networkLoadBalancerId")
 	e, ok := s.nlb.nlbs[id]
+	if ok && (s.nlbGone(e) || !e.deletedAt.IsZero() && r.Method != http.MethodGet) {
+		ok = false
+	}
 	if !ok {
 		notFound(w, r, "network load balancer", id)
 		return nil, false
@@ -243,7 +275,7 @@ func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
 	var items []nlbapi.NetworkLoadBalancerSummary
 	for _, e := range s.sortedNLBs() {
 		n := e.nlb
-		if lbDeref(n.CompartmentId) != compartment ||
+		if s.nlbGone(e) || lbDeref(n.CompartmentId) != compartment ||
 			q.Has("displayName") && lbDeref(n.DisplayName) != q.Get("displayName") ||
 			q.Has("lifecycleState") && string(n.LifecycleState) != q.Get("lifecycleState") {
 			continue
@@ -289,6 +321,9 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 	if _, err := nlbCheckReservedIPs(d.ReservedIps, lbDeref(d.IsPrivate), d.NlbIpVersion); err != nil {
 		return err
 	}
+	if lbDeref(d.IsPreserveSourceDestination) && !lbDeref(d.IsPrivate) {
+		return lbInvalid(nlbTransparentPublic)
+	}
 	if a := d.AssignedPrivateIpv4; a != nil && (net.ParseIP(*a) == nil || !strings.Contains(*a, ".")) {
 		return lbInvalid("assignedPrivateIpv4 %s is not an IPv4 address", *a)
 	}
@@ -327,12 +362,19 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &d) {
 		return
 	}
+	if d.IsPrivate == nil {
+		d.IsPrivate = common.Bool(true) // "This value is true by default" (the SDK's doc comment)
+	}
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
 	if err := nlbCheckCreate(d, s.lb.limits); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	if err := s.nlbResolveCreate(&d); err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -410,6 +452,9 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 		invalid = lbCheckOneOf("nlbIpVersion", &v, nlbIPVersions)
 	}
 	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		if lbDeref(d.IsPreserveSourceDestination) && !lbDeref(n.IsPrivate) {
+			return lbInvalid(nlbTransparentPublic)
+		}
 		return s.nlbCheckVersionChange(n, d)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		if err := s.nlbApplyVersionChange(n, d); err != nil {
@@ -465,14 +510,18 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 	e.nlb.LifecycleState = nlbapi.LifecycleStateDeleting
 	e.version++
 	wr := s.newNLBWork(e, op, func() error {
-		delete(s.nlb.nlbs, id)
 		s.lbReleaseReserved(id)
 		s.lbInvalidateTokens(id)
+		e.deletedAt = s.now()
+		if s.nlbDeletedRetention() < 0 {
+			delete(s.nlb.nlbs, id)
+		}
 		return nil
 	}, func(err error) {
+		e.version++
+		e.nlb.LifecycleState = nlbapi.LifecycleStateDeleted
 		if err != nil {
 			e.nlb.LifecycleState = prev
-			e.version++
 		}
 	})
 	s.submitWork(wr, now, time.Time{})

@@ -116,6 +116,11 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if _, ok := n.BackendSets[*c.Name]; ok {
 			return lbConflict("Backend set '%s' already exists", *c.Name)
 		}
+		resolved, err := s.nlbResolveSet(*c.Name, d)
+		if err != nil {
+			return err
+		}
+		d = resolved
 		return lbCheckCount("backend sets", len(n.BackendSets)+1, limits.BackendSetsPerLB)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		if _, ok := n.BackendSets[*c.Name]; ok {
@@ -161,6 +166,7 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("backendSetName")
+	var resolved nlbapi.BackendSetDetails
 	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
 		bs, err := nlbBackendSetOf(n, name)
 		if err != nil {
@@ -170,13 +176,16 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", name), merged.IpVersion, n.NlbIpVersion); err != nil {
 			return err
 		}
-		return nlbCheckBackendSet(&name, merged, limits)
+		if err := nlbCheckBackendSet(&name, merged, limits); err != nil {
+			return err
+		}
+		resolved, err = s.nlbResolveSet(name, merged)
+		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		bs, ok := n.BackendSets[name]
-		if !ok {
+		if _, ok := n.BackendSets[name]; !ok {
 			return wrBadInput("Backend set '%s' does not exist", name)
 		}
-		n.BackendSets[name] = nlbBackendSetFrom(name, nlbMergeBackendSet(bs, u))
+		n.BackendSets[name] = nlbBackendSetFrom(name, resolved) // the set as merged at acceptance: no change ran since
 		return nil
 	})
 }
@@ -232,7 +241,14 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
 			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
 		}
-		return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet)
+		if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet); err != nil {
+			return err
+		}
+		got, err := s.nlbResolveBackends(set, bs.IpVersion, []nlbapi.Backend{b})
+		if err == nil {
+			b = got[0]
+		}
+		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		bs, ok := n.BackendSets[set]
 		if !ok {

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
@@ -21,6 +23,7 @@ func (f *lbFixture) basicNLB(name string) nlbapi.CreateNetworkLoadBalancerDetail
 		CompartmentId: common.String(f.comp),
 		DisplayName:   common.String(name),
 		SubnetId:      common.String("ocid1.subnet.oc1..a"),
+		IsPrivate:     common.Bool(false), // OCI's default is private
 		Listeners: map[string]nlbapi.ListenerDetails{
 			"TCP-80": {Name: common.String("TCP-80"), DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(80), Protocol: nlbapi.ListenerProtocolsTcp},
 		},
@@ -151,6 +154,9 @@ func TestNetworkLoadBalancerPartsThroughTheirWholeLife(t *testing.T) {
 	ctx := testCtx(t)
 	id := f.createNLB(t, f.basicNLB("svc"))
 	set := common.String("TCP-443")
+	vcn := f.srv.AddVCN(core.Vcn{})
+	sn := f.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.10.0/24")})
+	inst := f.srv.AddInstance(Instance{VNICs: []core.Vnic{{SubnetId: sn.Id, PrivateIp: common.String("10.0.10.9")}}})
 
 	must := func(wr *string, err error) {
 		t.Helper()
@@ -162,7 +168,7 @@ func TestNetworkLoadBalancerPartsThroughTheirWholeLife(t *testing.T) {
 	r1, err := f.nlb.CreateBackendSet(ctx, nlbapi.CreateBackendSetRequest{NetworkLoadBalancerId: &id, CreateBackendSetDetails: nlbapi.CreateBackendSetDetails{
 		Name: set, Policy: nlbapi.NetworkLoadBalancingPolicyTwoTuple,
 		HealthChecker: &nlbapi.HealthCheckerDetails{Protocol: nlbapi.HealthCheckProtocolsTcp},
-		Backends:      []nlbapi.BackendDetails{{TargetId: common.String("ocid1.instance.oc1..i1"), Port: common.Int(30443)}},
+		Backends:      []nlbapi.BackendDetails{{TargetId: inst.Id, Port: common.Int(30443)}},
 	}})
 	must(r1.OpcWorkRequestId, err)
 	r2, err := f.nlb.CreateBackend(ctx, nlbapi.CreateBackendRequest{NetworkLoadBalancerId: &id, BackendSetName: set,
@@ -190,9 +196,10 @@ func TestNetworkLoadBalancerPartsThroughTheirWholeLife(t *testing.T) {
 	}
 	var backends []string
 	for _, b := range bsResp.Backends {
-		backends = append(backends, fmt.Sprintf("%s drain=%v", *b.Name, *b.IsDrain))
+		backends = append(backends, fmt.Sprintf("%s %s drain=%v", *b.Name, *b.IpAddress, *b.IsDrain))
 	}
-	if diff := cmp.Diff([]string{"ocid1.instance.oc1..i1:30443 drain=false", "10.0.10.2:30443 drain=true"}, backends); diff != "" {
+	// The backend given by targetId shows the instance's address.
+	if diff := cmp.Diff([]string{*inst.Id + ":30443 10.0.10.9 drain=false", "10.0.10.2:30443 10.0.10.2 drain=true"}, backends); diff != "" {
 		t.Errorf("backends after a partial backend set update (-want +got):\n%s", diff)
 	}
 	if bsResp.Policy != nlbapi.NetworkLoadBalancingPolicyThreeTuple {
@@ -289,8 +296,9 @@ func TestNetworkLoadBalancersAreListedInPages(t *testing.T) {
 	}
 }
 
-func TestDeleteNetworkLoadBalancerIsDeletingThenGone(t *testing.T) {
-	f := newLBFixture(t, slowWork())
+func TestDeleteNetworkLoadBalancerIsDeletingThenDeletedThenGone(t *testing.T) {
+	clk := &Clock{}
+	f := newLBFixture(t, Options{Now: clk.Now, WorkRequestDuration: time.Hour})
 	ctx := testCtx(t)
 	resp, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: f.basicNLB("svc")})
 	if err != nil {
@@ -317,7 +325,40 @@ func TestDeleteNetworkLoadBalancerIsDeletingThenGone(t *testing.T) {
 		t.Errorf("state %s while deleting, want DELETING", got)
 	}
 	f.srv.CompleteWorkRequests()
+	// OCI still shows it, DELETED, to Get and List for a while; it takes no change or delete.
+	if got := f.getNLB(t, *resp.Id).LifecycleState; got != nlbapi.LifecycleStateDeleted {
+		t.Errorf("state %s after the delete, want DELETED", got)
+	}
+	list, err := f.nlb.ListNetworkLoadBalancers(ctx, nlbapi.ListNetworkLoadBalancersRequest{CompartmentId: &f.comp, DisplayName: common.String("svc")})
+	if err != nil || len(list.Items) != 1 || list.Items[0].LifecycleState != nlbapi.LifecycleStateDeleted {
+		t.Errorf("ListNetworkLoadBalancers by name after the delete: %+v, %v; want it, DELETED", list.Items, err)
+	}
+	if n := len(f.srv.NetworkLoadBalancers()); n != 0 {
+		t.Errorf("NetworkLoadBalancers() lists %d, want 0: a DELETED one no longer exists", n)
+	}
+	_, err = f.nlb.DeleteNetworkLoadBalancer(ctx, nlbapi.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: resp.Id})
+	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
+	_, err = f.nlb.UpdateNetworkLoadBalancer(ctx, nlbapi.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: resp.Id,
+		UpdateNetworkLoadBalancerDetails: nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String("x")}})
+	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
+	clk.Advance(nlbDefaultDeletedRetention)
 	_, err = f.nlb.GetNetworkLoadBalancer(ctx, nlbapi.GetNetworkLoadBalancerRequest{NetworkLoadBalancerId: resp.Id})
+	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
+	list, err = f.nlb.ListNetworkLoadBalancers(ctx, nlbapi.ListNetworkLoadBalancersRequest{CompartmentId: &f.comp})
+	if err != nil || len(list.Items) != 0 {
+		t.Errorf("ListNetworkLoadBalancers after the retention: %d items, %v; want none", len(list.Items), err)
+	}
+}
+
+func TestNLBDeletedRetentionBelowZeroMakesADeletedNetworkLoadBalancerGoneAtOnce(t *testing.T) {
+	f := newLBFixture(t, Options{NLBDeletedRetention: -1})
+	id := f.createNLB(t, f.basicNLB("svc"))
+	resp, err := f.nlb.DeleteNetworkLoadBalancer(testCtx(t), nlbapi.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id})
+	if err != nil {
+		t.Fatalf("DeleteNetworkLoadBalancer: %v", err)
+	}
+	f.nlbMustSucceed(t, resp.OpcWorkRequestId)
+	_, err = f.nlb.GetNetworkLoadBalancer(testCtx(t), nlbapi.GetNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id})
 	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
 }
 

@@ -57,8 +57,8 @@ func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
 			return err
 		}
 	}
-	if lbDeref(d.IsPpv2Enabled) && proto != "TCP" {
-		return lbInvalid("listener '%s': proxy protocol v2 needs a TCP listener", *name)
+	if lbDeref(d.IsPpv2Enabled) && proto != "TCP" && proto != "TCP_AND_UDP" {
+		return lbInvalid("listener '%s': proxy protocol v2 needs a TCP or TCP_AND_UDP listener, not %s", *name, proto)
 	}
 	return nil
 }
@@ -175,16 +175,17 @@ func nlbCheckBackend(b nlbapi.Backend) error {
 	return nil
 }
 
-// nlbBackendName is the backend's own name or, as OCI generates it, "<ip or target OCID>:<port>".
+// nlbBackendName is the backend's own name or, as OCI generates it, "<target OCID>:<port>" for a
+// backend given by targetId (with or without its ipAddress: the SDK's example names a backend by
+// OCID) and "<ip>:<port>" ("[<ip>]:<port>" for IPv6) for one given by address.
 func nlbBackendName(b nlbapi.Backend) string {
 	if n := lbDeref(b.Name); n != "" {
 		return n
 	}
-	host := lbDeref(b.IpAddress)
-	if host == "" {
-		return lbDeref(b.TargetId) + ":" + strconv.Itoa(lbDeref(b.Port))
+	if t := lbDeref(b.TargetId); t != "" {
+		return t + ":" + strconv.Itoa(lbDeref(b.Port))
 	}
-	return net.JoinHostPort(host, strconv.Itoa(lbDeref(b.Port)))
+	return net.JoinHostPort(lbDeref(b.IpAddress), strconv.Itoa(lbDeref(b.Port)))
 }
 
 // checkNLB is the consistency OCI requires of a whole network load balancer after a change.
@@ -215,13 +216,29 @@ func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 	}
 	if lbDeref(n.IsPreserveSourceDestination) {
 		for _, name := range lbSortedKeys(n.BackendSets) {
-			if !lbDeref(n.BackendSets[name].IsPreserveSource) {
+			bs := n.BackendSets[name]
+			if !lbDeref(bs.IsPreserveSource) {
 				return wrBadInput("Backend set '%s' cannot disable isPreserveSource while isPreserveSourceDestination is enabled", name)
+			}
+			for _, b := range bs.Backends {
+				if lbDeref(b.TargetId) == "" {
+					return wrBadInput("Backend %s of backend set '%s' is given by IP address; isPreserveSourceDestination needs backends given by compute OCID (targetId)", lbDeref(b.Name), name)
+				}
+			}
+		}
+		for _, name := range lbSortedKeys(n.Listeners) {
+			if lbDeref(n.Listeners[name].IsPpv2Enabled) {
+				return wrBadInput("Listener '%s' cannot enable proxy protocol while isPreserveSourceDestination is enabled", name)
 			}
 		}
 	}
 	return nil
 }
+
+// nlbTransparentPublic refuses source/destination preservation ("transparent mode") on a public
+// network load balancer: OCI's "Introduction to Network Load Balancer" lists it for private ones
+// only.
+const nlbTransparentPublic = "isPreserveSourceDestination can only be enabled on a private network load balancer"
 
 func nlbProtocolsOverlap(a, b nlbapi.ListenerProtocolsEnum) bool {
 	covers := func(p nlbapi.ListenerProtocolsEnum) []string {

@@ -105,6 +105,9 @@ type Options struct {
 	// on the load balancer: LBBusyQueue (the default) or LBBusyReject. The Network Load Balancer
 	// API always refuses (409 Conflict), as OCI does.
 	LBBusy LBBusyMode
+	// NLBDeletedRetention is how long a deleted network load balancer stays visible, DELETED, to
+	// Get and List (default an hour of the server's clock; negative: gone at once, 404).
+	NLBDeletedRetention time.Duration
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
