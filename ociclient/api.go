@@ -82,6 +82,9 @@ type NetworkLoadBalancers interface {
 	DeleteListener(ctx context.Context, nlbID, name string) (workRequestID string, err error)
 
 	WaitForWorkRequest(ctx context.Context, workRequestID string) error
+	// WaitForWorkRequestResource is WaitForWorkRequest that also returns the OCID of the network
+	// load balancer the work request acted on.
+	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
 }
 
 // Compute is the part of the Core Compute API the project calls. Reads go through caches

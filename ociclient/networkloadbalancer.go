@@ -5,6 +5,7 @@ package ociclient
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	nlb "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
@@ -153,7 +154,16 @@ func (n *NetworkLoadBalancerClient) DeleteListener(ctx context.Context, nlbID, n
 // PollPolicy). It returns nil on SUCCEEDED; on FAILED or CANCELED a *WorkRequestError with the
 // messages from ListWorkRequestErrors; the context's error, wrapped, if ctx ends first.
 func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, workRequestID string) error {
-	_, err := n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
+	_, err := n.WaitForWorkRequestResource(ctx, workRequestID)
+	return err
+}
+
+// WaitForWorkRequestResource is WaitForWorkRequest that also returns the OCID of the network
+// load balancer the work request acted on (its resource of entity type NetworkLoadBalancer, or
+// else its first resource), for a caller that kept only the work request's OCID. Unlike the Load
+// Balancer API's, CreateNetworkLoadBalancer itself already answers with the new OCID.
+func (n *NetworkLoadBalancerClient) WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error) {
+	return n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
 		req := nlb.GetWorkRequestRequest{WorkRequestId: &workRequestID}
 		resp, err := invoke(ctx, n.c, n.op("GetWorkRequest", classPoll, workRequestID),
 			func(ctx context.Context) (nlb.GetWorkRequestResponse, error) { return n.sdk.GetWorkRequest(ctx, req) })
@@ -162,11 +172,12 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 		}
 		wr := resp.WorkRequest
 		st := workRequestStatus{
-			state:     string(wr.Status),
-			operation: string(wr.OperationType),
-			succeeded: wr.Status == nlb.OperationStatusSucceeded,
-			failed:    wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
-			canceled:  wr.Status == nlb.OperationStatusCanceled,
+			state:      string(wr.Status),
+			operation:  string(wr.OperationType),
+			succeeded:  wr.Status == nlb.OperationStatusSucceeded,
+			failed:     wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
+			canceled:   wr.Status == nlb.OperationStatusCanceled,
+			resourceID: nlbWorkRequestResource(wr.Resources),
 		}
 		if wr.TimeAccepted != nil && wr.TimeFinished != nil {
 			st.accepted, st.finished = wr.TimeAccepted.Time, wr.TimeFinished.Time
@@ -182,7 +193,21 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 		}
 		return st, nil
 	})
-	return err
+}
+
+// nlbWorkRequestResource is the OCID of the network load balancer among a work request's
+// resources: the one whose entity type names it (OCI spells it "NetworkLoadBalancer"; compared
+// without case), else the first.
+func nlbWorkRequestResource(rs []nlb.WorkRequestResource) string {
+	for _, r := range rs {
+		if strings.EqualFold(deref(r.EntityType), "NetworkLoadBalancer") {
+			return deref(r.Identifier)
+		}
+	}
+	if len(rs) > 0 {
+		return deref(rs[0].Identifier)
+	}
+	return ""
 }
 
 // workRequestMessages lists a work request's errors (all pages) as messages.
