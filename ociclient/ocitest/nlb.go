@@ -22,7 +22,9 @@ import (
 // balancer is UPDATING while a change runs, and another change meanwhile is refused with 409
 // Conflict "Invalid State Transition of NLB lifeCycle state from Updating to Updating" (never
 // queued); a failed work request leaves it FAILED, and a FAILED one still takes updates (a
-// successful one makes it ACTIVE again: how users repair one); work requests can be canceled.
+// successful one makes it ACTIVE again: how users repair one); work requests can be canceled;
+// a deleted one stays visible, DELETED, for a while. It is private unless asked to be public.
+// nlb_ipv6.go adds IP versions, nlb_targets.go backends by targetId.
 
 const nlbPrefix = "/20200501"
 
