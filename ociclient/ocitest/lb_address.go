@@ -211,7 +211,7 @@ func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetai
 
 // nlbIPv4Addresses are the IPv4 addresses of a network load balancer: its reserved IPs (at most
 // one of each kind, checked by nlbCheckReservedIPs), else an ephemeral public address for a
-// public one and an address in its subnet for a private one.
+// public one, and a private address in its subnet for every one (public first).
 func (s *Server) nlbIPv4Addresses(id string, private bool, subnet string, byKind map[string]string, assigned *string) (addrs []nlbapi.IpAddress, full, err error) {
 	v4 := func(ip string, public bool, reserved string) nlbapi.IpAddress {
 		a := nlbapi.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(public), IpVersion: nlbapi.IpVersionIpv4}
@@ -241,9 +241,11 @@ func (s *Server) nlbIPv4Addresses(id string, private bool, subnet string, byKind
 		}
 		return append(addrs, v4(ip, false, rid)), nil, nil
 	}
+	// A public network load balancer lists its private address too: the upstream CCM's
+	// external-ip-only annotation exists to leave it out of a Service's status.
 	held, full := s.lbHoldSubnetAddresses(id, []string{subnet})
 	switch {
-	case !private || full != nil:
+	case full != nil:
 	case assigned != nil:
 		addrs = append(addrs, v4(*assigned, false, ""))
 	case held[0] != "":

@@ -58,14 +58,15 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 		want     []nlbapi.IpAddress
 		wantCode int // when not 0: refused with this status
 	}{
-		{name: "IPv4 by default", subnet: "dual", want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4)}},
+		{name: "IPv4 by default, public with its private address", subnet: "dual",
+			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("10.0.1.254", false, v4)}},
 		{name: "dual-stack public", subnet: "dual", version: dual,
-			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("2001:db8:0:1::100", true, v6)}},
+			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("10.0.1.254", false, v4), nlbAddr("2001:db8:0:1::100", true, v6)}},
 		{name: "dual-stack private", subnet: "dual-private", version: dual, private: true,
 			want: []nlbapi.IpAddress{nlbAddr("10.0.3.254", false, v4), nlbAddr("2001:db8:0:3::100", false, v6)}},
 		{name: "IPv6 only", subnet: "dual", version: only6, want: []nlbapi.IpAddress{nlbAddr("2001:db8:0:1::100", true, v6)}},
 		{name: "assigned IPv6", subnet: "dual", version: dual, assigned: "2001:db8:0:1::abcd",
-			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("2001:db8:0:1::abcd", true, v6)}},
+			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("10.0.1.254", false, v4), nlbAddr("2001:db8:0:1::abcd", true, v6)}},
 		{name: "the subnet's IPv6 prefix chosen", subnet: "dual", version: only6, cidr: "2001:db8:0:1::/64",
 			want: []nlbapi.IpAddress{nlbAddr("2001:db8:0:1::100", true, v6)}},
 		{name: "reserved IPv6", subnet: "dual", version: only6, reserved: reserved6,
@@ -266,13 +267,13 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("update to IPV4_AND_IPV6: %v", err)
 	}
-	if got := f.getNLB(t, id); got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || len(got.IpAddresses) != 1 {
-		t.Errorf("while the work request runs: %s %v; want IPV4 with one address", got.NlbIpVersion, got.IpAddresses)
+	if got := f.getNLB(t, id); got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || len(got.IpAddresses) != 2 {
+		t.Errorf("while the work request runs: %s %v; want IPV4 with its public and private address", got.NlbIpVersion, got.IpAddresses)
 	}
 	f.nlbMustSucceed(t, wr)
 	six := nlbAddr("2001:db8:0:1::100", true, nlbapi.IpVersionIpv6)
 	six.ReservedIp = &nlbapi.ReservedIp{Id: common.String("ocid1.ipv6.oc1..r")}
-	want := []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, nlbapi.IpVersionIpv4), six}
+	want := []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, nlbapi.IpVersionIpv4), nlbAddr("10.0.1.254", false, nlbapi.IpVersionIpv4), six}
 	got := f.getNLB(t, id)
 	if diff := cmp.Diff(want, got.IpAddresses); diff != "" || got.NlbIpVersion != nlbapi.NlbIpVersionIpv4AndIpv6 {
 		t.Fatalf("dual-stack %s, addresses (-want +got):\n%s", got.NlbIpVersion, diff)
@@ -299,7 +300,7 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 	}
 	f.nlbMustSucceed(t, wr)
 	got = f.getNLB(t, id)
-	if diff := cmp.Diff(want[:1], got.IpAddresses); diff != "" || got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 {
+	if diff := cmp.Diff(want[:2], got.IpAddresses); diff != "" || got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 {
 		t.Errorf("back to IPV4 %s, addresses (-want +got):\n%s", got.NlbIpVersion, diff)
 	}
 }

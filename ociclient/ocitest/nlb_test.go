@@ -82,7 +82,9 @@ func TestCreateNetworkLoadBalancerAnswersWithItAndItsWorkRequest(t *testing.T) {
 	if got.LifecycleState != nlbapi.LifecycleStateActive {
 		t.Fatalf("state %s, want ACTIVE", got.LifecycleState)
 	}
-	if diff := cmp.Diff([]nlbapi.IpAddress{{IpAddress: common.String("203.0.113.1"), IsPublic: common.Bool(true), IpVersion: nlbapi.IpVersionIpv4}}, got.IpAddresses); diff != "" {
+	wantAddrs := []nlbapi.IpAddress{{IpAddress: common.String("203.0.113.1"), IsPublic: common.Bool(true), IpVersion: nlbapi.IpVersionIpv4},
+		{IpAddress: common.String("10.0.0.1"), IsPublic: common.Bool(false), IpVersion: nlbapi.IpVersionIpv4}} // a public NLB lists its private address too
+	if diff := cmp.Diff(wantAddrs, got.IpAddresses); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
 	wantSet := nlbapi.BackendSet{
