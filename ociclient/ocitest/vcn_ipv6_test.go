@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"gopkg.in/yaml.v3"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -98,4 +99,27 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+func TestATenancyFileSeedsADualStackSubnet(t *testing.T) {
+	const doc = `
+availabilityDomains: ["AD-1"]
+vcn: {name: vcn, cidr: 10.0.0.0/16, ipv6Cidr: "2001:db8:0:200::/56"}
+subnets:
+  - {name: lb, cidr: 10.0.1.0/24, ipv6Cidr: "2001:db8:0:201::/64", public: true, role: loadBalancer}
+`
+	var tn ocitest.Tenancy
+	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	f := newCoreFixture(t, ocitest.Options{})
+	seeded, err := f.srv.Seed(tn)
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	id := seeded.Subnets["lb"]
+	got, err := f.vcn.GetSubnet(t.Context(), core.GetSubnetRequest{SubnetId: &id})
+	if err != nil || deref(got.Ipv6CidrBlock) != "2001:db8:0:201::/64" {
+		t.Errorf("subnet ipv6CidrBlock %q, %v; want 2001:db8:0:201::/64", deref(got.Ipv6CidrBlock), err)
+	}
 }
