@@ -13,7 +13,7 @@ import (
 // How the client decides when to poll a work request, in four sources of knowledge, best first:
 //
 //  1. What the work request says about itself: the NLB API's percentComplete, read at two polls,
-//     gives its rate and so its end. (The LB API sends only a state and timeAccepted; its
+//     gives its rate and so its end, waited for once two such estimates agree. (The LB API sends only a state and timeAccepted; its
 //     ACCEPTED state says "queued", not for how long, so no time is inferred from it.)
 //  2. How long recent work requests of the same kind took in this process, by their own
 //     timestamps: the next poll is when the quickest of them ended, then when the next ended.
@@ -204,9 +204,10 @@ type schedule struct {
 	service string
 	// prev is the previous wait.
 	prev time.Duration
-	// pct and pctAt are the last percentComplete seen (0 if none) and the time elapsed then.
-	pct   float64
-	pctAt time.Duration
+	// pct and pctAt are the last percentComplete seen (0 if none) and the time elapsed when it
+	// was first seen; end is the end the previous readings predicted (0 if none).
+	pct        float64
+	pctAt, end time.Duration
 }
 
 // newSchedule starts the schedule of one work request of service and returns the wait before
@@ -234,12 +235,22 @@ func (s *schedule) next(elapsed time.Duration, st workRequestStatus) time.Durati
 func (s *schedule) decide(elapsed time.Duration, st workRequestStatus) time.Duration {
 	late := s.clamp(elapsed / lateFraction)
 	// 1. The work request's own progress: its rate since the previous reading, its end.
-	if st.percent > 0 && st.percent < 100 {
+	if st.percent > 0 && st.percent < 100 && st.percent != s.pct {
+		// A reading unchanged since the last one keeps the time it was first seen: progress
+		// reported in steps is measured from step to step.
 		prevPct, prevAt := s.pct, s.pctAt
 		s.pct, s.pctAt = st.percent, elapsed
 		if prevPct > 0 && st.percent > prevPct && elapsed > prevAt {
 			remaining := time.Duration((100 - st.percent) * float64(elapsed-prevAt) / (st.percent - prevPct))
-			return max(remaining, s.p.Initial)
+			end, agreed := elapsed+remaining, s.end
+			s.end = end
+			// Progress may be reported in coarse steps (OCI does not say), which a rate from two
+			// readings misjudges: wait for the end only once two estimates agree within a
+			// tenth of the time left, else at most Max.
+			if agreed > 0 && (agreed-end).Abs() <= remaining/lateFraction {
+				return max(remaining, s.p.Initial)
+			}
+			return s.clamp(remaining)
 		}
 	}
 	e := s.h.expect(s.service, st.operation)

@@ -107,10 +107,14 @@ func TestPollScheduleCountsAtEachDuration(t *testing.T) {
 		// growing by half the time elapsed: 10, 15, 22.5, 32.5 s.
 		{name: "the first change after a quick create", history: []past{{"CreateLoadBalancer", 30 * sec}},
 			op: "UpdateBackendSet", d: 31 * sec, want: result{4, 1500 * time.Millisecond}},
-		// NLB: no published durations. percentComplete at two polls gives the end:
-		// 0.5, 1.25, then 90 s.
+		// NLB: no published durations. percentComplete at two polls gives the end; a second
+		// estimate that agrees is waited for: 0.5, 1.25, 11.25, then 90 s.
 		{name: "an NLB create reporting its progress", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER", d: 90 * sec,
-			percent: func(e time.Duration) float64 { return 100 * e.Seconds() / 90 }, want: result{3, 0}},
+			percent: func(e time.Duration) float64 { return 100 * e.Seconds() / 90 }, want: result{4, 0}},
+		// Progress in steps of 25% every 22.5 s misleads a rate from two readings; estimates
+		// that disagree wait at most Max: no worse than without progress (below).
+		{name: "an NLB create reporting its progress in steps", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER", d: 90 * sec,
+			percent: func(e time.Duration) float64 { return 25 * float64(int(e.Seconds()/22.5)) }, want: result{15, 4628906 * time.Microsecond}},
 		{name: "an NLB create without progress", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER", d: 90 * sec,
 			want: result{15, 4628906 * time.Microsecond}}, // …, 84.6, 94.6 s
 	}
