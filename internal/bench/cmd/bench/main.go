@@ -37,6 +37,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	klog.SetLogger(logr.Discard())
+	fmt.Printf("Machine load (1-minute load average) at the start: %s.\n\n", bench.LoadAverage())
 	var err error
 	if !*stormOnly {
 		err = run(*quick)
@@ -44,6 +45,7 @@ func main() {
 	if err == nil && *storm != "" {
 		err = runStorm(*storm)
 	}
+	fmt.Printf("\nMachine load (1-minute load average) at the end: %s.\n", bench.LoadAverage())
 	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench:", err)
