@@ -210,3 +210,15 @@ func TestOCIsPaceIsTrustedOnlyWhenMostRecentWorkRequestsKeptIt(t *testing.T) {
 		})
 	}
 }
+
+// TestPercentOfReadsAnOptionalPercentComplete covers the helper the NLB waiter passes
+// percentComplete through (an NLB work request may omit it).
+func TestPercentOfReadsAnOptionalPercentComplete(t *testing.T) {
+	half := float32(50)
+	if got := percentOf(&half); got != 50 {
+		t.Errorf("percentOf(50) = %v, want 50", got)
+	}
+	if got := percentOf(nil); got != 0 {
+		t.Errorf("percentOf(nil) = %v, want 0 (not sent)", got)
+	}
+}
