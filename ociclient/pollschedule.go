@@ -13,8 +13,9 @@ import (
 // How the client decides when to poll a work request, in four sources of knowledge, best first:
 //
 //  1. What the work request says about itself: the NLB API's percentComplete, read at two polls,
-//     gives its rate and so its end, waited for once two such estimates agree. (The LB API sends only a state and timeAccepted; its
-//     ACCEPTED state says "queued", not for how long, so no time is inferred from it.)
+//     gives its rate and so its end, waited for once two such estimates agree. (The LB API
+//     sends only a state and timeAccepted; its ACCEPTED state says "queued", not for how
+//     long, so no time is inferred from it.)
 //  2. How long recent work requests of the same kind took in this process, by their own
 //     timestamps: the next poll is when the quickest of them ended, then when the next ended.
 //  3. OCI's documented durations for the kind (create ~1–2 min, listener and backend changes
