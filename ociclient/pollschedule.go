@@ -236,6 +236,12 @@ func (s *schedule) next(elapsed time.Duration, st workRequestStatus) time.Durati
 func (s *schedule) decide(elapsed time.Duration, st workRequestStatus) time.Duration {
 	late := s.clamp(elapsed / lateFraction)
 	// 1. The work request's own progress: its rate since the previous reading, its end.
+	if st.percent >= 100 && s.pct < 100 {
+		// Complete but not yet SUCCEEDED (percentComplete is a float32 on the wire: a work
+		// request a moment from its end already reads 100): look again soon, once.
+		s.pct = st.percent
+		return s.p.Initial
+	}
 	if st.percent > 0 && st.percent < 100 && st.percent != s.pct {
 		// A reading unchanged since the last one keeps the time it was first seen: progress
 		// reported in steps is measured from step to step.

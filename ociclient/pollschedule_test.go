@@ -111,6 +111,12 @@ func TestPollScheduleCountsAtEachDuration(t *testing.T) {
 		// estimate that agrees is waited for: 0.5, 1.25, 11.25, then 90 s.
 		{name: "an NLB create reporting its progress", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER", d: 90 * sec,
 			percent: func(e time.Duration) float64 { return 100 * e.Seconds() / 90 }, want: result{4, 0}},
+		// A reading of 100% before SUCCEEDED (a float32 rounds 99.9999 up): looked at again
+		// after Initial, not Max. 0.5, 1.25, 11.25 s, then the end estimated a hair early
+		// (reading 100), then 0.5 s later.
+		{name: "an NLB create reading 100% a moment before its end", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER",
+			d: 90*sec + time.Millisecond, percent: func(e time.Duration) float64 { return min(100, 100*e.Seconds()/90) },
+			want: result{5, 499 * time.Millisecond}},
 		// Progress in steps of 25% every 22.5 s misleads a rate from two readings; estimates
 		// that disagree wait at most Max: no worse than without progress (below).
 		{name: "an NLB create reporting its progress in steps", service: serviceNLB, op: "CREATE_NETWORK_LOAD_BALANCER", d: 90 * sec,
