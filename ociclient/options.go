@@ -95,11 +95,14 @@ type RetryPolicy struct {
 	MaxElapsed time.Duration
 }
 
-// PollPolicy shapes how work requests are polled: wait Initial and poll. If recent work
-// requests of the same kind (by their own timestamps) took longer, wait until that time has
-// passed; past it, poll every eighth of the time elapsed. With no history, multiply the wait by
-// Factor after every poll. Every wait stays within Initial and Max, except the wait until the
-// expected end.
+// PollPolicy shapes how work requests are polled. The first poll comes after Initial, or, once
+// recent work requests have shown how long this service's take, after the shortest of them (at
+// most Max, unless OCI's documented durations have been seen to hold). The next poll is when the
+// work request's own progress (percentComplete) says it ends, else when the next recent work
+// request of its kind ended; within the range its kind's durations span, and past every known
+// duration, a poll every tenth of the time elapsed. With nothing known, the wait is multiplied
+// by Factor after every poll. Every wait stays within Initial and Max, except a wait until an
+// expected end. pollschedule.go has the details.
 type PollPolicy struct {
 	// Initial is the wait before the first poll.
 	Initial time.Duration

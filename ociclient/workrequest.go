@@ -6,8 +6,6 @@ package ociclient
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
@@ -46,118 +44,26 @@ type workRequestStatus struct {
 	// resourceID is the resource the work request acts on, e.g. the load balancer a
 	// CreateLoadBalancer made ("" when not sent).
 	resourceID string
+	// percent is the work request's percentComplete (the NLB API sends it; 0 when not sent):
+	// two readings give its rate, and so when it will end.
+	percent float64
 }
 
-// lateFraction sizes the waits once a work request has run past the time its kind usually
-// takes: a poll every tenth of the time elapsed, so finding it done costs at most ~10% extra
-// time, within PollPolicy's Initial and Max.
-const lateFraction = 10
-
-// historySize is how many recent durations of each kind of work request the client remembers.
-const historySize = 4
-
-// durationHistory remembers how long recent work requests of each kind took, by their own
-// timestamps. Safe for concurrent use.
-type durationHistory struct {
-	mu   sync.Mutex
-	byOp map[string][]time.Duration
-	// any holds the recent durations of every kind, by service.
-	any map[string][]time.Duration
-}
-
-// record adds a finished work request's duration.
-func (h *durationHistory) record(service, operation string, d time.Duration) {
-	if operation == "" || d <= 0 {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byOp == nil {
-		h.byOp = map[string][]time.Duration{}
-	}
-	k := service + "/" + operation
-	h.byOp[k] = lastN(append(h.byOp[k], d), historySize)
-	if h.any == nil {
-		h.any = map[string][]time.Duration{}
-	}
-	h.any[service] = lastN(append(h.any[service], d), 2*historySize)
-}
-
-func lastN(ds []time.Duration, n int) []time.Duration {
-	if len(ds) > n {
-		return ds[len(ds)-n:]
-	}
-	return ds
-}
-
-// firstWait is the wait before a work request's first poll, when its kind is not yet known:
-// Initial, or the shortest recent duration of any work request of the service if longer, up to
-// Max. With OCI's real durations (20 s and more) a change is not polled seconds before any
-// change ever ended; a change that ends sooner than every recent one is found at most Max late.
-func (h *durationHistory) firstWait(service string, p PollPolicy) time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if ds := h.any[service]; len(ds) > 0 {
-		return min(max(p.Initial, slices.Min(ds)), p.Max)
-	}
-	return p.Initial
-}
-
-// expected is the shortest recent duration of a kind of work request, 0 if none is known: the
-// shortest, so that a work request as quick as the quickest recent one is not found late.
-func (h *durationHistory) expected(service, operation string) time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ds := h.byOp[service+"/"+operation]
-	if len(ds) == 0 {
+// percentOf reads an optional percentComplete: 0 when not sent.
+func percentOf(p *float32) float64 {
+	if p == nil {
 		return 0
 	}
-	return slices.Min(ds)
+	return float64(*p)
 }
 
-// nextPoll is the wait before the next poll of a work request that has run for elapsed, given
-// the first and the previous wait, the time its kind recently took (0: unknown), whether the
-// schedule already waited for that time, and what the last poll said.
-//
-// A work request's first poll comes after PollPolicy.Initial (or the shortest time any recent
-// work request took, see firstWait), which finds quick changes quickly and tells the kind of
-// work. If earlier work requests of that kind took longer than the time
-// elapsed, the next poll waits until that time has passed: a listener change that took 30 s a
-// minute ago costs two polls, not twenty. Past that time (or with no history) the wait grows:
-// by PollPolicy.Factor per poll when nothing is known (by Factor-1 times the time elapsed when
-// other kinds' durations set a long first wait), to a tenth of the time elapsed once it is late, always within Initial and Max. A Retry-After hint from OCI is honoured up to Max.
-func (p PollPolicy) nextPoll(elapsed, first, prev, expected time.Duration, jumped bool, st workRequestStatus) (wait time.Duration, jump bool) {
-	switch {
-	case !jumped && expected > elapsed+p.Initial:
-		wait, jump = expected-elapsed, true
-	case jumped || expected > 0:
-		wait = elapsed / lateFraction
-	case first > p.Initial:
-		// The first of its kind after a first wait as long as other work requests took: it
-		// is probably about as long, so grow with the time elapsed, not from that long wait.
-		wait = time.Duration(float64(elapsed) * (p.Factor - 1))
-	default:
-		wait = time.Duration(float64(prev) * p.Factor)
-	}
-	wait = min(max(wait, p.Initial), p.Max)
-	if jump && expected-elapsed > wait {
-		// The jump to the expected end may exceed Max: waiting less would only find it running.
-		wait = expected - elapsed
-	}
-	if st.pollAfter > wait {
-		wait = min(st.pollAfter, p.Max)
-	}
-	return wait, jump
-}
-
-// awaitWorkRequest polls until the work request ends or ctx does, on the schedule nextPoll
-// describes. It returns the resource the work request named (if any) and nil on success, and a
+// awaitWorkRequest polls until the work request ends or ctx does, on the schedule described in
+// pollschedule.go. It returns the resource the work request named (if any) and nil on success, and a
 // *WorkRequestError on failure.
 func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll func(context.Context) (workRequestStatus, error)) (string, error) {
 	log := c.logger(ctx).WithValues("service", service, "workRequest", id)
 	start := c.clock.now()
-	wait := c.history.firstWait(service, c.poll)
-	first, jumped := wait, false
+	sched, wait := c.history.newSchedule(service, c.poll)
 	var last workRequestStatus
 	for polls := 1; ; polls++ {
 		if err := c.clock.sleep(ctx, wait); err != nil {
@@ -197,9 +103,7 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 				"messages", wrErr.Messages)
 			return "", wrErr
 		}
-		var jump bool
-		wait, jump = c.poll.nextPoll(c.clock.now().Sub(start), first, wait, c.history.expected(service, st.operation), jumped, st)
-		jumped = jumped || jump
+		wait = sched.next(c.clock.now().Sub(start), st)
 	}
 }
 

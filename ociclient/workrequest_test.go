@@ -189,3 +189,54 @@ func TestCreateWithCallerTokenIsIdempotentAcrossCalls(t *testing.T) {
 			first, second, len(env.srv.LoadBalancers()))
 	}
 }
+
+// TestWaitForWorkRequestLearnsOCIsPaceFromTheWorkRequestsOwnTimestamps runs three work requests
+// at OCI's real durations on an injected clock the server shares: a create of 85 s, then changes
+// of 37 s and 25 s. The create, with nothing known, is polled from 0.5 s growing ×1.5 to Max;
+// it took as long as OCI's creates do, so the changes are polled within OCI's change range
+// (20–40 s) every tenth of the time elapsed instead of growing from 0.5 s, and the second
+// change does not wait for the first one's 37 s.
+func TestWaitForWorkRequestLearnsOCIsPaceFromTheWorkRequestsOwnTimestamps(t *testing.T) {
+	clock := newFakeClock()
+	durations := []time.Duration{85 * time.Second, 37 * time.Second, 25 * time.Second}
+	env := newTestEnv(t, envConfig{server: ocitest.Options{
+		Now:                  clock.clock().now,
+		WorkRequestDurations: func(_, _ string, n uint64) time.Duration { return durations[n-1] },
+	}})
+	env.client.caller.clock = clock.clock()
+	ctx := context.Background()
+	var polls []int
+	var took []time.Duration
+	wait := func(wr string) {
+		t.Helper()
+		before, start := env.srv.Calls().Op("GetWorkRequest"), clock.clock().now()
+		if _, err := env.client.LoadBalancers.WaitForWorkRequestResource(ctx, wr); err != nil {
+			t.Fatalf("WaitForWorkRequestResource: %v", err)
+		}
+		polls = append(polls, env.srv.Calls().Op("GetWorkRequest")-before)
+		took = append(took, clock.clock().now().Sub(start))
+	}
+	wr, err := env.client.LoadBalancers.CreateLoadBalancer(ctx, createLBDetails(t, env.srv, "web"), "")
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	wait(wr)
+	id := env.srv.LoadBalancers()[0].Id
+	for _, name := range []string{"renamed", "renamed-again"} {
+		wr, err := env.client.LoadBalancers.UpdateLoadBalancer(ctx, *id, loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String(name)})
+		if err != nil {
+			t.Fatalf("UpdateLoadBalancer: %v", err)
+		}
+		wait(wr)
+	}
+	// Create: 0.5, 1.25, …, 84.6, 94.6 s. Changes: 20, 22, 24.2, …, 35.4, 39.0 s and
+	// 20, 22, 24.2, 26.6 s.
+	if diff := cmp.Diff([]int{15, 8, 4}, polls); diff != "" {
+		t.Errorf("polls per work request (-want +got):\n%s", diff)
+	}
+	for i, d := range durations[1:] {
+		if limit := d + d/10; took[i+1] > limit {
+			t.Errorf("change %d of %v found done after %v; want at most a tenth late, %v", i+1, d, took[i+1], limit)
+		}
+	}
+}

@@ -4,7 +4,9 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +98,38 @@ func TestUpstreamPollsEveryFiveSecondsAfterFive(t *testing.T) {
 		if got := upstreamPolls(d); got != want {
 			t.Errorf("upstreamPolls(%v) = %d, want %d", d, got, want)
 		}
+	}
+}
+
+func TestGoalNamesTheFiguresOfEveryMiss(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name string
+		m    Measure
+		wr   time.Duration
+		want string
+	}{
+		{name: "both met", m: Measure{Reads: 2, Writes: 2, Polls: 8, Upstream: 24, Net: 65 * s, Floor: 62 * s}, want: "met"},
+		{name: "exactly 0.75x and 1.1x", m: Measure{Reads: 6, Writes: 4, Polls: 2, Upstream: 16, Net: 11 * s, Floor: 10 * s}, wr: 10 * s, want: "met"},
+		{name: "too many calls", m: Measure{Reads: 6, Writes: 4, Polls: 6, Upstream: 17, Net: 10 * s, Floor: 10 * s}, wr: 10 * s,
+			want: "**miss**: calls 16 > 12.8 (0.75×17)"},
+		{name: "late and too many calls", m: Measure{Reads: 6, Writes: 4, Polls: 9, Upstream: 21, Net: 34600 * time.Millisecond, Floor: 30 * s}, wr: 30 * s,
+			want: "**miss**: calls 19 > 15.8 (0.75×21); waiting 34.6 s > 33.0 s (1.1× floor)"},
+		{name: "under 10 s: floor + 1 s", m: Measure{Polls: 1, Upstream: 16, Net: 3500 * time.Millisecond, Floor: 2 * s}, wr: 2 * s,
+			want: "**miss**: waiting 3.5 s > 3.0 s (floor + 1 s)"},
+		{name: "no upstream figure: time only, and says so", m: Measure{Polls: 6, Net: 89 * s, Floor: 90 * s}, wr: 30 * s,
+			want: "time met (no upstream calls to compare)"},
+		{name: "no-op: no work request, calls only", m: Measure{Reads: 1, Upstream: 8}, want: "met"},
+		{name: "an error is a miss", m: Measure{Upstream: 8, Err: errors.New("boom")}, want: "**miss**: error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.m.Goal(tt.wr); got != tt.want {
+				t.Errorf("Goal = %q, want %q", got, tt.want)
+			}
+			if got, want := tt.m.Missed(tt.wr), strings.HasPrefix(tt.want, "**miss**"); got != want {
+				t.Errorf("Missed = %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -276,4 +277,20 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
 			p.Polls, p.Status429, p.Errors, secs(p.Took), secs(projected), secs(floor), ratio)
 	}
+}
+
+// LoadAverage is the machine's 1-minute load average and CPU count, e.g. "3.86 on 2 CPUs": the
+// 100× clock turns every millisecond this machine's other work takes from the harness into
+// 0.1 s of scaled time, so a loaded machine shifts the figures (the storm most, which is
+// CPU-bound; "waiting" least, which counts only waits).
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s on %d CPUs", fields[0], runtime.NumCPU())
 }

@@ -37,6 +37,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	klog.SetLogger(logr.Discard())
+	fmt.Printf("Machine load (1-minute load average) at the start: %s.\n\n", bench.LoadAverage())
 	var err error
 	if !*stormOnly {
 		err = run(*quick)
@@ -44,6 +45,7 @@ func main() {
 	if err == nil && *storm != "" {
 		err = runStorm(*storm)
 	}
+	fmt.Printf("\nMachine load (1-minute load average) at the end: %s.\n", bench.LoadAverage())
 	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -62,18 +64,35 @@ func run(quick bool) error {
 		sweep = sweep[1:2]
 	}
 	fmt.Fprintln(out, "### Single Service, work-request duration sweep")
+	var missed []string
+	report := func(title string, wr time.Duration, ms []bench.Measure) {
+		bench.WriteSingle(out, title, wr, ms)
+		for _, m := range ms {
+			if m.Missed(wr) {
+				missed = append(missed, fmt.Sprintf("- %s, %s: %s", title, m.Scenario, m.Goal(wr)))
+			}
+		}
+	}
 	for _, d := range sweep {
 		ms, err := bench.SingleService(d.String(), fixed(d))
 		if err != nil {
 			return err
 		}
-		bench.WriteSingle(out, fmt.Sprintf("Every work request %v", d), d, ms)
+		report(fmt.Sprintf("Every work request %v", d), d, ms)
 	}
 	ms, err := bench.SingleService("realistic", ocitest.RealisticDurations(1))
 	if err != nil {
 		return err
 	}
-	bench.WriteSingle(out, "OCI's realistic profile (create 60–120 s, delete 30–60 s, other changes 20–40 s)", 0, ms)
+	report("OCI's realistic profile (create 60–120 s, delete 30–60 s, other changes 20–40 s)", 0, ms)
+	fmt.Fprintln(out, "\n#### Single-Service goals missed")
+	fmt.Fprintln(out)
+	if len(missed) == 0 {
+		fmt.Fprintln(out, "None.")
+	}
+	for _, m := range missed {
+		fmt.Fprintln(out, m)
+	}
 	fmt.Fprintln(out, "\n### Concurrency")
 	if err := bench.Concurrency(out, ocitest.RealisticDurations(1), "OCI's realistic profile"); err != nil {
 		return err
