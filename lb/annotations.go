@@ -254,7 +254,7 @@ const (
 
 // Annotations lists every annotation this package reads, in documentation order.
 func Annotations() []Annotation {
-	return []Annotation{
+	return append([]Annotation{
 		AnnotationInternal, AnnotationShape, AnnotationShapeFlexMin, AnnotationShapeFlexMax,
 		AnnotationSubnet1, AnnotationSubnet2, AnnotationSSLPorts, AnnotationTLSSecret,
 		AnnotationTLSBackendSetSecret, AnnotationBackendProtocol, AnnotationHealthCheckRetries,
@@ -264,7 +264,7 @@ func Annotations() []Annotation {
 		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
 		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
 		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode,
-	}
+	}, nlbAnnotations()...)
 }
 
 // String returns the annotation key.
