@@ -30,9 +30,10 @@ type Options struct {
 	Client Client
 	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it.
 	PublicIPs PublicIPs
-	// NetworkLoadBalancers lets Delete prove that a Service asking for a network load balancer
-	// (one the upstream CCM made) has none left before it is released; without it such a
-	// Service is kept. Other Services never use it.
+	// NetworkLoadBalancers calls the OCI Network Load Balancer API (an
+	// *ociclient.NetworkLoadBalancerClient), for Services with
+	// oci.oraclecloud.com/load-balancer-type: nlb. Without it such a Service gets an error (and is
+	// kept when deleted: nothing proves its network load balancer gone).
 	NetworkLoadBalancers NetworkLoadBalancers
 	// Concurrency bounds how many independent changes of one plan run at once (default 1: OCI
 	// runs one work request per load balancer at a time and queues the others).
@@ -54,7 +55,6 @@ const defaultTimeout = 5 * time.Minute
 type Reconciler struct {
 	cfg     *config.Config
 	cluster string
-	nlbs    NetworkLoadBalancers
 	engines map[Kind]*engine
 	namer   naming
 	timeout time.Duration
@@ -82,13 +82,15 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	r := &Reconciler{
 		cfg:     cfg,
 		cluster: opts.Cluster,
-		nlbs:    opts.NetworkLoadBalancers,
 		engines: map[Kind]*engine{},
 		namer:   namingFor(cfg),
 		timeout: timeout,
 		ids:     map[types.UID]lbRef{},
 	}
 	r.engines[KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
+	if opts.NetworkLoadBalancers != nil {
+		r.engines[KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts)
+	}
 	return r, nil
 }
 
@@ -223,6 +225,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if err != nil {
 		return nil, err
 	}
+	if found != nil && found.State == lifecycleFailed {
+		repair(plan, observed)
+	}
 	if plan.Empty() {
 		logger.V(4).Info("Load balancer is up to date", "loadBalancer", plan.LoadBalancerID)
 	}
@@ -257,6 +262,9 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		e.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
 	}
 	plan.Target.ID = id
+	if err := r.retireOtherKind(ctx, svc, current); err != nil {
+		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
+	}
 	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target}, nil
 }
 
@@ -271,36 +279,51 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
-	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	if err := r.guardNLB(ctx, svc); err != nil {
-		return err
+	kind := kindOf(svc)
+	e, err := r.engine(kind)
+	if err != nil {
+		// Without the client, nothing proves the Service's load balancer gone: keep the Service.
+		return fmt.Errorf("service %s/%s asks for a %s load balancer, whose deletion cannot be confirmed: %w", svc.Namespace, svc.Name, kind, err)
 	}
-	e, err := r.engine(KindLoadBalancer)
+	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
+	deleted, err := r.deleteIn(ctx, e, svc, adopt)
 	if err != nil {
 		return err
 	}
-	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
+	// A Service switched between kinds may still have the other kind's (see switch.go).
+	if other := r.engines[otherKind(kind)]; other != nil && addressedElsewhere(svc, deleted) {
+		if _, err := r.deleteIn(ctx, other, svc, ""); err != nil {
+			return err
+		}
+	}
+	r.forget(svc.UID)
+	return nil
+}
+
+// deleteIn deletes svc's load balancer of e's kind, if it has one, and returns it (nil when
+// there was none or it is not the Service's).
+func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, adopt string) (*found, error) {
+	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	found, how, err := r.find(ctx, e, svc, adopt, false)
 	if err != nil || found == nil {
 		if errors.Is(err, ErrNotOwned) {
 			logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	observed := found.spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
-		return nil
+		return nil, nil
 	}
 	plan := deletePlan(observed)
 	logger.Info("Deleting load balancer", "plan", plan.String())
 	if _, err := e.applier.apply(ctx, plan); err != nil {
-		return err
+		return nil, err
 	}
-	r.forget(svc.UID)
 	e.index.Remove(observed.CompartmentID, observed.ID)
-	return nil
+	return found, nil
 }
 
 // Get reports svc's load balancer as OCI has it, and whether it exists (false, with a nil
@@ -308,7 +331,7 @@ func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	e, err := r.engine(KindLoadBalancer)
+	e, err := r.engine(kindOf(svc))
 	if err != nil {
 		return nil, false, err
 	}

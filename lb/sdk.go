@@ -14,6 +14,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -328,6 +329,8 @@ func observeFound(f *found) *Spec {
 	switch raw := f.raw.(type) {
 	case loadbalancer.LoadBalancer:
 		return observe(raw)
+	case nlbapi.NetworkLoadBalancer:
+		return observeNLB(raw)
 	}
 	return &Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: cloneStringMap(f.FreeformTags)}
 }

@@ -28,21 +28,44 @@ var unsupportedAnnotations = map[string]string{
 		"(rules are managed in security lists, not network security groups); remove it",
 }
 
-// refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, in
-// key order so the error reads the same every time.
-func (d *desiredBuilder) refuseUnsupported() {
+// lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with
+// what to use instead ("" for nothing). A network load balancer Service carrying one is refused:
+// silently ignoring, say, oci-load-balancer-internal would make a public one.
+var lbOnlyAnnotations = map[Annotation]Annotation{
+	AnnotationInternal: AnnotationNLBInternal, AnnotationShape: "", AnnotationShapeFlexMin: "", AnnotationShapeFlexMax: "",
+	AnnotationSubnet1: AnnotationNLBSubnet, AnnotationSubnet2: AnnotationNLBSubnet, AnnotationSSLPorts: "", AnnotationTLSSecret: "",
+	AnnotationTLSBackendSetSecret: "", AnnotationBackendProtocol: "", AnnotationHealthCheckRetries: AnnotationNLBHealthCheckRetries,
+	AnnotationHealthCheckInterval: AnnotationNLBHealthCheckInterval, AnnotationHealthCheckTimeout: AnnotationNLBHealthCheckTimeout,
+	AnnotationConnectionIdleTimeout: "", AnnotationProxyProtocolVersion: AnnotationNLBProxyProtocolV2,
+	AnnotationSecurityListManagementMode: AnnotationNLBSecurityListManagementMode, AnnotationPolicy: AnnotationNLBBackendPolicy,
+	AnnotationListenerSSLConfig: "", AnnotationBackendSetSSLConfig: "",
+}
+
+// refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, and
+// for every annotation of the other kind than kind, in key order so the error reads the same
+// every time.
+func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 	var keys []string
 	for k := range d.svc.Annotations {
-		if _, ok := unsupportedAnnotations[k]; ok || strings.HasPrefix(k, nlbAnnotationPrefix) {
+		_, unsupported := unsupportedAnnotations[k]
+		_, lbOnly := lbOnlyAnnotations[Annotation(k)]
+		nlbOnly := strings.HasPrefix(k, nlbAnnotationPrefix)
+		if unsupported || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
 		reason, ok := unsupportedAnnotations[k]
-		if !ok {
-			reason = "network load balancer annotations are not supported by oci-ccm yet; " +
-				"remove it (and " + string(AnnotationLoadBalancerType) + ": nlb)"
+		switch {
+		case ok:
+		case kind == KindLoadBalancer:
+			reason = "nothing on a load balancer: it applies to network load balancers (" + string(AnnotationLoadBalancerType) + ": nlb); remove it"
+		default:
+			reason = "nothing on a network load balancer: it applies to load balancers (" + string(AnnotationLoadBalancerType) + ": lb); remove it"
+			if alt := lbOnlyAnnotations[Annotation(k)]; alt != "" {
+				reason += ", or use " + string(alt)
+			}
 		}
 		d.p.add(&Problem{Field: k, Value: d.svc.Annotations[k], Allowed: reason})
 	}
