@@ -167,9 +167,13 @@ func TestNLBDesiredSettings(t *testing.T) {
 	}{
 		{"defaults: config subnet1, security lists not managed, IPv4", nlbService(), base},
 		{"internal in its own subnet", nlbService(withAnnotation(AnnotationNLBInternal, "true"), withAnnotation(AnnotationNLBSubnet, "ocid1.subnet.oc1.phx.nlb")),
-			with(func(s *settings) { s.Internal, s.Subnets, s.DefaultedSubnets = true, []string{"ocid1.subnet.oc1.phx.nlb"}, false })},
+			with(func(s *settings) {
+				s.Internal, s.Subnets, s.DefaultedSubnets = true, []string{"ocid1.subnet.oc1.phx.nlb"}, false
+			})},
 		{"NSGs from the NLB annotation", nlbService(withAnnotation(AnnotationNLBNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.b,ocid1.networksecuritygroup.oc1.a")),
-			with(func(s *settings) { s.NSGs = []string{"ocid1.networksecuritygroup.oc1.a", "ocid1.networksecuritygroup.oc1.b"} })},
+			with(func(s *settings) {
+				s.NSGs = []string{"ocid1.networksecuritygroup.oc1.a", "ocid1.networksecuritygroup.oc1.b"}
+			})},
 		{"security-list mode from the NLB annotation", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All")),
 			with(func(s *settings) { s.Mode = config.SecurityListModeAll })},
 		{"security-rule-management-mode wins", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All"), withAnnotation(AnnotationSecurityRuleManagementMode, "SL-Frontend")),

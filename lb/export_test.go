@@ -33,3 +33,6 @@ func ApplyPlan(ctx context.Context, c Client, plan *Plan) (string, error) {
 
 // ApplyError is applyError.
 type ApplyError = applyError
+
+// ObserveNLB is observeNLB.
+var ObserveNLB = observeNLB

@@ -417,7 +417,8 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
 	matches, err := e.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
 	if err != nil {
-		return nil, foundByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
+		w := e.p.words()
+		return nil, foundByName, false, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
 	}
 	want := r.owner(svc).Owner
 	var refused error
