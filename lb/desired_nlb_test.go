@@ -240,6 +240,8 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 		{"a load balancer annotation", nlbService(withAnnotation(AnnotationInternal, "true")), string(AnnotationInternal), "true", "use " + string(AnnotationNLBInternal)},
 		{"adopting a load balancer", nlbService(withAnnotation(AnnotationAdoptLoadBalancerID, "ocid1.loadbalancer.oc1.x")), string(AnnotationAdoptLoadBalancerID), "ocid1.loadbalancer.oc1.x", "ocid1.networkloadbalancer."},
 		{"a network load balancer annotation on a load balancer", testService(withAnnotation(AnnotationNLBBackendPolicy, "TWO_TUPLE")), string(AnnotationNLBBackendPolicy), "TWO_TUPLE", "load-balancer-type: nlb"},
+		{"an unknown network load balancer annotation", nlbService(withAnnotation(nlbAnnotationPrefix+"is-fast", "true")), nlbAnnotationPrefix + "is-fast", "true", "does not know"},
+		{"the older tag spelling", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", "{}")), nlbAnnotationPrefix + "freeform-tags", "{}", "rename it"},
 		{"a bad family", nlbService(families(v1.IPFamilyPolicySingleStack, "IPv5")), "spec.ipFamilies[0]", "IPv5", "IPv4 or IPv6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

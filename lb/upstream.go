@@ -16,7 +16,8 @@ const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 // unsupportedAnnotations are the upstream CCM's Service annotations oci-ccm does not implement,
 // with why. A Service carrying one is refused rather than reconciled without it: silently
 // dropping, say, a rule set or a per-Service compartment would build a different load balancer
-// from the one the user asked for. (Network load balancer annotations are refused by prefix.)
+// from the one the user asked for. Annotations of the other kind, and unknown ones with the
+// network load balancer prefix, are refused too (refuseUnsupported).
 var unsupportedAnnotations = map[string]string{
 	"oci.oraclecloud.com/oci-load-balancer-rule-sets": "not supported by oci-ccm yet " +
 		"(listener rule sets are not managed); remove it",
@@ -26,6 +27,10 @@ var unsupportedAnnotations = map[string]string{
 		"(workload identity is not implemented); remove it",
 	"oci.oraclecloud.com/oci-backend-network-security-group": "not supported by oci-ccm yet " +
 		"(rules are managed in security lists, not network security groups); remove it",
+	nlbAnnotationPrefix + "freeform-tags": "not supported by oci-ccm: the older spelling of " +
+		string(AnnotationNLBInitialFreeformTags) + "; rename it",
+	nlbAnnotationPrefix + "defined-tags": "not supported by oci-ccm: the older spelling of " +
+		string(AnnotationNLBInitialDefinedTags) + "; rename it",
 }
 
 // lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with
@@ -50,7 +55,8 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 		_, unsupported := unsupportedAnnotations[k]
 		_, lbOnly := lbOnlyAnnotations[Annotation(k)]
 		nlbOnly := strings.HasPrefix(k, nlbAnnotationPrefix)
-		if unsupported || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
+		unknownNLB := nlbOnly && !slices.Contains(nlbAnnotations(), Annotation(k))
+		if unsupported || unknownNLB || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
 			keys = append(keys, k)
 		}
 	}
@@ -59,6 +65,8 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 		reason, ok := unsupportedAnnotations[k]
 		switch {
 		case ok:
+		case strings.HasPrefix(k, nlbAnnotationPrefix) && !slices.Contains(nlbAnnotations(), Annotation(k)):
+			reason = "an annotation oci-ccm does not know (see lb/README.md for the network load balancer annotations); remove it"
 		case kind == KindLoadBalancer:
 			reason = "nothing on a load balancer: it applies to network load balancers (" + string(AnnotationLoadBalancerType) + ": nlb); remove it"
 		default:
