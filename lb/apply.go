@@ -306,7 +306,7 @@ func planRef(plan *Plan) lbRef {
 // counts as done, so a re-run after a lost response converges; but a 404 on a delete is only
 // believed when a fresh read confirms it (see absence.go).
 func (a *applier) do(ctx context.Context, ref lbRef, c Change) error {
-	wr, err := a.p.change(ctx, ref.ID, c)
+	wr, err := a.changeWhenIdle(ctx, ref.ID, c)
 	switch {
 	case err != nil && c.Action == ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
 		w := a.p.words()

@@ -61,6 +61,7 @@ type envOption func(*envSettings)
 
 type envSettings struct {
 	nlbs        bool
+	wrDurations ocitest.WorkRequestDurations
 	cfg         *config.Config
 	concurrency int
 	wrDuration  time.Duration
@@ -94,7 +95,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, LBBusy: busyMode})
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, WorkRequestDurations: s.wrDurations, LBBusy: busyMode})
 	tb.Cleanup(srv.Close)
 	s.cfg.CompartmentID = srv.TenancyID()
 	oci, err := ociclient.New(ociclient.Options{

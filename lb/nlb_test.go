@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -151,14 +152,31 @@ func TestNLBUDPAndTCPAndUDPListeners(t *testing.T) {
 }
 
 // TestNLBBusyConflictIsRetried: OCI answers 409 Conflict to a change while another runs on the
-// same network load balancer; two independent backend-set updates sent at once still converge.
+// same network load balancer. A change made out of band (a rename, whose work request outlasts
+// ociclient's retries) is running when Ensure adds a node: Ensure's UpdateBackendSet is refused
+// with 409, retried, then sent again once the network load balancer is no longer UPDATING.
 func TestNLBBusyConflictIsRetried(t *testing.T) {
-	e := newEnv(t, withNLBs(), withConcurrency(2))
+	slow := func(api, op string, _ uint64) time.Duration {
+		if op == "UpdateNetworkLoadBalancer" {
+			return 2 * time.Second
+		}
+		return 5 * time.Millisecond
+	}
+	e := newEnv(t, withNLBs(), func(s *envSettings) { s.wrDurations = slow })
 	svc := service(asNLB)
-	e.ensure(t, svc, readyNodes(1), nil)
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	wr, err := e.oci.NetworkLoadBalancers.UpdateNetworkLoadBalancer(ctx, res.LoadBalancerID,
+		networkloadbalancer.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(res.Spec.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, calls := e.ensure(t, svc, readyNodes(2), nil)
-	if n := calls.Op(ocitest.NLB("UpdateBackendSet")); n < 3 || calls.Status(409) == 0 {
-		t.Errorf("UpdateBackendSet called %d times with %d 409s, want the second refused while busy and retried:\n%s", n, calls.Status(409), calls)
+	if calls.Op(ocitest.NLB("UpdateBackendSet")) < 3 || calls.Status(409) == 0 {
+		t.Errorf("UpdateBackendSet called %d times with %d 409s, want it refused while busy and retried:\n%s",
+			calls.Op(ocitest.NLB("UpdateBackendSet")), calls.Status(409), calls)
+	}
+	if err := e.oci.NetworkLoadBalancers.WaitForWorkRequest(ctx, wr); err != nil {
+		t.Fatal(err)
 	}
 	for name, bs := range e.onlyNLB(t).BackendSets {
 		if len(bs.Backends) != 2 {
