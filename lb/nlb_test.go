@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
@@ -273,4 +274,53 @@ func newEnvReconciler(t *testing.T, e *env) *lb.Reconciler {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestNLBWithReservedIPKeepsItAndReportsIt: spec.loadBalancerIP names a reserved public IP; the
+// network load balancer is created with it, the status reports it, and a repeat changes nothing.
+func TestNLBWithReservedIPKeepsItAndReportsIt(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	ip := e.srv.AddPublicIP(core.PublicIp{CompartmentId: common.String(e.cfg.CompartmentID), Lifetime: core.PublicIpLifetimeReserved,
+		LifecycleState: core.PublicIpLifecycleStateAvailable})
+	svc := service(asNLB, func(s *v1.Service) { s.Spec.LoadBalancerIP = *ip.IpAddress })
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP != *ip.IpAddress {
+		t.Errorf("status %+v, want the reserved IP %s", res.Status, *ip.IpAddress)
+	}
+	if got := e.onlyNLB(t).ReservedIP; got != *ip.IpAddress {
+		t.Errorf("observed reserved IP = %q, want %s", got, *ip.IpAddress)
+	}
+	if _, calls := e.ensure(t, svc, readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
+		t.Errorf("repeat wrote:\n%s", calls)
+	}
+}
+
+// TestNLBDriftFindsAListenerDeletedOutOfBand: the drift check lists network load balancers as it
+// lists load balancers (one listing per compartment) and reports the one changed outside
+// Kubernetes; the load balancer Service beside it is compared too.
+func TestNLBDriftFindsAListenerDeletedOutOfBand(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	nlbSvc := service(asNLB, ports(80, 53))
+	lbSvc := service(ports(443), func(s *v1.Service) { s.Name, s.UID = "shop", "0d3c0a50-0000-4000-8000-000000000001" })
+	res, _ := e.ensure(t, nlbSvc, readyNodes(1), nil)
+	lbRes, _ := e.ensure(t, lbSvc, readyNodes(1), nil)
+	nlbSvc, lbSvc = served(nlbSvc, res), served(lbSvc, lbRes)
+	if !e.srv.EditNetworkLoadBalancer(res.LoadBalancerID, func(n *networkloadbalancer.NetworkLoadBalancer) { delete(n.Listeners, "TCP-53") }) {
+		t.Fatal("no network load balancer to edit")
+	}
+	before := e.srv.Calls()
+	report, err := e.r.Drift(ctx, []*v1.Service{nlbSvc, lbSvc}, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := e.srv.Calls().Since(before)
+	if report.Checked != 2 || len(report.Drifted) != 1 || report.Drifted[0].LoadBalancerID != res.LoadBalancerID {
+		t.Fatalf("report = %+v, want the network load balancer drifted and both checked", report)
+	}
+	if diff := cmp.Diff([]string{"listener TCP-53 missing"}, report.Drifted[0].Reasons); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	if calls.Total() != 2 || calls.Op("ListLoadBalancers") != 1 || calls.Op(ocitest.NLB("ListNetworkLoadBalancers")) != 1 {
+		t.Errorf("drift calls: want one listing of each product:\n%s", calls)
+	}
 }
