@@ -57,6 +57,12 @@ func Manages(svc *v1.Service) bool {
 //
 // The returned Spec's Owner.Cluster is empty; the caller fills it in (Reconciler does).
 func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*Spec, error) {
+	return desired(svc, nodes, cfg, secrets, false)
+}
+
+// desired is Desired; subnetHasIPv6 says the network load balancer's subnet has an IPv6 prefix,
+// so a PreferDualStack Service gets both families (Desired cannot know; the Reconciler reads it).
+func desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets, subnetHasIPv6 bool) (*Spec, error) {
 	if !Manages(svc) {
 		return nil, ErrNotManaged
 	}
@@ -64,7 +70,7 @@ func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secr
 		cfg = &config.Config{}
 	}
 	p := &parser{ann: svc.Annotations}
-	d := &desiredBuilder{svc: svc, cfg: cfg, secrets: secrets, p: p}
+	d := &desiredBuilder{svc: svc, cfg: cfg, secrets: secrets, p: p, subnetHasIPv6: subnetHasIPv6}
 	spec := d.build(nodes)
 	if len(p.problems) > 0 {
 		return nil, &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: p.problems}
@@ -78,6 +84,8 @@ type desiredBuilder struct {
 	cfg     *config.Config
 	secrets Secrets
 	p       *parser
+	// subnetHasIPv6: see desired.
+	subnetHasIPv6 bool
 }
 
 func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {

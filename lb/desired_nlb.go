@@ -118,9 +118,9 @@ func (d *desiredBuilder) nlbTags() (map[string]string, map[string]map[string]any
 }
 
 // nlbIPFamilies are the families the network load balancer serves: the Service's first family
-// (IPv4 when none is set), both with RequireDualStack. PreferDualStack is served by the first
-// family alone: whether the subnet has an IPv6 prefix is not known here, and a dual-stack create
-// in an IPv4-only subnet would fail where the Service only prefers dual stack.
+// (IPv4 when none is set), both with RequireDualStack. PreferDualStack gets both when the subnet
+// is known to have an IPv6 prefix (subnetHasIPv6), else the first family alone: a dual-stack
+// create in an IPv4-only subnet would fail where the Service only prefers dual stack.
 func (d *desiredBuilder) nlbIPFamilies() []v1.IPFamily {
 	fams := d.svc.Spec.IPFamilies
 	for i, f := range fams {
@@ -132,7 +132,7 @@ func (d *desiredBuilder) nlbIPFamilies() []v1.IPFamily {
 	if len(fams) == 0 {
 		return []v1.IPFamily{v1.IPv4Protocol}
 	}
-	if p := d.svc.Spec.IPFamilyPolicy; p != nil && *p == v1.IPFamilyPolicyRequireDualStack {
+	if p := d.svc.Spec.IPFamilyPolicy; p != nil && (*p == v1.IPFamilyPolicyRequireDualStack || *p == v1.IPFamilyPolicyPreferDualStack && d.subnetHasIPv6) {
 		return []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
 	}
 	return []v1.IPFamily{fams[0]}

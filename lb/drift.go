@@ -30,6 +30,8 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
+	// settle, when set, completes a desired Spec as the Reconciler does (dualStack).
+	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *Spec) (*Spec, error)
 	cfg     *config.Config
 	engines map[Kind]*engine
 	namer   naming
@@ -40,7 +42,7 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster}
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -102,6 +104,9 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			found = secrets(svc)
 		}
 		desired, err := Desired(svc, nodes, d.cfg, found)
+		if err == nil && d.settle != nil {
+			desired, err = d.settle(ctx, svc, nodes, found, desired)
+		}
 		if err != nil {
 			// The service controller reports an invalid Service on every change; a requeue
 			// would only repeat that.

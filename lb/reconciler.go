@@ -28,7 +28,10 @@ type Options struct {
 	Cluster string
 	// Client calls the OCI Load Balancer API (an *ociclient.LoadBalancerClient).
 	Client Client
-	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it.
+	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it. When it can
+	// also read subnets (an *ociclient.VirtualNetworkClient can), a network load balancer Service
+	// that prefers or requires dual stack is checked against its subnet's IPv6 prefix (see
+	// dualstack.go); without, PreferDualStack is served single-stack.
 	PublicIPs PublicIPs
 	// NetworkLoadBalancers calls the OCI Network Load Balancer API (an
 	// *ociclient.NetworkLoadBalancerClient), for Services with
@@ -56,6 +59,7 @@ type Reconciler struct {
 	cfg     *config.Config
 	cluster string
 	engines map[Kind]*engine
+	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
 
@@ -80,6 +84,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		timeout = defaultTimeout
 	}
 	r := &Reconciler{
+		subnets: subnetReaderOf(opts.PublicIPs),
 		cfg:     cfg,
 		cluster: opts.Cluster,
 		engines: map[Kind]*engine{},
@@ -190,6 +195,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	desired, err := Desired(svc, nodes, r.cfg, secrets)
 	if err != nil {
+		return nil, err
+	}
+	if desired, err = r.dualStack(ctx, svc, nodes, secrets, desired); err != nil {
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
