@@ -36,3 +36,12 @@ type ApplyError = applyError
 
 // ObserveNLB is observeNLB.
 var ObserveNLB = observeNLB
+
+// ApplyNLBPlan is ApplyPlan for a network load balancer plan.
+func ApplyNLBPlan(ctx context.Context, c NetworkLoadBalancers, plan *Plan) (string, error) {
+	created, err := (&applier{p: nlbProduct{c: c}}).apply(ctx, plan)
+	if err != nil || created == nil {
+		return plan.LoadBalancerID, err
+	}
+	return created.ID, nil
+}

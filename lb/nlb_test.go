@@ -324,3 +324,52 @@ func TestNLBDriftFindsAListenerDeletedOutOfBand(t *testing.T) {
 		t.Errorf("drift calls: want one listing of each product:\n%s", calls)
 	}
 }
+
+// TestNLBCreateWhoseResponseIsLostMakesOne: the CreateNetworkLoadBalancer response is lost after
+// OCI acted on it; the retry carries the same retry token (createRetryToken), OCI replays the
+// first create, and exactly one network load balancer exists.
+func TestNLBCreateWhoseResponseIsLostMakesOne(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	e.srv.InjectFault(ocitest.Fault{Operation: ocitest.NLB("CreateNetworkLoadBalancer"), AfterHandler: true, Status: 503, Times: 1})
+	res, calls := e.ensure(t, service(asNLB), readyNodes(1), nil)
+	if n := calls.Op(ocitest.NLB("CreateNetworkLoadBalancer")); n != 2 {
+		t.Errorf("CreateNetworkLoadBalancer called %d times, want the lost one and its retry:\n%s", n, calls)
+	}
+	if got := e.onlyNLB(t); got.ID != res.LoadBalancerID {
+		t.Errorf("Ensure reported %s, OCI has %s", res.LoadBalancerID, got.ID)
+	}
+}
+
+// TestNLBApplyingTheSameCreateTwiceReplaysTheFirst: two creates of one Service (a retry after a
+// reconcile that lost track, before the name index knows it) carry the same retry token, derived
+// from the Service UID: OCI replays the first, and there is one network load balancer.
+func TestNLBApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	desired, err := lb.Desired(service(asNLB), readyNodes(1), e.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := lb.Diff(nil, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1, err := lb.ApplyNLBPlan(ctx, e.oci.NetworkLoadBalancers, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.srv.Calls()
+	id2, err := lb.ApplyNLBPlan(ctx, e.oci.NetworkLoadBalancers, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creates := 0
+	for _, w := range e.srv.WorkRequests() {
+		if w.Operation == "CreateNetworkLoadBalancer" {
+			creates++
+		}
+	}
+	if id1 != id2 || len(e.srv.NetworkLoadBalancers()) != 1 || creates != 1 {
+		t.Errorf("ids %s, %s; %d network load balancers, %d create work requests; want one of each:\n%s",
+			id1, id2, len(e.srv.NetworkLoadBalancers()), creates, e.srv.Calls().Since(before))
+	}
+}
