@@ -14,9 +14,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // nlbClient is an SDK client of ocitest's Network Load Balancer API, built like the view's others.
@@ -47,24 +45,13 @@ func (v *ociView) networkLoadBalancersNamed(ctx context.Context, name string) ([
 	return resp.Items, err
 }
 
-// testNLBServiceUDPAndTCP: a Service asking for a network load balancer, with a UDP and a TCP
-// port, gets one in OCI (listeners UDP-53 and TCP-80, every node a backend) and its address in
-// the Service status, under the documented IAM policy; deleting the Service deletes it and
-// leaves no network load balancer behind.
+// testNLBServiceUDPAndTCP: the network load balancer Service of examples/services/nlb.yaml (port
+// 53 on UDP and TCP, and a TCP port) gets one in OCI (listeners TCP_AND_UDP-53 and TCP-8080, every
+// node a backend, client addresses preserved) and its address in the Service status, under the
+// documented IAM policy; deleting the Service deletes it and leaves no network load balancer.
 func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 	const name = "dns"
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace,
-			Annotations: map[string]string{"oci.oraclecloud.com/load-balancer-type": "nlb"}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeLoadBalancer,
-			Selector: map[string]string{"app": name},
-			Ports: []corev1.ServicePort{
-				{Name: "dns", Protocol: corev1.ProtocolUDP, Port: 53, TargetPort: intstr.FromInt32(5353)},
-				{Name: "web", Protocol: corev1.ProtocolTCP, Port: 80, TargetPort: intstr.FromInt32(8080)},
-			},
-		},
-	}
+	svc := loadService(t, "nlb.yaml", testNamespace)
 	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +74,11 @@ func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 			listeners = append(listeners, fmt.Sprintf("%s:%s/%d", name, l.Protocol, *l.Port))
 		}
 		slices.Sort(listeners)
-		want := []string{"TCP-80:TCP/80", "UDP-53:UDP/53"}
-		backends := len(n.BackendSets["UDP-53"].Backends)
-		return n.LifecycleState == nlbapi.LifecycleStateActive && slices.Equal(listeners, want) && backends > 0 && backends <= len(nodes.Items),
-			fmt.Sprintf("state %s, listeners %v, %d UDP backends", n.LifecycleState, listeners, backends), nil
+		want := []string{"TCP-8080:TCP/8080", "TCP_AND_UDP-53:TCP_AND_UDP/53"}
+		set := n.BackendSets["TCP_AND_UDP-53"]
+		backends, preserved := len(set.Backends), set.IsPreserveSource != nil && *set.IsPreserveSource
+		return n.LifecycleState == nlbapi.LifecycleStateActive && slices.Equal(listeners, want) && backends > 0 && backends <= len(nodes.Items) && preserved,
+			fmt.Sprintf("state %s, listeners %v, %d backends, source preserved %v", n.LifecycleState, listeners, backends, preserved), nil
 	})
 	var addrs []string
 	for _, a := range n.IpAddresses {
