@@ -373,3 +373,30 @@ func TestNLBApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 			id1, id2, len(e.srv.NetworkLoadBalancers()), creates, e.srv.Calls().Since(before))
 	}
 }
+
+// TestNLBAddingUDPToATCPPortReplacesTheListenerOnThatPort: TCP-53 becomes TCP_AND_UDP-53 on the
+// same port; OCI refuses two listeners overlapping on a port, so the shared ordering deletes the
+// old listener before creating the new one, and the old backend set after both.
+func TestNLBAddingUDPToATCPPortReplacesTheListenerOnThatPort(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	tcp := service(asNLB, func(s *v1.Service) {
+		s.Spec.Ports = []v1.ServicePort{{Name: "dns-tcp", Protocol: v1.ProtocolTCP, Port: 53, NodePort: 30053}}
+	})
+	both := service(asNLB, func(s *v1.Service) {
+		s.Spec.Ports = []v1.ServicePort{{Name: "dns-tcp", Protocol: v1.ProtocolTCP, Port: 53, NodePort: 30053},
+			{Name: "dns-udp", Protocol: v1.ProtocolUDP, Port: 53, NodePort: 30053}}
+	})
+	e.ensure(t, tcp, readyNodes(1), nil)
+	res, _ := e.ensure(t, both, readyNodes(1), nil)
+	var order []string
+	for _, c := range res.Plan.Changes {
+		order = append(order, c.String())
+	}
+	want := []string{`+ backend set "TCP_AND_UDP-53"`, `- listener "TCP-53"`, `+ listener "TCP_AND_UDP-53"`, `- backend set "TCP-53"`}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	if l := e.onlyNLB(t).Listeners; len(l) != 1 || l["TCP_AND_UDP-53"].Protocol != "TCP_AND_UDP" {
+		t.Errorf("listeners = %v, want TCP_AND_UDP-53 alone", l)
+	}
+}
