@@ -7,8 +7,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
-
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -54,6 +52,8 @@ func (e *AccessError) Unwrap() error { return e.Err }
 // lbRef is what is known of a load balancer to confirm a 404 by listing: its compartment and,
 // when known, its display name (the listing is then filtered to one page).
 type lbRef struct {
+	// Kind is the product; empty means KindLoadBalancer.
+	Kind          Kind
 	ID            string
 	Name          string
 	CompartmentID string
@@ -63,27 +63,27 @@ type lbRef struct {
 	Adopted bool
 }
 
-func refOf(lb loadbalancer.LoadBalancer) lbRef {
-	return lbRef{ID: deref(lb.Id), Name: deref(lb.DisplayName), CompartmentID: deref(lb.CompartmentId)}
+func refOf(lb *found) lbRef {
+	return lbRef{Kind: lb.Kind, ID: lb.ID, Name: lb.Name, CompartmentID: lb.CompartmentID}
 }
 
 // listed returns the load balancer as a fresh listing of its compartment shows it; nil when the
 // listing lacks it or shows it deleted or being deleted. The listing is filtered by display name
 // first (one page); when that lacks it, the whole compartment is listed, since the load balancer
 // may have been renamed since its name was learned.
-func listed(ctx context.Context, l lbLister, ref lbRef) (*loadbalancer.LoadBalancer, error) {
+func listed(ctx context.Context, l product, ref lbRef) (*found, error) {
 	filters := []string{""}
 	if ref.Name != "" {
 		filters = []string{ref.Name, ""}
 	}
 	for _, name := range filters {
-		lbs, err := l.ListLoadBalancers(ctx, ref.CompartmentID, name)
+		lbs, err := l.list(ctx, ref.CompartmentID, name)
 		if err != nil {
-			return nil, fmt.Errorf("list compartment %s to confirm load balancer %s is gone: %w", ref.CompartmentID, ref.ID, err)
+			return nil, fmt.Errorf("list compartment %s to confirm %s %s is gone: %w", ref.CompartmentID, l.words().noun, ref.ID, err)
 		}
 		for i := range lbs {
-			if deref(lbs[i].Id) == ref.ID {
-				if gone(lbs[i].LifecycleState) {
+			if lbs[i].ID == ref.ID {
+				if lbs[i].gone() {
 					return nil, nil
 				}
 				return &lbs[i], nil
@@ -95,7 +95,7 @@ func listed(ctx context.Context, l lbLister, ref lbRef) (*loadbalancer.LoadBalan
 
 // confirmLoadBalancerGone decides what a 404 from op on the load balancer ref meant: nil if a
 // listing confirms it is gone, an *AccessError if it is still listed.
-func confirmLoadBalancerGone(ctx context.Context, l lbLister, ref lbRef, op, permission string, notFound error) error {
+func confirmLoadBalancerGone(ctx context.Context, l product, ref lbRef, op, permission string, notFound error) error {
 	still, err := listed(ctx, l, ref)
 	if err != nil {
 		return err
@@ -116,35 +116,36 @@ func confirmLoadBalancerGone(ctx context.Context, l lbLister, ref lbRef, op, per
 // meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
 // *AccessError if the part is still there.
 func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notFound error) error {
-	lb, err := a.Client.GetLoadBalancer(ctx, ref.ID)
-	var current *loadbalancer.LoadBalancer
+	lb, err := a.p.get(ctx, ref.ID)
+	var current *found
 	switch {
 	case ociclient.IsNotFound(err):
-		if current, err = listed(ctx, a.Client, ref); err != nil {
+		if current, err = listed(ctx, a.p, ref); err != nil {
 			return err
 		}
 	case err != nil:
-		return fmt.Errorf("read load balancer %s to confirm %s is gone: %w", ref.ID, c, err)
-	case !gone(lb.LifecycleState):
-		current = &lb
+		return fmt.Errorf("read %s %s to confirm %s is gone: %w", a.p.words().noun, ref.ID, c, err)
+	case !lb.gone():
+		current = lb
 	}
 	if current == nil {
 		return nil // the whole load balancer is gone
 	}
+	spec := current.spec()
 	var present bool
 	switch c.Action {
 	case ActionDeleteListener:
-		_, present = current.Listeners[c.Name]
+		_, present = spec.Listeners[c.Name]
 	case ActionDeleteBackendSet:
-		_, present = current.BackendSets[c.Name]
+		_, present = spec.BackendSets[c.Name]
 	case ActionDeleteCertificate:
-		_, present = current.Certificates[c.Name]
+		_, present = spec.Certificates[c.Name]
 	}
 	if !present {
 		return nil
 	}
-	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: deref(current.CompartmentId), Operation: operationOf(c.Action),
-		Part: fmt.Sprintf("%s %q", c.Action.object(), c.Name), Permission: "use load-balancers", Err: notFound}
+	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: current.CompartmentID, Operation: operationOf(c.Action),
+		Part: fmt.Sprintf("%s %q", c.Action.object(), c.Name), Permission: "use " + a.p.words().resource, Err: notFound}
 }
 
 // operationOf names the OCI operation of a delete action.
@@ -157,7 +158,15 @@ func operationOf(a Action) string {
 	case ActionDeleteCertificate:
 		return "DeleteCertificate"
 	case ActionDeleteLoadBalancer:
-		return "DeleteLoadBalancer"
+		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: productWords)
 	}
 	return a.String()
+}
+
+// kind is the ref's product (KindLoadBalancer when not recorded).
+func (ref lbRef) kind() Kind {
+	if ref.Kind == "" {
+		return KindLoadBalancer
+	}
+	return ref.Kind
 }

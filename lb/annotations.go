@@ -190,8 +190,10 @@ const (
 	// Example: "pool=web,zone!=ad-3"
 	AnnotationNodeLabelSelector Annotation = "oci.oraclecloud.com/node-label-selector"
 
-	// AnnotationLoadBalancerType selects the OCI product. Only "lb" (the Load Balancer service)
-	// is implemented so far; "nlb" is refused with a clear error rather than silently ignored.
+	// AnnotationLoadBalancerType selects the OCI product: "lb" the Load Balancer service, "nlb" a
+	// Network Load Balancer (layer 4, TCP and UDP, client addresses preserved; configured by the
+	// oci-network-load-balancer.oraclecloud.com annotations). Changing it replaces the load
+	// balancer: the new one is created, the Service moved to it, then the old one deleted.
 	//
 	// Type: string, one of lb, nlb
 	// Default: lb
@@ -254,7 +256,7 @@ const (
 
 // Annotations lists every annotation this package reads, in documentation order.
 func Annotations() []Annotation {
-	return []Annotation{
+	return append([]Annotation{
 		AnnotationInternal, AnnotationShape, AnnotationShapeFlexMin, AnnotationShapeFlexMax,
 		AnnotationSubnet1, AnnotationSubnet2, AnnotationSSLPorts, AnnotationTLSSecret,
 		AnnotationTLSBackendSetSecret, AnnotationBackendProtocol, AnnotationHealthCheckRetries,
@@ -264,7 +266,7 @@ func Annotations() []Annotation {
 		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
 		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
 		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode,
-	}
+	}, nlbAnnotations()...)
 }
 
 // String returns the annotation key.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -28,7 +27,7 @@ const defaultConcurrency = 1
 // applier carries out Plans against OCI. It is safe for concurrent use by multiple goroutines
 // (on different load balancers).
 type applier struct {
-	Client    Client
+	p         product
 	PublicIPs PublicIPs
 	// Concurrency bounds how many independent changes of one plan run at once (default
 	// defaultConcurrency). Dependent changes always run in order.
@@ -43,7 +42,7 @@ type applier struct {
 // changes run as a dependency graph: each starts when the changes it requires have completed and
 // waits for its own work request. If a change fails, the changes that depend on it are not
 // attempted, independent ones still are, and an error names what completed, failed and was not attempted.
-func (a *applier) apply(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
+func (a *applier) apply(ctx context.Context, plan *Plan) (*found, error) {
 	if plan.Empty() {
 		return nil, nil
 	}
@@ -56,7 +55,7 @@ func (a *applier) apply(ctx context.Context, plan *Plan) (*loadbalancer.LoadBala
 	return nil, a.run(ctx, plan)
 }
 
-func (a *applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBalancer, error) {
+func (a *applier) create(ctx context.Context, plan *Plan) (*found, error) {
 	spec, ok := plan.Changes[0].After.(*Spec)
 	if !ok || spec == nil {
 		return nil, errors.New("lb: create change carries no Spec")
@@ -69,10 +68,9 @@ func (a *applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBal
 		}
 		reservedID = id
 	}
-	details := createDetails(spec, reservedID)
 	failedFresh := false
 	for generation := range maxCreateGenerations {
-		lb, err := a.createOnce(ctx, spec, details, createRetryToken(spec.Owner.UID, generation))
+		lb, err := a.createOnce(ctx, spec, reservedID, createRetryToken(spec.Owner.UID, generation))
 		var stale *staleTokenError
 		if !errors.As(err, &stale) {
 			return lb, err
@@ -86,8 +84,8 @@ func (a *applier) create(ctx context.Context, plan *Plan) (*loadbalancer.LoadBal
 			failedFresh = true
 		}
 	}
-	return nil, fmt.Errorf("create load balancer %q: the retry tokens of %d earlier creates for Service UID %s are all used up by load balancers since deleted; retry after OCI forgets them (24 h)",
-		spec.Name, maxCreateGenerations, spec.Owner.UID)
+	return nil, fmt.Errorf("create %s %q: the retry tokens of %d earlier creates for Service UID %s are all used up by load balancers since deleted; retry after OCI forgets them (24 h)",
+		a.p.words().noun, spec.Name, maxCreateGenerations, spec.Owner.UID)
 }
 
 // maxCreateGenerations bounds the retry tokens one create tries: each load balancer created for
@@ -106,21 +104,22 @@ func (e *staleTokenError) Error() string {
 	return "retry token " + e.token + " belongs to a load balancer since deleted"
 }
 
-// createOnce makes one CreateLoadBalancer call with token, waits for its work request and reads
-// the new load balancer back by name and ownership tag (the list returns it complete, addresses
-// included; the create response carries only a work request).
-func (a *applier) createOnce(ctx context.Context, spec *Spec, details loadbalancer.CreateLoadBalancerDetails, token string) (*loadbalancer.LoadBalancer, error) {
-	wr, err := a.Client.CreateLoadBalancer(ctx, details, token)
+// createOnce makes one create call with token, waits for its work request and reads the new
+// load balancer back by the OCID the work request names, else by name and ownership tag (the
+// list returns it complete, addresses included).
+func (a *applier) createOnce(ctx context.Context, spec *Spec, reservedID, token string) (*found, error) {
+	noun := a.p.words().noun
+	wr, id, err := a.p.create(ctx, spec, reservedID, token)
 	switch {
 	case ociclient.IsInvalidatedRetryToken(err):
 		return nil, &staleTokenError{token: token}
 	case err != nil:
-		return nil, fmt.Errorf("create load balancer %q: %w", spec.Name, err)
+		return nil, fmt.Errorf("create %s %q: %w", noun, spec.Name, err)
 	}
 	start := time.Now()
-	createdID, werr := a.awaitCreate(ctx, wr)
+	createdID, werr := a.p.awaitCreate(ctx, wr, id)
 	if werr != nil {
-		werr = waitError(ctx, "create load balancer "+strconv.Quote(spec.Name), wr, start, werr)
+		werr = waitError(ctx, "create "+noun+" "+strconv.Quote(spec.Name), wr, start, werr)
 		if ctx.Err() != nil {
 			return nil, werr
 		}
@@ -128,23 +127,23 @@ func (a *applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 	// By the OCID the work request names (one read, no listing); else by name (one page);
 	// before concluding the token is stale, the whole compartment, since a replayed token's load
 	// balancer may have been renamed: a new token would then make a second one.
-	var mine *loadbalancer.LoadBalancer
+	var mine *found
 	if werr == nil {
 		if mine, err = a.createdByID(ctx, spec, createdID); err != nil {
-			return nil, fmt.Errorf("read created load balancer %q: %w", spec.Name, err)
+			return nil, fmt.Errorf("read created %s %q: %w", noun, spec.Name, err)
 		}
 	}
 	for _, name := range []string{spec.Name, ""} {
 		if mine != nil {
 			break
 		}
-		lbs, err := a.Client.ListLoadBalancers(ctx, spec.CompartmentID, name)
+		lbs, err := a.p.list(ctx, spec.CompartmentID, name)
 		if err != nil {
-			return nil, fmt.Errorf("find created load balancer %q: %w", spec.Name, err)
+			return nil, fmt.Errorf("find created %s %q: %w", noun, spec.Name, err)
 		}
 		for i := range lbs {
 			o, ok := ownerFromTags(lbs[i].FreeformTags)
-			if ok && o.UID == spec.Owner.UID && !gone(lbs[i].LifecycleState) {
+			if ok && o.UID == spec.Owner.UID && !lbs[i].gone() {
 				mine = &lbs[i]
 				break
 			}
@@ -159,18 +158,18 @@ func (a *applier) createOnce(ctx context.Context, spec *Spec, details loadbalanc
 		return nil, &staleTokenError{token: token, failed: werr}
 	case werr != nil:
 		return nil, werr
-	case mine.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive:
+	case mine.State != lifecycleActive:
 		return nil, usableOrState(mine)
 	}
 	return mine, nil
 }
 
 // usableOrState is usable's refusal, or a stateError for any other state than ACTIVE.
-func usableOrState(lb *loadbalancer.LoadBalancer) error {
+func usableOrState(lb *found) error {
 	if err := usable(lb); err != nil {
 		return err
 	}
-	return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its create work request succeeded; retry later"}
+	return &stateError{LoadBalancerID: lb.ID, State: lb.StateName, Hint: "its create work request succeeded; retry later"}
 }
 
 // waitError says what a failed or abandoned wait was for: the change, the work request, and, if
@@ -307,79 +306,18 @@ func planRef(plan *Plan) lbRef {
 // counts as done, so a re-run after a lost response converges; but a 404 on a delete is only
 // believed when a fresh read confirms it (see absence.go).
 func (a *applier) do(ctx context.Context, ref lbRef, c Change) error {
-	lbID := ref.ID
-	var wr string
-	var err error
-	switch c.Action {
-	case ActionUpdateLoadBalancer:
-		s, ok := c.After.(Settings)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.UpdateLoadBalancer(ctx, lbID, settingsDetails(s))
-	case ActionUpdateShape:
-		s, ok := c.After.(Shape)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.UpdateLoadBalancerShape(ctx, lbID, shapeUpdateDetails(s))
-	case ActionUpdateNetworkSecurityGroups:
-		nsgs, ok := c.After.([]string)
-		if !ok && c.After != nil {
-			return badChange(c)
-		}
-		wr, err = a.Client.UpdateNetworkSecurityGroups(ctx, lbID, nonNilStrings(nsgs))
-	case ActionCreateCertificate:
-		cert, ok := c.After.(Certificate)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.CreateCertificate(ctx, lbID, certificateDetails(cert), "")
-	case ActionDeleteCertificate:
-		wr, err = a.Client.DeleteCertificate(ctx, lbID, c.Name)
-	case ActionCreateBackendSet:
-		bs, ok := c.After.(BackendSet)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.CreateBackendSet(ctx, lbID, createBackendSetDetails(bs), "")
-	case ActionUpdateBackendSet:
-		bs, ok := c.After.(BackendSet)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.UpdateBackendSet(ctx, lbID, c.Name, updateBackendSetDetails(bs))
-	case ActionDeleteBackendSet:
-		wr, err = a.Client.DeleteBackendSet(ctx, lbID, c.Name)
-	case ActionCreateListener:
-		l, ok := c.After.(Listener)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.CreateListener(ctx, lbID, createListenerDetails(l), "")
-	case ActionUpdateListener:
-		l, ok := c.After.(Listener)
-		if !ok {
-			return badChange(c)
-		}
-		wr, err = a.Client.UpdateListener(ctx, lbID, c.Name, updateListenerDetails(l))
-	case ActionDeleteListener:
-		wr, err = a.Client.DeleteListener(ctx, lbID, c.Name)
-	case ActionDeleteLoadBalancer:
-		wr, err = a.Client.DeleteLoadBalancer(ctx, lbID)
-	default:
-		return badChange(c)
-	}
+	wr, err := a.changeWhenIdle(ctx, ref.ID, c)
 	switch {
 	case err != nil && c.Action == ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
-		return confirmLoadBalancerGone(ctx, a.Client, ref, "DeleteLoadBalancer", "manage load-balancers", err)
+		w := a.p.words()
+		return confirmLoadBalancerGone(ctx, a.p, ref, w.delete, "manage "+w.resource, err)
 	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
 		return a.confirmPartGone(ctx, ref, c, err)
 	case err != nil:
 		return err
 	}
 	start := time.Now()
-	if err := a.Client.WaitForWorkRequest(ctx, wr); err != nil {
+	if err := a.p.wait(ctx, wr); err != nil {
 		return waitError(ctx, "", wr, start, err)
 	}
 	return nil

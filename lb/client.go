@@ -58,5 +58,4 @@ var (
 	_ PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
 
 	_ NetworkLoadBalancers = (*ociclient.NetworkLoadBalancerClient)(nil)
-	_ lbLister             = Client(nil)
 )

@@ -57,6 +57,12 @@ func Manages(svc *v1.Service) bool {
 //
 // The returned Spec's Owner.Cluster is empty; the caller fills it in (Reconciler does).
 func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*Spec, error) {
+	return desired(svc, nodes, cfg, secrets, false)
+}
+
+// desired is Desired; subnetHasIPv6 says the network load balancer's subnet has an IPv6 prefix,
+// so a PreferDualStack Service gets both families (Desired cannot know; the Reconciler reads it).
+func desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets, subnetHasIPv6 bool) (*Spec, error) {
 	if !Manages(svc) {
 		return nil, ErrNotManaged
 	}
@@ -64,7 +70,7 @@ func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secr
 		cfg = &config.Config{}
 	}
 	p := &parser{ann: svc.Annotations}
-	d := &desiredBuilder{svc: svc, cfg: cfg, secrets: secrets, p: p}
+	d := &desiredBuilder{svc: svc, cfg: cfg, secrets: secrets, p: p, subnetHasIPv6: subnetHasIPv6}
 	spec := d.build(nodes)
 	if len(p.problems) > 0 {
 		return nil, &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: p.problems}
@@ -78,12 +84,17 @@ type desiredBuilder struct {
 	cfg     *config.Config
 	secrets Secrets
 	p       *parser
+	// subnetHasIPv6: see desired.
+	subnetHasIPv6 bool
 }
 
 func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
+	if d.kind() == KindNetworkLoadBalancer {
+		return d.buildNLB(nodes)
+	}
 	svc, p := d.svc, d.p
 	spec := &Spec{
-		Kind:          d.kind(),
+		Kind:          KindLoadBalancer,
 		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
 		Internal:      p.boolean(AnnotationInternal, false),
@@ -103,32 +114,31 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	spec.FreeformTags, spec.DefinedTags = d.tags()
 	spec.IPFamilies = d.ipFamilies()
 	spec.IPMode = d.ipMode()
-	d.serviceSpecChecks()
-	d.refuseUnsupported()
+	d.serviceSpecChecks(maxListeners)
+	d.refuseUnsupported(KindLoadBalancer)
 
-	var selector labels.Selector
-	if v, ok := svc.Annotations[string(AnnotationNodeLabelSelector)]; ok {
-		sel, err := labels.Parse(v)
-		if err != nil {
-			p.add(AnnotationNodeLabelSelector.problemf(v, "a label selector such as \"pool=web,zone!=ad-3\" (%v)", err))
-		} else {
-			selector = sel
-		}
-	}
-	ips, excluded := backendNodes(nodes, selector)
+	ips, excluded := backendNodes(nodes, d.selector(AnnotationNodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)
 	return spec
 }
 
-func (d *desiredBuilder) kind() Kind {
-	switch d.p.oneOf(AnnotationLoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)) {
-	case string(KindNetworkLoadBalancer):
-		d.p.add(AnnotationLoadBalancerType.problemf(d.p.ann[string(AnnotationLoadBalancerType)],
-			"lb (network load balancers are not supported by oci-ccm yet)"))
-		return KindNetworkLoadBalancer
+// selector parses a node-label-selector annotation; nil when absent (or invalid: a Problem).
+func (d *desiredBuilder) selector(a Annotation) labels.Selector {
+	v, ok := d.svc.Annotations[string(a)]
+	if !ok {
+		return nil
 	}
-	return KindLoadBalancer
+	sel, err := labels.Parse(v)
+	if err != nil {
+		d.p.add(a.problemf(v, "a label selector such as \"pool=web,zone!=ad-3\" (%v)", err))
+		return nil
+	}
+	return sel
+}
+
+func (d *desiredBuilder) kind() Kind {
+	return Kind(d.p.oneOf(AnnotationLoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)))
 }
 
 // subnets returns the subnets from the annotations, else the config. Internal load balancers use
@@ -253,7 +263,7 @@ func (d *desiredBuilder) ipMode() *v1.LoadBalancerIPMode {
 }
 
 // serviceSpecChecks refuses spec fields OCI load balancers cannot honour.
-func (d *desiredBuilder) serviceSpecChecks() {
+func (d *desiredBuilder) serviceSpecChecks(maxPorts int) {
 	if d.svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
 		d.p.add(&Problem{Field: "spec.sessionAffinity", Value: string(v1.ServiceAffinityClientIP),
 			Allowed: "None (OCI load balancers do not support ClientIP affinity; " +
@@ -264,7 +274,7 @@ func (d *desiredBuilder) serviceSpecChecks() {
 	}
 	// Each port is a listener and a backend set; refused here, with the ports named, rather than
 	// by OCI halfway through a plan.
-	if n := len(d.svc.Spec.Ports); n > maxListeners {
+	if n := len(d.svc.Spec.Ports); maxPorts > 0 && n > maxPorts {
 		ports := make([]int, 0, n)
 		for _, sp := range d.svc.Spec.Ports {
 			ports = append(ports, int(sp.Port))
@@ -279,14 +289,19 @@ func (d *desiredBuilder) serviceSpecChecks() {
 // externalTrafficPolicy Cluster, the Service's healthCheckNodePort for Local (so only nodes with
 // a ready endpoint receive traffic).
 func (d *desiredBuilder) healthCheck(backendTLS bool) HealthCheck {
+	return d.healthCheckFrom(backendTLS, AnnotationHealthCheckRetries, AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout, 1000)
+}
+
+// healthCheckFrom is healthCheck with the kind's annotations and lowest interval.
+func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, timeout Annotation, minInterval int) HealthCheck {
 	hc := HealthCheck{
 		Protocol:       protocolHTTP,
 		Port:           KubeProxyHealthPort,
 		Path:           healthCheckPath,
 		ReturnCode:     http.StatusOK,
-		Retries:        d.p.intRange(AnnotationHealthCheckRetries, defaultHealthRetries, 1, 10, ""),
-		IntervalMillis: d.p.intRange(AnnotationHealthCheckInterval, defaultHealthIntervalMs, 1000, 1800000, " milliseconds"),
-		TimeoutMillis:  d.p.intRange(AnnotationHealthCheckTimeout, defaultHealthTimeoutMs, 1, 600000, " milliseconds"),
+		Retries:        d.p.intRange(retries, defaultHealthRetries, 1, 10, ""),
+		IntervalMillis: d.p.intRange(interval, defaultHealthIntervalMs, minInterval, 1800000, " milliseconds"),
+		TimeoutMillis:  d.p.intRange(timeout, defaultHealthTimeoutMs, 1, 600000, " milliseconds"),
 		ForcePlainText: backendTLS,
 	}
 	if d.svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal {

@@ -115,7 +115,7 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 		{"freeform tags not JSON", testService(withAnnotation(AnnotationInitialFreeformTags, "team=web")), []string{string(AnnotationInitialFreeformTags)}},
 		{"defined tags not nested", testService(withAnnotation(AnnotationInitialDefinedTags, `{"a":"b"}`)), []string{string(AnnotationInitialDefinedTags)}},
 		{"bad node selector", testService(withAnnotation(AnnotationNodeLabelSelector, "a in (")), []string{string(AnnotationNodeLabelSelector)}},
-		{"nlb not supported yet", testService(withAnnotation(AnnotationLoadBalancerType, "nlb")), []string{string(AnnotationLoadBalancerType)}},
+		{"unknown load balancer type", testService(withAnnotation(AnnotationLoadBalancerType, "alb")), []string{string(AnnotationLoadBalancerType)}},
 		{"listener ssl config unknown field", testService(withAnnotation(AnnotationListenerSSLConfig, `{"Cipher":"x"}`)), []string{string(AnnotationListenerSSLConfig)}},
 		{"backend ssl config bad protocol", testService(withAnnotation(AnnotationBackendSetSSLConfig, `{"Protocols":["SSLv3"]}`)), []string{string(AnnotationBackendSetSSLConfig)}},
 		{"bad source range annotation", testService(withAnnotation(AnnotationSourceRanges, "10.0.0.0/33")), []string{string(AnnotationSourceRanges)}},

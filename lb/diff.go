@@ -125,13 +125,17 @@ func immutable(observed, target *Spec) error {
 	if observed.Kind != "" && observed.Kind != target.Kind {
 		change(AnnotationLoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")
 	}
+	internal, subnets := AnnotationInternal, []Annotation{AnnotationSubnet1, AnnotationSubnet2}
+	if target.Kind == KindNetworkLoadBalancer {
+		internal, subnets = AnnotationNLBInternal, []Annotation{AnnotationNLBSubnet}
+	}
 	if observed.Internal != target.Internal {
-		change(AnnotationInternal, fmt.Sprint(observed.Internal), fmt.Sprint(target.Internal),
+		change(internal, fmt.Sprint(observed.Internal), fmt.Sprint(target.Internal),
 			"OCI cannot turn a public load balancer into an internal one or back")
 	} else if !cmp.Equal(observed.Subnets, target.Subnets, compareOptions) {
 		// Internal load balancers use the first subnet only, so a change of internal changes the
 		// subnets too; that change is reported once, above.
-		for i, a := range []Annotation{AnnotationSubnet1, AnnotationSubnet2} {
+		for i, a := range subnets {
 			was, want := at(observed.Subnets, i), at(target.Subnets, i)
 			if was != want {
 				change(a, was, want, "OCI cannot move a load balancer to other subnets")
@@ -176,7 +180,7 @@ func (s Shape) String() string {
 // equalListener compares after normalising what OCI fills in when the Service leaves it open.
 func equalListener(observed, desired Listener) bool {
 	o := observed
-	if o.IdleTimeoutSeconds == 0 {
+	if o.IdleTimeoutSeconds == 0 && desired.IdleTimeoutSeconds != 0 {
 		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
@@ -207,15 +211,29 @@ func sameBackends(a, b []Backend) bool {
 		return false
 	}
 	byAddress := func(x, y Backend) int {
+		if c := strings.Compare(x.TargetID, y.TargetID); c != 0 {
+			return c
+		}
 		if c := strings.Compare(x.IP, y.IP); c != 0 {
 			return c
 		}
 		return x.Port - y.Port
 	}
-	a, b = slices.Clone(a), slices.Clone(b)
+	a, b = byTarget(a), byTarget(b)
 	slices.SortFunc(a, byAddress)
 	slices.SortFunc(b, byAddress)
 	return slices.Equal(a, b)
+}
+
+// byTarget copies backends, leaving out the address of those named by instance: OCI resolves it.
+func byTarget(bs []Backend) []Backend {
+	out := slices.Clone(bs)
+	for i := range out {
+		if out[i].TargetID != "" {
+			out[i].IP = ""
+		}
+	}
+	return out
 }
 
 // normaliseTLS drops observed cipher suite and versions when the desired side leaves them to OCI.

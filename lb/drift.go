@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -30,8 +30,10 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
+	// settle, when set, completes a desired Spec as the Reconciler does (dualStack).
+	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *Spec) (*Spec, error)
 	cfg     *config.Config
-	lister  lbLister
+	engines map[Kind]*engine
 	namer   naming
 	cluster string
 }
@@ -40,7 +42,7 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, lister: r.client, namer: r.namer, cluster: r.cluster}
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -88,7 +90,11 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		svc     *v1.Service
 		desired *Spec
 	}
-	byCompartment := map[string][]item{}
+	type where struct {
+		kind        Kind
+		compartment string
+	}
+	byCompartment := map[where][]item{}
 	for _, svc := range services {
 		if !Manages(svc) || svc.DeletionTimestamp != nil {
 			continue
@@ -98,6 +104,9 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			found = secrets(svc)
 		}
 		desired, err := Desired(svc, nodes, d.cfg, found)
+		if err == nil && d.settle != nil {
+			desired, err = d.settle(ctx, svc, nodes, found, desired)
+		}
 		if err != nil {
 			// The service controller reports an invalid Service on every change; a requeue
 			// would only repeat that.
@@ -105,13 +114,22 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			continue
 		}
 		desired.Owner.Cluster = d.cluster
-		byCompartment[desired.CompartmentID] = append(byCompartment[desired.CompartmentID], item{svc, desired})
+		if d.engines[desired.Kind] == nil {
+			report.Skipped["no client for its kind"]++
+			continue
+		}
+		w := where{desired.Kind, desired.CompartmentID}
+		byCompartment[w] = append(byCompartment[w], item{svc, desired})
 	}
 	var errs []error
-	for _, comp := range slices.Sorted(maps.Keys(byCompartment)) {
-		lbs, err := d.lister.ListLoadBalancers(ctx, comp, "")
+	keys := slices.SortedFunc(maps.Keys(byCompartment), func(a, b where) int {
+		return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.compartment, b.compartment))
+	})
+	for _, comp := range keys {
+		p := d.engines[comp.kind].p
+		lbs, err := p.list(ctx, comp.compartment, "")
 		if err != nil {
-			errs = append(errs, fmt.Errorf("list load balancers of compartment %s: %w", comp, err))
+			errs = append(errs, fmt.Errorf("list %ss of compartment %s: %w", p.words().noun, comp.compartment, err))
 			report.Skipped["compartment not listed"] += len(byCompartment[comp])
 			continue
 		}
@@ -153,11 +171,11 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 		drift.Reasons = []string{"load balancer deleted"}
 		return drift, ""
 	}
-	drift.LoadBalancerID = deref(found.Id)
-	if found.LifecycleState != loadbalancer.LoadBalancerLifecycleStateActive {
-		return nil, "load balancer " + strings.ToLower(string(found.LifecycleState))
+	drift.LoadBalancerID = found.ID
+	if found.State != lifecycleActive {
+		return nil, "load balancer " + strings.ToLower(found.StateName)
 	}
-	plan, err := Diff(observe(*found), desired)
+	plan, err := Diff(found.spec(), desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.
 		return nil, "load balancer cannot be changed in place"
@@ -176,16 +194,16 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 // Service or an untagged one under the UID name; else by the ownership tags under any name (a
 // load balancer renamed in the console). listedGone reports that the only trace of it is
 // a listing entry DELETED or DELETING.
-func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (found *loadbalancer.LoadBalancer, listedGone bool) {
+func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (_ *found, listedGone bool) {
 	if desired.AdoptID != "" {
 		lb := l.byID[desired.AdoptID]
-		if lb == nil || gone(lb.LifecycleState) {
+		if lb == nil || lb.gone() {
 			return nil, lb != nil
 		}
 		return lb, false
 	}
 	want := desired.Owner
-	owned := func(lb *loadbalancer.LoadBalancer) bool {
+	owned := func(lb *found) bool {
 		got, tagged := ownerFromTags(lb.FreeformTags)
 		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
 	}
@@ -208,18 +226,18 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (fo
 
 // driftListing indexes one compartment's load balancers.
 type driftListing struct {
-	byID   map[string]*loadbalancer.LoadBalancer
-	byName map[string][]*loadbalancer.LoadBalancer // live ones only
-	live   []*loadbalancer.LoadBalancer
+	byID   map[string]*found
+	byName map[string][]*found // live ones only
+	live   []*found
 }
 
-func newDriftListing(lbs []loadbalancer.LoadBalancer) *driftListing {
-	l := &driftListing{byID: make(map[string]*loadbalancer.LoadBalancer, len(lbs)), byName: make(map[string][]*loadbalancer.LoadBalancer, len(lbs))}
+func newDriftListing(lbs []found) *driftListing {
+	l := &driftListing{byID: make(map[string]*found, len(lbs)), byName: make(map[string][]*found, len(lbs))}
 	for i := range lbs {
 		lb := &lbs[i]
-		l.byID[deref(lb.Id)] = lb
-		if !gone(lb.LifecycleState) {
-			l.byName[deref(lb.DisplayName)] = append(l.byName[deref(lb.DisplayName)], lb)
+		l.byID[lb.ID] = lb
+		if !lb.gone() {
+			l.byName[lb.Name] = append(l.byName[lb.Name], lb)
 			l.live = append(l.live, lb)
 		}
 	}

@@ -60,6 +60,8 @@ type env struct {
 type envOption func(*envSettings)
 
 type envSettings struct {
+	nlbs        bool
+	wrDurations ocitest.WorkRequestDurations
 	cfg         *config.Config
 	concurrency int
 	wrDuration  time.Duration
@@ -71,6 +73,9 @@ type envSettings struct {
 func withProductionTiming() envOption {
 	return func(s *envSettings) { s.wrDuration, s.poll = 0, ociclient.PollPolicy{} }
 }
+
+// withNLBs gives the Reconciler the Network Load Balancer client.
+func withNLBs() envOption { return func(s *envSettings) { s.nlbs = true } }
 
 func withConcurrency(n int) envOption { return func(s *envSettings) { s.concurrency = n } }
 
@@ -90,7 +95,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, LBBusy: busyMode})
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, WorkRequestDurations: s.wrDurations, LBBusy: busyMode})
 	tb.Cleanup(srv.Close)
 	s.cfg.CompartmentID = srv.TenancyID()
 	oci, err := ociclient.New(ociclient.Options{
@@ -106,8 +111,12 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
-		Concurrency: s.concurrency})
+	ro := lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
+		Concurrency: s.concurrency}
+	if s.nlbs {
+		ro.NetworkLoadBalancers = oci.NetworkLoadBalancers
+	}
+	r, err := lb.NewReconciler(ro)
 	if err != nil {
 		tb.Fatal(err)
 	}

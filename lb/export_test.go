@@ -16,9 +16,6 @@ import (
 // Observe is observe.
 var Observe = observe
 
-// Lister is lbLister.
-type Lister = lbLister
-
 // StateError is stateError.
 type StateError = stateError
 
@@ -27,12 +24,24 @@ func Candidates(cfg *config.Config, svc *v1.Service) []string { return namingFor
 
 // ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.
 func ApplyPlan(ctx context.Context, c Client, plan *Plan) (string, error) {
-	created, err := (&applier{Client: c}).apply(ctx, plan)
+	created, err := (&applier{p: lbProduct{c: c}}).apply(ctx, plan)
 	if err != nil || created == nil {
 		return plan.LoadBalancerID, err
 	}
-	return deref(created.Id), nil
+	return created.ID, nil
 }
 
 // ApplyError is applyError.
 type ApplyError = applyError
+
+// ObserveNLB is observeNLB.
+var ObserveNLB = observeNLB
+
+// ApplyNLBPlan is ApplyPlan for a network load balancer plan.
+func ApplyNLBPlan(ctx context.Context, c NetworkLoadBalancers, plan *Plan) (string, error) {
+	created, err := (&applier{p: nlbProduct{c: c}}).apply(ctx, plan)
+	if err != nil || created == nil {
+		return plan.LoadBalancerID, err
+	}
+	return created.ID, nil
+}

@@ -8,14 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	"golang.org/x/sync/singleflight"
 )
-
-// lbLister lists a compartment's load balancers (all pages; every name when displayName is empty).
-type lbLister interface {
-	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
-}
 
 // nameIndex maps display names to load balancer OCIDs, per compartment. The first lookup in a
 // compartment lists it whole, once, for every Service (the start-up resync looks up all of them
@@ -23,9 +17,9 @@ type lbLister interface {
 // Service) list only the names looked up, with OCI's display-name filter: one page, however large
 // the compartment. Concurrent identical lists are merged into one call, and a caller whose
 // context ends stops waiting at once, while the list goes on for the others. Safe for concurrent
-// use.
+// use. Each product has its own index.
 type nameIndex struct {
-	lister lbLister
+	lister product
 	flight singleflight.Group
 
 	mu    sync.Mutex
@@ -41,7 +35,7 @@ type compartmentIndex struct {
 	names      map[string][]string // display name → OCIDs
 	// listed holds the load balancers of the last whole listing until first used (see
 	// index_listed.go): the reconciles right after a restart need no read of their own.
-	listedLBs map[string]loadbalancer.LoadBalancer
+	listedLBs map[string]found
 }
 
 // listTimeout bounds one shared list: it runs on past the caller that started it, so that
@@ -55,7 +49,7 @@ type indexMatch struct {
 }
 
 // newNameIndex returns an empty index that lists through l.
-func newNameIndex(l lbLister) *nameIndex {
+func newNameIndex(l product) *nameIndex {
 	return &nameIndex{lister: l, comps: map[string]*compartmentIndex{}}
 }
 
@@ -123,15 +117,14 @@ func (x *nameIndex) refresh(ctx context.Context, compartmentID string, seen uint
 		if fresh {
 			return nil
 		}
-		lbs, err := x.lister.ListLoadBalancers(ctx, compartmentID, "")
+		lbs, err := x.lister.list(ctx, compartmentID, "")
 		if err != nil {
 			return err
 		}
 		names := make(map[string][]string, len(lbs))
-		for _, lb := range lbs {
-			if !gone(lb.LifecycleState) {
-				n := deref(lb.DisplayName)
-				names[n] = append(names[n], deref(lb.Id))
+		for i := range lbs {
+			if lb := &lbs[i]; !lb.gone() {
+				names[lb.Name] = append(names[lb.Name], lb.ID)
 			}
 		}
 		x.mu.Lock()
@@ -148,14 +141,14 @@ func (x *nameIndex) refresh(ctx context.Context, compartmentID string, seen uint
 // refreshName lists the load balancers named name (one page) and records them under it.
 func (x *nameIndex) refreshName(ctx context.Context, compartmentID, name string) error {
 	return x.share(ctx, compartmentID+"\x00"+name, func(ctx context.Context) error {
-		lbs, err := x.lister.ListLoadBalancers(ctx, compartmentID, name)
+		lbs, err := x.lister.list(ctx, compartmentID, name)
 		if err != nil {
 			return err
 		}
 		var ids []string
-		for _, lb := range lbs {
-			if deref(lb.DisplayName) == name && !gone(lb.LifecycleState) {
-				ids = append(ids, deref(lb.Id))
+		for i := range lbs {
+			if lb := &lbs[i]; lb.Name == name && !lb.gone() {
+				ids = append(ids, lb.ID)
 			}
 		}
 		x.mu.Lock()
@@ -178,11 +171,6 @@ func (x *nameIndex) compartment(compartmentID string) *compartmentIndex {
 		x.comps[compartmentID] = c
 	}
 	return c
-}
-
-// gone reports whether OCI shows a load balancer as deleted or being deleted.
-func gone(s loadbalancer.LoadBalancerLifecycleStateEnum) bool {
-	return s == loadbalancer.LoadBalancerLifecycleStateDeleted || s == loadbalancer.LoadBalancerLifecycleStateDeleting
 }
 
 // Add records a load balancer this process created or renamed, so the next lookup needs no list.

@@ -6,8 +6,6 @@ package lb
 import (
 	"context"
 	"time"
-
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 )
 
 // A whole-compartment listing carries every load balancer complete (listeners, backend sets,
@@ -30,11 +28,11 @@ const listedMaxAge = time.Minute
 
 // keepListedLocked keeps the live load balancers of a whole listing of c, by OCID, for
 // listedMaxAge. Caller holds x.mu.
-func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []loadbalancer.LoadBalancer) {
-	kept := make(map[string]loadbalancer.LoadBalancer, len(lbs))
+func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []found) {
+	kept := make(map[string]found, len(lbs))
 	for _, lb := range lbs {
-		if !gone(lb.LifecycleState) {
-			kept[deref(lb.Id)] = lb
+		if !lb.gone() {
+			kept[lb.ID] = lb
 		}
 	}
 	c.listedLBs = kept
@@ -49,12 +47,12 @@ func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, 
 }
 
 // listed returns the listed load balancer id; ok is false when there is none.
-func (x *nameIndex) listed(compartmentID, id string) (loadbalancer.LoadBalancer, bool) {
+func (x *nameIndex) listed(compartmentID, id string) (found, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]
 	if c == nil {
-		return loadbalancer.LoadBalancer{}, false
+		return found{}, false
 	}
 	lb, ok := c.listedLBs[id]
 	return lb, ok
@@ -72,11 +70,11 @@ func (x *nameIndex) dropListed(id string) {
 // getListed is get, answered from the last whole listing when listedOK and it holds the load
 // balancer. Delete and Get never use the listing: before a finalizer is released, or a load
 // balancer reported, it is read afresh.
-func (r *Reconciler) getListed(ctx context.Context, ref lbRef, listedOK bool) (*loadbalancer.LoadBalancer, error) {
+func (r *Reconciler) getListed(ctx context.Context, e *engine, ref lbRef, listedOK bool) (*found, error) {
 	if listedOK {
-		if lb, ok := r.index.listed(ref.CompartmentID, ref.ID); ok {
+		if lb, ok := e.index.listed(ref.CompartmentID, ref.ID); ok {
 			return &lb, nil
 		}
 	}
-	return r.get(ctx, ref)
+	return r.get(ctx, e, ref)
 }

@@ -17,8 +17,9 @@ import (
 )
 
 // countingLister serves a fixed list and counts calls; release, when set, holds every call until
-// it is closed so concurrent callers overlap.
+// it is closed so concurrent callers overlap. It is a Client that only lists.
 type countingLister struct {
+	Client
 	mu      sync.Mutex
 	lbs     []loadbalancer.LoadBalancer
 	calls   atomic.Int32
@@ -64,7 +65,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("b", "ocid-b", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("gone", "ocid-gone", loadbalancer.LoadBalancerLifecycleStateDeleted)
-	x := newNameIndex(l)
+	x := newNameIndex(lbProduct{c: l})
 
 	for _, name := range []string{"a", "b", "a"} {
 		m, err := x.Lookup(ctx, "c1", name)
@@ -103,7 +104,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(l)
+	x := newNameIndex(lbProduct{c: l})
 	var wg sync.WaitGroup
 	var found atomic.Int32
 	for range 8 {
@@ -129,7 +130,7 @@ func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(l)
+	x := newNameIndex(lbProduct{c: l})
 	leader := make(chan error, 1)
 	go func() {
 		_, err := x.Lookup(context.Background(), "c1", "a")
@@ -160,7 +161,7 @@ func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(l)
+	x := newNameIndex(lbProduct{c: l})
 	leaderCtx, cancel := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
 	go func() {
@@ -193,7 +194,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
 	l := &countingLister{}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(l)
+	x := newNameIndex(lbProduct{c: l})
 	if _, err := x.Lookup(context.Background(), "c1", "a"); err != nil {
 		t.Fatal(err)
 	}

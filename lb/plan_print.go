@@ -6,8 +6,10 @@ package lb
 import (
 	"fmt"
 	"maps"
+	"net"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,6 +89,9 @@ func createSummary(s *Spec) []string {
 		vis = "internal"
 	}
 	lines := []string{fmt.Sprintf("%s, shape %s, subnets %s", vis, s.Shape, strings.Join(s.Subnets, ","))}
+	if s.Kind == KindNetworkLoadBalancer {
+		lines = []string{fmt.Sprintf("%s network load balancer, %s, subnet %s", vis, joinFamilies(s.IPFamilies), strings.Join(s.Subnets, ","))}
+	}
 	if s.ReservedIP != "" {
 		lines = append(lines, "reserved IP "+s.ReservedIP)
 	}
@@ -113,6 +118,9 @@ func describeListener(l Listener) string {
 	if l.ProxyProtocolVersion != 0 {
 		s += fmt.Sprintf(", PROXY v%d", l.ProxyProtocolVersion)
 	}
+	if l.IPv6 {
+		s += ", IPv6"
+	}
 	return s
 }
 
@@ -125,11 +133,20 @@ func describeBackendSet(bs BackendSet) string {
 	if bs.TLS != nil {
 		s += fmt.Sprintf(", TLS with certificate %q", bs.TLS.Certificate)
 	}
+	if bs.PreserveSource {
+		s += ", client address preserved"
+	}
 	return s
 }
 
-// String returns "10.0.0.1:30080".
-func (b Backend) String() string { return fmt.Sprintf("%s:%d", b.IP, b.Port) }
+// String returns "10.0.0.1:30080", or the instance OCID for a backend named by instance.
+func (b Backend) String() string {
+	host := b.IP
+	if b.TargetID != "" {
+		host = b.TargetID
+	}
+	return net.JoinHostPort(host, strconv.Itoa(b.Port))
+}
 
 // String returns e.g. "HTTP :10256/healthz".
 func (h HealthCheck) String() string {

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -29,11 +28,15 @@ type Options struct {
 	Cluster string
 	// Client calls the OCI Load Balancer API (an *ociclient.LoadBalancerClient).
 	Client Client
-	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it.
+	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it. When it can
+	// also read subnets (an *ociclient.VirtualNetworkClient can), a network load balancer Service
+	// that prefers or requires dual stack is checked against its subnet's IPv6 prefix (see
+	// dualstack.go); without, PreferDualStack is served single-stack.
 	PublicIPs PublicIPs
-	// NetworkLoadBalancers lets Delete prove that a Service asking for a network load balancer
-	// (one the upstream CCM made) has none left before it is released; without it such a
-	// Service is kept. Other Services never use it.
+	// NetworkLoadBalancers calls the OCI Network Load Balancer API (an
+	// *ociclient.NetworkLoadBalancerClient), for Services with
+	// oci.oraclecloud.com/load-balancer-type: nlb. Without it such a Service gets an error (and is
+	// kept when deleted: nothing proves its network load balancer gone).
 	NetworkLoadBalancers NetworkLoadBalancers
 	// Concurrency bounds how many independent changes of one plan run at once (default 1: OCI
 	// runs one work request per load balancer at a time and queues the others).
@@ -55,10 +58,8 @@ const defaultTimeout = 5 * time.Minute
 type Reconciler struct {
 	cfg     *config.Config
 	cluster string
-	client  Client
-	nlbs    NetworkLoadBalancers
-	applier *applier
-	index   *nameIndex
+	engines map[Kind]*engine
+	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
 
@@ -82,17 +83,39 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
-	return &Reconciler{
+	r := &Reconciler{
+		subnets: subnetReaderOf(opts.PublicIPs),
 		cfg:     cfg,
 		cluster: opts.Cluster,
-		client:  opts.Client,
-		nlbs:    opts.NetworkLoadBalancers,
-		applier: &applier{Client: opts.Client, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency},
-		index:   newNameIndex(opts.Client),
+		engines: map[Kind]*engine{},
 		namer:   namingFor(cfg),
 		timeout: timeout,
 		ids:     map[types.UID]lbRef{},
-	}, nil
+	}
+	r.engines[KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
+	if opts.NetworkLoadBalancers != nil {
+		r.engines[KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts)
+	}
+	return r, nil
+}
+
+// engine is the machinery for one product: its API, its name index and its applier.
+type engine struct {
+	p       product
+	index   *nameIndex
+	applier *applier
+}
+
+func newEngine(p product, opts Options) *engine {
+	return &engine{p: p, index: newNameIndex(p), applier: &applier{p: p, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency}}
+}
+
+// engine returns the engine of kind, or an error saying what is missing.
+func (r *Reconciler) engine(kind Kind) (*engine, error) {
+	if e := r.engines[kind]; e != nil {
+		return e, nil
+	}
+	return nil, fmt.Errorf("lb: no client for %s load balancers (set Options.NetworkLoadBalancers)", kind)
 }
 
 // Result is what Ensure did, or what Get found.
@@ -161,7 +184,8 @@ func (r *Reconciler) timedOut(ctx context.Context, what string, svc *v1.Service,
 type planned struct {
 	plan     *Plan
 	desired  *Spec
-	found    *loadbalancer.LoadBalancer // nil when the plan creates the load balancer
+	engine   *engine
+	found    *found // nil when the plan creates the load balancer
 	observed *Spec
 }
 
@@ -173,12 +197,19 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if err != nil {
 		return nil, err
 	}
+	if desired, err = r.dualStack(ctx, svc, nodes, secrets, desired); err != nil {
+		return nil, err
+	}
 	desired.Owner.Cluster = r.cluster
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
 
-	found, how, err := r.find(ctx, svc, desired.AdoptID, true)
+	e, err := r.engine(desired.Kind)
+	if err != nil {
+		return nil, err
+	}
+	found, how, err := r.find(ctx, e, svc, desired.AdoptID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +219,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	}
 	var observed *Spec
 	if found != nil {
-		observed = observe(*found)
+		observed = found.spec()
 		if err := checkOwnership(observed, desired, how); err != nil {
 			return nil, err
 		}
@@ -196,16 +227,19 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 			return nil, err
 		}
 		// Remember it before applying, so a reconcile after a partial failure needs one read.
-		r.remember(svc.UID, refOf(*found))
+		r.remember(svc.UID, refOf(found))
 	}
 	plan, err := Diff(observed, desired)
 	if err != nil {
 		return nil, err
 	}
+	if found != nil && found.State == lifecycleFailed {
+		repair(plan, observed)
+	}
 	if plan.Empty() {
 		logger.V(4).Info("Load balancer is up to date", "loadBalancer", plan.LoadBalancerID)
 	}
-	return &planned{plan: plan, desired: desired, found: found, observed: observed}, nil
+	return &planned{plan: plan, desired: desired, engine: e, found: found, observed: observed}, nil
 }
 
 func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
@@ -213,13 +247,13 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	if err != nil {
 		return nil, err
 	}
-	plan := p.plan
+	plan, e := p.plan, p.engine
 	if !plan.Empty() {
-		r.index.dropListed(plan.LoadBalancerID) // it changes: the next reconcile reads it
+		e.index.dropListed(plan.LoadBalancerID) // it changes: the next reconcile reads it
 		klog.FromContext(ctx).Info("Applying load balancer plan", "service", klog.KObj(svc),
 			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
-	created, err := r.applier.apply(ctx, plan)
+	created, err := e.applier.apply(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +264,16 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	if current == nil {
 		return nil, fmt.Errorf("lb: no load balancer after applying %s", plan.Changes[0])
 	}
-	id := deref(current.Id)
-	r.remember(svc.UID, lbRef{ID: id, Name: plan.Target.Name, CompartmentID: deref(current.CompartmentId)})
+	id := current.ID
+	r.remember(svc.UID, lbRef{Kind: current.Kind, ID: id, Name: plan.Target.Name, CompartmentID: current.CompartmentID})
 	if created != nil || p.observed.Name != plan.Target.Name {
-		r.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
+		e.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
 	}
 	plan.Target.ID = id
-	return &Result{LoadBalancerID: id, Status: statusOf(*current, p.desired.IPMode), Plan: plan, Spec: plan.Target}, nil
+	if err := r.retireOtherKind(ctx, svc, current); err != nil {
+		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
+	}
+	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target}, nil
 }
 
 // Delete deletes the load balancer svc owns. A missing load balancer is success, and so is one
@@ -250,32 +287,51 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
-	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	if err := r.guardNLB(ctx, svc); err != nil {
-		return err
+	kind := kindOf(svc)
+	e, err := r.engine(kind)
+	if err != nil {
+		// Without the client, nothing proves the Service's load balancer gone: keep the Service.
+		return fmt.Errorf("service %s/%s asks for a %s load balancer, whose deletion cannot be confirmed: %w", svc.Namespace, svc.Name, kind, err)
 	}
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, how, err := r.find(ctx, svc, adopt, false)
+	deleted, err := r.deleteIn(ctx, e, svc, adopt)
+	if err != nil {
+		return err
+	}
+	// A Service switched between kinds may still have the other kind's (see switch.go).
+	if other := r.engines[otherKind(kind)]; other != nil && addressedElsewhere(svc, deleted) {
+		if _, err := r.deleteIn(ctx, other, svc, ""); err != nil {
+			return err
+		}
+	}
+	r.forget(svc.UID)
+	return nil
+}
+
+// deleteIn deletes svc's load balancer of e's kind, if it has one, and returns it (nil when
+// there was none or it is not the Service's).
+func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, adopt string) (*found, error) {
+	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
+	found, how, err := r.find(ctx, e, svc, adopt, false)
 	if err != nil || found == nil {
 		if errors.Is(err, ErrNotOwned) {
 			logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
-	observed := observe(*found)
+	observed := found.spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
-		return nil
+		return nil, nil
 	}
 	plan := deletePlan(observed)
 	logger.Info("Deleting load balancer", "plan", plan.String())
-	if _, err := r.applier.apply(ctx, plan); err != nil {
-		return err
+	if _, err := e.applier.apply(ctx, plan); err != nil {
+		return nil, err
 	}
-	r.forget(svc.UID)
-	r.index.Remove(observed.CompartmentID, observed.ID)
-	return nil
+	e.index.Remove(observed.CompartmentID, observed.ID)
+	return found, nil
 }
 
 // Get reports svc's load balancer as OCI has it, and whether it exists (false, with a nil
@@ -283,18 +339,22 @@ func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	e, err := r.engine(kindOf(svc))
+	if err != nil {
+		return nil, false, err
+	}
 	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
-	found, how, err := r.find(ctx, svc, adopt, false)
+	found, how, err := r.find(ctx, e, svc, adopt, false)
 	if err != nil || found == nil {
 		return nil, false, r.timedOut(ctx, "get", svc, err)
 	}
-	observed := observe(*found)
+	observed := found.spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		return nil, false, nil
 	}
 	// An invalid ipMode annotation is reported by Ensure; Get only reports what exists.
 	ipMode := (&desiredBuilder{p: &parser{ann: svc.Annotations}}).ipMode()
-	return &Result{LoadBalancerID: observed.ID, Status: statusOf(*found, ipMode), Spec: observed}, true, nil
+	return &Result{LoadBalancerID: observed.ID, Status: statusOf(found, ipMode, externalIPOnly(svc)), Spec: observed}, true, nil
 }
 
 // Subnets returns the subnets svc's load balancer is in, or would be created in: from its
@@ -327,20 +387,23 @@ func (r *Reconciler) owner(svc *v1.Service) *Spec {
 //
 // With listedOK, a load balancer of the index's last whole listing stands in for a read (see
 // index_listed.go); Delete and Get read afresh.
-func (r *Reconciler) find(ctx context.Context, svc *v1.Service, adoptID string, listedOK bool) (*loadbalancer.LoadBalancer, foundBy, error) {
+func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adoptID string, listedOK bool) (*found, foundBy, error) {
 	cached := r.cached(svc.UID)
+	if cached.kind() != e.p.kind() {
+		cached = lbRef{} // the Service's other load balancer (see switch.go)
+	}
 	if adoptID != "" {
 		// The Service's address shows its load balancer was adopted once: without it, a
 		// missing adoption target never carried the Service and may be taken for gone.
-		ref := lbRef{ID: adoptID, CompartmentID: r.cfg.CompartmentID, Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
+		ref := lbRef{Kind: e.p.kind(), ID: adoptID, CompartmentID: r.cfg.CompartmentID, Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
 		if cached.ID == adoptID {
 			ref = cached
 		}
-		lb, err := r.get(ctx, ref)
+		lb, err := r.get(ctx, e, ref)
 		return lb, foundByAdoption, err
 	}
 	if cached.ID != "" {
-		lb, err := r.getListed(ctx, cached, listedOK)
+		lb, err := r.getListed(ctx, e, cached, listedOK)
 		if err != nil || lb != nil {
 			return lb, foundByCachedID, err
 		}
@@ -349,7 +412,7 @@ func (r *Reconciler) find(ctx context.Context, svc *v1.Service, adoptID string, 
 	// Twice at most: when every indexed match turns out gone, the index has forgotten them and
 	// the second lookup asks OCI (a load balancer made by another process, e.g. before a restart).
 	for range 2 {
-		lb, claim, stale, err := r.findByName(ctx, svc, listedOK)
+		lb, claim, stale, err := r.findByName(ctx, e, svc, listedOK)
 		if lb != nil || err != nil || !stale {
 			return lb, claim, err
 		}
@@ -359,21 +422,22 @@ func (r *Reconciler) find(ctx context.Context, svc *v1.Service, adoptID string, 
 
 // findByName is find through the name index; stale reports that nothing was found and every
 // indexed match was gone (and has been removed from the index).
-func (r *Reconciler) findByName(ctx context.Context, svc *v1.Service, listedOK bool) (_ *loadbalancer.LoadBalancer, _ foundBy, stale bool, _ error) {
-	matches, err := r.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
+func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
+	matches, err := e.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
 	if err != nil {
-		return nil, foundByName, false, fmt.Errorf("look up load balancer for %s/%s: %w", svc.Namespace, svc.Name, err)
+		w := e.p.words()
+		return nil, foundByName, false, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
 	}
 	want := r.owner(svc).Owner
 	var refused error
 	removed := 0
 	for _, m := range matches {
-		lb, err := r.getListed(ctx, lbRef{ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID}, listedOK)
+		lb, err := r.getListed(ctx, e, lbRef{Kind: e.p.kind(), ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID}, listedOK)
 		if err != nil {
 			return nil, foundByName, false, err
 		}
 		if lb == nil {
-			r.index.Remove(r.cfg.CompartmentID, m.ID)
+			e.index.Remove(r.cfg.CompartmentID, m.ID)
 			removed++
 			continue
 		}
@@ -399,26 +463,28 @@ func (r *Reconciler) findByName(ctx context.Context, svc *v1.Service, listedOK b
 
 // get reads a load balancer; nil when it is being deleted, or when it does not exist as a fresh
 // listing of its compartment confirms (a 404 alone may be a missing policy: *AccessError).
-func (r *Reconciler) get(ctx context.Context, ref lbRef) (*loadbalancer.LoadBalancer, error) {
-	lb, err := r.client.GetLoadBalancer(ctx, ref.ID)
+func (r *Reconciler) get(ctx context.Context, e *engine, ref lbRef) (*found, error) {
+	lb, err := e.p.get(ctx, ref.ID)
+	w := e.p.words()
 	switch {
 	case ociclient.IsNotFound(err):
-		return nil, confirmLoadBalancerGone(ctx, r.client, ref, "GetLoadBalancer", "read load-balancers", err)
+		return nil, confirmLoadBalancerGone(ctx, e.p, ref, w.get, "read "+w.resource, err)
 	case err != nil:
-		return nil, fmt.Errorf("get load balancer %s: %w", ref.ID, err)
-	case gone(lb.LifecycleState):
+		return nil, fmt.Errorf("get %s %s: %w", w.noun, ref.ID, err)
+	case lb.gone():
 		return nil, nil
 	}
-	return &lb, nil
+	return lb, nil
 }
 
-// usable refuses load balancers that cannot be changed now.
-func usable(lb *loadbalancer.LoadBalancer) error {
-	switch lb.LifecycleState {
-	case loadbalancer.LoadBalancerLifecycleStateCreating:
-		return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState), Hint: "its creation is still in progress; retry later"}
-	case loadbalancer.LoadBalancerLifecycleStateFailed:
-		return &stateError{LoadBalancerID: deref(lb.Id), State: string(lb.LifecycleState),
+// usable refuses load balancers that cannot be changed now. A FAILED network load balancer is
+// usable: OCI repairs it by the next change (see repairNLB).
+func usable(lb *found) error {
+	switch {
+	case lb.State == lifecycleCreating:
+		return &stateError{LoadBalancerID: lb.ID, State: lb.StateName, Hint: "its creation is still in progress; retry later"}
+	case lb.State == lifecycleFailed && lb.Kind != KindNetworkLoadBalancer:
+		return &stateError{LoadBalancerID: lb.ID, State: lb.StateName,
 			Hint: "OCI could not create it; delete the Service (or the load balancer) and recreate it"}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -295,18 +296,19 @@ func certificateDetails(c Certificate) loadbalancer.CreateCertificateDetails {
 	}
 }
 
-// statusOf lists the load balancer's addresses for the Service status: public addresses for a
-// public load balancer, private ones for an internal one.
-func statusOf(lb loadbalancer.LoadBalancer, ipMode *v1.LoadBalancerIPMode) *v1.LoadBalancerStatus {
-	internal := lb.IsPrivate != nil && *lb.IsPrivate
+// statusOf lists the load balancer's addresses for the Service status. A load balancer reports
+// its public addresses when public, its private ones when internal. A network load balancer
+// reports every address, as the upstream CCM does, or only the public ones with publicOnly
+// (AnnotationNLBExternalIPOnly).
+func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.LoadBalancerStatus {
 	var ips []string
-	for _, a := range lb.IpAddresses {
-		public := !internal
-		if a.IsPublic != nil {
-			public = *a.IsPublic
+	for _, a := range f.Addresses {
+		keep := a.Public != f.Internal
+		if f.Kind == KindNetworkLoadBalancer {
+			keep = a.Public || !publicOnly
 		}
-		if ip := deref(a.IpAddress); ip != "" && public != internal {
-			ips = append(ips, ip)
+		if a.IP != "" && keep {
+			ips = append(ips, a.IP)
 		}
 	}
 	slices.SortFunc(ips, compareIPs)
@@ -320,6 +322,17 @@ func statusOf(lb loadbalancer.LoadBalancer, ipMode *v1.LoadBalancerIPMode) *v1.L
 		st.Ingress = append(st.Ingress, ing)
 	}
 	return st
+}
+
+// observeFound reads a found's SDK value into a Spec.
+func observeFound(f *found) *Spec {
+	switch raw := f.raw.(type) {
+	case loadbalancer.LoadBalancer:
+		return observe(raw)
+	case nlbapi.NetworkLoadBalancer:
+		return observeNLB(raw)
+	}
+	return &Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: cloneStringMap(f.FreeformTags)}
 }
 
 func deref(p *string) string {

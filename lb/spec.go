@@ -14,8 +14,7 @@ import (
 // Kind is the OCI product that realises a Service.
 type Kind string
 
-// The kinds. Only KindLoadBalancer is implemented; KindNetworkLoadBalancer exists so that Spec,
-// Diff and the security-rule inputs are shaped for it already.
+// The kinds. Both go through the same Desired, Diff, ordering and Reconciler; see product.go.
 const (
 	// KindLoadBalancer is the OCI Load Balancer service (layer 4/7, API 20170115).
 	KindLoadBalancer Kind = "lb"
@@ -50,6 +49,11 @@ type Spec struct {
 	ReservedIP string
 	// NetworkSecurityGroups are NSG OCIDs, sorted.
 	NetworkSecurityGroups []string
+	// AssignedIPv4 and AssignedIPv6 are the private addresses a network load balancer is created
+	// with (AnnotationNLBAssignedPrivateIPv4, AnnotationNLBAssignedIPv6); empty lets OCI pick.
+	// Create only: not observed or compared.
+	AssignedIPv4 string
+	AssignedIPv6 string
 
 	Listeners    map[string]Listener
 	BackendSets  map[string]BackendSet
@@ -76,8 +80,13 @@ type Spec struct {
 	SourceCIDRs []string
 	// SecurityListMode is the effective security-list management mode (annotation, else config).
 	SecurityListMode config.SecurityListMode
-	// IPFamilies are the Service's IP families (only IPv4 is supported by KindLoadBalancer).
+	// IPFamilies are the IP families the load balancer serves: the Service's for a network load
+	// balancer (IPv4, IPv6 or both; see Desired), IPv4 for a load balancer.
 	IPFamilies []v1.IPFamily
+	// PreserveSource means the backends see the clients' addresses (a network load balancer with
+	// AnnotationNLBPreserveSource), so the node subnets' security rules must admit the client
+	// sources (SourceCIDRs) on the node ports.
+	PreserveSource bool
 	// IPMode is reported in the Service status when set.
 	IPMode *v1.LoadBalancerIPMode
 	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
@@ -110,9 +119,12 @@ func (s Shape) IsFlexible() bool { return s.Name == shapeFlexible }
 // Listener is a port the load balancer accepts connections on.
 type Listener struct {
 	Name string
-	// Protocol is TCP, HTTP or GRPC (KindLoadBalancer).
+	// Protocol is TCP, HTTP or GRPC (KindLoadBalancer); TCP, UDP or TCP_AND_UDP
+	// (KindNetworkLoadBalancer).
 	Protocol string
-	Port     int
+	// IPv6 marks a network load balancer's IPv6 listener (false: IPv4).
+	IPv6 bool
+	Port int
 	// BackendSet is the name of the backend set the listener forwards to.
 	BackendSet string
 	// TLS, when set, terminates TLS with a certificate from Spec.Certificates.
@@ -156,8 +168,13 @@ type TLS struct {
 // BackendSet is a group of backends with a health check and balancing policy.
 type BackendSet struct {
 	Name string
-	// Policy is ROUND_ROBIN, LEAST_CONNECTIONS or IP_HASH.
-	Policy   string
+	// Policy is ROUND_ROBIN, LEAST_CONNECTIONS or IP_HASH (KindLoadBalancer); TWO_TUPLE,
+	// THREE_TUPLE or FIVE_TUPLE (KindNetworkLoadBalancer).
+	Policy string
+	// PreserveSource makes a network load balancer pass the client's address to the backends.
+	PreserveSource bool
+	// IPv6 marks a network load balancer's IPv6 backend set (false: IPv4).
+	IPv6     bool
 	Backends []Backend
 	// HealthCheck is how the load balancer probes each backend.
 	HealthCheck HealthCheck
@@ -167,8 +184,13 @@ type BackendSet struct {
 
 // Backend is one node behind a backend set.
 type Backend struct {
+	// IP is the node's address. A network load balancer's backend named by TargetID is compared
+	// by TargetID alone (OCI resolves the address).
 	IP   string
 	Port int
+	// TargetID is the node's instance OCID, by which a network load balancer addresses an IPv4
+	// backend when the Node has a providerID.
+	TargetID string
 }
 
 // HealthCheck is a backend set's health checker.
@@ -202,7 +224,7 @@ type Certificate struct {
 
 // Port is one Service port as the security rules need it.
 type Port struct {
-	// Protocol is the Service port's protocol (TCP).
+	// Protocol is the Service port's protocol (TCP, or UDP for a network load balancer).
 	Protocol v1.Protocol
 	// Listener is the port clients connect to on the load balancer.
 	Listener int

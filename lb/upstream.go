@@ -16,7 +16,8 @@ const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 // unsupportedAnnotations are the upstream CCM's Service annotations oci-ccm does not implement,
 // with why. A Service carrying one is refused rather than reconciled without it: silently
 // dropping, say, a rule set or a per-Service compartment would build a different load balancer
-// from the one the user asked for. (Network load balancer annotations are refused by prefix.)
+// from the one the user asked for. Annotations of the other kind, and unknown ones with the
+// network load balancer prefix, are refused too (refuseUnsupported).
 var unsupportedAnnotations = map[string]string{
 	"oci.oraclecloud.com/oci-load-balancer-rule-sets": "not supported by oci-ccm yet " +
 		"(listener rule sets are not managed); remove it",
@@ -26,23 +27,53 @@ var unsupportedAnnotations = map[string]string{
 		"(workload identity is not implemented); remove it",
 	"oci.oraclecloud.com/oci-backend-network-security-group": "not supported by oci-ccm yet " +
 		"(rules are managed in security lists, not network security groups); remove it",
+	nlbAnnotationPrefix + "freeform-tags": "not supported by oci-ccm: the older spelling of " +
+		string(AnnotationNLBInitialFreeformTags) + "; rename it",
+	nlbAnnotationPrefix + "defined-tags": "not supported by oci-ccm: the older spelling of " +
+		string(AnnotationNLBInitialDefinedTags) + "; rename it",
 }
 
-// refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, in
-// key order so the error reads the same every time.
-func (d *desiredBuilder) refuseUnsupported() {
+// lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with
+// what to use instead ("" for nothing). A network load balancer Service carrying one is refused:
+// silently ignoring, say, oci-load-balancer-internal would make a public one.
+var lbOnlyAnnotations = map[Annotation]Annotation{
+	AnnotationInternal: AnnotationNLBInternal, AnnotationShape: "", AnnotationShapeFlexMin: "", AnnotationShapeFlexMax: "",
+	AnnotationSubnet1: AnnotationNLBSubnet, AnnotationSubnet2: AnnotationNLBSubnet, AnnotationSSLPorts: "", AnnotationTLSSecret: "",
+	AnnotationTLSBackendSetSecret: "", AnnotationBackendProtocol: "", AnnotationHealthCheckRetries: AnnotationNLBHealthCheckRetries,
+	AnnotationHealthCheckInterval: AnnotationNLBHealthCheckInterval, AnnotationHealthCheckTimeout: AnnotationNLBHealthCheckTimeout,
+	AnnotationConnectionIdleTimeout: "", AnnotationProxyProtocolVersion: AnnotationNLBProxyProtocolV2,
+	AnnotationSecurityListManagementMode: AnnotationNLBSecurityListManagementMode, AnnotationPolicy: AnnotationNLBBackendPolicy,
+	AnnotationListenerSSLConfig: "", AnnotationBackendSetSSLConfig: "",
+}
+
+// refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, and
+// for every annotation of the other kind than kind, in key order so the error reads the same
+// every time.
+func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 	var keys []string
 	for k := range d.svc.Annotations {
-		if _, ok := unsupportedAnnotations[k]; ok || strings.HasPrefix(k, nlbAnnotationPrefix) {
+		_, unsupported := unsupportedAnnotations[k]
+		_, lbOnly := lbOnlyAnnotations[Annotation(k)]
+		nlbOnly := strings.HasPrefix(k, nlbAnnotationPrefix)
+		unknownNLB := nlbOnly && !slices.Contains(nlbAnnotations(), Annotation(k))
+		if unsupported || unknownNLB || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
 		reason, ok := unsupportedAnnotations[k]
-		if !ok {
-			reason = "network load balancer annotations are not supported by oci-ccm yet; " +
-				"remove it (and " + string(AnnotationLoadBalancerType) + ": nlb)"
+		switch {
+		case ok:
+		case strings.HasPrefix(k, nlbAnnotationPrefix) && !slices.Contains(nlbAnnotations(), Annotation(k)):
+			reason = "an annotation oci-ccm does not know (see lb/README.md for the network load balancer annotations); remove it"
+		case kind == KindLoadBalancer:
+			reason = "nothing on a load balancer: it applies to network load balancers (" + string(AnnotationLoadBalancerType) + ": nlb); remove it"
+		default:
+			reason = "nothing on a network load balancer: it applies to load balancers (" + string(AnnotationLoadBalancerType) + ": lb); remove it"
+			if alt := lbOnlyAnnotations[Annotation(k)]; alt != "" {
+				reason += ", or use " + string(alt)
+			}
 		}
 		d.p.add(&Problem{Field: k, Value: d.svc.Annotations[k], Allowed: reason})
 	}

@@ -15,12 +15,10 @@ import (
 
 func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
 	for key, value := range map[string]string{
-		"oci.oraclecloud.com/oci-load-balancer-rule-sets":              `{"r":{"items":[]}}`,
-		"oci.oraclecloud.com/compartment-id":                           "ocid1.compartment.oc1..other",
-		"oci.oraclecloud.com/workload-service-account":                 "ccm",
-		"oci.oraclecloud.com/oci-backend-network-security-group":       "ocid1.networksecuritygroup.oc1..a",
-		"oci-network-load-balancer.oraclecloud.com/backend-policy":     "TWO_TUPLE",
-		"oci-network-load-balancer.oraclecloud.com/is-preserve-source": "true",
+		"oci.oraclecloud.com/oci-load-balancer-rule-sets":        `{"r":{"items":[]}}`,
+		"oci.oraclecloud.com/compartment-id":                     "ocid1.compartment.oc1..other",
+		"oci.oraclecloud.com/workload-service-account":           "ccm",
+		"oci.oraclecloud.com/oci-backend-network-security-group": "ocid1.networksecuritygroup.oc1..a",
 	} {
 		t.Run(key, func(t *testing.T) {
 			svc := testService()

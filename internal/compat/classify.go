@@ -45,6 +45,9 @@ func classifyAnnotation(a upstreamAnnotation) (Row, error) {
 		ann[k] = v
 	}
 	svc := sampleService(ann)
+	if a.Spec != nil {
+		a.Spec(&svc.Spec)
+	}
 	_, err := lb.Desired(svc, sampleNodes(), sampleConfig(), anySecret(svc))
 	var ve *lb.ValidationError
 	switch {

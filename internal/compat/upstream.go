@@ -3,6 +3,8 @@
 
 package main
 
+import v1 "k8s.io/api/core/v1"
+
 // The upstream OCI CCM's (oracle/oci-cloud-controller-manager v1.35) Service annotations and
 // cloud-provider.yaml keys, each with a value its users write. The status of each is not written
 // here: classify runs oci-ccm's own code on the value and reports what it does.
@@ -20,7 +22,14 @@ type upstreamAnnotation struct {
 	With       map[string]string
 	// Difference says how oci-ccm's support differs from upstream's, for supported keys only.
 	Difference string
+	// Spec, when set, gives the sample Service what the value needs (an IP family, a traffic
+	// policy).
+	Spec func(*v1.ServiceSpec)
 }
+
+// nlb is the annotation that makes a Service's load balancer a network load balancer: every
+// network load balancer annotation is classified beside it.
+var nlb = map[string]string{o + "load-balancer-type": "nlb"}
 
 var upstreamAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-internal", Value: "true"},
@@ -52,31 +61,34 @@ var upstreamAnnotations = []upstreamAnnotation{
 	{Key: o + "initial-defined-tags-override", Value: `{"ops":{"team":"web"}}`},
 	{Key: o + "node-label-selector", Value: "pool=web"},
 	{Key: o + "oci-load-balancer-rule-sets", Value: `{"hdr":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x","value":"y"}]}}`},
-	{Key: o + "load-balancer-type", Value: "nlb"},
+	{Key: o + "load-balancer-type", Value: "nlb",
+		Difference: "changing it between lb and nlb replaces the load balancer: the new one is created, the Service moved to it, then the old one deleted"},
 	{Key: o + "security-rule-management-mode", Value: "SL-Frontend",
 		Difference: "NSG mode is refused; SL-All, SL-Frontend and None select the security-list modes"},
 	{Key: o + "oci-backend-network-security-group", Value: "ocid1.networksecuritygroup.oc1.phx.b"},
 	{Key: o + "ingress-ip-mode", Value: "proxy"},
 	{Key: o + "workload-service-account", Value: "ccm"},
 	{Key: o + "compartment-id", Value: "ocid1.compartment.oc1..other"},
-	{Key: n + "internal", Value: "true"},
-	{Key: n + "subnet", Value: "ocid1.subnet.oc1.phx.nlb"},
-	{Key: n + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.c"},
-	{Key: n + "health-check-retries", Value: "3"},
-	{Key: n + "health-check-interval", Value: "10000"},
-	{Key: n + "health-check-timeout", Value: "3000"},
-	{Key: n + "backend-policy", Value: "FIVE_TUPLE"},
-	{Key: n + "security-list-management-mode", Value: "None"},
-	{Key: n + "initial-freeform-tags-override", Value: `{"team":"web"}`},
-	{Key: n + "initial-defined-tags-override", Value: `{"ops":{"team":"web"}}`},
-	{Key: n + "freeform-tags", Value: `{"team":"web"}`},
-	{Key: n + "defined-tags", Value: `{"ops":{"team":"web"}}`},
-	{Key: n + "node-label-selector", Value: "pool=web"},
-	{Key: n + "is-preserve-source", Value: "true"},
-	{Key: n + "is-ppv2-enabled", Value: "true"},
-	{Key: n + "external-ip-only", Value: "true"},
-	{Key: n + "assigned-private-ipv4", Value: "10.0.0.10"},
-	{Key: n + "assigned-ipv6", Value: "2001:db8::10"},
+	{Key: n + "internal", Value: "true", With: nlb},
+	{Key: n + "subnet", Value: "ocid1.subnet.oc1.phx.nlb", With: nlb},
+	{Key: n + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.c", With: nlb},
+	{Key: n + "health-check-retries", Value: "3", With: nlb},
+	{Key: n + "health-check-interval", Value: "10000", With: nlb},
+	{Key: n + "health-check-timeout", Value: "3000", With: nlb},
+	{Key: n + "backend-policy", Value: "FIVE_TUPLE", With: nlb},
+	{Key: n + "security-list-management-mode", Value: "None", With: nlb},
+	{Key: n + "initial-freeform-tags-override", Value: `{"team":"web"}`, With: nlb},
+	{Key: n + "initial-defined-tags-override", Value: `{"ops":{"team":"web"}}`, With: nlb},
+	{Key: n + "freeform-tags", Value: `{"team":"web"}`, With: nlb},
+	{Key: n + "defined-tags", Value: `{"ops":{"team":"web"}}`, With: nlb},
+	{Key: n + "node-label-selector", Value: "pool=web", With: nlb},
+	{Key: n + "is-preserve-source", Value: "true", With: nlb, Spec: func(s *v1.ServiceSpec) {
+		s.ExternalTrafficPolicy, s.HealthCheckNodePort = v1.ServiceExternalTrafficPolicyLocal, 32000
+	}},
+	{Key: n + "is-ppv2-enabled", Value: "true", With: nlb},
+	{Key: n + "external-ip-only", Value: "true", With: nlb},
+	{Key: n + "assigned-private-ipv4", Value: "10.0.0.10", With: nlb},
+	{Key: n + "assigned-ipv6", Value: "2001:db8::10", With: nlb, Spec: func(s *v1.ServiceSpec) { s.IPFamilies = []v1.IPFamily{v1.IPv6Protocol} }},
 }
 
 // upstreamConfigKey is one cloud-provider.yaml key (a dotted path) and a document setting it.

@@ -201,6 +201,28 @@ var suite = []step{
 	{"EnsureLoadBalancerDeleted", func(ctx context.Context, w *world) error {
 		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.service(8080))
 	}},
+	{"EnsureLoadBalancer (network load balancer, UDP and TCP)", func(ctx context.Context, w *world) error {
+		_, err := w.lbs().EnsureLoadBalancer(ctx, "iam-cluster", w.nlbService(), w.nodes[:2])
+		return err
+	}},
+	{"EnsureLoadBalancerDeleted (network load balancer)", func(ctx context.Context, w *world) error {
+		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.nlbService())
+	}},
+}
+
+// nlbService is a Service asking for a network load balancer, with a UDP and a TCP port.
+func (w *world) nlbService() *v1.Service {
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", UID: types.UID("uid-dns"),
+			Annotations: map[string]string{string(lb.AnnotationLoadBalancerType): "nlb"}},
+		Spec: v1.ServiceSpec{
+			Type: v1.ServiceTypeLoadBalancer,
+			Ports: []v1.ServicePort{
+				{Name: "dns", Protocol: v1.ProtocolUDP, Port: 53, TargetPort: intstr.FromInt32(53), NodePort: 30053},
+				{Name: "web", Protocol: v1.ProtocolTCP, Port: 80, TargetPort: intstr.FromInt32(8080), NodePort: 30080},
+			},
+		},
+	}
 }
 
 // runSuite runs the suite until a step fails and returns that step's name and error.
@@ -227,7 +249,8 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 	// The suite must really have made the calls the statements are for.
 	calls := w.srv.Calls()
 	for _, op := range []string{"GetInstance", "ListVnicAttachments", "CreateLoadBalancer", "UpdateBackendSet",
-		"UpdateSecurityList", "DeleteLoadBalancer", "GetPublicIpByIpAddress"} {
+		"UpdateSecurityList", "DeleteLoadBalancer", "GetPublicIpByIpAddress",
+		ocitest.NLB("CreateNetworkLoadBalancer"), ocitest.NLB("DeleteNetworkLoadBalancer")} {
 		if calls.Op(op) == 0 {
 			t.Errorf("the suite never called %s:\n%s", op, calls)
 		}
@@ -237,14 +260,15 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 // needs says, for each documented statement (by its verb and resource type), which call fails
 // first without it.
 var needs = map[string]string{
-	"manage load-balancers":       "ListLoadBalancers",
-	"read instance-family":        "GetInstance",
-	"read virtual-network-family": "ListVnicAttachments",
-	"use subnets":                 "CreateLoadBalancer",
-	"use vnics":                   "CreateLoadBalancer",
-	"manage security-lists":       "UpdateSecurityList",
-	"use network-security-groups": "CreateLoadBalancer",
-	"use public-ips":              "CreateLoadBalancer",
+	"manage load-balancers":         "ListLoadBalancers",
+	"manage network-load-balancers": ocitest.NLB("ListNetworkLoadBalancers"),
+	"read instance-family":          "GetInstance",
+	"read virtual-network-family":   "ListVnicAttachments",
+	"use subnets":                   "CreateLoadBalancer",
+	"use vnics":                     "CreateLoadBalancer",
+	"manage security-lists":         "UpdateSecurityList",
+	"use network-security-groups":   "CreateLoadBalancer",
+	"use public-ips":                "CreateLoadBalancer",
 }
 
 // grant is a statement's "<verb> <resource-type>".
@@ -288,6 +312,7 @@ func TestWeakerVerbsThanDocumentedAreNotEnough(t *testing.T) {
 	}{
 		{"manage security-lists", "use security-lists", "UpdateSecurityList", false},
 		{"manage load-balancers", "use load-balancers", "CreateLoadBalancer", false},
+		{"manage network-load-balancers", "use network-load-balancers", ocitest.NLB("CreateNetworkLoadBalancer"), false},
 		// inspect allows ListInstances: a refused GetInstance falls back to a fresh listing of
 		// the compartment, which finds the instance. It works, at a listing of the whole
 		// compartment per lookup instead of one GetInstance: read stays in the policy.

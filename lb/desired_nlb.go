@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// The network load balancer's values and defaults.
+const (
+	// nlbMinHealthIntervalMs is OCI's lowest health-check interval of a network load balancer.
+	nlbMinHealthIntervalMs = 10000
+	nlbDefaultPolicy       = "FIVE_TUPLE"
+	// protocolUDP and protocolTCPAndUDP are network load balancer listener protocols.
+	protocolUDP       = "UDP"
+	protocolTCPAndUDP = "TCP_AND_UDP"
+	// ipv6Suffix ends the names of a dual-stack network load balancer's IPv6 listeners and
+	// backend sets ("TCP-80-IPv6"); the IPv4 ones keep the plain names.
+	ipv6Suffix = "-IPv6"
+)
+
+// buildNLB is build for a network load balancer: the same Spec, with the network load balancer
+// annotations, one subnet, no shape or certificates, TCP/UDP listeners and backends by instance.
+func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
+	svc, p := d.svc, d.p
+	spec := &Spec{
+		Kind:          KindNetworkLoadBalancer,
+		Name:          namingFor(d.cfg).Name(svc),
+		CompartmentID: d.cfg.CompartmentID,
+		Internal:      p.boolean(AnnotationNLBInternal, false),
+		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates:  map[string]Certificate{},
+		AdoptID:       p.str(AnnotationAdoptLoadBalancerID, ""),
+	}
+	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
+		p.add(AnnotationAdoptLoadBalancerID.problemf(spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", AnnotationLoadBalancerType))
+	}
+	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
+	spec.ReservedIP = d.reservedIP(spec.Internal)
+	nsgs := AnnotationNetworkSecurityGroups
+	if p.has(AnnotationNLBNetworkSecurityGroups) {
+		nsgs = AnnotationNLBNetworkSecurityGroups
+	}
+	spec.NetworkSecurityGroups = p.ocids(nsgs, "networksecuritygroup", maxNetworkSecurityGroups)
+	spec.SourceCIDRs = d.sourceCIDRs()
+	spec.SecurityListMode = d.nlbSecurityListMode()
+	spec.FreeformTags, spec.DefinedTags = d.nlbTags()
+	spec.IPFamilies = d.nlbIPFamilies()
+	spec.IPMode = d.ipMode()
+	spec.AssignedIPv4, spec.AssignedIPv6 = d.assignedIPs(spec.IPFamilies)
+	spec.PreserveSource = d.preserveSource()
+	p.boolean(AnnotationNLBExternalIPOnly, false) // read by the status (externalIPOnly); checked here
+	d.serviceSpecChecks(0)
+	d.refuseUnsupported(KindNetworkLoadBalancer)
+
+	selector := AnnotationNodeLabelSelector
+	if p.has(AnnotationNLBNodeLabelSelector) {
+		selector = AnnotationNLBNodeLabelSelector
+	}
+	backends, excluded := nlbBackendNodes(nodes, d.selector(selector), spec.IPFamilies)
+	spec.ExcludedNodes = excluded
+	d.nlbPortsAndListeners(spec, backends)
+	return spec
+}
+
+// nlbSubnet returns the annotation's subnet, else loadBalancer.subnet1; the bool is true when it
+// came from the config.
+func (d *desiredBuilder) nlbSubnet() ([]string, bool) {
+	v := d.p.str(AnnotationNLBSubnet, "")
+	defaulted := v == ""
+	if defaulted {
+		v = d.cfg.LoadBalancer.Subnet1
+	}
+	switch {
+	case v == "":
+		d.p.add(AnnotationNLBSubnet.problemf("", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
+		return nil, defaulted
+	case !strings.HasPrefix(v, "ocid1.subnet."):
+		d.p.add(AnnotationNLBSubnet.problemf(v, "a subnet OCID (ocid1.subnet.…)"))
+		return nil, defaulted
+	}
+	return []string{v}, defaulted
+}
+
+// nlbSecurityListMode is security-rule-management-mode, else the network load balancer's own
+// annotation, else None: the upstream CCM's default for network load balancers (the config's
+// mode is for load balancers).
+func (d *desiredBuilder) nlbSecurityListMode() config.SecurityListMode {
+	if mode, ok := d.securityRuleMode(); ok {
+		return mode
+	}
+	modes := []string{string(config.SecurityListModeAll), string(config.SecurityListModeFrontend),
+		string(config.SecurityListModeBackend), string(config.SecurityListModeNone)}
+	return config.SecurityListMode(d.p.oneOf(AnnotationNLBSecurityListManagementMode, string(config.SecurityListModeNone), modes...))
+}
+
+// nlbTags are the network load balancer's tag annotations, else the load balancer's, else the
+// config's.
+func (d *desiredBuilder) nlbTags() (map[string]string, map[string]map[string]any) {
+	freeform, defined := d.tags()
+	if m, ok := d.p.freeformTags(AnnotationNLBInitialFreeformTags); ok {
+		freeform = m
+	}
+	if m, ok := d.p.definedTags(AnnotationNLBInitialDefinedTags); ok {
+		defined = m
+	}
+	return freeform, defined
+}
+
+// nlbIPFamilies are the families the network load balancer serves: the Service's first family
+// (IPv4 when none is set), both with RequireDualStack. PreferDualStack gets both when the subnet
+// is known to have an IPv6 prefix (subnetHasIPv6), else the first family alone: a dual-stack
+// create in an IPv4-only subnet would fail where the Service only prefers dual stack.
+func (d *desiredBuilder) nlbIPFamilies() []v1.IPFamily {
+	fams := d.svc.Spec.IPFamilies
+	for i, f := range fams {
+		if f != v1.IPv4Protocol && f != v1.IPv6Protocol {
+			d.p.add(&Problem{Field: fmt.Sprintf("spec.ipFamilies[%d]", i), Value: string(f), Allowed: "IPv4 or IPv6"})
+			return []v1.IPFamily{v1.IPv4Protocol}
+		}
+	}
+	if len(fams) == 0 {
+		return []v1.IPFamily{v1.IPv4Protocol}
+	}
+	if p := d.svc.Spec.IPFamilyPolicy; p != nil && (*p == v1.IPFamilyPolicyRequireDualStack || *p == v1.IPFamilyPolicyPreferDualStack && d.subnetHasIPv6) {
+		return []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+	}
+	return []v1.IPFamily{fams[0]}
+}
+
+// assignedIPs reads the addresses a new network load balancer asks for.
+func (d *desiredBuilder) assignedIPs(fams []v1.IPFamily) (v4, v6 string) {
+	read := func(a Annotation, fam v1.IPFamily) string {
+		v := d.p.str(a, "")
+		if v == "" {
+			return ""
+		}
+		ip, err := netip.ParseAddr(v)
+		switch {
+		case err != nil || (fam == v1.IPv4Protocol) != ip.Is4():
+			d.p.add(a.problemf(v, "an %s address", fam))
+		case !slices.Contains(fams, fam):
+			d.p.add(a.problemf(v, "no value: the Service's IP families (%s) do not include %s", joinFamilies(fams), fam))
+		default:
+			return ip.String()
+		}
+		return ""
+	}
+	return read(AnnotationNLBAssignedPrivateIPv4, v1.IPv4Protocol), read(AnnotationNLBAssignedIPv6, v1.IPv6Protocol)
+}
+
+func joinFamilies(fams []v1.IPFamily) string {
+	out := make([]string, len(fams))
+	for i, f := range fams {
+		out[i] = string(f)
+	}
+	return strings.Join(out, ", ")
+}
+
+// preserveSource reads AnnotationNLBPreserveSource: by default on with externalTrafficPolicy
+// Local, and refused with Cluster, where kube-proxy forwards to other nodes whose replies would
+// not return through the network load balancer.
+func (d *desiredBuilder) preserveSource() bool {
+	local := d.svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal
+	v := d.p.boolean(AnnotationNLBPreserveSource, local)
+	if v && !local {
+		d.p.add(AnnotationNLBPreserveSource.problemf(d.p.ann[string(AnnotationNLBPreserveSource)],
+			"false with externalTrafficPolicy %s (preserving the client's address needs externalTrafficPolicy Local)", d.svc.Spec.ExternalTrafficPolicy))
+		return false
+	}
+	return v
+}
+
+// nlbNode is a backend Node's addresses and instance.
+type nlbNode struct {
+	v4, v6 string
+	// target is the instance OCID from the providerID; empty without one.
+	target string
+}
+
+// nlbBackendNodes returns the Nodes that serve traffic, by IPv4 (else IPv6) address, and those
+// left out with the reason: the same choice as backendNodes, with the addresses of the families
+// the network load balancer serves.
+func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFamily) ([]nlbNode, map[string]string) {
+	var out []nlbNode
+	var excluded map[string]string
+	seen := map[string]bool{}
+	wantV4, wantV6 := slices.Contains(fams, v1.IPv4Protocol), slices.Contains(fams, v1.IPv6Protocol)
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		reason := ""
+		nn := nlbNode{target: instanceOCID(n.Spec.ProviderID)}
+		switch {
+		case hasLabel(n, v1.LabelNodeExcludeBalancers):
+			reason = reasonExcludeLabel
+		case selector != nil && !selector.Matches(labels.Set(n.Labels)):
+			reason = reasonNotSelected
+		case n.DeletionTimestamp != nil:
+			reason = reasonDeleting
+		}
+		if reason == "" {
+			if wantV4 {
+				nn.v4 = internalIPv4(n)
+			}
+			if wantV6 {
+				nn.v6 = internalIPv6(n)
+			}
+			key := nn.v4 + "/" + nn.v6
+			switch {
+			case nn.v4 == "" && nn.v6 == "":
+				reason = "has no InternalIP address of the Service's IP families"
+			case seen[key]:
+				reason = reasonDuplicateAddr
+			}
+			seen[key] = true
+		}
+		if reason != "" {
+			if excluded == nil {
+				excluded = map[string]string{}
+			}
+			excluded[n.Name] = reason
+			continue
+		}
+		out = append(out, nn)
+	}
+	slices.SortFunc(out, func(a, b nlbNode) int {
+		if c := compareIPs(a.v4, b.v4); c != 0 {
+			return c
+		}
+		return compareIPs(a.v6, b.v6)
+	})
+	return out, excluded
+}
+
+// instanceOCID reads a Node's providerID: "oci://<ocid>" or the bare instance OCID; "" for
+// anything else.
+func instanceOCID(providerID string) string {
+	id := strings.TrimPrefix(providerID, "oci://")
+	if strings.HasPrefix(id, "ocid1.instance.") {
+		return id
+	}
+	return ""
+}
+
+// internalIPv6 returns the Node's first IPv6 InternalIP address.
+func internalIPv6(n *v1.Node) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type != v1.NodeInternalIP {
+			continue
+		}
+		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is6() && !ip.Is4In6() {
+			return ip.String()
+		}
+	}
+	return ""
+}
+
+// nlbPortsAndListeners builds one listener and backend set per Service port number and IP
+// family: TCP, UDP, or TCP_AND_UDP when the Service has the port on both protocols (one node port
+// then serves both, as Kubernetes allocates it).
+func (d *desiredBuilder) nlbPortsAndListeners(spec *Spec, nodes []nlbNode) {
+	p := d.p
+	policy := p.oneOf(AnnotationNLBBackendPolicy, nlbDefaultPolicy, "TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE")
+	proxy := 0
+	if p.boolean(AnnotationNLBProxyProtocolV2, false) {
+		proxy = 2
+	}
+	hc := d.healthCheckFrom(false, AnnotationNLBHealthCheckRetries, AnnotationNLBHealthCheckInterval, AnnotationNLBHealthCheckTimeout, nlbMinHealthIntervalMs)
+
+	type group struct {
+		protocols []v1.Protocol
+		nodePort  int
+	}
+	byPort := map[int]*group{}
+	for i, sp := range d.svc.Spec.Ports {
+		proto := sp.Protocol
+		if proto == "" {
+			proto = v1.ProtocolTCP
+		}
+		if proto != v1.ProtocolTCP && proto != v1.ProtocolUDP {
+			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].protocol", i), Value: string(proto),
+				Allowed: "TCP or UDP (OCI network load balancers forward TCP and UDP)"})
+			continue
+		}
+		if sp.NodePort == 0 {
+			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: "0",
+				Allowed: "an allocated node port (spec.allocateLoadBalancerNodePorts must not be false)"})
+			continue
+		}
+		port, nodePort := int(sp.Port), int(sp.NodePort)
+		g := byPort[port]
+		if g == nil {
+			g = &group{nodePort: nodePort}
+			byPort[port] = g
+		} else if g.nodePort != nodePort {
+			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: fmt.Sprint(nodePort),
+				Allowed: fmt.Sprintf("%d, the node port of port %d on the other protocol (one TCP_AND_UDP listener forwards both to one node port)", g.nodePort, port)})
+			continue
+		}
+		g.protocols = append(g.protocols, proto)
+		spec.Ports = append(spec.Ports, Port{Protocol: proto, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
+	}
+
+	spec.Listeners = make(map[string]Listener, len(byPort)*len(spec.IPFamilies))
+	spec.BackendSets = make(map[string]BackendSet, len(byPort)*len(spec.IPFamilies))
+	dual := len(spec.IPFamilies) > 1
+	for _, port := range slices.Sorted(maps.Keys(byPort)) {
+		g := byPort[port]
+		protocol := string(g.protocols[0])
+		if len(g.protocols) > 1 {
+			protocol = protocolTCPAndUDP
+		}
+		for _, fam := range spec.IPFamilies {
+			v6 := fam == v1.IPv6Protocol
+			name := listenerName(protocol, port)
+			if v6 && dual {
+				name += ipv6Suffix
+			}
+			bs := BackendSet{Name: name, Policy: policy, PreserveSource: spec.PreserveSource, IPv6: v6, HealthCheck: hc,
+				Backends: make([]Backend, 0, len(nodes))}
+			for _, n := range nodes {
+				switch {
+				case !v6 && n.v4 != "":
+					bs.Backends = append(bs.Backends, Backend{IP: n.v4, Port: g.nodePort, TargetID: n.target})
+				case v6 && n.v6 != "":
+					// By address: an instance's target resolves to its primary IPv4 address.
+					bs.Backends = append(bs.Backends, Backend{IP: n.v6, Port: g.nodePort})
+				}
+			}
+			spec.BackendSets[name] = bs
+			spec.Listeners[name] = Listener{Name: name, Protocol: protocol, Port: port, BackendSet: name, IPv6: v6, ProxyProtocolVersion: proxy}
+		}
+	}
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+func nlbService(opts ...svcOpt) *v1.Service {
+	return testService(append([]svcOpt{withAnnotation(AnnotationLoadBalancerType, "nlb")}, opts...)...)
+}
+
+func udpPort(name string, port, nodePort int32) v1.ServicePort {
+	return v1.ServicePort{Name: name, Protocol: v1.ProtocolUDP, Port: port, NodePort: nodePort}
+}
+
+func withProviderID(id string) nodeOpt { return func(n *v1.Node) { n.Spec.ProviderID = id } }
+
+func withIPv6(addr string) nodeOpt {
+	return func(n *v1.Node) {
+		n.Status.Addresses = append(n.Status.Addresses, v1.NodeAddress{Type: v1.NodeInternalIP, Address: addr})
+	}
+}
+
+func local(s *v1.Service) {
+	s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
+	s.Spec.HealthCheckNodePort = 32000
+}
+
+func families(policy v1.IPFamilyPolicy, fams ...v1.IPFamily) svcOpt {
+	return func(s *v1.Service) { s.Spec.IPFamilyPolicy, s.Spec.IPFamilies = &policy, fams }
+}
+
+var kubeProxyCheck = HealthCheck{Protocol: "HTTP", Port: KubeProxyHealthPort, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
+
+// TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol covers the listeners, backend
+// sets, backends and health check a network load balancer Service asks for.
+func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T) {
+	withTarget := []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one")), testNode(2, withProviderID("ocid1.instance.oc1.phx.two")), testNode(3)}
+	for _, tc := range []struct {
+		name      string
+		svc       *v1.Service
+		nodes     []*v1.Node
+		listeners map[string]Listener
+		sets      map[string]BackendSet
+		ports     []Port
+	}{
+		{
+			name: "TCP port, backends by instance from the providerID, else by address",
+			svc:  nlbService(), nodes: withTarget,
+			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}},
+			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{
+				{IP: "10.0.0.1", Port: 30080, TargetID: "ocid1.instance.oc1.phx.one"},
+				{IP: "10.0.0.2", Port: 30080, TargetID: "ocid1.instance.oc1.phx.two"},
+				{IP: "10.0.0.3", Port: 30080}}}},
+			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+		},
+		{
+			name: "UDP port",
+			svc:  nlbService(withPorts(udpPort("dns", 53, 30053))), nodes: nodes(1),
+			listeners: map[string]Listener{"UDP-53": {Name: "UDP-53", Protocol: "UDP", Port: 53, BackendSet: "UDP-53"}},
+			sets: map[string]BackendSet{"UDP-53": {Name: "UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck,
+				Backends: []Backend{{IP: "10.0.0.1", Port: 30053}}}},
+			ports: []Port{{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort}},
+		},
+		{
+			name: "the same port on TCP and UDP is one TCP_AND_UDP listener; a TCP port beside it its own",
+			svc:  nlbService(withPorts(tcpPort("dns-tcp", 53, 30053), udpPort("dns", 53, 30053), tcpPort("web", 80, 30080))), nodes: nodes(1),
+			listeners: map[string]Listener{
+				"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Protocol: "TCP_AND_UDP", Port: 53, BackendSet: "TCP_AND_UDP-53"},
+				"TCP-80":         {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}},
+			sets: map[string]BackendSet{
+				"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{{IP: "10.0.0.1", Port: 30053}}},
+				"TCP-80":         {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{{IP: "10.0.0.1", Port: 30080}}}},
+			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort},
+				{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort},
+				{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+		},
+		{
+			name: "externalTrafficPolicy Local: healthCheckNodePort, source preserved; annotations override the check, policy and PROXY v2",
+			svc: nlbService(local, withAnnotation(AnnotationNLBHealthCheckRetries, "5"), withAnnotation(AnnotationNLBHealthCheckInterval, "30000"),
+				withAnnotation(AnnotationNLBHealthCheckTimeout, "4000"), withAnnotation(AnnotationNLBBackendPolicy, "two_tuple"),
+				withAnnotation(AnnotationNLBProxyProtocolV2, "true")),
+			nodes:     nodes(1),
+			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", ProxyProtocolVersion: 2}},
+			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "TWO_TUPLE", PreserveSource: true,
+				HealthCheck: HealthCheck{Protocol: "HTTP", Port: 32000, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 30000, TimeoutMillis: 4000},
+				Backends:    []Backend{{IP: "10.0.0.1", Port: 30080}}}},
+			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 32000}},
+		},
+		{
+			name: "IPv6 single stack: IPv6 listener and backends by address",
+			svc:  nlbService(families(v1.IPFamilyPolicySingleStack, v1.IPv6Protocol)),
+			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), withIPv6("fd00::1")),
+				testNode(2, withIPv6("fd00::2"))},
+			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IPv6: true}},
+			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
+				Backends: []Backend{{IP: "fd00::1", Port: 30080}, {IP: "fd00::2", Port: 30080}}}},
+			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+		},
+		{
+			name:  "RequireDualStack: an IPv4 and an IPv6 listener per port",
+			svc:   nlbService(families(v1.IPFamilyPolicyRequireDualStack, v1.IPv4Protocol, v1.IPv6Protocol)),
+			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), withIPv6("fd00::1"))},
+			listeners: map[string]Listener{
+				"TCP-80":      {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"},
+				"TCP-80-IPv6": {Name: "TCP-80-IPv6", Protocol: "TCP", Port: 80, BackendSet: "TCP-80-IPv6", IPv6: true}},
+			sets: map[string]BackendSet{
+				"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck,
+					Backends: []Backend{{IP: "10.0.0.1", Port: 30080, TargetID: "ocid1.instance.oc1.phx.one"}}},
+				"TCP-80-IPv6": {Name: "TCP-80-IPv6", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
+					Backends: []Backend{{IP: "fd00::1", Port: 30080}}}},
+			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(tc.svc, tc.nodes, testConfig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Kind != KindNetworkLoadBalancer {
+				t.Errorf("Kind = %q, want nlb", spec.Kind)
+			}
+			if diff := cmp.Diff(tc.listeners, spec.Listeners, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("listeners (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.sets, spec.BackendSets, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("backend sets (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.ports, spec.Ports); diff != "" {
+				t.Errorf("ports (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNLBDesiredSettings covers the network load balancer's own settings and their defaults.
+func TestNLBDesiredSettings(t *testing.T) {
+	type settings struct {
+		Internal                   bool
+		Subnets                    []string
+		DefaultedSubnets           bool
+		NSGs                       []string
+		Mode                       config.SecurityListMode
+		Families                   []v1.IPFamily
+		PreserveSource             bool
+		AssignedIPv4, AssignedIPv6 string
+		Freeform                   map[string]string
+		ReservedIP                 string
+	}
+	base := settings{Subnets: []string{testSubnet1}, DefaultedSubnets: true, Mode: config.SecurityListModeNone, Families: []v1.IPFamily{v1.IPv4Protocol}}
+	with := func(f func(*settings)) settings { s := base; f(&s); return s }
+	for _, tc := range []struct {
+		name string
+		svc  *v1.Service
+		want settings
+	}{
+		{"defaults: config subnet1, security lists not managed, IPv4", nlbService(), base},
+		{"internal in its own subnet", nlbService(withAnnotation(AnnotationNLBInternal, "true"), withAnnotation(AnnotationNLBSubnet, "ocid1.subnet.oc1.phx.nlb")),
+			with(func(s *settings) {
+				s.Internal, s.Subnets, s.DefaultedSubnets = true, []string{"ocid1.subnet.oc1.phx.nlb"}, false
+			})},
+		{"NSGs from the NLB annotation", nlbService(withAnnotation(AnnotationNLBNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.b,ocid1.networksecuritygroup.oc1.a")),
+			with(func(s *settings) {
+				s.NSGs = []string{"ocid1.networksecuritygroup.oc1.a", "ocid1.networksecuritygroup.oc1.b"}
+			})},
+		{"security-list mode from the NLB annotation", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All")),
+			with(func(s *settings) { s.Mode = config.SecurityListModeAll })},
+		{"security-rule-management-mode wins", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All"), withAnnotation(AnnotationSecurityRuleManagementMode, "SL-Frontend")),
+			with(func(s *settings) { s.Mode = config.SecurityListModeFrontend })},
+		{"PreferDualStack is served by the first family (the subnet may have no IPv6 prefix)",
+			nlbService(families(v1.IPFamilyPolicyPreferDualStack, v1.IPv4Protocol, v1.IPv6Protocol)), base},
+		{"RequireDualStack with both assigned addresses",
+			nlbService(families(v1.IPFamilyPolicyRequireDualStack, v1.IPv6Protocol, v1.IPv4Protocol),
+				withAnnotation(AnnotationNLBAssignedPrivateIPv4, "10.0.0.20"), withAnnotation(AnnotationNLBAssignedIPv6, "FD00::20")),
+			with(func(s *settings) {
+				s.Families, s.AssignedIPv4, s.AssignedIPv6 = []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}, "10.0.0.20", "fd00::20"
+			})},
+		{"preserve source defaults on with Local", nlbService(local), with(func(s *settings) { s.PreserveSource = true })},
+		{"preserve source may be turned off with Local", nlbService(local, withAnnotation(AnnotationNLBPreserveSource, "false")), base},
+		{"NLB tag override wins over the generic one", nlbService(withAnnotation(AnnotationInitialFreeformTags, `{"a":"1"}`), withAnnotation(AnnotationNLBInitialFreeformTags, `{"b":"2"}`)),
+			with(func(s *settings) { s.Freeform = map[string]string{"b": "2"} })},
+		{"reserved public IP", nlbService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "203.0.113.50" }), with(func(s *settings) { s.ReservedIP = "203.0.113.50" })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(tc.svc, nodes(1), testConfig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := settings{Internal: spec.Internal, Subnets: spec.Subnets, DefaultedSubnets: spec.Defaulted.Subnets, NSGs: spec.NetworkSecurityGroups,
+				Mode: spec.SecurityListMode, Families: spec.IPFamilies, PreserveSource: spec.PreserveSource, AssignedIPv4: spec.AssignedIPv4,
+				AssignedIPv6: spec.AssignedIPv6, Freeform: spec.FreeformTags, ReservedIP: spec.ReservedIP}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed: each bad value is one
+// Problem naming the field, the value and what is allowed.
+func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		svc     *v1.Service
+		field   string
+		value   string
+		allowed string // a part of Problem.Allowed
+	}{
+		{"interval below OCI's minimum", nlbService(withAnnotation(AnnotationNLBHealthCheckInterval, "5000")), string(AnnotationNLBHealthCheckInterval), "5000", "10000 to 1800000"},
+		{"interval above the maximum", nlbService(withAnnotation(AnnotationNLBHealthCheckInterval, "1800001")), string(AnnotationNLBHealthCheckInterval), "1800001", "10000 to 1800000"},
+		{"retries", nlbService(withAnnotation(AnnotationNLBHealthCheckRetries, "0")), string(AnnotationNLBHealthCheckRetries), "0", "1 to 10"},
+		{"timeout", nlbService(withAnnotation(AnnotationNLBHealthCheckTimeout, "x")), string(AnnotationNLBHealthCheckTimeout), "x", "1 to 600000"},
+		{"backend policy", nlbService(withAnnotation(AnnotationNLBBackendPolicy, "ROUND_ROBIN")), string(AnnotationNLBBackendPolicy), "ROUND_ROBIN", "TWO_TUPLE, THREE_TUPLE, FIVE_TUPLE"},
+		{"preserve source with Cluster", nlbService(withAnnotation(AnnotationNLBPreserveSource, "true")), string(AnnotationNLBPreserveSource), "true", "externalTrafficPolicy Local"},
+		{"preserve source not a bool", nlbService(local, withAnnotation(AnnotationNLBPreserveSource, "yes")), string(AnnotationNLBPreserveSource), "yes", "true or false"},
+		{"ppv2 not a bool", nlbService(withAnnotation(AnnotationNLBProxyProtocolV2, "2")), string(AnnotationNLBProxyProtocolV2), "2", "true or false"},
+		{"internal not a bool", nlbService(withAnnotation(AnnotationNLBInternal, "private")), string(AnnotationNLBInternal), "private", "true or false"},
+		{"subnet not an OCID", nlbService(withAnnotation(AnnotationNLBSubnet, "subnet-1")), string(AnnotationNLBSubnet), "subnet-1", "ocid1.subnet."},
+		{"NSG not an OCID", nlbService(withAnnotation(AnnotationNLBNetworkSecurityGroups, "sg-1")), string(AnnotationNLBNetworkSecurityGroups), "sg-1", "ocid1.networksecuritygroup."},
+		{"security-list mode", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "Some")), string(AnnotationNLBSecurityListManagementMode), "Some", "All, Frontend, Backend, None"},
+		{"node label selector", nlbService(withAnnotation(AnnotationNLBNodeLabelSelector, "a in (")), string(AnnotationNLBNodeLabelSelector), "a in (", "label selector"},
+		{"freeform tags", nlbService(withAnnotation(AnnotationNLBInitialFreeformTags, "team=edge")), string(AnnotationNLBInitialFreeformTags), "team=edge", "JSON object"},
+		{"defined tags", nlbService(withAnnotation(AnnotationNLBInitialDefinedTags, `{"a":"b"}`)), string(AnnotationNLBInitialDefinedTags), `{"a":"b"}`, "JSON object of tag namespaces"},
+		{"external-ip-only is read as a bool", nlbService(withAnnotation(AnnotationNLBExternalIPOnly, "public")), string(AnnotationNLBExternalIPOnly), "public", "true or false"},
+		{"assigned IPv4 not IPv4", nlbService(withAnnotation(AnnotationNLBAssignedPrivateIPv4, "fd00::1")), string(AnnotationNLBAssignedPrivateIPv4), "fd00::1", "IPv4 address"},
+		{"assigned IPv6 on an IPv4 Service", nlbService(withAnnotation(AnnotationNLBAssignedIPv6, "fd00::1")), string(AnnotationNLBAssignedIPv6), "fd00::1", "do not include IPv6"},
+		{"SCTP port", nlbService(withPorts(v1.ServicePort{Protocol: v1.ProtocolSCTP, Port: 9, NodePort: 30009})), "spec.ports[0].protocol", "SCTP", "TCP or UDP"},
+		{"TCP and UDP of one port on two node ports", nlbService(withPorts(tcpPort("a", 53, 30053), udpPort("b", 53, 30054))), "spec.ports[1].nodePort", "30054", "30053"},
+		{"a load balancer annotation", nlbService(withAnnotation(AnnotationInternal, "true")), string(AnnotationInternal), "true", "use " + string(AnnotationNLBInternal)},
+		{"adopting a load balancer", nlbService(withAnnotation(AnnotationAdoptLoadBalancerID, "ocid1.loadbalancer.oc1.x")), string(AnnotationAdoptLoadBalancerID), "ocid1.loadbalancer.oc1.x", "ocid1.networkloadbalancer."},
+		{"a network load balancer annotation on a load balancer", testService(withAnnotation(AnnotationNLBBackendPolicy, "TWO_TUPLE")), string(AnnotationNLBBackendPolicy), "TWO_TUPLE", "load-balancer-type: nlb"},
+		{"an unknown network load balancer annotation", nlbService(withAnnotation(nlbAnnotationPrefix+"is-fast", "true")), nlbAnnotationPrefix + "is-fast", "true", "does not know"},
+		{"the older tag spelling", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", "{}")), nlbAnnotationPrefix + "freeform-tags", "{}", "rename it"},
+		{"a bad family", nlbService(families(v1.IPFamilyPolicySingleStack, "IPv5")), "spec.ipFamilies[0]", "IPv5", "IPv4 or IPv6"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Desired(tc.svc, nodes(1), testConfig(), nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Desired = %v, want a *ValidationError", err)
+			}
+			var got []string
+			for _, p := range ve.Problems {
+				got = append(got, fmt.Sprintf("%s=%q: %s", p.Field, p.Value, p.Allowed))
+			}
+			if len(ve.Problems) != 1 || ve.Problems[0].Field != tc.field || ve.Problems[0].Value != tc.value || !strings.Contains(ve.Problems[0].Allowed, tc.allowed) {
+				t.Errorf("problems = %q, want one for %s=%q allowing %q", got, tc.field, tc.value, tc.allowed)
+			}
+		})
+	}
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb_test
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// nlbSubnets adds a VCN with an IPv4-only subnet and one with an IPv6 prefix, and returns them.
+func nlbSubnets(e *env) (v4only, dual string) {
+	vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.20.0.0/16"}})
+	a := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.1.0/24")})
+	b := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.2.0/24"),
+		Ipv6CidrBlock: common.String("2603:c020:4015:2100::/64"), Ipv6CidrBlocks: []string{"2603:c020:4015:2100::/64"}})
+	return *a.Id, *b.Id
+}
+
+func dualStackService(policy v1.IPFamilyPolicy, subnet string) *v1.Service {
+	return service(asNLB, ports(80), annotate(lb.AnnotationNLBSubnet, subnet), func(s *v1.Service) {
+		s.Spec.IPFamilyPolicy = &policy
+		s.Spec.IPFamilies = []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+	})
+}
+
+func listenerNames(s *lb.Spec) []string { return slices.Sorted(maps.Keys(s.Listeners)) }
+
+// TestNLBDualStackFollowsTheSubnet: PreferDualStack in an IPv4-only subnet does not fail (an IPv4
+// network load balancer); RequireDualStack there is a clear error naming the subnet, before any
+// write; PreferDualStack in a subnet with an IPv6 prefix plans an IPv4 and an IPv6 listener.
+func TestNLBDualStackFollowsTheSubnet(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	v4only, _ := nlbSubnets(e)
+
+	res, _ := e.ensure(t, dualStackService(v1.IPFamilyPolicyPreferDualStack, v4only), readyNodes(1), nil)
+	if diff := cmp.Diff([]string{"TCP-80"}, listenerNames(res.Spec)); diff != "" {
+		t.Errorf("PreferDualStack in an IPv4-only subnet: listeners (-want +got):\n%s", diff)
+	}
+
+	other := newEnv(t, withNLBs())
+	v4only, dual := nlbSubnets(other)
+	before := other.srv.Calls()
+	_, err := other.r.Ensure(ctx, dualStackService(v1.IPFamilyPolicyRequireDualStack, v4only), readyNodes(1), nil)
+	var ve *lb.ValidationError
+	if !errors.As(err, &ve) || ve.Problems[0].Field != "spec.ipFamilyPolicy" || ve.Problems[0].Value != "RequireDualStack" {
+		t.Fatalf("RequireDualStack in an IPv4-only subnet = %v, want a ValidationError on spec.ipFamilyPolicy", err)
+	}
+	if n := other.srv.Calls().Since(before).Class(ocitest.ClassWrite); n != 0 {
+		t.Errorf("the refused Service made %d writes", n)
+	}
+
+	plan, err := other.r.Plan(ctx, dualStackService(v1.IPFamilyPolicyPreferDualStack, dual), readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"TCP-80", "TCP-80-IPv6"}, listenerNames(plan.Target)); diff != "" {
+		t.Errorf("PreferDualStack in a dual-stack subnet: listeners (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}, plan.Target.IPFamilies); diff != "" {
+		t.Errorf("families (-want +got):\n%s", diff)
+	}
+
+	// Without a client that reads subnets, PreferDualStack is served single-stack.
+	blind, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: other.cfg, Client: other.oci.LoadBalancers,
+		NetworkLoadBalancers: other.oci.NetworkLoadBalancers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err = blind.Plan(ctx, dualStackService(v1.IPFamilyPolicyPreferDualStack, dual), readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"TCP-80"}, listenerNames(plan.Target)); diff != "" {
+		t.Errorf("PreferDualStack without a subnet reader: listeners (-want +got):\n%s", diff)
+	}
+}

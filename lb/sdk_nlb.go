@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+// This file is the edge between Spec and the Network Load Balancer API's SDK types, as sdk.go is
+// for the Load Balancer API: nlbProduct, observeNLB and the request bodies.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+	v1 "k8s.io/api/core/v1"
+)
+
+// nlbProduct is the OCI Network Load Balancer service behind product.
+type nlbProduct struct{ c NetworkLoadBalancers }
+
+func (p nlbProduct) kind() Kind { return KindNetworkLoadBalancer }
+
+func (p nlbProduct) words() productWords {
+	return productWords{noun: "network load balancer", get: "GetNetworkLoadBalancer", delete: "DeleteNetworkLoadBalancer",
+		resource: "network-load-balancers"}
+}
+
+func (p nlbProduct) get(ctx context.Context, id string) (*found, error) {
+	n, err := p.c.GetNetworkLoadBalancer(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	f := foundNLB(n)
+	return &f, nil
+}
+
+func (p nlbProduct) list(ctx context.Context, compartmentID, displayName string) ([]found, error) {
+	items, err := p.c.ListNetworkLoadBalancers(ctx, compartmentID, displayName)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]found, len(items))
+	for i, s := range items {
+		out[i] = foundNLB(nlbapi.NetworkLoadBalancer(s)) // a summary carries the whole network load balancer
+	}
+	return out, nil
+}
+
+// create returns the new network load balancer's OCID at once: OCI answers with its body.
+func (p nlbProduct) create(ctx context.Context, spec *Spec, reservedIPID, retryToken string) (string, string, error) {
+	n, wr, err := p.c.CreateNetworkLoadBalancer(ctx, nlbCreateDetails(spec, reservedIPID), retryToken)
+	return wr, deref(n.Id), err
+}
+
+func (p nlbProduct) awaitCreate(ctx context.Context, wr, id string) (string, error) {
+	return id, p.c.WaitForWorkRequest(ctx, wr)
+}
+
+func (p nlbProduct) wait(ctx context.Context, wr string) error {
+	return p.c.WaitForWorkRequest(ctx, wr)
+}
+
+func (p nlbProduct) change(ctx context.Context, id string, c Change) (string, error) {
+	switch c.Action {
+	case ActionUpdateLoadBalancer:
+		s, ok := c.After.(Settings)
+		if !ok {
+			return "", badChange(c)
+		}
+		return p.c.UpdateNetworkLoadBalancer(ctx, id, nlbapi.UpdateNetworkLoadBalancerDetails{
+			DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)})
+	case ActionUpdateNetworkSecurityGroups:
+		nsgs, ok := c.After.([]string)
+		if !ok && c.After != nil {
+			return "", badChange(c)
+		}
+		return p.c.UpdateNetworkSecurityGroups(ctx, id, nonNilStrings(nsgs))
+	case ActionCreateBackendSet:
+		bs, ok := c.After.(BackendSet)
+		if !ok {
+			return "", badChange(c)
+		}
+		return p.c.CreateBackendSet(ctx, id, nlbapi.CreateBackendSetDetails{
+			Name: common.String(bs.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(bs.Policy),
+			HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck), IsPreserveSource: common.Bool(bs.PreserveSource),
+			IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)}, "")
+	case ActionUpdateBackendSet:
+		bs, ok := c.After.(BackendSet)
+		if !ok {
+			return "", badChange(c)
+		}
+		return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
+			Policy: common.String(bs.Policy), HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck),
+			IsPreserveSource: common.Bool(bs.PreserveSource), IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)})
+	case ActionDeleteBackendSet:
+		return p.c.DeleteBackendSet(ctx, id, c.Name)
+	case ActionCreateListener:
+		l, ok := c.After.(Listener)
+		if !ok {
+			return "", badChange(c)
+		}
+		d := nlbListenerDetails(l)
+		return p.c.CreateListener(ctx, id, nlbapi.CreateListenerDetails{Name: d.Name, DefaultBackendSetName: d.DefaultBackendSetName,
+			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled}, "")
+	case ActionUpdateListener:
+		l, ok := c.After.(Listener)
+		if !ok {
+			return "", badChange(c)
+		}
+		d := nlbListenerDetails(l)
+		return p.c.UpdateListener(ctx, id, c.Name, nlbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName,
+			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled})
+	case ActionDeleteListener:
+		return p.c.DeleteListener(ctx, id, c.Name)
+	case ActionDeleteLoadBalancer:
+		return p.c.DeleteNetworkLoadBalancer(ctx, id)
+	}
+	// Shapes and certificates are the Load Balancer API's: Diff never plans them for a network
+	// load balancer.
+	return "", badChange(c)
+}
+
+// foundNLB is an OCI network load balancer as a found.
+func foundNLB(n nlbapi.NetworkLoadBalancer) found {
+	f := found{
+		Kind:          KindNetworkLoadBalancer,
+		ID:            deref(n.Id),
+		Name:          deref(n.DisplayName),
+		CompartmentID: deref(n.CompartmentId),
+		StateName:     string(n.LifecycleState),
+		FreeformTags:  n.FreeformTags,
+		Internal:      n.IsPrivate != nil && *n.IsPrivate,
+		raw:           n,
+	}
+	switch n.LifecycleState {
+	case nlbapi.LifecycleStateCreating:
+		f.State = lifecycleCreating
+	case nlbapi.LifecycleStateActive:
+		f.State = lifecycleActive
+	case nlbapi.LifecycleStateUpdating:
+		f.State = lifecycleUpdating
+	case nlbapi.LifecycleStateFailed:
+		f.State = lifecycleFailed
+	case nlbapi.LifecycleStateDeleting:
+		f.State = lifecycleDeleting
+	case nlbapi.LifecycleStateDeleted:
+		f.State = lifecycleDeleted
+	}
+	for _, a := range n.IpAddresses {
+		f.Addresses = append(f.Addresses, address{IP: canonicalIP(deref(a.IpAddress)), Public: a.IsPublic != nil && *a.IsPublic})
+	}
+	return f
+}
+
+// observeNLB reads an OCI network load balancer into a Spec.
+func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
+	s := &Spec{
+		Kind:                  KindNetworkLoadBalancer,
+		ID:                    deref(n.Id),
+		Name:                  deref(n.DisplayName),
+		CompartmentID:         deref(n.CompartmentId),
+		Internal:              n.IsPrivate != nil && *n.IsPrivate,
+		NetworkSecurityGroups: sortedCopy(n.NetworkSecurityGroupIds),
+		Listeners:             make(map[string]Listener, len(n.Listeners)),
+		BackendSets:           make(map[string]BackendSet, len(n.BackendSets)),
+		Certificates:          map[string]Certificate{},
+		FreeformTags:          cloneStringMap(n.FreeformTags),
+		DefinedTags:           n.DefinedTags,
+	}
+	if id := deref(n.SubnetId); id != "" {
+		s.Subnets = []string{id}
+	}
+	for _, ip := range n.IpAddresses {
+		if ip.ReservedIp != nil && ip.ReservedIp.Id != nil && ip.IsPublic != nil && *ip.IsPublic {
+			s.ReservedIP = deref(ip.IpAddress)
+		}
+	}
+	if o, ok := ownerFromTags(n.FreeformTags); ok {
+		s.Owner = o
+	}
+	for key, l := range n.Listeners {
+		name := deref(l.Name)
+		if name == "" {
+			name = key
+		}
+		ol := Listener{Name: name, Protocol: string(l.Protocol), Port: derefInt(l.Port), BackendSet: deref(l.DefaultBackendSetName),
+			IPv6: l.IpVersion == nlbapi.IpVersionIpv6}
+		if l.IsPpv2Enabled != nil && *l.IsPpv2Enabled {
+			ol.ProxyProtocolVersion = 2
+		}
+		s.Listeners[name] = ol
+	}
+	for key, b := range n.BackendSets {
+		name := deref(b.Name)
+		if name == "" {
+			name = key
+		}
+		ob := BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
+			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]Backend, 0, len(b.Backends))}
+		for _, be := range b.Backends {
+			ob.Backends = append(ob.Backends, Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port), TargetID: deref(be.TargetId)})
+		}
+		if h := b.HealthChecker; h != nil {
+			ob.HealthCheck = HealthCheck{Protocol: string(h.Protocol), Port: derefInt(h.Port), Path: deref(h.UrlPath),
+				ReturnCode: derefInt(h.ReturnCode), Retries: derefInt(h.Retries), IntervalMillis: derefInt(h.IntervalInMillis),
+				TimeoutMillis: derefInt(h.TimeoutInMillis)}
+		}
+		s.BackendSets[name] = ob
+	}
+	return s
+}
+
+// nlbCreateDetails is the one CreateNetworkLoadBalancer body that carries the whole network load
+// balancer.
+func nlbCreateDetails(s *Spec, reservedIPID string) nlbapi.CreateNetworkLoadBalancerDetails {
+	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
+	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
+	d := nlbapi.CreateNetworkLoadBalancerDetails{
+		CompartmentId:           common.String(s.CompartmentID),
+		DisplayName:             common.String(s.Name),
+		SubnetId:                common.String(at(s.Subnets, 0)),
+		IsPrivate:               common.Bool(s.Internal),
+		NetworkSecurityGroupIds: slices.Clone(s.NetworkSecurityGroups),
+		NlbIpVersion:            nlbIPVersion(s.IPFamilies),
+		AssignedPrivateIpv4:     optString(s.AssignedIPv4),
+		AssignedIpv6:            optString(s.AssignedIPv6),
+		Listeners:               make(map[string]nlbapi.ListenerDetails, len(s.Listeners)),
+		BackendSets:             make(map[string]nlbapi.BackendSetDetails, len(s.BackendSets)),
+		FreeformTags:            freeform,
+		DefinedTags:             s.DefinedTags,
+	}
+	if reservedIPID != "" {
+		d.ReservedIps = []nlbapi.ReservedIp{{Id: common.String(reservedIPID)}}
+	}
+	for name, l := range s.Listeners {
+		d.Listeners[name] = nlbListenerDetails(l)
+	}
+	for name, b := range s.BackendSets {
+		h := nlbHealthCheckerDetails(b.HealthCheck)
+		bs := nlbapi.BackendSetDetails{
+			HealthChecker: &nlbapi.HealthChecker{Protocol: h.Protocol, Port: h.Port, Retries: h.Retries, TimeoutInMillis: h.TimeoutInMillis,
+				IntervalInMillis: h.IntervalInMillis, UrlPath: h.UrlPath, ReturnCode: h.ReturnCode},
+			Policy:           nlbapi.NetworkLoadBalancingPolicyEnum(b.Policy),
+			IpVersion:        ipVersion(b.IPv6),
+			IsPreserveSource: common.Bool(b.PreserveSource),
+		}
+		for _, be := range nlbBackendDetails(b.Backends) {
+			bs.Backends = append(bs.Backends, nlbapi.Backend{Port: be.Port, IpAddress: be.IpAddress, TargetId: be.TargetId, Weight: be.Weight})
+		}
+		d.BackendSets[name] = bs
+	}
+	return d
+}
+
+func nlbIPVersion(fams []v1.IPFamily) nlbapi.NlbIpVersionEnum {
+	v4, v6 := slices.Contains(fams, v1.IPv4Protocol), slices.Contains(fams, v1.IPv6Protocol)
+	switch {
+	case v4 && v6:
+		return nlbapi.NlbIpVersionIpv4AndIpv6
+	case v6:
+		return nlbapi.NlbIpVersionIpv6
+	}
+	return nlbapi.NlbIpVersionIpv4
+}
+
+func ipVersion(v6 bool) nlbapi.IpVersionEnum {
+	if v6 {
+		return nlbapi.IpVersionIpv6
+	}
+	return nlbapi.IpVersionIpv4
+}
+
+func nlbListenerDetails(l Listener) nlbapi.ListenerDetails {
+	return nlbapi.ListenerDetails{
+		Name:                  common.String(l.Name),
+		DefaultBackendSetName: common.String(l.BackendSet),
+		Port:                  common.Int(l.Port),
+		Protocol:              nlbapi.ListenerProtocolsEnum(l.Protocol),
+		IpVersion:             ipVersion(l.IPv6),
+		IsPpv2Enabled:         common.Bool(l.ProxyProtocolVersion == 2),
+	}
+}
+
+func nlbHealthCheckerDetails(h HealthCheck) *nlbapi.HealthCheckerDetails {
+	d := &nlbapi.HealthCheckerDetails{
+		Protocol:         nlbapi.HealthCheckProtocolsEnum(h.Protocol),
+		Port:             common.Int(h.Port),
+		Retries:          common.Int(h.Retries),
+		IntervalInMillis: common.Int(h.IntervalMillis),
+		TimeoutInMillis:  common.Int(h.TimeoutMillis),
+	}
+	if h.Protocol == protocolHTTP {
+		d.UrlPath = common.String(h.Path)
+		d.ReturnCode = common.Int(h.ReturnCode)
+	}
+	return d
+}
+
+// nlbBackendDetails names each backend by instance when it can (targetId, as the Network Load
+// Balancer API prefers), else by address.
+func nlbBackendDetails(bs []Backend) []nlbapi.BackendDetails {
+	out := make([]nlbapi.BackendDetails, len(bs))
+	for i, b := range bs {
+		out[i] = nlbapi.BackendDetails{Port: common.Int(b.Port), Weight: common.Int(1)}
+		if b.TargetID != "" {
+			out[i].TargetId = common.String(b.TargetID)
+		} else {
+			out[i].IpAddress = common.String(b.IP)
+		}
+	}
+	return out
+}

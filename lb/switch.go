@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// A Service switched between kinds (oci.oraclecloud.com/load-balancer-type lb ↔ nlb) is given a
+// new load balancer: OCI cannot turn one product into the other. Ensure creates the new one
+// first, then deletes the old one, and reports the new one's addresses; until the old one is
+// gone the Service keeps the old address (the service controller writes the status only when
+// Ensure succeeds), so it always has one. A failure in between leaves both; the next Ensure
+// finds the new one (nothing to create) and, since the Service's address is not the new one's,
+// looks for the old one again and deletes it. Delete does the same, so deleting a Service
+// half-way through a switch leaks nothing.
+
+// kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
+func kindOf(svc *v1.Service) Kind {
+	v, err := AnnotationLoadBalancerType.Value(svc.Annotations)
+	if err == nil && strings.EqualFold(strings.TrimSpace(v), string(KindNetworkLoadBalancer)) {
+		return KindNetworkLoadBalancer
+	}
+	return KindLoadBalancer
+}
+
+func otherKind(k Kind) Kind {
+	if k == KindNetworkLoadBalancer {
+		return KindLoadBalancer
+	}
+	return KindNetworkLoadBalancer
+}
+
+// addressedElsewhere reports whether svc's status names an address that current (nil: none)
+// does not have: the Service was served by another load balancer, the other kind's after a
+// switch. A Service without an address was never served, so there is nothing to look for.
+func addressedElsewhere(svc *v1.Service, current *found) bool {
+	for _, ing := range svc.Status.LoadBalancer.Ingress {
+		if ing.IP == "" {
+			continue
+		}
+		if current == nil || !slices.ContainsFunc(current.Addresses, func(a address) bool { return a.IP == canonicalIP(ing.IP) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// retireOtherKind deletes svc's load balancer of the other kind than current's, if the Service's
+// address shows it may have one: the last step of a switch. It runs after the new load balancer
+// is up, so the Service is never without one.
+func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, current *found) error {
+	if !addressedElsewhere(svc, current) {
+		return nil
+	}
+	other := r.engines[otherKind(current.Kind)]
+	if other == nil {
+		klog.FromContext(ctx).V(2).Info("Service's address is not its load balancer's, and there is no client to look for one of the other kind",
+			"service", klog.KObj(svc), "kind", otherKind(current.Kind))
+		return nil
+	}
+	old, err := r.deleteIn(ctx, other, svc, "")
+	if old != nil {
+		klog.FromContext(ctx).Info("Deleted the Service's load balancer of its former kind", "service", klog.KObj(svc),
+			"kind", old.Kind, "loadBalancer", old.ID, "replacedBy", current.ID)
+	}
+	return err
+}
+
+// repair makes sure a plan for a FAILED network load balancer changes it: OCI leaves one FAILED
+// after a failed work request and makes it ACTIVE again with the next successful change. When the
+// Service asks for nothing new, that change is an update that sets what is there.
+func repair(plan *Plan, observed *Spec) {
+	if !plan.Empty() {
+		return
+	}
+	settings := Settings{Name: observed.Name, FreeformTags: cloneStringMap(observed.FreeformTags)}
+	plan.Changes = []Change{{Action: ActionUpdateLoadBalancer, Name: observed.Name, Before: settings, After: settings}}
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb_test
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// served is svc with res's addresses in its status, as the service controller writes them.
+func served(svc *v1.Service, res *lb.Result) *v1.Service {
+	s := svc.DeepCopy()
+	s.Status.LoadBalancer = *res.Status.DeepCopy()
+	return s
+}
+
+func nlbOf(s *v1.Service) *v1.Service {
+	c := s.DeepCopy()
+	asNLB(c)
+	return c
+}
+
+func lbOf(s *v1.Service) *v1.Service {
+	c := s.DeepCopy()
+	delete(c.Annotations, string(lb.AnnotationLoadBalancerType))
+	return c
+}
+
+// TestSwitchingKindsCreatesTheNewThenDeletesTheOld: changing load-balancer-type replaces the
+// load balancer: the new one is created first, the old one deleted after, and the result reports
+// the new addresses; both ways.
+func TestSwitchingKindsCreatesTheNewThenDeletesTheOld(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to func(*v1.Service) *v1.Service
+	}{
+		{"lb to nlb", lbOf, nlbOf},
+		{"nlb to lb", nlbOf, lbOf},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withNLBs())
+			svc := service(ports(80))
+			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
+			res, calls := e.ensure(t, tc.to(served(svc, first)), readyNodes(1), nil)
+			if res.LoadBalancerID == first.LoadBalancerID || res.Spec.Kind == first.Spec.Kind {
+				t.Fatalf("after the switch the Service has %s (%s), want a new one of the other kind", res.LoadBalancerID, res.Spec.Kind)
+			}
+			nLB, nNLB := len(e.srv.LoadBalancers()), len(e.srv.NetworkLoadBalancers())
+			if nLB+nNLB != 1 {
+				t.Errorf("OCI has %d load balancers and %d network load balancers, want only the new one", nLB, nNLB)
+			}
+			if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP == first.Status.Ingress[0].IP {
+				t.Errorf("status = %+v, want the new address", res.Status)
+			}
+			createOp, deleteOp := ocitest.NLB("CreateNetworkLoadBalancer"), "DeleteLoadBalancer"
+			if res.Spec.Kind == lb.KindLoadBalancer {
+				createOp, deleteOp = "CreateLoadBalancer", ocitest.NLB("DeleteNetworkLoadBalancer")
+			}
+			if calls.Op(createOp) != 1 || calls.Op(deleteOp) != 1 {
+				t.Errorf("switch calls: want one %s and one %s:\n%s", createOp, deleteOp, calls)
+			}
+			if _, calls := e.ensure(t, tc.to(served(svc, res)), readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
+				t.Errorf("after the switch a repeat wrote:\n%s", calls)
+			}
+		})
+	}
+}
+
+// TestSwitchFailingBeforeTheOldIsDeletedConvergesOnTheNextEnsure: the old load balancer's
+// deletion fails after the new one is up; Ensure errs (so the Service keeps its old, working
+// address), and the next Ensure deletes the old one without creating another. A Service deleted
+// half-way through a switch leaves neither behind.
+func TestSwitchFailingBeforeTheOldIsDeletedConvergesOnTheNextEnsure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to func(*v1.Service) *v1.Service
+		deleteOp string
+		thenGone bool // delete the Service instead of a second Ensure
+	}{
+		{"lb to nlb, next Ensure", lbOf, nlbOf, "DeleteLoadBalancer", false},
+		{"nlb to lb, next Ensure", nlbOf, lbOf, ocitest.NLB("DeleteNetworkLoadBalancer"), false},
+		{"lb to nlb, Service deleted", lbOf, nlbOf, "DeleteLoadBalancer", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withNLBs())
+			svc := service(ports(80))
+			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
+			old := served(svc, first)
+			remove := e.srv.InjectFault(ocitest.Fault{Operation: tc.deleteOp, Status: 500, Times: 100})
+			if _, err := e.r.Ensure(ctx, tc.to(old), readyNodes(1), nil); err == nil {
+				t.Fatal("Ensure with the old one's deletion failing = nil, want an error")
+			}
+			remove()
+			if n := len(e.srv.LoadBalancers()) + len(e.srv.NetworkLoadBalancers()); n != 2 {
+				t.Fatalf("after the failed switch OCI has %d, want the old and the new", n)
+			}
+			if tc.thenGone {
+				if err := newEnvReconciler(t, e).Delete(ctx, tc.to(old)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				// The status still names the old address: the failed Ensure reported nothing.
+				res, calls := e.ensure(t, tc.to(old), readyNodes(1), nil)
+				if calls.Op("CreateLoadBalancer")+calls.Op(ocitest.NLB("CreateNetworkLoadBalancer")) != 0 || calls.Op(tc.deleteOp) != 1 {
+					t.Errorf("retry: want no create and one %s:\n%s", tc.deleteOp, calls)
+				}
+				if res.Spec.Kind == first.Spec.Kind {
+					t.Errorf("retry kept the old kind %s", res.Spec.Kind)
+				}
+			}
+			want := 1
+			if tc.thenGone {
+				want = 0
+			}
+			if n := len(e.srv.LoadBalancers()) + len(e.srv.NetworkLoadBalancers()); n != want {
+				t.Errorf("in the end OCI has %d, want %d", n, want)
+			}
+		})
+	}
+}
