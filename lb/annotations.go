@@ -243,13 +243,25 @@ const (
 
 	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
 	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
-	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG (rules
-	// in network security groups) is refused: oci-ccm manages security lists only, so far.
+	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG
+	// manages rules in network security groups instead of security lists: a frontend NSG that
+	// oci-ccm creates and attaches to the load balancer (deleted with it), and rules in the
+	// backend NSGs AnnotationBackendNetworkSecurityGroups names (see seclist/README.md).
 	//
-	// Type: string, one of SL-All, SL-Frontend, None
+	// Type: string, one of SL-All, SL-Frontend, NSG, None
 	// Default: the security-list mode (annotation, else config)
-	// Example: "SL-Frontend"
+	// Example: "NSG"
 	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
+
+	// AnnotationBackendNetworkSecurityGroups names the network security groups the backend
+	// nodes' VNICs are in, for security-rule-management-mode NSG: oci-ccm adds to each the
+	// ingress rules from the load balancer's frontend NSG (owned by this cluster, removed with
+	// the last Service needing them) and never touches their other rules. Only with that mode.
+	//
+	// Type: comma-separated list of NSG OCIDs
+	// Default: none (no backend rules are managed)
+	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
+	AnnotationBackendNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-backend-network-security-group"
 )
 
 // Annotations lists every annotation this package reads, in documentation order.
@@ -263,7 +275,7 @@ func Annotations() []Annotation {
 		AnnotationNetworkSecurityGroups, AnnotationInitialFreeformTags, AnnotationInitialDefinedTags,
 		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
 		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
-		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode,
+		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode, AnnotationBackendNetworkSecurityGroups,
 	}
 }
 

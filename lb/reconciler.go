@@ -42,6 +42,13 @@ type Options struct {
 	// never finishes must not hold a service-controller worker (by default the only one)
 	// forever.
 	Timeout time.Duration
+	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI
+	// (Ensure and Plan): a non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a
+	// new load balancer is created in that NSG and an existing one is attached to it, recorded as
+	// attached by oci-ccm (and detached once it is no longer returned). seclist's
+	// Manager.FrontendNSG finds or creates the frontend NSG of a Service in security-rule mode NSG
+	// and returns "" for every other Service.
+	FrontendNSG func(ctx context.Context, spec *Spec) (nsgID string, err error)
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -61,6 +68,7 @@ type Reconciler struct {
 	index   *nameIndex
 	namer   naming
 	timeout time.Duration
+	nsg     func(ctx context.Context, spec *Spec) (string, error) // Options.FrontendNSG
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
@@ -91,6 +99,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		index:   newNameIndex(opts.Client),
 		namer:   namingFor(cfg),
 		timeout: timeout,
+		nsg:     opts.FrontendNSG,
 		ids:     map[types.UID]lbRef{},
 	}, nil
 }
@@ -174,6 +183,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
+	if err := r.addFrontendNSG(ctx, desired); err != nil {
+		return nil, err
+	}
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}

@@ -76,6 +76,9 @@ type Spec struct {
 	SourceCIDRs []string
 	// SecurityListMode is the effective security-list management mode (annotation, else config).
 	SecurityListMode config.SecurityListMode
+	// BackendNSGs are the OCIDs of the NSGs the backends are in, sorted
+	// (AnnotationBackendNetworkSecurityGroups; mode NSG only).
+	BackendNSGs []string
 	// IPFamilies are the Service's IP families (only IPv4 is supported by KindLoadBalancer).
 	IPFamilies []v1.IPFamily
 	// IPMode is reported in the Service status when set.
@@ -304,6 +307,7 @@ func (s *Spec) Clone() *Spec {
 	c.Ports = slices.Clone(s.Ports)
 	c.ExcludedNodes = cloneStringMap(s.ExcludedNodes)
 	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
+	c.BackendNSGs = slices.Clone(s.BackendNSGs)
 	c.IPFamilies = slices.Clone(s.IPFamilies)
 	if s.IPMode != nil {
 		m := *s.IPMode
