@@ -101,35 +101,47 @@ func (m *Manager) frontendHome(ctx context.Context, subnets []string, compartmen
 	return nsgHome{compartment: cmp.Or(m.opts.Policy.CompartmentID, compartment, deref(s.CompartmentId)), vcn: deref(s.VcnId)}, nil
 }
 
-// findFrontend lists the groups of home and returns the Service's, remembering it; "" when there
-// is none. Should a race between two processes have made two, the oldest wins (and the other is
-// logged for a person to remove: it may be attached to nothing, or to a load balancer).
+// findFrontend returns the Service's frontend NSG in home, "" when there is none. The first
+// time in this process it lists the groups of home and remembers the frontend NSG of every
+// Service of this cluster it finds there (a restart costs one listing per VCN, not one per
+// Service); after that, a Service not remembered has none, because only this process creates
+// them. Should a race between two processes (a leader change) have made two for one Service,
+// the oldest wins, and the others are logged for a person to remove. Caller holds nsgMu.
 func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string) (string, error) {
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	if m.listedHomes[home] {
+		return "", nil
+	}
 	groups, err := m.vn.ListNetworkSecurityGroups(ctx, home.compartment, home.vcn)
 	if err != nil {
 		return "", fmt.Errorf("listing network security groups to find the frontend one of %s: %w", service, err)
 	}
-	var found []core.NetworkSecurityGroup
+	found := map[string][]core.NetworkSecurityGroup{}
 	for _, g := range groups {
-		if g.FreeformTags[lb.TagCluster] == m.opts.Policy.Cluster && g.FreeformTags[lb.TagService] == service &&
+		if svc := g.FreeformTags[lb.TagService]; g.FreeformTags[lb.TagCluster] == m.opts.Policy.Cluster && svc != "" &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminating &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminated {
-			found = append(found, g)
+			found[svc] = append(found[svc], g)
 		}
 	}
-	if len(found) == 0 {
-		return "", nil
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for svc, gs := range found {
+		slices.SortFunc(gs, func(a, b core.NetworkSecurityGroup) int {
+			return cmp.Or(compareTimes(a.TimeCreated, b.TimeCreated), cmp.Compare(deref(a.Id), deref(b.Id)))
+		})
+		if len(gs) > 1 {
+			m.loggerFor(ctx).Info("Several frontend network security groups are tagged for one Service; using the oldest", "service", svc,
+				"networkSecurityGroups", idsOf(gs))
+		}
+		if _, ok := m.frontends[svc]; !ok {
+			m.frontends[svc] = deref(gs[0].Id)
+		}
 	}
-	slices.SortFunc(found, func(a, b core.NetworkSecurityGroup) int {
-		return cmp.Or(compareTimes(a.TimeCreated, b.TimeCreated), cmp.Compare(deref(a.Id), deref(b.Id)))
-	})
-	if len(found) > 1 {
-		m.loggerFor(ctx).Info("Several frontend network security groups are tagged for one Service; using the oldest", "service", service,
-			"networkSecurityGroups", idsOf(found))
-	}
-	id := deref(found[0].Id)
-	m.rememberFrontend(service, id)
-	return id, nil
+	m.listedHomes[home] = true
+	return m.frontends[service], nil
 }
 
 // frontendOf returns the Service's frontend NSG as remembered or found by its tags in the VCN of

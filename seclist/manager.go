@@ -117,6 +117,9 @@ type Manager struct {
 	// nsgMu serialises finding and creating frontend NSGs, so that one process never creates
 	// two for one Service. Never held by a writer.
 	nsgMu sync.Mutex
+	// listedHomes are the compartment and VCN pairs whose groups this process has listed (see
+	// findFrontend). Guarded by nsgMu.
+	listedHomes map[nsgHome]bool
 
 	now func() time.Time // the clock that ages remembered lists; tests replace it
 }
@@ -159,7 +162,8 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		writers: map[string]*writer{},
 		now:     time.Now,
 
-		frontends: map[string]string{},
+		frontends:   map[string]string{},
+		listedHomes: map[nsgHome]bool{},
 	}, nil
 }
 
