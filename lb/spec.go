@@ -79,6 +79,10 @@ type Spec struct {
 	// BackendNSGs are the OCIDs of the NSGs the backends are in, sorted
 	// (AnnotationBackendNetworkSecurityGroups; mode NSG only).
 	BackendNSGs []string
+	// PreserveSource is true when a network load balancer keeps the client's address as the
+	// source of the packets it forwards, so the backends need ingress from the client source
+	// ranges rather than from the load balancer's subnet (see seclist.ClaimFor).
+	PreserveSource bool
 	// IPFamilies are the Service's IP families (only IPv4 is supported by KindLoadBalancer).
 	IPFamilies []v1.IPFamily
 	// IPMode is reported in the Service status when set.

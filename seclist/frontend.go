@@ -73,6 +73,7 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec) (string, error
 	id := deref(g.Id)
 	m.loggerFor(ctx).Info("Created the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
 	m.rememberFrontend(service, id)
+	m.writerFor(id).rememberNSG(nil) // a new group has no rules: its first sync needs no read
 	return id, nil
 }
 
