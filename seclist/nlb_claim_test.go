@@ -21,7 +21,9 @@ const (
 
 func udp(d Direction, cidr string, port int) Rule { return rule(d, cidr, "", ProtocolUDP, port) }
 
-func fromNSG(d Direction, peer, protocol string, port int) Rule { return rule(d, "", peer, protocol, port) }
+func fromNSG(d Direction, peer, protocol string, port int) Rule {
+	return rule(d, "", peer, protocol, port)
+}
 
 // dns is a network load balancer Service with DNS on TCP and UDP 53 and a UDP-only port 5353.
 func dns(mode config.SecurityListMode, preserve bool) *lb.Spec {
