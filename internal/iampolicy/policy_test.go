@@ -69,7 +69,7 @@ func newWorld(t *testing.T, policy []string) *world {
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond})
 	t.Cleanup(srv.Close)
 	ten := ocitest.DefaultTenancy()
-	ten.NetworkSecurityGroups = []string{"lb-nsg"}
+	ten.NetworkSecurityGroups = []string{"lb-nsg", "nodes-nsg"}
 	ten.ReservedPublicIPs[0].IP = reservedIP
 	seeded, err := srv.Seed(ten)
 	if err != nil {
@@ -140,6 +140,22 @@ func (w *world) service(port int32) *v1.Service {
 	}
 }
 
+// nsgService is a Service in mode NSG whose nodes are in the tenancy's "nodes-nsg".
+func (w *world) nsgService() *v1.Service {
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", UID: types.UID("uid-dns"),
+			Annotations: map[string]string{
+				string(lb.AnnotationSecurityRuleManagementMode):   "NSG",
+				string(lb.AnnotationBackendNetworkSecurityGroups): w.seeded.NetworkSecurityGroups["nodes-nsg"],
+			}},
+		Spec: v1.ServiceSpec{
+			Type: v1.ServiceTypeLoadBalancer,
+			Ports: []v1.ServicePort{{Name: "dns", Protocol: v1.ProtocolTCP, Port: 53,
+				TargetPort: intstr.FromInt32(53), NodePort: 30053}},
+		},
+	}
+}
+
 // reservedIP is the address of the tenancy's reserved public IP.
 const reservedIP = "198.51.100.200"
 
@@ -201,6 +217,13 @@ var suite = []step{
 	{"EnsureLoadBalancerDeleted", func(ctx context.Context, w *world) error {
 		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.service(8080))
 	}},
+	{"EnsureLoadBalancer (mode NSG)", func(ctx context.Context, w *world) error {
+		_, err := w.lbs().EnsureLoadBalancer(ctx, "iam-cluster", w.nsgService(), w.nodes)
+		return err
+	}},
+	{"EnsureLoadBalancerDeleted (mode NSG)", func(ctx context.Context, w *world) error {
+		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.nsgService())
+	}},
 }
 
 // runSuite runs the suite until a step fails and returns that step's name and error.
@@ -227,7 +250,8 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 	// The suite must really have made the calls the statements are for.
 	calls := w.srv.Calls()
 	for _, op := range []string{"GetInstance", "ListVnicAttachments", "CreateLoadBalancer", "UpdateBackendSet",
-		"UpdateSecurityList", "DeleteLoadBalancer", "GetPublicIpByIpAddress"} {
+		"UpdateSecurityList", "DeleteLoadBalancer", "GetPublicIpByIpAddress",
+		"CreateNetworkSecurityGroup", "AddNetworkSecurityGroupSecurityRules", "DeleteNetworkSecurityGroup"} {
 		if calls.Op(op) == 0 {
 			t.Errorf("the suite never called %s:\n%s", op, calls)
 		}
@@ -237,14 +261,15 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 // needs says, for each documented statement (by its verb and resource type), which call fails
 // first without it.
 var needs = map[string]string{
-	"manage load-balancers":       "ListLoadBalancers",
-	"read instance-family":        "GetInstance",
-	"read virtual-network-family": "ListVnicAttachments",
-	"use subnets":                 "CreateLoadBalancer",
-	"use vnics":                   "CreateLoadBalancer",
-	"manage security-lists":       "UpdateSecurityList",
-	"use network-security-groups": "CreateLoadBalancer",
-	"use public-ips":              "CreateLoadBalancer",
+	"manage load-balancers":          "ListLoadBalancers",
+	"read instance-family":           "GetInstance",
+	"read virtual-network-family":    "ListVnicAttachments",
+	"use subnets":                    "CreateLoadBalancer",
+	"use vnics":                      "CreateLoadBalancer",
+	"manage security-lists":          "UpdateSecurityList",
+	"manage network-security-groups": "CreateLoadBalancer",
+	"use vcns":                       "CreateNetworkSecurityGroup",
+	"use public-ips":                 "CreateLoadBalancer",
 }
 
 // grant is a statement's "<verb> <resource-type>".
@@ -287,6 +312,7 @@ func TestWeakerVerbsThanDocumentedAreNotEnough(t *testing.T) {
 		recovers bool
 	}{
 		{"manage security-lists", "use security-lists", "UpdateSecurityList", false},
+		{"manage network-security-groups", "use network-security-groups", "CreateNetworkSecurityGroup", false},
 		{"manage load-balancers", "use load-balancers", "CreateLoadBalancer", false},
 		// inspect allows ListInstances: a refused GetInstance falls back to a fresh listing of
 		// the compartment, which finds the instance. It works, at a listing of the whole
