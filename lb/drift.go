@@ -34,13 +34,15 @@ type driftChecker struct {
 	lister  lbLister
 	namer   naming
 	cluster string
+	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does.
+	frontendNSG func(ctx context.Context, desired *Spec) error
 }
 
 // Drift checks the load balancers of the Reconciler's cluster for changes made outside
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, lister: r.client, namer: r.namer, cluster: r.cluster}
+	d := &driftChecker{cfg: r.cfg, lister: r.client, namer: r.namer, cluster: r.cluster, frontendNSG: r.addFrontendNSG}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -105,6 +107,10 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			continue
 		}
 		desired.Owner.Cluster = d.cluster
+		if err := d.frontendNSG(ctx, desired); err != nil {
+			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
+			continue
+		}
 		byCompartment[desired.CompartmentID] = append(byCompartment[desired.CompartmentID], item{svc, desired})
 	}
 	var errs []error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
@@ -114,5 +115,21 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 	}
 	if n := len(e.srv.LoadBalancers()); n != 0 {
 		t.Errorf("%d load balancers created, want none", n)
+	}
+}
+
+func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
+	e := newEnv(t, func(s *envSettings) {
+		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) { return "ocid1.networksecuritygroup.oc1.phx.frontend", nil }
+	})
+	svc := service()
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	svc.Status.LoadBalancer = *res.Status
+	report, err := e.r.Drift(t.Context(), []*v1.Service{svc}, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Drifted) != 0 || report.Checked != 1 {
+		t.Errorf("drift check of an unchanged load balancer in its frontend NSG: drifted %+v, checked %d; want none drifted of 1", report.Drifted, report.Checked)
 	}
 }
