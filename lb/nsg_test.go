@@ -104,7 +104,9 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 
 func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) { return "ocid1.networksecuritygroup.oc1.phx.frontend", nil }
+		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
+		}
 	})
 	svc := service(annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a,ocid1.networksecuritygroup.oc1.phx.b,"+
 		"ocid1.networksecuritygroup.oc1.phx.c,ocid1.networksecuritygroup.oc1.phx.d,ocid1.networksecuritygroup.oc1.phx.e"))
@@ -120,7 +122,9 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 
 func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) { return "ocid1.networksecuritygroup.oc1.phx.frontend", nil }
+		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
+		}
 	})
 	svc := service()
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)
