@@ -33,9 +33,10 @@
 //
 // The public API: ClaimFor and Claim; Policy (PolicyFromConfig); Desired, ListsOf, Diff and their
 // value types (Subnet, Rule, RuleSet, Current, Observed, Update, Limits); Manager (NewManager,
-// Prime, Reconcile, Delete, FrontendNSG) over the VirtualNetwork interface it declares; the errors ErrInvalid,
-// ErrNoSecurityList, ErrListNotAttached, ErrNoFrontendNSG and *CapacityError. Logs go to Options.Logger, else to the
-// logger in the context of the call that started a write.
+// Prime, Reconcile, Delete, FrontendNSG) over the VirtualNetwork interface it declares; the
+// errors ErrInvalid, ErrNoSecurityList, ErrListNotAttached, ErrNoFrontendNSG and
+// *CapacityError. Logs go to Options.Logger, else to the logger in the context of the call that
+// started a write.
 //
 // See README.md for the rules each mode creates and the IAM policy the CCM needs.
 package seclist
