@@ -114,6 +114,7 @@ func TestEndToEnd(t *testing.T) {
 		{"NodeAddedAndRemoved", []string{"ServiceCreated"}, testNodeAddedAndRemoved},
 		{"TLSSecretRotated", []string{"NodesInitialised"}, testTLSSecretRotated},
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
+		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
 		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
 		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
