@@ -45,6 +45,9 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec) (string, error
 		return "", nil
 	}
 	service := spec.Owner.Service
+	if service == "" {
+		return "", fmt.Errorf("%w: the Spec names no Service (Owner.Service), so its frontend NSG could not be tagged as its", ErrInvalid)
+	}
 	if id := m.knownFrontend(service); id != "" {
 		return id, nil
 	}

@@ -236,6 +236,11 @@ func (m *Manager) touch(service string) {
 // takes effect when its Services are next reconciled. An invalid claim, or one with a subnet
 // that has nowhere to put its rules, changes nothing and returns an error wrapping ErrInvalid,
 // ErrNoSecurityList or ErrListNotAttached.
+//
+// In mode NSG the targets are the Service's frontend NSG (Claim.FrontendNSG, else the one
+// FrontendNSG made or its tags name; none is ErrNoFrontendNSG) and its backend NSGs. A Service
+// that leaves mode NSG has its frontend NSG deleted once the rules naming it are gone (lb has
+// detached it by then: FrontendNSG returned "" for the Service).
 func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -303,6 +308,11 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 // (deleted while the CCM was down). Pass the subnets the Service's load balancer is in.
 // Before Prime nothing is removed (see Manager); the rules then go at the first write to their
 // lists after Prime.
+//
+// A Service in mode NSG (by the claim held, or c.Mode; pass ClaimFor of its desired Spec so its
+// backend NSGs are visited too) also loses its frontend NSG, after the rules naming it in the
+// backend NSGs: call Delete after its load balancer is gone, because OCI refuses to delete an
+// NSG a load balancer is in (the error is returned; a later Delete retries).
 func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if c.Service == "" {
 		return fmt.Errorf("%w: service name is empty", ErrInvalid)

@@ -378,3 +378,31 @@ func TestNSGModeRuleRemovedByHandIsRereadAndTheChangeReapplied(t *testing.T) {
 		t.Errorf("backend NSG rules (-want +got):\n%s", diff)
 	}
 }
+
+func TestNSGModeAfterARestartPrimedServicesKeepTheirBackendRules(t *testing.T) {
+	n := newNSGNet(t)
+	first := n.manager(t, seclist.Options{})
+	web, api := n.claim("default/web", 80, 30080), n.claim("default/api", 443, 30443)
+	webFront, apiFront := n.ensure(t, first, web), n.ensure(t, first, api)
+
+	// A new process: Prime gives it every Service's claim as ClaimFor builds it, without the
+	// frontend NSGs; then one Service changes.
+	restarted, err := seclist.NewManager(n.vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := restarted.Prime([]seclist.Claim{web, api}); err != nil {
+		t.Fatal(err)
+	}
+	before := n.srv.Calls()
+	api.NodePorts = []int{30444}
+	n.ensure(t, restarted, api)
+	names := map[string]string{webFront: "web", apiFront: "api"}
+	want := []string{"INGRESS 6 api:10256", "INGRESS 6 api:30444", "INGRESS 6 web:10256", "INGRESS 6 web:30080"}
+	if diff := cmp.Diff(want, n.owned(t, n.backend, names)); diff != "" {
+		t.Errorf("backend NSG rules (-want +got): the primed Service's rules must stay\n%s", diff)
+	}
+	if got := n.srv.Calls().Since(before).Op("ListNetworkSecurityGroups"); got != 1 {
+		t.Errorf("ListNetworkSecurityGroups calls = %d, want 1: one listing finds every Service's frontend NSG", got)
+	}
+}
