@@ -162,7 +162,7 @@ const (
 	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
 	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
 	//
-	// Type: comma-separated list of up to 5 NSG OCIDs
+	// Type: comma-separated list of up to 5 NSG OCIDs (4 in security-rule-management-mode NSG, whose frontend NSG is the fifth)
 	// Default: none
 	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
 	AnnotationNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-network-security-groups"
@@ -246,7 +246,7 @@ const (
 	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG
 	// manages rules in network security groups instead of security lists: a frontend NSG that
 	// oci-ccm creates and attaches to the load balancer (deleted with it), and rules in the
-	// backend NSGs AnnotationBackendNetworkSecurityGroups names (see seclist/README.md).
+	// backend NSGs oci-backend-network-security-group names (see seclist/README.md).
 	//
 	// Type: string, one of SL-All, SL-Frontend, NSG, None
 	// Default: the security-list mode (annotation, else config)
