@@ -47,7 +47,9 @@ type Options struct {
 	// new load balancer is created in that NSG and an existing one is attached to it, recorded as
 	// attached by oci-ccm (and detached once it is no longer returned). seclist's
 	// Manager.FrontendNSG finds or creates the frontend NSG of a Service in security-rule mode NSG
-	// and returns "" for every other Service.
+	// and returns "" for every other Service; so even a Plan (the dry run) of such a Service
+	// creates its frontend NSG when it has none (an empty group, in no load balancer yet). The
+	// drift check calls it too, so a load balancer in its frontend NSG is not drift.
 	FrontendNSG func(ctx context.Context, spec *Spec) (nsgID string, err error)
 }
 
