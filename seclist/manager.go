@@ -283,9 +283,12 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	delete(m.unknown, c.Service)
 	m.touch(c.Service)
 	// A frontend NSG the Service no longer uses (it left mode NSG) is deleted, not emptied.
+	// (A claim primed after a restart has none, but a listing may have found it: m.frontends.)
 	retired := ""
 	if hadOld && old.FrontendNSG != "" && old.FrontendNSG != c.FrontendNSG {
 		retired = old.FrontendNSG
+	} else if id := m.frontends[c.Service]; id != "" && c.FrontendNSG == "" {
+		retired = id
 	}
 	if hadOld {
 		oldLists, _ := ListsOf(old, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean

@@ -406,3 +406,31 @@ func TestNSGModeAfterARestartPrimedServicesKeepTheirBackendRules(t *testing.T) {
 		t.Errorf("ListNetworkSecurityGroups calls = %d, want 1: one listing finds every Service's frontend NSG", got)
 	}
 }
+
+func TestNSGModeLeftWhileNoCCMRanTheFrontendNSGIsDeletedOnceFound(t *testing.T) {
+	n := newNSGNet(t)
+	first := n.manager(t, seclist.Options{})
+	api := n.claim("default/api", 443, 30443)
+	webFront := n.ensure(t, first, n.claim("default/web", 80, 30080))
+	n.ensure(t, first, api)
+
+	// While no CCM ran, web moved to mode All: the new process is primed with that claim.
+	restarted, err := seclist.NewManager(n.vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := n.vcn.claim("default/web", 80, 30080)
+	if err := restarted.Prime([]seclist.Claim{web, api}); err != nil {
+		t.Fatal(err)
+	}
+	n.ensure(t, restarted, api) // finds every frontend NSG of the VCN, web's included
+	if err := restarted.Reconcile(t.Context(), web); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := n.srv.NetworkSecurityGroup(webFront); ok {
+		t.Error("the frontend NSG of a Service that left mode NSG while no CCM ran outlived its next reconcile")
+	}
+	if got := n.owned(t, n.backend, nil); len(got) != 2 {
+		t.Errorf("backend NSG holds %d owned rules, want api's 2: %v", len(got), got)
+	}
+}
