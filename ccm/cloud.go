@@ -106,12 +106,14 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		}
 	}
 	c := &Cloud{cfg: cfg, primed: make(chan struct{})}
-	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
-		NetworkLoadBalancers: client.NetworkLoadBalancers}); err != nil {
+	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
+	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
+	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy,
+		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err
 	}
-	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer),
-		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
+	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
+		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG}); err != nil {
 		return nil, err
 	}
 	c.driftPeriod = opts.DriftCheckPeriod

@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -63,12 +64,16 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, cluster string, 
 }
 
 // EnsureLoadBalancerDeleted deletes the load balancer the Service owns, then its security rules
-// (in the subnets its load balancer is in, even if this process never saw its claim).
+// (in the subnets its load balancer is in, even if this process never saw its claim) and, in
+// mode NSG, its frontend NSG (which OCI deletes only once no load balancer is in it).
 func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
 	if err := l.c.lbs.Delete(ctx, svc); err != nil {
 		return err
 	}
 	claim := seclist.Claim{Service: key(svc), LBSubnets: l.c.lbs.Subnets(svc, l.c.secrets(svc))}
+	if spec, err := lb.Desired(svc, nil, l.c.cfg, l.c.secrets(svc)); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
+		claim = seclist.ClaimFor(key(svc), spec, nil) // names its backend NSGs, whose rules go too
+	}
 	if err := l.c.rules.Delete(ctx, claim); err != nil {
 		return fmt.Errorf("security rules of %s: %w", key(svc), err)
 	}

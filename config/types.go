@@ -103,6 +103,11 @@ const (
 	SecurityListModeBackend SecurityListMode = "Backend"
 	// SecurityListModeNone manages no security rules.
 	SecurityListModeNone SecurityListMode = "None"
+	// SecurityListModeNSG manages rules in network security groups instead of security lists: a
+	// frontend NSG per load balancer and rules in the backend NSGs a Service names. It is chosen
+	// per Service (annotation oci.oraclecloud.com/security-rule-management-mode: NSG), never as
+	// the configuration's default, because the backend NSGs are named per Service.
+	SecurityListModeNSG SecurityListMode = "NSG"
 )
 
 // Naming says how load balancers are named in OCI.

@@ -197,7 +197,12 @@ func (c *Config) validateLoadBalancer(v *validator) {
 		}
 	}
 
-	if !slices.Contains(securityListModes, lb.SecurityListManagementMode) {
+	switch {
+	case lb.SecurityListManagementMode == SecurityListModeNSG:
+		v.add(p+"securityListManagementMode", string(lb.SecurityListManagementMode), "must be one of All, Frontend, Backend, None: "+
+			"NSG is chosen per Service with the annotation oci.oraclecloud.com/security-rule-management-mode: NSG, "+
+			"because the backend NSGs are named per Service (oci.oraclecloud.com/oci-backend-network-security-group)")
+	case !slices.Contains(securityListModes, lb.SecurityListManagementMode):
 		v.add(p+"securityListManagementMode", string(lb.SecurityListManagementMode), "must be one of All, Frontend, Backend, None")
 	}
 	for _, subnet := range slices.Sorted(maps.Keys(lb.SecurityLists)) {

@@ -131,6 +131,10 @@ func TestValidateReportsEachProblem(t *testing.T) {
 		{"every mode accepted", func(c *Config) { c.LoadBalancer.SecurityListManagementMode = SecurityListModeBackend }, nil},
 		{"mode in the wrong case", func(c *Config) { c.LoadBalancer.SecurityListManagementMode = "all" },
 			[]FieldError{{"loadBalancer.securityListManagementMode", "all", "must be one of All, Frontend, Backend, None"}}},
+		{"mode NSG refused as the cluster default: it is chosen per Service", func(c *Config) { c.LoadBalancer.SecurityListManagementMode = SecurityListModeNSG },
+			[]FieldError{{"loadBalancer.securityListManagementMode", "NSG", "must be one of All, Frontend, Backend, None: " +
+				"NSG is chosen per Service with the annotation oci.oraclecloud.com/security-rule-management-mode: NSG, " +
+				"because the backend NSGs are named per Service (oci.oraclecloud.com/oci-backend-network-security-group)"}}},
 		{"mode empty (SetDefaults skipped)", func(c *Config) { c.LoadBalancer.SecurityListManagementMode = "" },
 			[]FieldError{{"loadBalancer.securityListManagementMode", "", "must be one of All, Frontend, Backend, None"}}},
 		{"securityLists with good entries accepted", func(c *Config) {

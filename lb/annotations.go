@@ -162,7 +162,7 @@ const (
 	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
 	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
 	//
-	// Type: comma-separated list of up to 5 NSG OCIDs
+	// Type: comma-separated list of up to 5 NSG OCIDs (4 in security-rule-management-mode NSG, whose frontend NSG is the fifth)
 	// Default: none
 	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
 	AnnotationNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-network-security-groups"
@@ -245,13 +245,25 @@ const (
 
 	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
 	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
-	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG (rules
-	// in network security groups) is refused: oci-ccm manages security lists only, so far.
+	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG
+	// manages rules in network security groups instead of security lists: a frontend NSG that
+	// oci-ccm creates and attaches to the load balancer (deleted with it), and rules in the
+	// backend NSGs oci-backend-network-security-group names (see seclist/README.md).
 	//
-	// Type: string, one of SL-All, SL-Frontend, None
+	// Type: string, one of SL-All, SL-Frontend, NSG, None
 	// Default: the security-list mode (annotation, else config)
-	// Example: "SL-Frontend"
+	// Example: "NSG"
 	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
+
+	// AnnotationBackendNetworkSecurityGroups names the network security groups the backend
+	// nodes' VNICs are in, for security-rule-management-mode NSG: oci-ccm adds to each the
+	// ingress rules from the load balancer's frontend NSG (owned by this cluster, removed with
+	// the last Service needing them) and never touches their other rules. Only with that mode.
+	//
+	// Type: comma-separated list of NSG OCIDs
+	// Default: none (no backend rules are managed)
+	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
+	AnnotationBackendNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-backend-network-security-group"
 )
 
 // Annotations lists every annotation this package reads, in documentation order.
@@ -265,7 +277,7 @@ func Annotations() []Annotation {
 		AnnotationNetworkSecurityGroups, AnnotationInitialFreeformTags, AnnotationInitialDefinedTags,
 		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
 		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
-		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode,
+		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode, AnnotationBackendNetworkSecurityGroups,
 	}, nlbAnnotations()...)
 }
 

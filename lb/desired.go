@@ -111,6 +111,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	spec.NetworkSecurityGroups = p.ocids(AnnotationNetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
 	spec.SourceCIDRs = d.sourceCIDRs()
 	spec.SecurityListMode = d.securityListMode()
+	spec.BackendNSGs = d.backendNSGs(spec.SecurityListMode)
 	spec.FreeformTags, spec.DefinedTags = d.tags()
 	spec.IPFamilies = d.ipFamilies()
 	spec.IPMode = d.ipMode()

@@ -36,13 +36,15 @@ type driftChecker struct {
 	engines map[Kind]*engine
 	namer   naming
 	cluster string
+	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does.
+	frontendNSG func(ctx context.Context, desired *Spec) error
 }
 
 // Drift checks the load balancers of the Reconciler's cluster for changes made outside
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack}
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack, frontendNSG: r.addFrontendNSG}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -116,6 +118,10 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		desired.Owner.Cluster = d.cluster
 		if d.engines[desired.Kind] == nil {
 			report.Skipped["no client for its kind"]++
+			continue
+		}
+		if err := d.frontendNSG(ctx, desired); err != nil {
+			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
 			continue
 		}
 		w := where{desired.Kind, desired.CompartmentID}

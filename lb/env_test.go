@@ -66,6 +66,7 @@ type envSettings struct {
 	concurrency int
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
+	frontendNSG func(context.Context, *lb.Spec) (string, error)
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and
@@ -112,7 +113,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 		tb.Fatal(err)
 	}
 	ro := lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
-		Concurrency: s.concurrency}
+		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG}
 	if s.nlbs {
 		ro.NetworkLoadBalancers = oci.NetworkLoadBalancers
 	}

@@ -4,6 +4,8 @@
 package lb
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -57,4 +59,28 @@ func targetNSGs(observed, managed, desired []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs. The
+// load balancer takes at most maxNetworkSecurityGroups, so with it the annotation may name one
+// fewer.
+func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *Spec) error {
+	if r.nsg == nil {
+		return nil
+	}
+	id, err := r.nsg(ctx, desired)
+	if err != nil {
+		return fmt.Errorf("frontend network security group of %s: %w", desired.Owner.Service, err)
+	}
+	if id == "" || slices.Contains(desired.NetworkSecurityGroups, id) {
+		return nil
+	}
+	if len(desired.NetworkSecurityGroups) >= maxNetworkSecurityGroups {
+		return &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{AnnotationNetworkSecurityGroups.problemf(
+			strings.Join(desired.NetworkSecurityGroups, ","),
+			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", maxNetworkSecurityGroups-1, AnnotationSecurityRuleManagementMode)}}
+	}
+	desired.NetworkSecurityGroups = append(desired.NetworkSecurityGroups, id)
+	slices.Sort(desired.NetworkSecurityGroups)
+	return nil
 }

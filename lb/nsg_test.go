@@ -4,13 +4,17 @@
 package lb_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
@@ -64,3 +68,72 @@ func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
 }
 
 var compareEmpty = cmp.Comparer(func(x, y []string) bool { return slices.Equal(x, y) || len(x) == 0 && len(y) == 0 })
+
+func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *testing.T) {
+	const frontend = "ocid1.networksecuritygroup.oc1.phx.frontend"
+	var calls []string
+	answer := frontend
+	e := newEnv(t, func(s *envSettings) {
+		s.frontendNSG = func(_ context.Context, spec *lb.Spec) (string, error) {
+			calls = append(calls, spec.Owner.Service)
+			return answer, nil
+		}
+	})
+	svc := service(annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a"))
+	_, created := e.ensure(t, svc, readyNodes(1), nil)
+	if got := created.Op("UpdateNetworkSecurityGroups") + created.Op("UpdateLoadBalancer"); got != 0 {
+		t.Errorf("create made %d NSG or settings updates, want 0: the create attaches the frontend NSG\ncalls:\n%s", got, created)
+	}
+	want := []string{"ocid1.networksecuritygroup.oc1.phx.a", frontend}
+	if diff := cmp.Diff(want, e.only(t).NetworkSecurityGroups); diff != "" {
+		t.Errorf("NSGs after create (-want +got):\n%s", diff)
+	}
+	_, again := e.ensure(t, svc, readyNodes(1), nil)
+	if again.Class(ocitest.ClassWrite) != 0 {
+		t.Errorf("an unchanged Service wrote:\n%s", again)
+	}
+	answer = "" // e.g. the Service left mode NSG: the frontend NSG was oci-ccm's, so it is detached
+	e.ensure(t, svc, readyNodes(1), nil)
+	if diff := cmp.Diff(want[:1], e.only(t).NetworkSecurityGroups); diff != "" {
+		t.Errorf("NSGs once no frontend NSG is returned (-want +got):\n%s", diff)
+	}
+	if len(calls) != 3 || calls[0] != "default/web" {
+		t.Errorf("FrontendNSG called for %v, want once per Ensure for the Service", calls)
+	}
+}
+
+func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
+	e := newEnv(t, func(s *envSettings) {
+		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
+		}
+	})
+	svc := service(annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a,ocid1.networksecuritygroup.oc1.phx.b,"+
+		"ocid1.networksecuritygroup.oc1.phx.c,ocid1.networksecuritygroup.oc1.phx.d,ocid1.networksecuritygroup.oc1.phx.e"))
+	_, err := e.r.Ensure(t.Context(), svc, readyNodes(1), nil)
+	var ve *lb.ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != string(lb.AnnotationNetworkSecurityGroups) {
+		t.Fatalf("Ensure = %v, want a ValidationError naming %s", err, lb.AnnotationNetworkSecurityGroups)
+	}
+	if n := len(e.srv.LoadBalancers()); n != 0 {
+		t.Errorf("%d load balancers created, want none", n)
+	}
+}
+
+func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
+	e := newEnv(t, func(s *envSettings) {
+		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
+		}
+	})
+	svc := service()
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	svc.Status.LoadBalancer = *res.Status
+	report, err := e.r.Drift(t.Context(), []*v1.Service{svc}, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Drifted) != 0 || report.Checked != 1 {
+		t.Errorf("drift check of an unchanged load balancer in its frontend NSG: drifted %+v, checked %d; want none drifted of 1", report.Drifted, report.Checked)
+	}
+}

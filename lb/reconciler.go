@@ -45,6 +45,15 @@ type Options struct {
 	// never finishes must not hold a service-controller worker (by default the only one)
 	// forever.
 	Timeout time.Duration
+	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI
+	// (Ensure and Plan): a non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a
+	// new load balancer is created in that NSG and an existing one is attached to it, recorded as
+	// attached by oci-ccm (and detached once it is no longer returned). seclist's
+	// Manager.FrontendNSG finds or creates the frontend NSG of a Service in security-rule mode NSG
+	// and returns "" for every other Service; so even a Plan (the dry run) of such a Service
+	// creates its frontend NSG when it has none (an empty group, in no load balancer yet). The
+	// drift check calls it too, so a load balancer in its frontend NSG is not drift.
+	FrontendNSG func(ctx context.Context, spec *Spec) (nsgID string, err error)
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -62,6 +71,7 @@ type Reconciler struct {
 	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
+	nsg     func(ctx context.Context, spec *Spec) (string, error) // Options.FrontendNSG
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
@@ -90,6 +100,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		engines: map[Kind]*engine{},
 		namer:   namingFor(cfg),
 		timeout: timeout,
+		nsg:     opts.FrontendNSG,
 		ids:     map[types.UID]lbRef{},
 	}
 	r.engines[KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
@@ -201,6 +212,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
+	if err := r.addFrontendNSG(ctx, desired); err != nil {
+		return nil, err
+	}
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}

@@ -80,13 +80,17 @@ type Spec struct {
 	SourceCIDRs []string
 	// SecurityListMode is the effective security-list management mode (annotation, else config).
 	SecurityListMode config.SecurityListMode
+	// BackendNSGs are the OCIDs of the NSGs the backends are in, sorted
+	// (AnnotationBackendNetworkSecurityGroups; mode NSG only).
+	BackendNSGs []string
+	// PreserveSource is true when a network load balancer keeps the client's address as the
+	// source of the packets it forwards (AnnotationNLBPreserveSource), so the backends need
+	// ingress from the client source ranges rather than from the load balancer's subnet (see
+	// seclist.ClaimFor).
+	PreserveSource bool
 	// IPFamilies are the IP families the load balancer serves: the Service's for a network load
 	// balancer (IPv4, IPv6 or both; see Desired), IPv4 for a load balancer.
 	IPFamilies []v1.IPFamily
-	// PreserveSource means the backends see the clients' addresses (a network load balancer with
-	// AnnotationNLBPreserveSource), so the node subnets' security rules must admit the client
-	// sources (SourceCIDRs) on the node ports.
-	PreserveSource bool
 	// IPMode is reported in the Service status when set.
 	IPMode *v1.LoadBalancerIPMode
 	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
@@ -326,6 +330,7 @@ func (s *Spec) Clone() *Spec {
 	c.Ports = slices.Clone(s.Ports)
 	c.ExcludedNodes = cloneStringMap(s.ExcludedNodes)
 	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
+	c.BackendNSGs = slices.Clone(s.BackendNSGs)
 	c.IPFamilies = slices.Clone(s.IPFamilies)
 	if s.IPMode != nil {
 		m := *s.IPMode

@@ -25,8 +25,6 @@ var unsupportedAnnotations = map[string]string{
 		"(load balancers are created in the configured compartment); remove it",
 	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
 		"(workload identity is not implemented); remove it",
-	"oci.oraclecloud.com/oci-backend-network-security-group": "not supported by oci-ccm yet " +
-		"(rules are managed in security lists, not network security groups); remove it",
 	nlbAnnotationPrefix + "freeform-tags": "not supported by oci-ccm: the older spelling of " +
 		string(AnnotationNLBInitialFreeformTags) + "; rename it",
 	nlbAnnotationPrefix + "defined-tags": "not supported by oci-ccm: the older spelling of " +
@@ -79,13 +77,33 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 	}
 }
 
+// backendNSGs reads AnnotationBackendNetworkSecurityGroups, which only mode NSG uses: set with
+// another mode it would silently manage nothing, so it is refused.
+func (d *desiredBuilder) backendNSGs(mode config.SecurityListMode) []string {
+	if !d.p.has(AnnotationBackendNetworkSecurityGroups) {
+		return nil
+	}
+	if mode != config.SecurityListModeNSG {
+		d.p.add(AnnotationBackendNetworkSecurityGroups.problemf(d.p.ann[string(AnnotationBackendNetworkSecurityGroups)],
+			"only with %s: NSG; remove it or set that mode", AnnotationSecurityRuleManagementMode))
+		return nil
+	}
+	return d.p.ocids(AnnotationBackendNetworkSecurityGroups, "networksecuritygroup", maxBackendNSGs)
+}
+
+// maxBackendNSGs bounds the backend NSGs of one Service: each gets rules from the frontend NSG,
+// whose 120 rules they share (a VNIC is in at most 5 NSGs, so more would be unusual).
+const maxBackendNSGs = 5
+
 // securityRuleMode reads AnnotationSecurityRuleManagementMode: the security-list mode it names
 // and whether it is set.
 func (d *desiredBuilder) securityRuleMode() (config.SecurityListMode, bool) {
 	if !d.p.has(AnnotationSecurityRuleManagementMode) {
 		return "", false
 	}
-	switch d.p.oneOf(AnnotationSecurityRuleManagementMode, "", "SL-All", "SL-Frontend", "None") {
+	switch d.p.oneOf(AnnotationSecurityRuleManagementMode, "", "SL-All", "SL-Frontend", "NSG", "None") {
+	case "NSG":
+		return config.SecurityListModeNSG, true
 	case "SL-All":
 		return config.SecurityListModeAll, true
 	case "SL-Frontend":

@@ -15,10 +15,9 @@ import (
 
 func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
 	for key, value := range map[string]string{
-		"oci.oraclecloud.com/oci-load-balancer-rule-sets":        `{"r":{"items":[]}}`,
-		"oci.oraclecloud.com/compartment-id":                     "ocid1.compartment.oc1..other",
-		"oci.oraclecloud.com/workload-service-account":           "ccm",
-		"oci.oraclecloud.com/oci-backend-network-security-group": "ocid1.networksecuritygroup.oc1..a",
+		"oci.oraclecloud.com/oci-load-balancer-rule-sets": `{"r":{"items":[]}}`,
+		"oci.oraclecloud.com/compartment-id":              "ocid1.compartment.oc1..other",
+		"oci.oraclecloud.com/workload-service-account":    "ccm",
 	} {
 		t.Run(key, func(t *testing.T) {
 			svc := testService()
@@ -57,15 +56,58 @@ func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing
 	}
 }
 
-func TestSecurityRuleManagementModeNSGIsRefusedNamingTheAllowedModes(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSG"))
+func TestSecurityRuleManagementModeNSGTakesTheBackendNSGsSorted(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSG"),
+		withAnnotation(AnnotationBackendNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1..b, ocid1.networksecuritygroup.oc1..a"))
+	spec, err := Desired(svc, nodes(1), testConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.SecurityListMode != config.SecurityListModeNSG {
+		t.Errorf("mode %q, want NSG", spec.SecurityListMode)
+	}
+	if diff := cmp.Diff([]string{"ocid1.networksecuritygroup.oc1..a", "ocid1.networksecuritygroup.oc1..b"}, spec.BackendNSGs); diff != "" {
+		t.Errorf("backend NSGs (-want +got):\n%s", diff)
+	}
+}
+
+func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T) {
+	const key = AnnotationBackendNetworkSecurityGroups
+	for _, tc := range []struct {
+		name, mode, value, allowed string
+	}{
+		{"no mode", "", "ocid1.networksecuritygroup.oc1..a",
+			"only with oci.oraclecloud.com/security-rule-management-mode: NSG; remove it or set that mode"},
+		{"a list mode", "SL-All", "ocid1.networksecuritygroup.oc1..a",
+			"only with oci.oraclecloud.com/security-rule-management-mode: NSG; remove it or set that mode"},
+		{"not an NSG OCID", "NSG", "ocid1.subnet.oc1..a",
+			`OCIDs of the form ocid1.networksecuritygroup.…; "ocid1.subnet.oc1..a" is not one`},
+	} {
+		svc := testService(withAnnotation(key, tc.value))
+		if tc.mode != "" {
+			svc.Annotations[string(AnnotationSecurityRuleManagementMode)] = tc.mode
+		}
+		_, err := Desired(svc, nodes(1), testConfig(), nil)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || len(ve.Problems) != 1 {
+			t.Fatalf("%s: Desired = %v, want one problem", tc.name, err)
+		}
+		want := &Problem{Field: string(key), Value: tc.value, Allowed: tc.allowed}
+		if diff := cmp.Diff(want, ve.Problems[0]); diff != "" {
+			t.Errorf("%s: problem (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestSecurityRuleManagementModeUnknownIsRefusedNamingTheAllowedModes(t *testing.T) {
+	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSGs"))
 	_, err := Desired(svc, nodes(1), testConfig(), nil)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 		t.Fatalf("Desired = %v, want one problem", err)
 	}
-	want := &Problem{Field: string(AnnotationSecurityRuleManagementMode), Value: "NSG",
-		Allowed: "one of SL-All, SL-Frontend, None"}
+	want := &Problem{Field: string(AnnotationSecurityRuleManagementMode), Value: "NSGs",
+		Allowed: "one of SL-All, SL-Frontend, NSG, None"}
 	if diff := cmp.Diff(want, ve.Problems[0]); diff != "" {
 		t.Errorf("problem (-want +got):\n%s", diff)
 	}

@@ -117,6 +117,21 @@ type VirtualNetwork interface {
 	UpdateSecurityList(ctx context.Context, id string, ingress []core.IngressSecurityRule, egress []core.EgressSecurityRule, ifMatch string) (list core.SecurityList, etag string, err error)
 	// GetPublicIPByIPAddress finds a public IP (e.g. a reserved one) by its address.
 	GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error)
+	// ListNetworkSecurityGroups returns the compartment's NSGs in the VCN (all pages; every VCN
+	// when vcnID is empty). Never cached.
+	ListNetworkSecurityGroups(ctx context.Context, compartmentID, vcnID string) ([]core.NetworkSecurityGroup, error)
+	// CreateNetworkSecurityGroup creates an NSG; the retry token (fresh when empty) makes a
+	// retried create answer the first attempt's group.
+	CreateNetworkSecurityGroup(ctx context.Context, details core.CreateNetworkSecurityGroupDetails, retryToken string) (core.NetworkSecurityGroup, error)
+	// DeleteNetworkSecurityGroup deletes an NSG no VNIC is in.
+	DeleteNetworkSecurityGroup(ctx context.Context, id string) error
+	// ListNetworkSecurityGroupSecurityRules returns every rule of the NSG. Never cached.
+	ListNetworkSecurityGroupSecurityRules(ctx context.Context, id string) ([]core.SecurityRule, error)
+	// AddNetworkSecurityGroupSecurityRules adds at most MaxNetworkSecurityGroupRulesPerAdd rules
+	// and returns them with their IDs.
+	AddNetworkSecurityGroupSecurityRules(ctx context.Context, id string, rules []core.AddSecurityRuleDetails) ([]core.SecurityRule, error)
+	// RemoveNetworkSecurityGroupSecurityRules removes rules by ID.
+	RemoveNetworkSecurityGroupSecurityRules(ctx context.Context, id string, ruleIDs []string) error
 }
 
 // Identity is the part of the Identity API the project calls.

@@ -178,6 +178,7 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequestResource(ctx context.Conte
 			failed:     wr.Status == nlb.OperationStatusFailed || wr.Status == nlb.OperationStatusCanceled,
 			canceled:   wr.Status == nlb.OperationStatusCanceled,
 			resourceID: nlbWorkRequestResource(wr.Resources),
+			percent:    percentOf(wr.PercentComplete),
 		}
 		if wr.TimeAccepted != nil && wr.TimeFinished != nil {
 			st.accepted, st.finished = wr.TimeAccepted.Time, wr.TimeFinished.Time

@@ -150,6 +150,86 @@ func (v *VirtualNetworkClient) UpdateSecurityList(ctx context.Context, id string
 	return resp.SecurityList, deref(resp.Etag), err
 }
 
+// ListNetworkSecurityGroups returns the compartment's network security groups in the VCN (every
+// VCN when vcnID is empty), all pages. Never cached: callers look for a group they may have just
+// created.
+func (v *VirtualNetworkClient) ListNetworkSecurityGroups(ctx context.Context, compartmentID, vcnID string) ([]core.NetworkSecurityGroup, error) {
+	return pages(ctx, func(ctx context.Context, page *string) ([]core.NetworkSecurityGroup, *string, error) {
+		req := core.ListNetworkSecurityGroupsRequest{CompartmentId: &compartmentID, Page: page}
+		if vcnID != "" {
+			req.VcnId = &vcnID
+		}
+		resp, err := invoke(ctx, v.c, v.op("ListNetworkSecurityGroups", classRead, compartmentID),
+			func(ctx context.Context) (core.ListNetworkSecurityGroupsResponse, error) {
+				return v.sdk.ListNetworkSecurityGroups(ctx, req)
+			})
+		return resp.Items, resp.OpcNextPage, err
+	})
+}
+
+// CreateNetworkSecurityGroup creates a network security group. The retry token (a fresh one
+// when empty) is sent on every attempt, so a retry after a lost response answers the group the
+// first attempt created instead of creating a second one.
+func (v *VirtualNetworkClient) CreateNetworkSecurityGroup(ctx context.Context, details core.CreateNetworkSecurityGroupDetails, retryToken string) (core.NetworkSecurityGroup, error) {
+	req := core.CreateNetworkSecurityGroupRequest{CreateNetworkSecurityGroupDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
+	resp, err := invoke(ctx, v.c, v.op("CreateNetworkSecurityGroup", classWrite, deref(details.DisplayName)),
+		func(ctx context.Context) (core.CreateNetworkSecurityGroupResponse, error) {
+			return v.sdk.CreateNetworkSecurityGroup(ctx, req)
+		})
+	return resp.NetworkSecurityGroup, err
+}
+
+// DeleteNetworkSecurityGroup deletes a network security group. OCI refuses while any VNIC is in
+// it (a load balancer's VNICs are, while the load balancer lists the group).
+func (v *VirtualNetworkClient) DeleteNetworkSecurityGroup(ctx context.Context, id string) error {
+	req := core.DeleteNetworkSecurityGroupRequest{NetworkSecurityGroupId: &id}
+	_, err := invoke(ctx, v.c, v.op("DeleteNetworkSecurityGroup", classWrite, id),
+		func(ctx context.Context) (core.DeleteNetworkSecurityGroupResponse, error) {
+			return v.sdk.DeleteNetworkSecurityGroup(ctx, req)
+		})
+	return err
+}
+
+// ListNetworkSecurityGroupSecurityRules returns every rule of the group (all pages, both
+// directions). Never cached.
+func (v *VirtualNetworkClient) ListNetworkSecurityGroupSecurityRules(ctx context.Context, id string) ([]core.SecurityRule, error) {
+	return pages(ctx, func(ctx context.Context, page *string) ([]core.SecurityRule, *string, error) {
+		req := core.ListNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id, Page: page}
+		resp, err := invoke(ctx, v.c, v.op("ListNetworkSecurityGroupSecurityRules", classRead, id),
+			func(ctx context.Context) (core.ListNetworkSecurityGroupSecurityRulesResponse, error) {
+				return v.sdk.ListNetworkSecurityGroupSecurityRules(ctx, req)
+			})
+		return resp.Items, resp.OpcNextPage, err
+	})
+}
+
+// MaxNetworkSecurityGroupRulesPerAdd is how many rules one AddNetworkSecurityGroupSecurityRules
+// may carry (OCI's limit, from the SDK's documentation); callers split larger additions.
+const MaxNetworkSecurityGroupRulesPerAdd = 25
+
+// AddNetworkSecurityGroupSecurityRules adds rules (at most MaxNetworkSecurityGroupRulesPerAdd)
+// to the group and returns them as OCI stored them, with their IDs.
+func (v *VirtualNetworkClient) AddNetworkSecurityGroupSecurityRules(ctx context.Context, id string, rules []core.AddSecurityRuleDetails) ([]core.SecurityRule, error) {
+	req := core.AddNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id,
+		AddNetworkSecurityGroupSecurityRulesDetails: core.AddNetworkSecurityGroupSecurityRulesDetails{SecurityRules: rules}}
+	resp, err := invoke(ctx, v.c, v.op("AddNetworkSecurityGroupSecurityRules", classWrite, id),
+		func(ctx context.Context) (core.AddNetworkSecurityGroupSecurityRulesResponse, error) {
+			return v.sdk.AddNetworkSecurityGroupSecurityRules(ctx, req)
+		})
+	return resp.SecurityRules, err
+}
+
+// RemoveNetworkSecurityGroupSecurityRules removes rules from the group by ID.
+func (v *VirtualNetworkClient) RemoveNetworkSecurityGroupSecurityRules(ctx context.Context, id string, ruleIDs []string) error {
+	req := core.RemoveNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id,
+		RemoveNetworkSecurityGroupSecurityRulesDetails: core.RemoveNetworkSecurityGroupSecurityRulesDetails{SecurityRuleIds: ruleIDs}}
+	_, err := invoke(ctx, v.c, v.op("RemoveNetworkSecurityGroupSecurityRules", classWrite, id),
+		func(ctx context.Context) (core.RemoveNetworkSecurityGroupSecurityRulesResponse, error) {
+			return v.sdk.RemoveNetworkSecurityGroupSecurityRules(ctx, req)
+		})
+	return err
+}
+
 // GetPublicIPByIPAddress finds a public IP (e.g. a reserved one) by its address. Never cached.
 func (v *VirtualNetworkClient) GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error) {
 	req := core.GetPublicIpByIpAddressRequest{GetPublicIpByIpAddressDetails: core.GetPublicIpByIpAddressDetails{IpAddress: &ipAddress}}

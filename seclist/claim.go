@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.
@@ -39,6 +41,23 @@ type Claim struct {
 	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
 	// for externalTrafficPolicy Local, lb.KubeProxyHealthPort otherwise. Zero means none.
 	HealthCheckPort int
+	// UDPListenerPorts and UDPNodePorts are the listener and node ports of the Service's UDP
+	// ports (network load balancers only); ListenerPorts and NodePorts are TCP. The health
+	// check is always TCP.
+	UDPListenerPorts []int
+	UDPNodePorts     []int
+	// PreserveSource says the load balancer keeps the client's address as the source of the
+	// packets it forwards (a network load balancer with is-preserve-source): the nodes then
+	// need ingress on the node ports from the client source ranges, not from the load
+	// balancer's subnet (which still needs ingress to the health-check port).
+	PreserveSource bool
+	// FrontendNSG is, in mode NSG, the OCID of the Service's frontend network security group
+	// (the one attached to its load balancer). Empty means the Manager finds it: Manager.
+	// FrontendNSG created it, or a listing finds it by its tags.
+	FrontendNSG string
+	// BackendNSGs are, in mode NSG, the OCIDs of the NSGs the backends are in; each gets
+	// ingress from the frontend NSG on the node ports and the health-check port.
+	BackendNSGs []string
 	// Unknown, given to Prime, says that the Service has a load balancer and so may have rules,
 	// but what it needs cannot be computed now (its annotations are invalid, a Secret it names
 	// is missing). Its rules cannot be told from rules nobody needs, so while any Service's
@@ -72,8 +91,13 @@ type Policy struct {
 	// Node and health-check ports outside it keep a rule each. The zero value opens nothing.
 	NodePortRange PortRange
 	// AdoptUndescribed takes over rules that have no description and exactly match a rule a
-	// claim needs (configuration loadBalancer.adoptUndescribedRules); see Adopted.
+	// claim needs (configuration loadBalancer.adoptUndescribedRules); see Adopted. Security
+	// lists only: rules in network security groups are never adopted.
 	AdoptUndescribed bool
+	// CompartmentID is where frontend NSGs are created and looked for (mode NSG): the load
+	// balancers' compartment. Empty means the compartment of the Spec given to
+	// Manager.FrontendNSG, else of the load balancer's first subnet.
+	CompartmentID string
 }
 
 // PolicyFromConfig builds the Policy for a cluster from the load balancer configuration. A
@@ -110,7 +134,10 @@ func (p Policy) Validate() error {
 		errs = append(errs, fmt.Errorf("%w: cluster name makes a rule description of %d characters; OCI allows %d",
 			ErrInvalid, n, maxDescription))
 	}
-	if p.DefaultMode != "" && !validMode(p.DefaultMode) {
+	if p.DefaultMode == config.SecurityListModeNSG {
+		errs = append(errs, fmt.Errorf("%w: default mode NSG: it is chosen per Service (annotation %s), because the backend NSGs are named per Service",
+			ErrInvalid, lb.AnnotationSecurityRuleManagementMode))
+	} else if p.DefaultMode != "" && !validMode(p.DefaultMode) {
 		errs = append(errs, fmt.Errorf("%w: default mode %q is not one of All, Frontend, Backend, None", ErrInvalid, p.DefaultMode))
 	}
 	if r := p.NodePortRange; r != (PortRange{}) && (r.Min < 1 || r.Max > 65535 || r.Min > r.Max) {
@@ -138,14 +165,19 @@ func (c Claim) Validate() error {
 		return errors.Join(errs...)
 	}
 	if c.Mode != "" && !validMode(c.Mode) {
-		bad("mode %q is not one of All, Frontend, Backend, None", c.Mode)
+		bad("mode %q is not one of All, Frontend, Backend, NSG, None", c.Mode)
+	}
+	for _, id := range append([]string{c.FrontendNSG}, c.BackendNSGs...) {
+		if id != "" && !isNSG(id) {
+			bad("%q is not a network security group OCID (ocid1.networksecuritygroup.…)", id)
+		}
 	}
 	for _, id := range append(append([]string(nil), c.LBSubnets...), c.NodeSubnets...) {
 		if strings.TrimSpace(id) == "" {
 			bad("empty subnet OCID")
 		}
 	}
-	for _, p := range append(append([]int(nil), c.ListenerPorts...), c.NodePorts...) {
+	for _, p := range slices.Concat(c.ListenerPorts, c.NodePorts, c.UDPListenerPorts, c.UDPNodePorts) {
 		if p < 1 || p > 65535 {
 			bad("port %d is outside 1-65535", p)
 		}
@@ -207,11 +239,18 @@ func (p Policy) sources(c Claim) []string {
 func validMode(m config.SecurityListMode) bool {
 	switch m {
 	case config.SecurityListModeAll, config.SecurityListModeFrontend,
-		config.SecurityListModeBackend, config.SecurityListModeNone:
+		config.SecurityListModeBackend, config.SecurityListModeNone, config.SecurityListModeNSG:
 		return true
 	}
 	return false
 }
+
+// nsgPrefix starts the OCID of every network security group. It is how a rule target (an OCID)
+// is told to be an NSG rather than a security list.
+const nsgPrefix = "ocid1.networksecuritygroup."
+
+// isNSG reports whether the OCID names a network security group.
+func isNSG(id string) bool { return strings.HasPrefix(id, nsgPrefix) }
 
 // canonicalCIDR parses s and returns it with the host bits cleared ("10.0.0.5/24" →
 // "10.0.0.0/24"), so the same network written two ways is one rule.

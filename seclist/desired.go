@@ -24,6 +24,10 @@ var (
 	ErrListNotAttached = errors.New("configured security list is not attached to the subnet")
 	// ErrUnknownSubnet means a claim names a subnet whose details were not supplied.
 	ErrUnknownSubnet = errors.New("subnet details unknown")
+	// ErrNoFrontendNSG means a claim in mode NSG has no frontend network security group: none
+	// was created for its Service (Manager.FrontendNSG, through lb.Options.FrontendNSG), and
+	// none is found by its tags.
+	ErrNoFrontendNSG = errors.New("no frontend network security group")
 )
 
 // ListFor returns the security list oci-ccm manages for subnet s.
@@ -46,18 +50,23 @@ func (p Policy) ListFor(s Subnet) (string, error) {
 	return s.SecurityListIDs[0], nil
 }
 
-// Desired computes the rules every security list must hold for the given claims: the union of
-// what each claim needs, however many Services need a rule, with adjacent and overlapping port
-// ranges of the same list, direction, CIDR and protocol merged into one rule (ports 8080 and
-// 8081 make one rule 8080-8081). Lists that no claim needs a rule in are absent from the map.
+// Desired computes the rules every security list and network security group (the targets,
+// keyed by OCID) must hold for the given claims: the union of what each claim needs, however
+// many Services need a rule, with adjacent and overlapping port ranges of the same target,
+// direction, peer and protocol merged into one rule (ports 8080 and 8081 make one rule
+// 8080-8081). Targets that no claim needs a rule in are absent from the map.
 //
-// Per claim, by mode:
+// Per claim, by mode (TCP ports as TCP rules, a network load balancer's UDP ports as UDP rules;
+// the health-check port is TCP):
 //   - All and Frontend: on each LB subnet's list, ingress from every source CIDR to every
 //     listener port.
 //   - All and Backend: on each LB subnet's list, egress to every node subnet CIDR on every node
 //     port and the health-check port; on each node subnet's list, ingress from every LB subnet
 //     CIDR to the same ports. With Policy.NodePortRange set, a port inside that range is
 //     covered by one rule for the whole range per pair of subnets instead of a rule of its own.
+//     With Claim.PreserveSource the node subnet's ingress from the LB subnets is the
+//     health-check port only, and the node ports are opened from the source CIDRs instead.
+//   - NSG: rules in the frontend NSG and the backend NSGs (see nsgRules), none in lists.
 //   - None: nothing.
 //
 // A subnet that cannot be placed (unknown, no list, configured list not attached) contributes
@@ -115,12 +124,15 @@ func walk(claims []Claim, subnets map[string]Subnet, p Policy, emit func(list st
 	for i := range claims {
 		c := &claims[i]
 		mode := p.mode(*c)
+		if mode == config.SecurityListModeNSG {
+			nsgRules(c, p, problems, emit)
+			continue
+		}
 		front := mode == config.SecurityListModeAll || mode == config.SecurityListModeFrontend
 		back := mode == config.SecurityListModeAll || mode == config.SecurityListModeBackend
 		if !front && !back {
 			continue
 		}
-		backendPorts := c.backendPorts()
 		for _, lb := range c.LBSubnets {
 			list, ok := listOf(lb)
 			if !ok {
@@ -128,17 +140,13 @@ func walk(claims []Claim, subnets map[string]Subnet, p Policy, emit func(list st
 			}
 			if front {
 				for _, src := range p.sources(*c) {
-					for _, port := range c.ListenerPorts {
-						emit(list, tcp(Ingress, src, port), false, c)
-					}
+					c.listenerRules(Ingress, src, "", func(r Rule) { emit(list, r, false, c) })
 				}
 			}
 			if back {
 				for _, node := range c.NodeSubnets {
 					if cidr, ok := cidrOf(node); ok {
-						for _, port := range backendPorts {
-							emit(list, tcp(Egress, cidr, port), true, c)
-						}
+						c.backendRules(Egress, cidr, "", false, func(r Rule) { emit(list, r, true, c) })
 					}
 				}
 			}
@@ -153,10 +161,11 @@ func walk(claims []Claim, subnets map[string]Subnet, p Policy, emit func(list st
 			}
 			for _, lb := range c.LBSubnets {
 				if cidr, ok := cidrOf(lb); ok {
-					for _, port := range backendPorts {
-						emit(list, tcp(Ingress, cidr, port), true, c)
-					}
+					c.backendRules(Ingress, cidr, "", c.PreserveSource, func(r Rule) { emit(list, r, true, c) })
 				}
+			}
+			if c.PreserveSource {
+				c.preservedSourceRules(p, func(r Rule) { emit(list, r, false, c) })
 			}
 		}
 	}
@@ -168,10 +177,18 @@ func walk(claims []Claim, subnets map[string]Subnet, p Policy, emit func(list st
 	return errors.Join(errs...)
 }
 
-// ListsOf returns the security lists the claim's rules live in under its mode: for Frontend the
-// LB subnets' lists, for All and Backend the LB and node subnets' lists, for None none. These
-// are the lists to rewrite when the claim appears, changes or goes away.
+// ListsOf returns the targets the claim's rules live in under its mode: for Frontend the LB
+// subnets' security lists, for All and Backend the LB and node subnets' lists, for NSG its
+// frontend NSG (when known) and backend NSGs, for None none. These are the targets to rewrite
+// when the claim appears, changes or goes away.
 func ListsOf(c Claim, subnets map[string]Subnet, p Policy) ([]string, error) {
+	if p.mode(c) == config.SecurityListModeNSG {
+		var targets []string
+		if c.FrontendNSG != "" {
+			targets = append(targets, c.FrontendNSG)
+		}
+		return union(targets, c.BackendNSGs), nil
+	}
 	var lists []string
 	var errs []error
 	for _, id := range p.subnetsUsed(c) {
@@ -193,10 +210,11 @@ func ListsOf(c Claim, subnets map[string]Subnet, p Policy) ([]string, error) {
 }
 
 // subnetsUsed returns the subnets whose details the claim's rules depend on under its mode:
-// none for None, the LB subnets for Frontend, all of them otherwise.
+// none for None and NSG (its rules name NSGs and source ranges), the LB subnets for Frontend,
+// all of them otherwise.
 func (p Policy) subnetsUsed(c Claim) []string {
 	switch p.mode(c) {
-	case config.SecurityListModeNone:
+	case config.SecurityListModeNone, config.SecurityListModeNSG:
 		return nil
 	case config.SecurityListModeFrontend:
 		return slices.Clone(c.LBSubnets)
@@ -205,7 +223,7 @@ func (p Policy) subnetsUsed(c Claim) []string {
 	}
 }
 
-// backendPorts returns the node ports and the health-check port, without duplicates.
+// backendPorts returns the TCP node ports and the health-check port, without duplicates.
 func (c Claim) backendPorts() []int {
 	ports := slices.Clone(c.NodePorts)
 	if c.HealthCheckPort > 0 {
@@ -215,6 +233,80 @@ func (c Claim) backendPorts() []int {
 	return slices.Compact(ports)
 }
 
-func tcp(d Direction, cidr string, port int) Rule {
-	return Rule{Direction: d, CIDR: cidr, Protocol: ProtocolTCP, Ports: PortRange{Min: port, Max: port}}
+// listenerRules emits a rule of direction d with peer cidr (or NSG peer) for every listener
+// port, TCP and UDP.
+func (c Claim) listenerRules(d Direction, cidr, peer string, emit func(Rule)) {
+	for _, port := range c.ListenerPorts {
+		emit(rule(d, cidr, peer, ProtocolTCP, port))
+	}
+	for _, port := range c.UDPListenerPorts {
+		emit(rule(d, cidr, peer, ProtocolUDP, port))
+	}
 }
+
+// backendRules emits the rules between the load balancer and the backends with peer cidr (or
+// NSG peer): the TCP node ports and the health-check port, and the UDP node ports. With
+// healthOnly (the client source is preserved, so node ports are reached from the clients, not
+// from the load balancer) only the health-check port.
+func (c Claim) backendRules(d Direction, cidr, peer string, healthOnly bool, emit func(Rule)) {
+	if healthOnly {
+		if c.HealthCheckPort > 0 {
+			emit(rule(d, cidr, peer, ProtocolTCP, c.HealthCheckPort))
+		}
+		return
+	}
+	for _, port := range c.backendPorts() {
+		emit(rule(d, cidr, peer, ProtocolTCP, port))
+	}
+	for _, port := range c.UDPNodePorts {
+		emit(rule(d, cidr, peer, ProtocolUDP, port))
+	}
+}
+
+// preservedSourceRules emits the backends' ingress from every client source range on every node
+// port, TCP and UDP: with the client source preserved, that is where the packets come from.
+func (c Claim) preservedSourceRules(p Policy, emit func(Rule)) {
+	for _, src := range p.sources(c) {
+		for _, port := range c.NodePorts {
+			emit(rule(Ingress, src, "", ProtocolTCP, port))
+		}
+		for _, port := range c.UDPNodePorts {
+			emit(rule(Ingress, src, "", ProtocolUDP, port))
+		}
+	}
+}
+
+// nsgRules emits the rules of a claim in mode NSG:
+//   - the frontend NSG: ingress from every client source range on the listener ports, and
+//     egress to every backend NSG on the node ports and the health-check port;
+//   - each backend NSG: ingress from the frontend NSG on the same ports (with the source
+//     preserved: from the frontend NSG on the health-check port and from the client source
+//     ranges on the node ports).
+//
+// Without a known frontend NSG nothing is emitted and the claim is recorded as a problem: every
+// rule of the claim names the frontend NSG or lives in it.
+func nsgRules(c *Claim, p Policy, problems map[string]error, emit func(string, Rule, bool, *Claim)) {
+	front := c.FrontendNSG
+	if front == "" {
+		problems["service "+c.Service] = fmt.Errorf("service %s: %w", c.Service, ErrNoFrontendNSG)
+		return
+	}
+	for _, src := range p.sources(*c) {
+		c.listenerRules(Ingress, src, "", func(r Rule) { emit(front, r, false, c) })
+	}
+	for _, back := range c.BackendNSGs {
+		c.backendRules(Egress, "", back, false, func(r Rule) { emit(front, r, true, c) })
+		c.backendRules(Ingress, "", front, c.PreserveSource, func(r Rule) { emit(back, r, true, c) })
+		if c.PreserveSource {
+			c.preservedSourceRules(p, func(r Rule) { emit(back, r, false, c) })
+		}
+	}
+}
+
+// rule is a single-port rule with a CIDR or an NSG peer.
+func rule(d Direction, cidr, peer, protocol string, port int) Rule {
+	return Rule{Direction: d, CIDR: cidr, PeerNSG: peer, Protocol: protocol, Ports: PortRange{Min: port, Max: port}}
+}
+
+// tcp is a single-port TCP rule with a CIDR peer.
+func tcp(d Direction, cidr string, port int) Rule { return rule(d, cidr, "", ProtocolTCP, port) }

@@ -56,14 +56,20 @@ type Current struct {
 	Egress  []Observed
 }
 
-// Limits caps how many rules a list may hold in each direction.
+// Limits caps how many rules a target may hold in each direction, and in both together.
 type Limits struct {
 	Ingress int
 	Egress  int
+	// Total caps ingress and egress rules together; zero means no such cap.
+	Total int
 }
 
 // DefaultLimits are OCI's limits per security list.
 var DefaultLimits = Limits{Ingress: 200, Egress: 200}
+
+// DefaultNSGLimits are OCI's limits per network security group: 120 rules, ingress and egress
+// together.
+var DefaultNSGLimits = Limits{Total: 120}
 
 // Update says how to turn a list's current rules into the desired ones. Rules not owned by this
 // cluster are always kept, in place; owned rules that are still wanted are kept in place too, so
@@ -92,9 +98,13 @@ type Update struct {
 // Empty reports whether the update changes nothing, in which case nothing is written.
 func (u Update) Empty() bool { return len(u.Add) == 0 && len(u.Remove) == 0 && len(u.Adopted) == 0 }
 
-// CapacityError says an update would take a list over its rule limit. Nothing is written.
+// CapacityError says an update would take a security list or network security group over its
+// rule limit. Nothing is written.
 type CapacityError struct {
-	ListID    string
+	// ListID is the OCID of the security list or network security group.
+	ListID string
+	// Direction is the direction over its limit; empty when the limit is of both directions
+	// together (Limits.Total: a network security group).
 	Direction Direction
 	// Count is how many rules of Direction the list would hold, counting rules not owned by
 	// this cluster.
@@ -110,6 +120,14 @@ type CapacityError struct {
 const OptionOpenNodePortRange = "loadBalancer.openNodePortRange"
 
 func (e *CapacityError) Error() string {
+	if isNSG(e.ListID) {
+		msg := fmt.Sprintf("network security group %s would hold %d rules, more than OCI's limit of %d per group; nothing was written",
+			e.ListID, e.Count, e.Limit)
+		if e.Option != "" {
+			msg += fmt.Sprintf(": node ports have a rule each; set %s: true (and loadBalancer.nodePortRange) to open the node port range with one rule per pair of NSGs", e.Option)
+		}
+		return msg + ": each listener port, source range and backend NSG needs rules of its own; use fewer distinct ports, loadBalancerSourceRanges or backend NSGs per Service, or spread Services over more backend NSGs (see seclist/README.md, \"NSG mode\")"
+	}
 	msg := fmt.Sprintf("security list %s would hold %d %s rules, more than its limit of %d; nothing was written",
 		e.ListID, e.Count, e.Direction, e.Limit)
 	if e.Option != "" {
@@ -199,6 +217,9 @@ func Diff(cur Current, desired RuleSet, prune bool, limits Limits) (Update, erro
 		if c.limit > 0 && n > c.limit {
 			return Update{}, &CapacityError{ListID: cur.ListID, Direction: c.d, Count: n, Limit: c.limit}
 		}
+	}
+	if n := countTrue(u.KeepIngress) + countTrue(u.KeepEgress) + len(u.Add); limits.Total > 0 && n > limits.Total {
+		return Update{}, &CapacityError{ListID: cur.ListID, Count: n, Limit: limits.Total}
 	}
 	return u, nil
 }

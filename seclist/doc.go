@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-// Package seclist manages the OCI security-list rules that load balancer Services need.
+// Package seclist manages the OCI security rules that load balancer Services need, in security
+// lists or (mode NSG) network security groups.
 //
 // The work splits in two. The pure part takes plain values and returns plain values: every LB
 // Service contributes a Claim (its subnets, ports, source ranges and management mode), which
@@ -23,11 +24,19 @@
 // Policy.AdoptUndescribed a rule without a description that exactly matches what a Service needs
 // (as the upstream OCI CCM wrote them) is taken over; Manager.UndescribedRules is its dry run.
 //
+// One engine serves two targets. Desired computes the rules of every target, keyed by OCID: a
+// security list, or a network security group (a Service's frontend NSG, which Manager.FrontendNSG
+// creates for lb and Delete deletes after the load balancer, and the backend NSGs a Service
+// names). Diff is the same for both; only the write differs: a list is replaced whole with
+// If-Match, an NSG's rules are removed and added by ID. OCI's 120 rules per NSG are checked
+// before any call, as the 200 per list are.
+//
 // The public API: ClaimFor and Claim; Policy (PolicyFromConfig); Desired, ListsOf, Diff and their
 // value types (Subnet, Rule, RuleSet, Current, Observed, Update, Limits); Manager (NewManager,
-// Prime, Reconcile, Delete) over the VirtualNetwork interface it declares; the errors ErrInvalid,
-// ErrNoSecurityList, ErrListNotAttached and *CapacityError. Logs go to Options.Logger, else to the
-// logger in the context of the call that started a write.
+// Prime, Reconcile, Delete, FrontendNSG) over the VirtualNetwork interface it declares; the
+// errors ErrInvalid, ErrNoSecurityList, ErrListNotAttached, ErrNoFrontendNSG and
+// *CapacityError. Logs go to Options.Logger, else to the logger in the context of the call that
+// started a write.
 //
 // See README.md for the rules each mode creates and the IAM policy the CCM needs.
 package seclist

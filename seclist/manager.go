@@ -16,15 +16,23 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // VirtualNetwork is the part of the OCI Networking API the Manager calls. ociclient's
-// VirtualNetwork satisfies it.
+// VirtualNetwork satisfies it. The network security group calls are used only by Services in
+// mode NSG.
 type VirtualNetwork interface {
 	GetSubnet(ctx context.Context, id string) (core.Subnet, error)
 	GetSecurityList(ctx context.Context, id string) (list core.SecurityList, etag string, err error)
 	UpdateSecurityList(ctx context.Context, id string, ingress []core.IngressSecurityRule, egress []core.EgressSecurityRule, ifMatch string) (list core.SecurityList, etag string, err error)
+	ListNetworkSecurityGroups(ctx context.Context, compartmentID, vcnID string) ([]core.NetworkSecurityGroup, error)
+	CreateNetworkSecurityGroup(ctx context.Context, details core.CreateNetworkSecurityGroupDetails, retryToken string) (core.NetworkSecurityGroup, error)
+	DeleteNetworkSecurityGroup(ctx context.Context, id string) error
+	ListNetworkSecurityGroupSecurityRules(ctx context.Context, id string) ([]core.SecurityRule, error)
+	AddNetworkSecurityGroupSecurityRules(ctx context.Context, id string, rules []core.AddSecurityRuleDetails) ([]core.SecurityRule, error)
+	RemoveNetworkSecurityGroupSecurityRules(ctx context.Context, id string, ruleIDs []string) error
 }
 
 var _ VirtualNetwork = ociclient.VirtualNetwork(nil)
@@ -57,6 +65,8 @@ type Options struct {
 	Policy Policy
 	// Limits caps rules per list and direction; zero fields take DefaultLimits.
 	Limits Limits
+	// NSGLimits caps rules per network security group; the zero value takes DefaultNSGLimits.
+	NSGLimits Limits
 	// Attempts, BaseDelay and MaxDelay bound the retries after a 412; zero fields take the
 	// Default* values.
 	Attempts  int
@@ -101,6 +111,15 @@ type Manager struct {
 	unknown map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
 	subnets map[string]Subnet // last known details of every subnet a claim names
 	writers map[string]*writer
+	// frontends maps a Service to its frontend NSG, as created or found (mode NSG).
+	frontends map[string]string
+
+	// nsgMu serialises finding and creating frontend NSGs, so that one process never creates
+	// two for one Service. Never held by a writer.
+	nsgMu sync.Mutex
+	// listedHomes are the compartment and VCN pairs whose groups this process has listed (see
+	// findFrontend). Guarded by nsgMu.
+	listedHomes map[nsgHome]bool
 
 	now func() time.Time // the clock that ages remembered lists; tests replace it
 }
@@ -115,13 +134,16 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 	}
 	opts.Limits.Ingress = cmp.Or(opts.Limits.Ingress, DefaultLimits.Ingress)
 	opts.Limits.Egress = cmp.Or(opts.Limits.Egress, DefaultLimits.Egress)
+	if opts.NSGLimits == (Limits{}) {
+		opts.NSGLimits = DefaultNSGLimits
+	}
 	opts.Attempts = cmp.Or(opts.Attempts, DefaultAttempts)
 	opts.BaseDelay = cmp.Or(opts.BaseDelay, DefaultBaseDelay)
 	opts.MaxDelay = cmp.Or(opts.MaxDelay, DefaultMaxDelay)
 	opts.SyncTimeout = cmp.Or(opts.SyncTimeout, DefaultSyncTimeout)
 	opts.MaxListAge = cmp.Or(opts.MaxListAge, DefaultMaxListAge)
 	if opts.Attempts < 1 || opts.BaseDelay < 0 || opts.MaxDelay < opts.BaseDelay || opts.SyncTimeout < 0 ||
-		opts.Limits.Ingress < 0 || opts.Limits.Egress < 0 {
+		opts.Limits.Ingress < 0 || opts.Limits.Egress < 0 || opts.NSGLimits.Ingress < 0 || opts.NSGLimits.Egress < 0 || opts.NSGLimits.Total < 0 {
 		return nil, fmt.Errorf("%w: retry, timeout and limit options must be positive, MaxDelay at least BaseDelay", ErrInvalid)
 	}
 	logger := opts.Logger
@@ -139,6 +161,9 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		subnets: map[string]Subnet{},
 		writers: map[string]*writer{},
 		now:     time.Now,
+
+		frontends:   map[string]string{},
+		listedHomes: map[nsgHome]bool{},
 	}, nil
 }
 
@@ -211,6 +236,11 @@ func (m *Manager) touch(service string) {
 // takes effect when its Services are next reconciled. An invalid claim, or one with a subnet
 // that has nowhere to put its rules, changes nothing and returns an error wrapping ErrInvalid,
 // ErrNoSecurityList or ErrListNotAttached.
+//
+// In mode NSG the targets are the Service's frontend NSG (Claim.FrontendNSG, else the one
+// FrontendNSG made or its tags name; none is ErrNoFrontendNSG) and its backend NSGs. A Service
+// that leaves mode NSG has its frontend NSG deleted once the rules naming it are gone (lb has
+// detached it by then: FrontendNSG returned "" for the Service).
 func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -221,6 +251,16 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	c = cloneClaim(c)
 	if err := m.refreshSubnets(ctx, m.opts.Policy.subnetsUsed(c)); err != nil {
 		return fmt.Errorf("service %s: %w", c.Service, err)
+	}
+	if m.opts.Policy.mode(c) == config.SecurityListModeNSG && c.FrontendNSG == "" {
+		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets)
+		if err != nil {
+			return fmt.Errorf("service %s: %w", c.Service, err)
+		}
+		if id == "" {
+			return fmt.Errorf("service %s: %w (is lb.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
+		}
+		c.FrontendNSG = id
 	}
 	// The lists of the claim being replaced need rewriting too; learn its subnets if a Prime
 	// snapshot brought it in unresolved. One that no longer exists has no list to clean.
@@ -242,12 +282,27 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	m.claims[c.Service] = c
 	delete(m.unknown, c.Service)
 	m.touch(c.Service)
+	// A frontend NSG the Service no longer uses (it left mode NSG) is deleted, not emptied.
+	// (A claim primed after a restart has none, but a listing may have found it: m.frontends.)
+	retired := ""
+	if hadOld && old.FrontendNSG != "" && old.FrontendNSG != c.FrontendNSG {
+		retired = old.FrontendNSG
+	} else if id := m.frontends[c.Service]; id != "" && c.FrontendNSG == "" {
+		retired = id
+	}
 	if hadOld {
 		oldLists, _ := ListsOf(old, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
 		lists = union(lists, oldLists)
 	}
+	lists = slices.DeleteFunc(lists, func(id string) bool { return id == retired })
 	m.mu.Unlock()
-	return m.waitForLists(ctx, c.Service, lists)
+	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
+		return err
+	}
+	if retired != "" {
+		return m.deleteFrontend(ctx, c.Service, retired)
+	}
+	return nil
 }
 
 // Delete drops the claim of c.Service and returns once the rules only it needed are gone from
@@ -256,6 +311,11 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 // (deleted while the CCM was down). Pass the subnets the Service's load balancer is in.
 // Before Prime nothing is removed (see Manager); the rules then go at the first write to their
 // lists after Prime.
+//
+// A Service in mode NSG (by the claim held, or c.Mode; pass ClaimFor of its desired Spec so its
+// backend NSGs are visited too) also loses its frontend NSG, after the rules naming it in the
+// backend NSGs: call Delete after its load balancer is gone, because OCI refuses to delete an
+// NSG a load balancer is in (the error is returned; a later Delete retries).
 func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if c.Service == "" {
 		return fmt.Errorf("%w: service name is empty", ErrInvalid)
@@ -270,6 +330,10 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if _, err := m.knowSubnets(ctx, ids); err != nil { // a subnet that is gone has no list to clean
 		return fmt.Errorf("service %s: %w", c.Service, err)
 	}
+	frontend, err := m.frontendToDelete(ctx, c, old)
+	if err != nil {
+		return fmt.Errorf("service %s: %w", c.Service, err)
+	}
 
 	m.mu.Lock()
 	var lists []string
@@ -277,16 +341,32 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 		l, _ := ListsOf(claim, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
 		lists = union(lists, l)
 	}
+	// The frontend NSG goes with its rules; the rules naming it in backend NSGs go first.
+	lists = slices.DeleteFunc(lists, func(id string) bool { return id == frontend })
 	delete(m.claims, c.Service)
 	delete(m.unknown, c.Service)
 	m.touch(c.Service)
 	m.mu.Unlock()
-	return m.waitForLists(ctx, c.Service, lists)
+	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
+		return err
+	}
+	if frontend != "" {
+		return m.deleteFrontend(ctx, c.Service, frontend)
+	}
+	return nil
 }
 
-// unknownLocked returns the Services whose claims are unknown, sorted. Guarded by mu.
+// unknownLocked returns the Services whose claims are unknown, sorted: primed as Unknown, or in
+// mode NSG with no frontend NSG found yet (its rules cannot be computed). Guarded by mu.
 func (m *Manager) unknownLocked() []string {
-	return slices.Sorted(maps.Keys(m.unknown))
+	out := slices.Collect(maps.Keys(m.unknown))
+	for svc, c := range m.claims {
+		if c.FrontendNSG == "" && m.opts.Policy.mode(c) == config.SecurityListModeNSG {
+			out = append(out, svc)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // snapshotLocked returns the claims the Manager holds, sorted by Service. Guarded by mu.
@@ -397,6 +477,9 @@ func cloneClaim(c Claim) Claim {
 	c.ListenerPorts = slices.Clone(c.ListenerPorts)
 	c.SourceCIDRs = slices.Clone(c.SourceCIDRs)
 	c.NodePorts = slices.Clone(c.NodePorts)
+	c.UDPListenerPorts = slices.Clone(c.UDPListenerPorts)
+	c.UDPNodePorts = slices.Clone(c.UDPNodePorts)
+	c.BackendNSGs = slices.Clone(c.BackendNSGs)
 	return c
 }
 

@@ -34,9 +34,9 @@ func observe(list core.SecurityList, owner string) Current {
 		if desc != owner && desc != "" {
 			continue
 		}
-		cur.Ingress[i] = observed(Ingress, deref(r.Source),
+		cur.Ingress[i] = observed(Ingress, deref(r.Source), "",
 			r.SourceType == "" || r.SourceType == core.IngressSecurityRuleSourceTypeCidrBlock,
-			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions != nil || r.IcmpOptions != nil)
+			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil)
 		cur.Ingress[i].markUndescribed(desc == "")
 	}
 	for i, r := range list.EgressSecurityRules {
@@ -44,9 +44,9 @@ func observe(list core.SecurityList, owner string) Current {
 		if desc != owner && desc != "" {
 			continue
 		}
-		cur.Egress[i] = observed(Egress, deref(r.Destination),
+		cur.Egress[i] = observed(Egress, deref(r.Destination), "",
 			r.DestinationType == "" || r.DestinationType == core.EgressSecurityRuleDestinationTypeCidrBlock,
-			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions != nil || r.IcmpOptions != nil)
+			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil)
 		cur.Egress[i].markUndescribed(desc == "")
 	}
 	return cur
@@ -60,24 +60,43 @@ func (o *Observed) markUndescribed(undescribed bool) {
 	}
 }
 
-// observed normalises an owned rule and says whether it has exactly the form toIngress and
-// toEgress write. Both directions share the fields that matter, so one function reads both.
-func observed(d Direction, cidr string, cidrType bool, protocol string, stateless *bool, tcp *core.TcpOptions, otherOptions bool) Observed {
-	o := Observed{Owned: true, Canonical: true, Rule: Rule{Direction: d, CIDR: cidr, Protocol: protocol}}
-	if c, err := canonicalCIDR(cidr); err == nil {
-		o.Rule.CIDR = c
-	} else {
+// observed normalises an owned rule and says whether it has exactly the form oci-ccm writes
+// (toIngress, toEgress, toNSGRule): stateful, TCP with tcpOptions or UDP with udpOptions, a
+// destination port range and nothing else. peerNSG is set for an NSG rule whose source or
+// destination is a group (then cidr is empty and cidrType false). Every kind of rule shares
+// these fields, so one function reads them all.
+func observed(d Direction, cidr, peerNSG string, cidrType bool, protocol string, stateless *bool, tcp *core.TcpOptions, udp *core.UdpOptions, icmp bool) Observed {
+	o := Observed{Owned: true, Canonical: true, Rule: Rule{Direction: d, CIDR: cidr, PeerNSG: peerNSG, Protocol: protocol}}
+	switch {
+	case peerNSG != "":
+	case !cidrType:
+		o.Canonical = false
+	default:
+		if c, err := canonicalCIDR(cidr); err == nil {
+			o.Rule.CIDR = c
+		} else {
+			o.Canonical = false
+		}
+	}
+	if (stateless != nil && *stateless) || icmp {
 		o.Canonical = false
 	}
-	if !cidrType || protocol != ProtocolTCP || (stateless != nil && *stateless) || otherOptions {
-		o.Canonical = false
-	}
-	if tcp == nil || tcp.DestinationPortRange == nil || tcp.DestinationPortRange.Min == nil || tcp.DestinationPortRange.Max == nil {
+	var dst, src *core.PortRange
+	switch {
+	case protocol == ProtocolTCP && tcp != nil && udp == nil:
+		dst, src = tcp.DestinationPortRange, tcp.SourcePortRange
+	case protocol == ProtocolUDP && udp != nil && tcp == nil:
+		dst, src = udp.DestinationPortRange, udp.SourcePortRange
+	default:
 		o.Canonical = false
 		return o
 	}
-	o.Rule.Ports = PortRange{Min: *tcp.DestinationPortRange.Min, Max: *tcp.DestinationPortRange.Max}
-	if tcp.SourcePortRange != nil {
+	if dst == nil || dst.Min == nil || dst.Max == nil {
+		o.Canonical = false
+		return o
+	}
+	o.Rule.Ports = PortRange{Min: *dst.Min, Max: *dst.Max}
+	if src != nil {
 		o.Canonical = false
 	}
 	return o
@@ -117,29 +136,38 @@ func apply(list core.SecurityList, u Update, owner string) ([]core.IngressSecuri
 }
 
 func toIngress(r Rule, owner string) core.IngressSecurityRule {
+	tcp, udp := portOptions(r)
 	return core.IngressSecurityRule{
 		Protocol:    common.String(r.Protocol),
 		Source:      common.String(r.CIDR),
 		SourceType:  core.IngressSecurityRuleSourceTypeCidrBlock,
 		IsStateless: common.Bool(false),
-		TcpOptions:  tcpOptions(r.Ports),
+		TcpOptions:  tcp,
+		UdpOptions:  udp,
 		Description: common.String(owner),
 	}
 }
 
 func toEgress(r Rule, owner string) core.EgressSecurityRule {
+	tcp, udp := portOptions(r)
 	return core.EgressSecurityRule{
 		Protocol:        common.String(r.Protocol),
 		Destination:     common.String(r.CIDR),
 		DestinationType: core.EgressSecurityRuleDestinationTypeCidrBlock,
 		IsStateless:     common.Bool(false),
-		TcpOptions:      tcpOptions(r.Ports),
+		TcpOptions:      tcp,
+		UdpOptions:      udp,
 		Description:     common.String(owner),
 	}
 }
 
-func tcpOptions(p PortRange) *core.TcpOptions {
-	return &core.TcpOptions{DestinationPortRange: &core.PortRange{Min: common.Int(p.Min), Max: common.Int(p.Max)}}
+// portOptions are the TCP or UDP options (the other nil) that carry r's destination ports.
+func portOptions(r Rule) (*core.TcpOptions, *core.UdpOptions) {
+	ports := &core.PortRange{Min: common.Int(r.Ports.Min), Max: common.Int(r.Ports.Max)}
+	if r.Protocol == ProtocolUDP {
+		return nil, &core.UdpOptions{DestinationPortRange: ports}
+	}
+	return &core.TcpOptions{DestinationPortRange: ports}, nil
 }
 
 func deref(s *string) string {

@@ -22,9 +22,14 @@ const (
 	Egress Direction = "egress"
 )
 
-// ProtocolTCP is OCI's protocol value for TCP (the IANA protocol number, as a string). It is the
-// only protocol the rules managed here use.
-const ProtocolTCP = "6"
+// OCI's protocol values (IANA protocol numbers, as strings) of the rules managed here.
+const (
+	// ProtocolTCP is TCP: every listener, node port and health check of a load balancer, and the
+	// TCP ports of a network load balancer.
+	ProtocolTCP = "6"
+	// ProtocolUDP is UDP: the UDP ports of a network load balancer.
+	ProtocolUDP = "17"
+)
 
 // PortRange is an inclusive range of destination ports.
 type PortRange struct {
@@ -48,21 +53,34 @@ func (p PortRange) covers(q PortRange) bool { return p.set() && p.Min <= q.Min &
 // Rule is one managed security rule in normalised form: the CIDR is canonical (masked), the
 // protocol is OCI's protocol number and the ports are a destination range. Two rules that mean
 // the same thing compare equal with ==, which is what makes the diff plain set arithmetic. The
-// rule does not say which list it belongs to; rules are grouped per list in a map.
+// rule does not say which list or NSG it belongs to; rules are grouped per target in a map.
 type Rule struct {
 	Direction Direction
-	// CIDR is the source of an ingress rule or the destination of an egress rule.
-	CIDR     string
+	// CIDR is the source of an ingress rule or the destination of an egress rule; empty when
+	// PeerNSG is set.
+	CIDR string
+	// PeerNSG, only in a network security group's rules, is the OCID of the group traffic comes
+	// from (ingress) or goes to (egress), in place of a CIDR (OCI's source or destination type
+	// NETWORK_SECURITY_GROUP).
+	PeerNSG  string
 	Protocol string
 	Ports    PortRange
+}
+
+// peer is the rule's source or destination as written in logs.
+func (r Rule) peer() string {
+	if r.PeerNSG != "" {
+		return r.PeerNSG
+	}
+	return r.CIDR
 }
 
 // String renders the rule for logs, e.g. "ingress 6 from 0.0.0.0/0 to port 80".
 func (r Rule) String() string {
 	if r.Direction == Egress {
-		return fmt.Sprintf("egress %s to %s port %s", r.Protocol, r.CIDR, r.Ports)
+		return fmt.Sprintf("egress %s to %s port %s", r.Protocol, r.peer(), r.Ports)
 	}
-	return fmt.Sprintf("ingress %s from %s to port %s", r.Protocol, r.CIDR, r.Ports)
+	return fmt.Sprintf("ingress %s from %s to port %s", r.Protocol, r.peer(), r.Ports)
 }
 
 // compareRules orders rules by direction, CIDR, protocol and ports. The order only makes
@@ -71,6 +89,7 @@ func compareRules(a, b Rule) int {
 	return cmp.Or(
 		cmp.Compare(a.Direction, b.Direction),
 		cmp.Compare(a.CIDR, b.CIDR),
+		cmp.Compare(a.PeerNSG, b.PeerNSG),
 		cmp.Compare(a.Protocol, b.Protocol),
 		cmp.Compare(a.Ports.Min, b.Ports.Min),
 		cmp.Compare(a.Ports.Max, b.Ports.Max),
@@ -122,8 +141,8 @@ func coalesce(s RuleSet) RuleSet {
 	out := make(RuleSet, len(s))
 	var run Rule
 	open := false
-	for _, r := range s.Sorted() { // sorted by direction, CIDR, protocol, then ports
-		same := open && r.Direction == run.Direction && r.CIDR == run.CIDR && r.Protocol == run.Protocol
+	for _, r := range s.Sorted() { // sorted by direction, CIDR, peer NSG, protocol, then ports
+		same := open && r.Direction == run.Direction && r.CIDR == run.CIDR && r.PeerNSG == run.PeerNSG && r.Protocol == run.Protocol
 		if same && r.Ports.Min <= run.Ports.Max+1 {
 			run.Ports.Max = max(run.Ports.Max, r.Ports.Max)
 			continue

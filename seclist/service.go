@@ -6,12 +6,17 @@ package seclist
 import (
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // ClaimFor is the claim of the load balancer Service named service ("namespace/name"): the
 // subnets, listener ports, source ranges and mode of its load balancer spec, and the node ports
-// and health-check port its backends are reached on in nodeSubnets.
+// and health-check port its backends are reached on in nodeSubnets. UDP ports (a network load
+// balancer's) become UDP rules; a spec that preserves the client source opens the node ports to
+// the source ranges. In mode NSG the claim names the backend NSGs; the frontend NSG is the one
+// Manager.FrontendNSG gave lb for the Service, which the Manager fills in.
 //
 // Pass the Spec of the load balancer as reconciled (lb.Result.Spec, or lb.Plan.Target), not the
 // one a Service asks for: subnets cannot change on an existing load balancer, and rules belong
@@ -24,10 +29,18 @@ func ClaimFor(service string, spec *lb.Spec, nodeSubnets []string) Claim {
 		LBSubnets:   slices.Clone(spec.Subnets),
 		NodeSubnets: slices.Clone(nodeSubnets),
 		SourceCIDRs: slices.Clone(spec.SourceCIDRs),
+		BackendNSGs: slices.Clone(spec.BackendNSGs),
+
+		PreserveSource: spec.PreserveSource,
 	}
 	for _, p := range spec.Ports {
-		c.ListenerPorts = append(c.ListenerPorts, p.Listener)
-		c.NodePorts = append(c.NodePorts, p.NodePort)
+		if p.Protocol == v1.ProtocolUDP {
+			c.UDPListenerPorts = append(c.UDPListenerPorts, p.Listener)
+			c.UDPNodePorts = append(c.UDPNodePorts, p.NodePort)
+		} else {
+			c.ListenerPorts = append(c.ListenerPorts, p.Listener)
+			c.NodePorts = append(c.NodePorts, p.NodePort)
+		}
 		if c.HealthCheckPort == 0 {
 			c.HealthCheckPort = p.HealthCheck
 		}

@@ -125,6 +125,7 @@ func (m *Manager) UndescribedRules(ctx context.Context) ([]UndescribedRule, erro
 		l, _ := ListsOf(c, m.subnets, m.opts.Policy) // a subnet without a list has no rules to report
 		lists = union(lists, l)
 	}
+	lists = slices.DeleteFunc(lists, isNSG) // rules in NSGs are never adopted
 	desired, _ := Desired(claims, m.subnets, m.opts.Policy)
 	need := map[string]map[Rule][]string{}
 	for _, id := range lists {

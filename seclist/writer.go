@@ -40,6 +40,9 @@ type writer struct {
 	// nothing to change against it makes no call at all; a write with its ETag that OCI refuses
 	// with 412 means someone else changed the list, and the sync reads it again.
 	known *knownList
+	// knownNSG is, for a network security group, its rules as this process last read or wrote
+	// them; nil when unknown.
+	knownNSG *knownRules
 }
 
 // knownList is a security list as last seen by this process.
@@ -117,31 +120,14 @@ func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 // writer got in between (412), it waits a jittered, growing delay, re-reads, recomputes from
 // the claims as they are by then, and tries again, up to Options.Attempts rounds.
 func (w *writer) sync(ctx context.Context) error {
+	if isNSG(w.id) {
+		return w.syncNSG(ctx)
+	}
 	logger := w.m.loggerFor(ctx).WithValues("securityList", w.id)
 	for attempt := 1; ; attempt++ {
-		claims, prune, unknown := w.snapshot()
-		if len(unknown) > 0 && prune {
-			// A rule no known claim needs may be one of these Services' (see Claim.Unknown).
-			logger.Info("Some load balancer Services' needs are unknown (invalid or missing input); not removing rules until they are reconciled",
-				"services", unknown)
-			prune = false
-		}
-		unreadable, err := w.m.knowSubnets(ctx, subnetsOf(claims, w.m.opts.Policy))
+		claims, prune, desired, err := w.prepare(ctx, logger)
 		if err != nil {
 			return fmt.Errorf("security list %s: %w", w.id, err)
-		}
-		if len(unreadable) > 0 && prune {
-			// Rules that depend on these subnets cannot be computed, so a rule missing from the
-			// desired set may still be needed: add what is missing, remove nothing this round.
-			logger.Info("Some subnets named by Services cannot be read; not removing rules until they can",
-				"subnets", unreadable)
-			prune = false
-		}
-		w.m.mu.Lock()
-		desired, problems := Desired(claims, w.m.subnets, w.m.opts.Policy)
-		w.m.mu.Unlock()
-		if problems != nil {
-			logger.V(2).Info("Some subnets have no rules placed", "problems", problems.Error())
 		}
 
 		list, etag, cached, err := w.current(ctx)
@@ -200,6 +186,41 @@ func (w *writer) sync(ctx context.Context) error {
 	}
 }
 
+// prepare takes a snapshot of the claims (see snapshot) and computes the rules every target
+// needs, and whether rules no claim needs may be removed: not before Prime, not while some
+// Service's needs are unknown (Claim.Unknown, a frontend NSG not found) and not while a subnet
+// some claim names cannot be read.
+func (w *writer) prepare(ctx context.Context, logger klog.Logger) (claims []Claim, prune bool, desired map[string]RuleSet, err error) {
+	if err := w.m.knowFrontends(ctx); err != nil {
+		return nil, false, nil, err
+	}
+	claims, prune, unknown := w.snapshot()
+	if len(unknown) > 0 && prune {
+		// A rule no known claim needs may be one of these Services' (see Claim.Unknown).
+		logger.Info("Some load balancer Services' needs are unknown (invalid or missing input); not removing rules until they are reconciled",
+			"services", unknown)
+		prune = false
+	}
+	unreadable, err := w.m.knowSubnets(ctx, subnetsOf(claims, w.m.opts.Policy))
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if len(unreadable) > 0 && prune {
+		// Rules that depend on these subnets cannot be computed, so a rule missing from the
+		// desired set may still be needed: add what is missing, remove nothing this round.
+		logger.Info("Some subnets named by Services cannot be read; not removing rules until they can",
+			"subnets", unreadable)
+		prune = false
+	}
+	w.m.mu.Lock()
+	desired, problems := Desired(claims, w.m.subnets, w.m.opts.Policy)
+	w.m.mu.Unlock()
+	if problems != nil {
+		logger.V(2).Info("Some subnets have no rules placed", "problems", problems.Error())
+	}
+	return claims, prune, desired, nil
+}
+
 // reportAdopted logs the rules a write took over and hands them to Options.OnAdopt.
 func (w *writer) reportAdopted(logger klog.Logger, adopted []Adopted) {
 	if len(adopted) == 0 {
@@ -216,8 +237,9 @@ func (w *writer) reportAdopted(logger klog.Logger, adopted []Adopted) {
 	}
 }
 
-// nodePortsWouldFit reports whether opening the node port range could shrink this list's rules
-// of direction d: it is not open, and some of them are rules between LB and node subnets.
+// nodePortsWouldFit reports whether opening the node port range could shrink this target's rules
+// of direction d (any direction when empty): it is not open, and some of them are rules between
+// the load balancer and the backends.
 func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
 	p := w.m.opts.Policy
 	if p.NodePortRange.set() {
@@ -227,7 +249,7 @@ func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
 	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
-		found = found || (backend && list == w.id && r.Direction == d && r.Ports.Min != lb.KubeProxyHealthPort)
+		found = found || (backend && list == w.id && (d == "" || r.Direction == d) && r.Ports.Min != lb.KubeProxyHealthPort)
 	})
 	return found
 }
@@ -266,7 +288,7 @@ func (w *writer) remember(list core.SecurityList, etag string) {
 // forget drops what this process knows of the list, so the next sync reads it.
 func (w *writer) forget() {
 	w.mu.Lock()
-	w.known = nil
+	w.known, w.knownNSG = nil, nil
 	w.mu.Unlock()
 }
 

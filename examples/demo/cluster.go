@@ -123,6 +123,7 @@ func tenancy() ocitest.Tenancy {
 		Name: "node-4", Shape: "VM.Standard.E4.Flex", Subnet: "nodes", PublicIP: "auto",
 		AvailabilityDomain: t.AvailabilityDomains[0], FaultDomain: "FAULT-DOMAIN-2",
 	})
+	t.NetworkSecurityGroups = append(t.NetworkSecurityGroups, nodesNSG)
 	return t
 }
 

@@ -95,6 +95,14 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 		}
 	})
 
+	t.Run("the Service in mode NSG had its rules in NSGs and left none", func(t *testing.T) {
+		// Frontend: ingress on 53, egress to the nodes' NSG on the node port and 10256; the nodes'
+		// NSG: ingress from the frontend NSG on the same two ports.
+		if got.NSGRules != 5 || got.NSGLeft != 0 {
+			t.Errorf("NSG rules %d, left after deletion %d; want 5 and 0", got.NSGRules, got.NSGLeft)
+		}
+	})
+
 	t.Run("the narration shows the plans and the calls", func(t *testing.T) {
 		// Columns are padded to the widest name in each table: compare with runs of blanks folded.
 		text := strings.Join(strings.Fields(out.String()), " ")
@@ -106,6 +114,7 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 			`- load balancer "default-api"`,
 			"write UpdateBackendSet 4",
 			"7. Service api is deleted",
+			"8. Service dns keeps its rules in network security groups (mode NSG), then is deleted",
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("output lacks %q", want)

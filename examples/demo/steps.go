@@ -37,6 +37,9 @@ type outcome struct {
 	JoinCalls ocitest.Calls
 	// DeletedGone says the deleted Service's load balancer no longer existed in OCI.
 	DeletedGone bool
+	// NSGRules counts the rules Service dns (mode NSG) had in its frontend NSG and the nodes'
+	// NSG; NSGLeft what was left of them (and of the frontend NSG) after its deletion.
+	NSGRules, NSGLeft int
 }
 
 const (
@@ -57,6 +60,7 @@ func (d *demo) steps() []step {
 		{"Service web moves from port 80 to port 8080", d.changePort},
 		{"The certificate in Secret shop-tls is rotated", d.rotateCertificate},
 		{"Service api is deleted", d.deleteService},
+		{"Service dns keeps its rules in network security groups (mode NSG), then is deleted", d.nsgService},
 	}
 }
 

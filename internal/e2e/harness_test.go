@@ -186,6 +186,7 @@ func (s *suite) startOCITest(t *testing.T) error {
 	// No public IPs: the pool's addresses of the other instances and the reserved IP stay as
 	// they were without them.
 	s.tenancy.Compartments = append(s.tenancy.Compartments, outsideCompartment)
+	s.tenancy.NetworkSecurityGroups = append(s.tenancy.NetworkSecurityGroups, backendNSG) // NSGModeService
 	for _, name := range outsideInstances {
 		s.tenancy.Instances = append(s.tenancy.Instances, ocitest.TenancyInstance{
 			Name: name, Shape: "VM.Standard.E4.Flex", AvailabilityDomain: s.tenancy.AvailabilityDomains[1],

@@ -115,6 +115,7 @@ func TestEndToEnd(t *testing.T) {
 		{"TLSSecretRotated", []string{"NodesInitialised"}, testTLSSecretRotated},
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
 		{"NLBServiceUDPAndTCP", []string{"NodesInitialised"}, testNLBServiceUDPAndTCP},
+		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
 		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
 		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},

@@ -69,7 +69,7 @@ func newWorld(t *testing.T, policy []string) *world {
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond})
 	t.Cleanup(srv.Close)
 	ten := ocitest.DefaultTenancy()
-	ten.NetworkSecurityGroups = []string{"lb-nsg"}
+	ten.NetworkSecurityGroups = []string{"lb-nsg", "nodes-nsg"}
 	ten.ReservedPublicIPs[0].IP = reservedIP
 	seeded, err := srv.Seed(ten)
 	if err != nil {
@@ -136,6 +136,22 @@ func (w *world) service(port int32) *v1.Service {
 			LoadBalancerIP: reservedIP,
 			Ports: []v1.ServicePort{{Name: "web", Protocol: v1.ProtocolTCP, Port: port,
 				TargetPort: intstr.FromInt32(8080), NodePort: 30000 + port}},
+		},
+	}
+}
+
+// nsgService is a Service in mode NSG whose nodes are in the tenancy's "nodes-nsg".
+func (w *world) nsgService() *v1.Service {
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", UID: types.UID("uid-dns"),
+			Annotations: map[string]string{
+				string(lb.AnnotationSecurityRuleManagementMode):   "NSG",
+				string(lb.AnnotationBackendNetworkSecurityGroups): w.seeded.NetworkSecurityGroups["nodes-nsg"],
+			}},
+		Spec: v1.ServiceSpec{
+			Type: v1.ServiceTypeLoadBalancer,
+			Ports: []v1.ServicePort{{Name: "dns", Protocol: v1.ProtocolTCP, Port: 53,
+				TargetPort: intstr.FromInt32(53), NodePort: 30053}},
 		},
 	}
 }
@@ -208,6 +224,13 @@ var suite = []step{
 	{"EnsureLoadBalancerDeleted (network load balancer)", func(ctx context.Context, w *world) error {
 		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.nlbService())
 	}},
+	{"EnsureLoadBalancer (mode NSG)", func(ctx context.Context, w *world) error {
+		_, err := w.lbs().EnsureLoadBalancer(ctx, "iam-cluster", w.nsgService(), w.nodes)
+		return err
+	}},
+	{"EnsureLoadBalancerDeleted (mode NSG)", func(ctx context.Context, w *world) error {
+		return w.lbs().EnsureLoadBalancerDeleted(ctx, "iam-cluster", w.nsgService())
+	}},
 }
 
 // nlbService is a Service asking for a network load balancer, with a UDP and a TCP port.
@@ -250,7 +273,8 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 	calls := w.srv.Calls()
 	for _, op := range []string{"GetInstance", "ListVnicAttachments", "CreateLoadBalancer", "UpdateBackendSet",
 		"UpdateSecurityList", "DeleteLoadBalancer", "GetPublicIpByIpAddress",
-		ocitest.NLB("CreateNetworkLoadBalancer"), ocitest.NLB("DeleteNetworkLoadBalancer")} {
+		ocitest.NLB("CreateNetworkLoadBalancer"), ocitest.NLB("DeleteNetworkLoadBalancer"),
+		"CreateNetworkSecurityGroup", "AddNetworkSecurityGroupSecurityRules", "DeleteNetworkSecurityGroup"} {
 		if calls.Op(op) == 0 {
 			t.Errorf("the suite never called %s:\n%s", op, calls)
 		}
@@ -260,15 +284,16 @@ func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) 
 // needs says, for each documented statement (by its verb and resource type), which call fails
 // first without it.
 var needs = map[string]string{
-	"manage load-balancers":         "ListLoadBalancers",
-	"manage network-load-balancers": ocitest.NLB("ListNetworkLoadBalancers"),
-	"read instance-family":          "GetInstance",
-	"read virtual-network-family":   "ListVnicAttachments",
-	"use subnets":                   "CreateLoadBalancer",
-	"use vnics":                     "CreateLoadBalancer",
-	"manage security-lists":         "UpdateSecurityList",
-	"use network-security-groups":   "CreateLoadBalancer",
-	"use public-ips":                "CreateLoadBalancer",
+	"manage load-balancers":          "ListLoadBalancers",
+	"manage network-load-balancers":  ocitest.NLB("ListNetworkLoadBalancers"),
+	"read instance-family":           "GetInstance",
+	"read virtual-network-family":    "ListVnicAttachments",
+	"use subnets":                    "CreateLoadBalancer",
+	"use vnics":                      "CreateLoadBalancer",
+	"manage security-lists":          "UpdateSecurityList",
+	"manage network-security-groups": "CreateLoadBalancer",
+	"use vcns":                       "CreateNetworkSecurityGroup",
+	"use public-ips":                 "CreateLoadBalancer",
 }
 
 // grant is a statement's "<verb> <resource-type>".
@@ -311,6 +336,7 @@ func TestWeakerVerbsThanDocumentedAreNotEnough(t *testing.T) {
 		recovers bool
 	}{
 		{"manage security-lists", "use security-lists", "UpdateSecurityList", false},
+		{"manage network-security-groups", "use network-security-groups", "CreateNetworkSecurityGroup", false},
 		{"manage load-balancers", "use load-balancers", "CreateLoadBalancer", false},
 		{"manage network-load-balancers", "use network-load-balancers", ocitest.NLB("CreateNetworkLoadBalancer"), false},
 		// inspect allows ListInstances: a refused GetInstance falls back to a fresh listing of

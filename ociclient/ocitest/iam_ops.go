@@ -56,6 +56,12 @@ var opRules = map[string][]requirement{
 	"ListNetworkSecurityGroupSecurityRules":   {{verbRead, "network-security-groups", inPath("networkSecurityGroupId", kindNSG)}},
 	"AddNetworkSecurityGroupSecurityRules":    {{verbManage, "network-security-groups", inPath("networkSecurityGroupId", kindNSG)}},
 	"RemoveNetworkSecurityGroupSecurityRules": {{verbManage, "network-security-groups", inPath("networkSecurityGroupId", kindNSG)}},
+	"UpdateNetworkSecurityGroupSecurityRules": {{verbManage, "network-security-groups", inPath("networkSecurityGroupId", kindNSG)}},
+	// Creating and deleting a group: manage network-security-groups, and use its VCN
+	// (NETWORK_SECURITY_GROUP_CREATE with VCN_ATTACH, NETWORK_SECURITY_GROUP_DELETE with
+	// VCN_DETACH; both VCN permissions come with use vcns; assumed from memory of Core's table).
+	"CreateNetworkSecurityGroup": {{verbManage, "network-security-groups", inBodyCompartment}, {verbUse, "vcns", inBodyVCN}},
+	"DeleteNetworkSecurityGroup": {{verbManage, "network-security-groups", inPath("networkSecurityGroupId", kindNSG)}, {verbUse, "vcns", inNSGVCN}},
 
 	// Identity: any user of the tenancy may list its availability domains (assumed; OCI's
 	// consoles and SDK examples call it with no policy).
@@ -167,6 +173,7 @@ type authzBody struct {
 	CompartmentID string   `json:"compartmentId"`
 	SubnetIDs     []string `json:"subnetIds"`
 	SubnetID      string   `json:"subnetId"`
+	VCNID         string   `json:"vcnId"`
 	NSGIDs        []string `json:"networkSecurityGroupIds"`
 	ReservedIPs   []struct {
 		ID string `json:"id"`
@@ -270,6 +277,30 @@ func inQueryCompartment(c *authzCall) []target {
 // inBodyCompartment locates a create's compartment, the body's compartmentId.
 func inBodyCompartment(c *authzCall) []target {
 	return compartmentTarget(c.decodedBody().CompartmentID)
+}
+
+// inBodyVCN locates the VCN a create names (vcnId), in its compartment.
+func inBodyVCN(c *authzCall) []target {
+	id := c.decodedBody().VCNID
+	comp, ok := kindVCN.compartment(c.s, id)
+	if id == "" || !ok {
+		return nil
+	}
+	return []target{{compartment: comp, what: kindVCN.what, id: id}}
+}
+
+// inNSGVCN locates the VCN of the group in the path, in its compartment.
+func inNSGVCN(c *authzCall) []target {
+	g, ok := c.s.vcn.nsgs.get(c.r.PathValue("networkSecurityGroupId"))
+	if !ok {
+		return nil
+	}
+	id := textOf(g.group.VcnId)
+	comp, ok := kindVCN.compartment(c.s, id)
+	if !ok {
+		return nil
+	}
+	return []target{{compartment: comp, what: kindVCN.what, id: id}}
 }
 
 func compartmentTarget(id string) []target {

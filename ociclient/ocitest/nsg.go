@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 )
 
 // maxNSGRules is OCI's capacity of one network security group.
 const maxNSGRules = 120
+
+// maxNSGRulesPerAdd is how many rules one AddNetworkSecurityGroupSecurityRules may carry (the
+// SDK's doc comment: "Adds up to 25 security rules").
+const maxNSGRulesPerAdd = 25
 
 // nsgState is a stored network security group with its rules.
 type nsgState struct {
@@ -30,6 +35,9 @@ func (s *Server) registerNSGs() {
 		})
 	})
 	s.handle("ListNetworkSecurityGroups", ClassRead, "GET "+base, s.listNSGs)
+	s.handle("CreateNetworkSecurityGroup", ClassWrite, "POST "+base, s.createNSG)
+	s.handle("DeleteNetworkSecurityGroup", ClassWrite, "DELETE "+base+"/{networkSecurityGroupId}", s.deleteNSG)
+	s.handle("UpdateNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/updateSecurityRules", s.updateNSGRules)
 	s.handle("ListNetworkSecurityGroupSecurityRules", ClassRead, "GET "+base+"/{networkSecurityGroupId}/securityRules", s.listNSGRules)
 	s.handle("AddNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/addSecurityRules", s.addNSGRules)
 	s.handle("RemoveNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/removeSecurityRules", s.removeNSGRules)
@@ -43,7 +51,7 @@ func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	serveList(s, w, r, func() []core.NetworkSecurityGroup {
-		var out []core.NetworkSecurityGroup
+		out := []core.NetworkSecurityGroup{} // OCI answers an empty list as [], which the SDK needs
 		for _, n := range s.vcn.nsgs.filter(nil) {
 			g := n.group
 			if queryMatches(r, "compartmentId", textOf(g.CompartmentId)) && queryMatches(r, "vcnId", textOf(g.VcnId)) &&
@@ -65,7 +73,7 @@ func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
 		notFound(w, r, "network security group", id)
 		return
 	}
-	var rules []core.SecurityRule
+	rules := []core.SecurityRule{}
 	for _, rule := range n.rules {
 		if queryMatches(r, "direction", string(rule.Direction)) {
 			rules = append(rules, rule)
@@ -101,6 +109,9 @@ func (s *Server) addNSGRulesLocked(id string, details []core.AddSecurityRuleDeta
 	if !ok {
 		return nil, errNoSuchNSG
 	}
+	if len(details) > maxNSGRulesPerAdd {
+		return nil, fmt.Errorf("one request adds at most %d security rules, not %d", maxNSGRulesPerAdd, len(details))
+	}
 	if total := len(n.rules) + len(details); total > maxNSGRules {
 		return nil, fmt.Errorf("a network security group holds at most %d rules; this one would have %d", maxNSGRules, total)
 	}
@@ -109,26 +120,31 @@ func (s *Server) addNSGRulesLocked(id string, details []core.AddSecurityRuleDeta
 		if err := s.checkNSGRuleLocked(d); err != nil {
 			return nil, fmt.Errorf("securityRules[%d]: %w", i, err)
 		}
-		added = append(added, core.SecurityRule{
-			Id:              new(fmt.Sprintf("%06X", s.seq.Add(1)&0xFFFFFF)),
-			Direction:       core.SecurityRuleDirectionEnum(d.Direction),
-			Protocol:        d.Protocol,
-			Description:     d.Description,
-			Destination:     d.Destination,
-			DestinationType: core.SecurityRuleDestinationTypeEnum(d.DestinationType),
-			Source:          d.Source,
-			SourceType:      core.SecurityRuleSourceTypeEnum(d.SourceType),
-			IcmpOptions:     d.IcmpOptions,
-			TcpOptions:      d.TcpOptions,
-			UdpOptions:      d.UdpOptions,
-			IsStateless:     d.IsStateless,
-			IsValid:         new(true),
-			TimeCreated:     timeCreatedNow(),
-		})
+		added = append(added, ruleFromDetails(d, fmt.Sprintf("%06X", s.seq.Add(1)&0xFFFFFF)))
 	}
 	n.rules = append(slices.Clip(n.rules), added...)
 	s.vcn.nsgs.put(id, n)
 	return added, nil
+}
+
+// ruleFromDetails is the rule a request describes, as the group stores it under id.
+func ruleFromDetails(d core.AddSecurityRuleDetails, id string) core.SecurityRule {
+	return core.SecurityRule{
+		Id:              new(id),
+		Direction:       core.SecurityRuleDirectionEnum(d.Direction),
+		Protocol:        d.Protocol,
+		Description:     d.Description,
+		Destination:     d.Destination,
+		DestinationType: core.SecurityRuleDestinationTypeEnum(d.DestinationType),
+		Source:          d.Source,
+		SourceType:      core.SecurityRuleSourceTypeEnum(d.SourceType),
+		IcmpOptions:     d.IcmpOptions,
+		TcpOptions:      d.TcpOptions,
+		UdpOptions:      d.UdpOptions,
+		IsStateless:     d.IsStateless,
+		IsValid:         new(true),
+		TimeCreated:     timeCreatedNow(),
+	}
 }
 
 // checkNSGRuleLocked validates a rule; a NETWORK_SECURITY_GROUP source or destination must name
@@ -226,4 +242,135 @@ func (s *Server) NetworkSecurityGroup(id string) (core.NetworkSecurityGroup, []c
 	defer s.mu.Unlock()
 	n, ok := s.vcn.nsgs.get(id)
 	return jsonClone(n.group), jsonClone(n.rules), ok
+}
+
+// createNSG creates a network security group in a VCN, synchronously (OCI answers with the
+// group AVAILABLE; no work request). An opc-retry-token seen before answers the group it
+// created, or 409 InvalidatedRetryToken once that group is deleted.
+func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
+	var d core.CreateNetworkSecurityGroupDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	if textOf(d.CompartmentId) == "" || textOf(d.VcnId) == "" {
+		writeError(w, r, http.StatusBadRequest, "MissingParameter", "compartmentId and vcnId are required")
+		return
+	}
+	token := r.Header.Get("opc-retry-token")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.vcn.nsgTokens[token]; ok && token != "" {
+		n, ok := s.vcn.nsgs.get(id)
+		if !ok {
+			writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken,
+				fmt.Sprintf("The retry token was invalidated: network security group %s, which it created, has been deleted", id))
+			return
+		}
+		w.Header().Set("etag", nsgETag(n.group))
+		writeJSON(w, r, http.StatusOK, n.group)
+		return
+	}
+	if _, ok := s.vcn.vcns.get(*d.VcnId); !ok {
+		notFound(w, r, "vcn", *d.VcnId)
+		return
+	}
+	g, err := s.addNSGLocked(core.NetworkSecurityGroup{CompartmentId: d.CompartmentId, VcnId: d.VcnId,
+		DisplayName: d.DisplayName, FreeformTags: d.FreeformTags, DefinedTags: d.DefinedTags})
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error())
+		return
+	}
+	if token != "" {
+		if s.vcn.nsgTokens == nil {
+			s.vcn.nsgTokens = map[string]string{}
+		}
+		s.vcn.nsgTokens[token] = *g.Id
+	}
+	w.Header().Set("etag", nsgETag(g))
+	writeJSON(w, r, http.StatusOK, jsonClone(g))
+}
+
+// nsgETag is the ETag of a group; ocitest does not version groups, so it names the group only.
+func nsgETag(g core.NetworkSecurityGroup) string { return "nsg-" + textOf(g.Id) }
+
+// deleteNSG deletes a group that no VNIC is in. A load balancer or network load balancer that
+// lists the group has its VNICs in it, so such a group is refused with 409 Conflict. Rules of
+// other groups that name it stay (and name a group that no longer exists).
+func (s *Server) deleteNSG(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("networkSecurityGroupId")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.vcn.nsgs.get(id); !ok {
+		notFound(w, r, "network security group", id)
+		return
+	}
+	if users := s.nsgUsersLocked(id); len(users) > 0 {
+		writeError(w, r, http.StatusConflict, "Conflict",
+			fmt.Sprintf("network security group %s still contains VNICs (of %s); remove them from the group first", id, strings.Join(users, ", ")))
+		return
+	}
+	s.vcn.nsgs.remove(id)
+	writeJSON(w, r, http.StatusNoContent, nil)
+}
+
+// nsgUsersLocked returns the resources whose VNICs are in the group: load balancers, network
+// load balancers and VNICs that list it, sorted. Caller holds s.mu.
+func (s *Server) nsgUsersLocked(id string) []string {
+	var users []string
+	for lbID, e := range s.lb.lbs {
+		if slices.Contains(e.lb.NetworkSecurityGroupIds, id) {
+			users = append(users, lbID)
+		}
+	}
+	for nlbID, e := range s.nlb.nlbs {
+		if slices.Contains(e.nlb.NetworkSecurityGroupIds, id) {
+			users = append(users, nlbID)
+		}
+	}
+	for _, v := range s.vcn.vnics.filter(func(v core.Vnic) bool { return slices.Contains(v.NsgIds, id) }) {
+		users = append(users, textOf(v.Id))
+	}
+	slices.Sort(users)
+	return users
+}
+
+// updateNSGRules replaces rules by ID, all or none: an ID the group does not have, or an invalid
+// rule, fails the whole request with 400.
+func (s *Server) updateNSGRules(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("networkSecurityGroupId")
+	var d core.UpdateNetworkSecurityGroupSecurityRulesDetails
+	if !readJSON(w, r, &d) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.vcn.nsgs.get(id)
+	if !ok {
+		notFound(w, r, "network security group", id)
+		return
+	}
+	rules := slices.Clone(n.rules)
+	var updated []core.SecurityRule
+	for i, u := range d.SecurityRules {
+		at := slices.IndexFunc(rules, func(rule core.SecurityRule) bool { return textOf(rule.Id) == textOf(u.Id) })
+		if at < 0 {
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, textOf(u.Id)))
+			return
+		}
+		add := core.AddSecurityRuleDetails{Direction: core.AddSecurityRuleDetailsDirectionEnum(u.Direction), Protocol: u.Protocol,
+			Description: u.Description, Destination: u.Destination, DestinationType: core.AddSecurityRuleDetailsDestinationTypeEnum(u.DestinationType),
+			Source: u.Source, SourceType: core.AddSecurityRuleDetailsSourceTypeEnum(u.SourceType), IcmpOptions: u.IcmpOptions,
+			TcpOptions: u.TcpOptions, UdpOptions: u.UdpOptions, IsStateless: u.IsStateless}
+		if err := s.checkNSGRuleLocked(add); err != nil {
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("securityRules[%d]: %v", i, err))
+			return
+		}
+		rule := ruleFromDetails(add, *rules[at].Id)
+		rule.TimeCreated = rules[at].TimeCreated
+		rules[at] = rule
+		updated = append(updated, rule)
+	}
+	n.rules = rules
+	s.vcn.nsgs.put(id, n)
+	writeJSON(w, r, http.StatusOK, core.UpdatedNetworkSecurityGroupSecurityRules{SecurityRules: updated})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -132,4 +133,122 @@ func TestGetAndListNSGs(t *testing.T) {
 	if len(byVcn.Items) != 2 || len(byName.Items) != 1 || *byName.Items[0].DisplayName != "b" {
 		t.Errorf("by VCN %d, by name %d; want 2 and just b", len(byVcn.Items), len(byName.Items))
 	}
+}
+
+func TestCreateNSGKeepsTagsAndIsListedByCompartmentVCNAndName(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	tags := map[string]string{"oci-ccm-cluster": "prod", "oci-ccm-service": "default/web"}
+	resp, err := f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{
+		CreateNetworkSecurityGroupDetails: core.CreateNetworkSecurityGroupDetails{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id,
+			DisplayName: new("web-frontend"), FreeformTags: tags}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.LifecycleState != core.NetworkSecurityGroupLifecycleStateAvailable || resp.Etag == nil {
+		t.Errorf("created group is %s with ETag %v, want AVAILABLE with an ETag", resp.LifecycleState, resp.Etag)
+	}
+	for _, req := range []core.ListNetworkSecurityGroupsRequest{
+		{CompartmentId: vcn.CompartmentId},
+		{VcnId: vcn.Id},
+		{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id, DisplayName: new("web-frontend")},
+	} {
+		list, err := f.vcn.ListNetworkSecurityGroups(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 || *list.Items[0].Id != *resp.Id {
+			t.Fatalf("list %+v: %d groups, want just the created one", req, len(list.Items))
+		}
+		if diff := cmp.Diff(tags, list.Items[0].FreeformTags); diff != "" {
+			t.Errorf("tags (-want +got):\n%s", diff)
+		}
+	}
+	none, err := f.vcn.ListNetworkSecurityGroups(t.Context(), core.ListNetworkSecurityGroupsRequest{VcnId: vcn.Id, DisplayName: new("other")})
+	if err != nil || len(none.Items) != 0 {
+		t.Errorf("listing another name: %d groups, err %v; want none", len(none.Items), err)
+	}
+}
+
+func TestCreateNSGRetryTokenAnswersTheSameGroup(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	create := func() (core.CreateNetworkSecurityGroupResponse, error) {
+		return f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{OpcRetryToken: new("token-1"),
+			CreateNetworkSecurityGroupDetails: core.CreateNetworkSecurityGroupDetails{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id}})
+	}
+	first, err := create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := create()
+	if err != nil || *again.Id != *first.Id {
+		t.Fatalf("retry answered %v, %v; want the first group %s", again.Id, err, *first.Id)
+	}
+	if _, err := f.vcn.DeleteNetworkSecurityGroup(t.Context(), core.DeleteNetworkSecurityGroupRequest{NetworkSecurityGroupId: first.Id}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = create()
+	wantStatus(t, err, http.StatusConflict, "InvalidatedRetryToken")
+}
+
+func TestDeleteNSGRefusedWhileALoadBalancerOrVNICIsInIt(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	nsg := f.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: vcn.Id})
+	lb := f.srv.AddLoadBalancer(loadbalancer.LoadBalancer{NetworkSecurityGroupIds: []string{*nsg.Id}})
+	del := func() error {
+		_, err := f.vcn.DeleteNetworkSecurityGroup(t.Context(), core.DeleteNetworkSecurityGroupRequest{NetworkSecurityGroupId: nsg.Id})
+		return err
+	}
+	wantStatus(t, del(), http.StatusConflict, "Conflict")
+	f.srv.RemoveLoadBalancer(*lb.Id)
+	if err := del(); err != nil {
+		t.Fatalf("deleting the group once the load balancer is gone: %v", err)
+	}
+	if _, _, ok := f.srv.NetworkSecurityGroup(*nsg.Id); ok {
+		t.Error("the group is still stored")
+	}
+	wantStatus(t, del(), http.StatusNotFound, "NotAuthorizedOrNotFound")
+}
+
+func TestNSGAddTakesAtMost25RulesAndUpdateReplacesByID(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	nsg := f.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: vcn.Id})
+	rule := core.AddSecurityRuleDetails{Direction: core.AddSecurityRuleDetailsDirectionIngress, Protocol: new("6"), Source: new("0.0.0.0/0"),
+		Description: new("d")}
+	add := func(n int) (core.AddNetworkSecurityGroupSecurityRulesResponse, error) {
+		rules := make([]core.AddSecurityRuleDetails, n)
+		for i := range rules {
+			rules[i] = rule
+		}
+		return f.vcn.AddNetworkSecurityGroupSecurityRules(t.Context(), core.AddNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: nsg.Id,
+			AddNetworkSecurityGroupSecurityRulesDetails: core.AddNetworkSecurityGroupSecurityRulesDetails{SecurityRules: rules}})
+	}
+	_, err := add(26)
+	wantStatus(t, err, http.StatusBadRequest, "InvalidParameter")
+	added, err := add(25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *added.SecurityRules[0].Description; got != "d" {
+		t.Errorf("description %q, want d", got)
+	}
+	id := added.SecurityRules[0].Id
+	_, err = f.vcn.UpdateNetworkSecurityGroupSecurityRules(t.Context(), core.UpdateNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: nsg.Id,
+		UpdateNetworkSecurityGroupSecurityRulesDetails: core.UpdateNetworkSecurityGroupSecurityRulesDetails{SecurityRules: []core.UpdateSecurityRuleDetails{
+			{Id: id, Direction: core.UpdateSecurityRuleDetailsDirectionIngress, Protocol: new("17"), Source: new("10.0.0.0/8"),
+				UdpOptions: &core.UdpOptions{DestinationPortRange: &core.PortRange{Min: new(53), Max: new(53)}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rules, _ := f.srv.NetworkSecurityGroup(*nsg.Id)
+	if len(rules) != 25 || *rules[0].Id != *id || *rules[0].Protocol != "17" || *rules[0].Source != "10.0.0.0/8" {
+		t.Errorf("after update: %d rules, first %+v; want 25 with the first now UDP from 10.0.0.0/8", len(rules), rules[0])
+	}
+	_, err = f.vcn.UpdateNetworkSecurityGroupSecurityRules(t.Context(), core.UpdateNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: nsg.Id,
+		UpdateNetworkSecurityGroupSecurityRulesDetails: core.UpdateNetworkSecurityGroupSecurityRulesDetails{SecurityRules: []core.UpdateSecurityRuleDetails{
+			{Id: new("NOSUCH"), Direction: core.UpdateSecurityRuleDetailsDirectionIngress, Protocol: new("all"), Source: new("0.0.0.0/0")}}}})
+	wantStatus(t, err, http.StatusBadRequest, "InvalidParameter")
 }

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package seclist
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// This file is the lifecycle of the frontend network security groups of Services in mode NSG:
+// one per load balancer, created by FrontendNSG (which lb calls while planning, so the load
+// balancer is created in it), tagged with the cluster and Service that own it, found again by
+// those tags after a restart, and deleted once the load balancer is gone (Delete) or the Service
+// leaves mode NSG (Reconcile).
+
+// frontendNamePrefix starts the display name of every frontend NSG, so a person reading the
+// console knows what it is; ownership is in the tags, never the name.
+const frontendNamePrefix = "oci-ccm-frontend-"
+
+// maxDisplayName is OCI's limit on a display name.
+const maxDisplayName = 255
+
+// FrontendNSG returns the OCID of the frontend network security group of the Service spec
+// describes, creating it when the Service is in mode NSG and has none; for every other Service it
+// returns "". It is lb.Options.FrontendNSG: lb attaches the group to the load balancer it creates
+// or updates.
+//
+// A Service never gets two: the group is remembered, found after a restart by its tags
+// (lb.TagCluster, lb.TagService) in the load balancer's VCN, and creations are serialised in the
+// process. The group is created in Policy.CompartmentID (else the Spec's compartment) and in the
+// VCN of the load balancer's first subnet.
+func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec) (string, error) {
+	if spec == nil || spec.SecurityListMode != config.SecurityListModeNSG {
+		return "", nil
+	}
+	service := spec.Owner.Service
+	if service == "" {
+		return "", fmt.Errorf("%w: the Spec names no Service (Owner.Service), so its frontend NSG could not be tagged as its", ErrInvalid)
+	}
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	m.nsgMu.Lock()
+	defer m.nsgMu.Unlock()
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	home, err := m.frontendHome(ctx, spec.Subnets, spec.CompartmentID)
+	if err != nil {
+		return "", err
+	}
+	if id, err := m.findFrontend(ctx, home, service); id != "" || err != nil {
+		return id, err
+	}
+	g, err := m.vn.CreateNetworkSecurityGroup(ctx, core.CreateNetworkSecurityGroupDetails{
+		CompartmentId: common.String(home.compartment),
+		VcnId:         common.String(home.vcn),
+		DisplayName:   common.String(frontendName(m.opts.Policy.Cluster, service)),
+		FreeformTags: map[string]string{lb.TagCluster: m.opts.Policy.Cluster, lb.TagService: service,
+			lb.TagServiceUID: spec.Owner.UID},
+	}, "")
+	if err != nil {
+		return "", fmt.Errorf("creating the frontend network security group of %s: %w", service, err)
+	}
+	id := deref(g.Id)
+	m.loggerFor(ctx).Info("Created the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
+	m.rememberFrontend(service, id)
+	m.writerFor(id).rememberNSG(nil) // a new group has no rules: its first sync needs no read
+	return id, nil
+}
+
+// frontendName is a frontend NSG's display name: the prefix, cluster and Service.
+func frontendName(cluster, service string) string {
+	name := frontendNamePrefix + cluster + "-" + strings.ReplaceAll(service, "/", "-")
+	if len(name) > maxDisplayName {
+		name = name[:maxDisplayName]
+	}
+	return name
+}
+
+// nsgHome is where a Service's frontend NSG lives.
+type nsgHome struct{ compartment, vcn string }
+
+// frontendHome is where the frontend NSG of a load balancer in subnets lives: the VCN of the
+// first subnet, in Policy.CompartmentID, else compartment, else the subnet's compartment.
+func (m *Manager) frontendHome(ctx context.Context, subnets []string, compartment string) (nsgHome, error) {
+	if len(subnets) == 0 {
+		return nsgHome{}, fmt.Errorf("%w: a load balancer subnet is needed to place a frontend network security group", ErrInvalid)
+	}
+	s, err := m.vn.GetSubnet(ctx, subnets[0])
+	if err != nil {
+		return nsgHome{}, fmt.Errorf("reading subnet %s: %w", subnets[0], err)
+	}
+	return nsgHome{compartment: cmp.Or(m.opts.Policy.CompartmentID, compartment, deref(s.CompartmentId)), vcn: deref(s.VcnId)}, nil
+}
+
+// findFrontend returns the Service's frontend NSG in home, "" when there is none. The first
+// time in this process it lists the groups of home and remembers the frontend NSG of every
+// Service of this cluster it finds there (a restart costs one listing per VCN, not one per
+// Service); after that, a Service not remembered has none, because only this process creates
+// them. Should a race between two processes (a leader change) have made two for one Service,
+// the oldest wins, and the others are logged for a person to remove. Caller holds nsgMu.
+func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string) (string, error) {
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	if m.listedHomes[home] {
+		return "", nil
+	}
+	groups, err := m.vn.ListNetworkSecurityGroups(ctx, home.compartment, home.vcn)
+	if err != nil {
+		return "", fmt.Errorf("listing network security groups to find the frontend one of %s: %w", service, err)
+	}
+	found := map[string][]core.NetworkSecurityGroup{}
+	for _, g := range groups {
+		if svc := g.FreeformTags[lb.TagService]; g.FreeformTags[lb.TagCluster] == m.opts.Policy.Cluster && svc != "" &&
+			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminating &&
+			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminated {
+			found[svc] = append(found[svc], g)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for svc, gs := range found {
+		slices.SortFunc(gs, func(a, b core.NetworkSecurityGroup) int {
+			return cmp.Or(compareTimes(a.TimeCreated, b.TimeCreated), cmp.Compare(deref(a.Id), deref(b.Id)))
+		})
+		if len(gs) > 1 {
+			m.loggerFor(ctx).Info("Several frontend network security groups are tagged for one Service; using the oldest", "service", svc,
+				"networkSecurityGroups", idsOf(gs))
+		}
+		if _, ok := m.frontends[svc]; !ok {
+			m.frontends[svc] = deref(gs[0].Id)
+		}
+	}
+	m.listedHomes[home] = true
+	return m.frontends[service], nil
+}
+
+// frontendOf returns the Service's frontend NSG as remembered or found by its tags in the VCN of
+// lbSubnets; "" when it has none. It never creates one.
+func (m *Manager) frontendOf(ctx context.Context, service string, lbSubnets []string) (string, error) {
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	if len(lbSubnets) == 0 {
+		return "", nil
+	}
+	m.nsgMu.Lock()
+	defer m.nsgMu.Unlock()
+	if id := m.knownFrontend(service); id != "" {
+		return id, nil
+	}
+	home, err := m.frontendHome(ctx, lbSubnets, "")
+	if err != nil {
+		return "", err
+	}
+	return m.findFrontend(ctx, home, service)
+}
+
+// knowFrontends finds the frontend NSGs of the claims in mode NSG that have none yet (claims of
+// Prime, which makes no call), and records them in the claims. One that is not found stays
+// unknown (see unknownLocked), and is logged.
+func (m *Manager) knowFrontends(ctx context.Context) error {
+	m.mu.Lock()
+	var missing []Claim
+	for _, c := range m.claims {
+		if c.FrontendNSG == "" && m.opts.Policy.mode(c) == config.SecurityListModeNSG {
+			missing = append(missing, c)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range missing {
+		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets)
+		if err != nil || id == "" {
+			m.loggerFor(ctx).Info("The frontend network security group of a Service in mode NSG is not known yet; not removing rules until it is",
+				"service", c.Service, "err", err)
+			continue
+		}
+		m.mu.Lock()
+		if cur, ok := m.claims[c.Service]; ok && cur.FrontendNSG == "" {
+			cur.FrontendNSG = id
+			m.claims[c.Service] = cur
+		}
+		m.mu.Unlock()
+	}
+	return ctx.Err()
+}
+
+// frontendToDelete returns the frontend NSG of the Service being deleted: the one its claims or
+// this process know, else, when its claim or held claim is in mode NSG, the one its tags name.
+func (m *Manager) frontendToDelete(ctx context.Context, c, held Claim) (string, error) {
+	if id := cmp.Or(held.FrontendNSG, c.FrontendNSG, m.knownFrontend(c.Service)); id != "" {
+		return id, nil
+	}
+	p := m.opts.Policy
+	if p.mode(c) != config.SecurityListModeNSG && (held.Service == "" || p.mode(held) != config.SecurityListModeNSG) {
+		return "", nil
+	}
+	return m.frontendOf(ctx, c.Service, union(c.LBSubnets, held.LBSubnets))
+}
+
+// deleteFrontend deletes a Service's frontend NSG, which must no longer be attached to its load
+// balancer (OCI refuses while any VNIC is in it). One already gone is success.
+func (m *Manager) deleteFrontend(ctx context.Context, service, id string) error {
+	err := m.vn.DeleteNetworkSecurityGroup(ctx, id)
+	if err != nil && !ociclient.IsNotFound(err) {
+		return fmt.Errorf("service %s: deleting its frontend network security group %s: %w", service, id, err)
+	}
+	m.loggerFor(ctx).Info("Deleted the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
+	m.mu.Lock()
+	if m.frontends[service] == id {
+		delete(m.frontends, service)
+	}
+	delete(m.writers, id)
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *Manager) knownFrontend(service string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.frontends[service]
+}
+
+func (m *Manager) rememberFrontend(service, id string) {
+	m.mu.Lock()
+	m.frontends[service] = id
+	m.mu.Unlock()
+}
+
+func compareTimes(a, b *common.SDKTime) int {
+	switch {
+	case a == nil || b == nil:
+		return 0
+	case a.Before(b.Time):
+		return -1
+	case b.Before(a.Time):
+		return 1
+	}
+	return 0
+}
+
+func idsOf(groups []core.NetworkSecurityGroup) []string {
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = deref(g.Id)
+	}
+	return out
+}
