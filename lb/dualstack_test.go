@@ -20,7 +20,8 @@ import (
 
 // nlbSubnets adds a VCN with an IPv4-only subnet and one with an IPv6 prefix, and returns them.
 func nlbSubnets(e *env) (v4only, dual string) {
-	vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.20.0.0/16"}})
+	vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.20.0.0/16"},
+		Ipv6CidrBlocks: []string{"2603:c020:4015:2100::/56"}})
 	a := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.1.0/24")})
 	b := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.2.0/24"),
 		Ipv6CidrBlock: common.String("2603:c020:4015:2100::/64"), Ipv6CidrBlocks: []string{"2603:c020:4015:2100::/64"}})

@@ -55,6 +55,9 @@ type env struct {
 	oci *ociclient.Client
 	cfg *config.Config
 	r   *lb.Reconciler
+	// instances are the OCIDs of instances seeded for Nodes (instanceNodes).
+	instances  []string
+	nodeSubnet string
 }
 
 type envOption func(*envSettings)

@@ -6,6 +6,7 @@ package lb_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +24,22 @@ import (
 
 func asNLB(s *v1.Service) { s.Annotations[string(lb.AnnotationLoadBalancerType)] = "nlb" }
 
-// instanceNodes are ready Nodes with an instance providerID each.
-func instanceNodes(n int) []*v1.Node {
+// instanceNodes are ready Nodes with an instance providerID each, the instances seeded in
+// ocitest (OCI refuses a targetId backend whose instance does not exist).
+func (e *env) instanceNodes(n int) []*v1.Node {
 	out := readyNodes(n)
 	for i, node := range out {
-		node.Spec.ProviderID = fmt.Sprintf("oci://ocid1.instance.oc1.phx.node%d", i+1)
+		if e.nodeSubnet == "" {
+			vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.0.0.0/16"}})
+			e.nodeSubnet = *e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.1.0/24")}).Id
+		}
+		for len(e.instances) <= i {
+			k := len(e.instances) + 1
+			inst := e.srv.AddInstance(ocitest.Instance{Instance: core.Instance{DisplayName: common.String(fmt.Sprintf("node-%d", k))},
+				VNICs: []core.Vnic{{SubnetId: common.String(e.nodeSubnet), PrivateIp: common.String(fmt.Sprintf("10.0.1.%d", k))}}})
+			e.instances = append(e.instances, *inst.Id)
+		}
+		node.Spec.ProviderID = "oci://" + e.instances[i]
 	}
 	return out
 }
@@ -62,7 +74,7 @@ func TestNLBLifecycleThroughOneMachinery(t *testing.T) {
 	e := newEnv(t, withNLBs())
 	svc := service(asNLB, ports(80))
 
-	res, calls := e.ensure(t, svc, instanceNodes(2), nil)
+	res, calls := e.ensure(t, svc, e.instanceNodes(2), nil)
 	if diff := cmp.Diff(map[string]int{ocitest.NLB("CreateNetworkLoadBalancer"): 1}, nlbWrites(calls)); diff != "" {
 		t.Errorf("create writes (-want +got):\n%s\ncalls:\n%s", diff, calls)
 	}
@@ -72,23 +84,24 @@ func TestNLBLifecycleThroughOneMachinery(t *testing.T) {
 	}
 	wantSet := lb.BackendSet{Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: lb.HealthCheck{Protocol: "HTTP", Port: lb.KubeProxyHealthPort,
 		Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000},
-		Backends: []lb.Backend{{Port: 30080, TargetID: "ocid1.instance.oc1.phx.node1"}, {Port: 30080, TargetID: "ocid1.instance.oc1.phx.node2"}}}
+		Backends: []lb.Backend{{IP: "10.0.1.1", Port: 30080, TargetID: e.instances[0]}, {IP: "10.0.1.2", Port: 30080, TargetID: e.instances[1]}}}
 	if diff := cmp.Diff(map[string]lb.BackendSet{"TCP-80": wantSet}, got.BackendSets, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("backend sets in OCI (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]lb.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}}, got.Listeners); diff != "" {
 		t.Errorf("listeners in OCI (-want +got):\n%s", diff)
 	}
-	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP == "" {
-		t.Errorf("status = %+v, want the public address", res.Status)
+	// A public NLB lists its private address too; without external-ip-only both are reported.
+	if len(res.Status.Ingress) != 2 || !slices.ContainsFunc(res.Status.Ingress, func(in v1.LoadBalancerIngress) bool { return strings.HasPrefix(in.IP, "203.0.113.") }) {
+		t.Errorf("status = %+v, want the public and the private address", res.Status)
 	}
 
-	_, calls = e.ensure(t, svc, instanceNodes(2), nil)
+	_, calls = e.ensure(t, svc, e.instanceNodes(2), nil)
 	if calls.Class(ocitest.ClassWrite) != 0 || calls.Class(ocitest.ClassRead) != 1 {
 		t.Errorf("repeat: %d writes, %d reads, want 0 and 1:\n%s", calls.Class(ocitest.ClassWrite), calls.Class(ocitest.ClassRead), calls)
 	}
 
-	_, calls = e.ensure(t, svc, instanceNodes(3), nil)
+	_, calls = e.ensure(t, svc, e.instanceNodes(3), nil)
 	if diff := cmp.Diff(map[string]int{ocitest.NLB("UpdateBackendSet"): 1}, nlbWrites(calls)); diff != "" {
 		t.Errorf("node added (-want +got):\n%s", diff)
 	}
@@ -96,7 +109,7 @@ func TestNLBLifecycleThroughOneMachinery(t *testing.T) {
 		t.Errorf("backends after a node was added = %d, want 3", n)
 	}
 
-	res, _ = e.ensure(t, service(asNLB, ports(8080)), instanceNodes(3), nil)
+	res, _ = e.ensure(t, service(asNLB, ports(8080)), e.instanceNodes(3), nil)
 	var order []string
 	for _, c := range res.Plan.Changes {
 		order = append(order, c.String())
@@ -224,7 +237,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	e := newEnv(t, withNLBs())
 	svc := service(asNLB, ports(80))
 	created, wr, err := e.oci.NetworkLoadBalancers.CreateNetworkLoadBalancer(ctx, networkloadbalancer.CreateNetworkLoadBalancerDetails{
-		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)), SubnetId: common.String(subnet1)}, "")
+		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)), SubnetId: common.String(subnet1), IsPrivate: common.Bool(false)}, "")
 	if err == nil {
 		err = e.oci.NetworkLoadBalancers.WaitForWorkRequest(ctx, wr)
 	}
@@ -284,7 +297,7 @@ func TestNLBWithReservedIPKeepsItAndReportsIt(t *testing.T) {
 		LifecycleState: core.PublicIpLifecycleStateAvailable})
 	svc := service(asNLB, func(s *v1.Service) { s.Spec.LoadBalancerIP = *ip.IpAddress })
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)
-	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP != *ip.IpAddress {
+	if !slices.ContainsFunc(res.Status.Ingress, func(in v1.LoadBalancerIngress) bool { return in.IP == *ip.IpAddress }) {
 		t.Errorf("status %+v, want the reserved IP %s", res.Status, *ip.IpAddress)
 	}
 	if got := e.onlyNLB(t).ReservedIP; got != *ip.IpAddress {

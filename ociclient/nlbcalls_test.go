@@ -46,8 +46,7 @@ func TestNLBClientMakesEveryCallOfAReconcilerOnceMeteredAndRateLimited(t *testin
 		t.Fatalf("ListNetworkLoadBalancers = %d, %v", len(got), err)
 	}
 	check := &nlb.HealthChecker{Protocol: nlb.HealthCheckProtocolsUdp, Port: common.Int(53), RequestData: []byte("q"), ResponseData: []byte("a")}
-	wr, err = nlbs.CreateBackendSet(ctx, id, nlb.CreateBackendSetDetails{Name: common.String("UDP-53"), Policy: nlb.NetworkLoadBalancingPolicyFiveTuple}, "")
-	if err == nil {
+	if _, err := nlbs.CreateBackendSet(ctx, id, nlb.CreateBackendSetDetails{Name: common.String("UDP-53"), Policy: nlb.NetworkLoadBalancingPolicyFiveTuple}, ""); err == nil {
 		t.Fatal("CreateBackendSet without a health checker was accepted")
 	}
 	wr, err = nlbs.CreateBackendSet(ctx, id, nlb.CreateBackendSetDetails{Name: common.String("UDP-53"), Policy: nlb.NetworkLoadBalancingPolicyFiveTuple,
