@@ -7,11 +7,13 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -84,5 +86,29 @@ func TestNLBDualStackFollowsTheSubnet(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"TCP-80"}, listenerNames(plan.Target)); diff != "" {
 		t.Errorf("PreferDualStack without a subnet reader: listeners (-want +got):\n%s", diff)
+	}
+}
+
+// TestNLBDualStackIsCreatedAndThenLeftAlone: PreferDualStack in a subnet with an IPv6 prefix
+// creates an IPV4_AND_IPV6 network load balancer through ocitest (IPv4 and IPv6 listeners),
+// reports an IPv6 address among its ingress, and a repeat writes nothing.
+func TestNLBDualStackIsCreatedAndThenLeftAlone(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	_, dual := nlbSubnets(e)
+	svc := dualStackService(v1.IPFamilyPolicyPreferDualStack, dual)
+
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	all := e.srv.NetworkLoadBalancers()
+	if len(all) != 1 || all[0].NlbIpVersion != networkloadbalancer.NlbIpVersionIpv4AndIpv6 {
+		t.Fatalf("OCI has %d network load balancers (first: %+v), want one IPV4_AND_IPV6", len(all), all)
+	}
+	if diff := cmp.Diff([]string{"TCP-80", "TCP-80-IPv6"}, listenerNames(e.onlyNLB(t))); diff != "" {
+		t.Errorf("listeners in OCI (-want +got):\n%s", diff)
+	}
+	if !slices.ContainsFunc(res.Status.Ingress, func(in v1.LoadBalancerIngress) bool { return strings.Contains(in.IP, ":") }) {
+		t.Errorf("status %+v has no IPv6 address", res.Status)
+	}
+	if _, calls := e.ensure(t, svc, readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
+		t.Errorf("repeat wrote:\n%s", calls)
 	}
 }
