@@ -200,16 +200,8 @@ func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFam
 		if n == nil {
 			continue
 		}
-		reason := ""
+		reason := excludedBecause(n, selector)
 		nn := nlbNode{target: instanceOCID(n.Spec.ProviderID)}
-		switch {
-		case hasLabel(n, v1.LabelNodeExcludeBalancers):
-			reason = reasonExcludeLabel
-		case selector != nil && !selector.Matches(labels.Set(n.Labels)):
-			reason = reasonNotSelected
-		case n.DeletionTimestamp != nil:
-			reason = reasonDeleting
-		}
 		if reason == "" {
 			if wantV4 {
 				nn.v4 = internalIPv4(n)

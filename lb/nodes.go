@@ -38,15 +38,7 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, map[str
 		if n == nil {
 			continue
 		}
-		reason := ""
-		switch {
-		case hasLabel(n, v1.LabelNodeExcludeBalancers):
-			reason = reasonExcludeLabel
-		case selector != nil && !selector.Matches(labels.Set(n.Labels)):
-			reason = reasonNotSelected
-		case n.DeletionTimestamp != nil:
-			reason = reasonDeleting
-		}
+		reason := excludedBecause(n, selector)
 		ip := ""
 		if reason == "" {
 			if ip = internalIPv4(n); ip == "" {
@@ -101,4 +93,18 @@ func compareIPs(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// excludedBecause says why a Node is not a backend of any load balancer of the Service, or ""
+// when it is one: the exclusion label, a node-label selector it does not match, or deletion.
+func excludedBecause(n *v1.Node, selector labels.Selector) string {
+	switch {
+	case hasLabel(n, v1.LabelNodeExcludeBalancers):
+		return reasonExcludeLabel
+	case selector != nil && !selector.Matches(labels.Set(n.Labels)):
+		return reasonNotSelected
+	case n.DeletionTimestamp != nil:
+		return reasonDeleting
+	}
+	return ""
 }
