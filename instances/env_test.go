@@ -48,7 +48,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	srv := ocitest.New(ocitest.Options{PageSize: o.pageSize})
 	t.Cleanup(srv.Close)
 	srv.AddAvailabilityDomain(testAD)
-	vcn := srv.AddVCN(core.Vcn{CidrBlock: common.String("10.0.0.0/16")})
+	v := core.Vcn{CidrBlock: common.String("10.0.0.0/16")}
+	if o.ipv6 {
+		v.Ipv6CidrBlocks = []string{"2603:c020:4::/56"} // a subnet's /64 must lie in the VCN's prefix
+	}
+	vcn := srv.AddVCN(v)
 	sn := core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.0.0/20")}
 	if o.ipv6 {
 		sn.Ipv6CidrBlock = common.String("2603:c020:4:1::/64")
