@@ -105,7 +105,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 			return nil, fmt.Errorf("OCI client: %w", err)
 		}
 	}
-	c := &Cloud{cfg: cfg, primed: make(chan struct{})}
+	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod}
 	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
 	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
 	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy,
@@ -116,18 +116,9 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG}); err != nil {
 		return nil, err
 	}
-	c.driftPeriod = opts.DriftCheckPeriod
 	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
 	return c, err
-}
-
-// runDrift re-queues, with a Warning Event, the Services whose load balancers changed outside
-// Kubernetes, checking every Options.DriftCheckPeriod (see internal/drift).
-func (c *Cloud) runDrift(ctx context.Context) {
-	if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
-		drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
-	}
 }
 
 // Initialize keeps the Kubernetes client the provider patches Services and records Events with,
@@ -149,7 +140,8 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 // SetInformers registers the Service and Node informers on the shared factory, and a watcher of
 // the Secrets load balancer Services reference (kube.Watcher). Once the caches have synced,
 // seclist gets every Service's claim, so rules are only removed with the whole cluster in view;
-// then a changed Secret re-queues the Services using it. Without Initialize (no stop channel)
+// then a changed Secret re-queues the Services using it, and so does a load balancer changed
+// outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift). Without Initialize (no stop channel)
 // nothing is started: Secrets are not read, and security rules are added but never removed.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	if c.stop == nil {
@@ -168,10 +160,13 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 			return
 		}
 		close(c.primed)
-		if c.client != nil { // else Initialize could not build one: no Secret is read or watched
-			go c.runDrift(ctx)
-			c.watch.Run(ctx)
+		if c.client == nil { // Initialize could not build one: no Secret is read or watched
+			return
 		}
+		if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
+			go drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
+		}
+		c.watch.Run(ctx)
 	}()
 }
 

@@ -5,6 +5,7 @@ package ccm
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +15,6 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	cloudprovider "k8s.io/cloud-provider"
 
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -113,13 +113,13 @@ func TestServiceOfAnotherLoadBalancerClassIsImplementedElsewhere(t *testing.T) {
 func TestInvalidAnnotationChangesNothingAndNamesTheAnnotation(t *testing.T) {
 	e := newEnv(t)
 	lbs, _ := e.cloud.LoadBalancer()
-	svc := service("bad", map[string]string{string(lb.AnnotationShapeFlexMin): "banana"}, 80)
+	svc := service("bad", map[string]string{string(annotation.ShapeFlexMin): "banana"}, 80)
 	e.srv.ResetCalls()
 	_, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", svc, e.nodes)
 	if err == nil {
 		t.Fatal("invalid Service was accepted")
 	}
-	if !strings.Contains(err.Error(), string(lb.AnnotationShapeFlexMin)) || !strings.Contains(err.Error(), "banana") {
+	if !strings.Contains(err.Error(), string(annotation.ShapeFlexMin)) || !strings.Contains(err.Error(), "banana") {
 		t.Errorf("error %q does not name the annotation and the value", err)
 	}
 	if n := e.srv.Calls().Total(); n != 0 {

@@ -4,12 +4,12 @@
 package ccm
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"testing"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -19,8 +19,8 @@ func TestNSGModeServiceGetsAFrontendNSGAndBackendRulesAndLeavesNothing(t *testin
 	lbs, _ := e.cloud.LoadBalancer()
 	backend := e.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: &e.seeded.VCN})
 	svc := service("web", map[string]string{
-		string(lb.AnnotationSecurityRuleManagementMode):   "NSG",
-		string(lb.AnnotationBackendNetworkSecurityGroups): *backend.Id,
+		string(annotation.SecurityRuleManagementMode):   "NSG",
+		string(annotation.BackendNetworkSecurityGroups): *backend.Id,
 	}, 80)
 	listsBefore := []core.SecurityList{e.securityList(t, "lb-1"), e.securityList(t, "nodes")}
 

@@ -5,6 +5,7 @@ package ccm
 
 import (
 	"context"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func waitForStamp(ctx context.Context, kube kubernetes.Interface, namespace, nam
 
 func TestChangedSecretInAnotherNamespaceRetriggersTheServiceUsingIt(t *testing.T) {
 	e := newEnv(t)
-	shop := service("shop", map[string]string{string(lb.AnnotationSSLPorts): "443", string(lb.AnnotationTLSSecret): "certs/shared-tls"}, 443)
+	shop := service("shop", map[string]string{string(annotation.SSLPorts): "443", string(annotation.TLSSecret): "certs/shared-tls"}, 443)
 	shop.Namespace = "shop"
 	shared := tlsSecret("shared-tls", "cert-1")
 	shared.Namespace = "certs"
@@ -55,7 +56,7 @@ func TestChangedSecretInAnotherNamespaceRetriggersTheServiceUsingIt(t *testing.T
 
 func TestChangedCABundleSecretRetriggersTheServiceUsingIt(t *testing.T) {
 	e := newEnv(t)
-	svc := service("backend-tls", map[string]string{string(lb.AnnotationTLSBackendSetSecret): "backend-ca"}, 443)
+	svc := service("backend-tls", map[string]string{string(annotation.TLSBackendSetSecret): "backend-ca"}, 443)
 	ca := func(pem string) *v1.Secret {
 		return &v1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backend-ca", Namespace: "default", ResourceVersion: pem},
 			Type: v1.SecretTypeOpaque, Data: map[string][]byte{v1.ServiceAccountRootCAKey: []byte(pem)}}
@@ -72,13 +73,13 @@ func TestChangedCABundleSecretRetriggersTheServiceUsingIt(t *testing.T) {
 
 func TestOnlySecretsThatServicesReferenceAreReadOrWatched(t *testing.T) {
 	e := newEnv(t)
-	uses := service("shop", map[string]string{string(lb.AnnotationSSLPorts): "443", string(lb.AnnotationTLSSecret): "shop-tls"}, 443)
+	uses := service("shop", map[string]string{string(annotation.SSLPorts): "443", string(annotation.TLSSecret): "shop-tls"}, 443)
 	kube := fake.NewClientset(uses, tlsSecret("shop-tls", "cert-1"), tlsSecret("unrelated", "x"))
 	startProviderWith(t, e, kube)
 
 	// A Service created later, naming a Secret of another namespace.
 	ctx := ctxFor(t)
-	later := service("later", map[string]string{string(lb.AnnotationSSLPorts): "443", string(lb.AnnotationTLSSecret): "certs/later-tls"}, 443)
+	later := service("later", map[string]string{string(annotation.SSLPorts): "443", string(annotation.TLSSecret): "certs/later-tls"}, 443)
 	if _, err := kube.CoreV1().Services("default").Create(ctx, later, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package ccm
 
 import (
 	"context"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func startProviderOn(t *testing.T, e *env, kube kubernetes.Interface) context.Co
 
 func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
 	e := newEnv(t)
-	uses := service("shop", map[string]string{string(lb.AnnotationSSLPorts): "443", string(lb.AnnotationTLSSecret): "shop-tls"}, 443)
+	uses := service("shop", map[string]string{string(annotation.SSLPorts): "443", string(annotation.TLSSecret): "shop-tls"}, 443)
 	other := service("web", nil, 80)
 	kube, ctx := startProvider(t, e, uses, other, tlsSecret("shop-tls", "cert-1"))
 
@@ -153,7 +154,7 @@ func TestServiceInvalidAtStartUpKeepsItsRules(t *testing.T) {
 	}
 	// While the provider was down, someone mistyped an annotation on api.
 	api = api.DeepCopy()
-	api.Annotations = map[string]string{string(lb.AnnotationShapeFlexMin): "banana"}
+	api.Annotations = map[string]string{string(annotation.ShapeFlexMin): "banana"}
 	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package lb
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -107,7 +108,7 @@ func confirmLoadBalancerGone(ctx context.Context, l product, ref lbRef, op, perm
 		return fmt.Errorf("%s answered 404 NotAuthorizedOrNotFound for load balancer %s, named by annotation %s, and a listing "+
 			"of compartment %s lacks it; its own compartment is unknown, so its absence is not proven (the CCM's IAM policy may "+
 			"lack \"%s\" there); if it was deleted, remove the annotation: %w",
-			op, ref.ID, AnnotationAdoptLoadBalancerID, ref.CompartmentID, permission, notFound)
+			op, ref.ID, annotation.AdoptLoadBalancerID, ref.CompartmentID, permission, notFound)
 	}
 	return nil
 }

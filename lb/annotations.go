@@ -8,294 +8,29 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
-// Annotation is the key of a Service annotation this package reads.
-//
-// Each constant's doc comment is the user documentation: its first paragraph describes the
-// annotation and the Type, Default and Example lines are rendered into lb/README.md by
-// `go generate ./lb` (internal/docgen). Keep those three lines on every constant.
-type Annotation string
+// The annotations are named in package annotation; this file reads their values. Every parse
+// failure is a *Problem naming the annotation, the value and what is allowed.
 
-// ErrNotSet is returned by the Annotation getters when the Service does not carry the annotation.
-var ErrNotSet = errors.New("annotation not set")
+// errNotSet is returned by the getters below when the Service does not carry the annotation.
+var errNotSet = errors.New("annotation not set")
 
-// The annotations, with the keys users of the upstream OCI CCM already write.
-const (
-	// AnnotationInternal makes the load balancer private: it gets only a private IP address in its
-	// subnet. It cannot be changed after the load balancer is created.
-	//
-	// Type: bool
-	// Default: false
-	// Example: "true"
-	AnnotationInternal Annotation = "service.beta.kubernetes.io/oci-load-balancer-internal"
-
-	// AnnotationShape selects the load balancer shape. "flexible" scales between the flex-min and
-	// flex-max bandwidths; the fixed shapes are kept for existing load balancers. An existing
-	// load balancer keeps its shape while the annotation is absent. A flexible load balancer
-	// cannot be changed to a fixed shape.
-	//
-	// Type: string, one of flexible, 10Mbps, 10Mbps-Micro, 100Mbps, 400Mbps, 8000Mbps
-	// Default: flexible (10–100 Mbps)
-	// Example: "flexible"
-	AnnotationShape Annotation = "service.beta.kubernetes.io/oci-load-balancer-shape"
-
-	// AnnotationShapeFlexMin sets the minimum bandwidth of a flexible shape, in Mbps. A "Mbps"
-	// suffix is accepted.
-	//
-	// Type: int, 10–8000
-	// Default: 10
-	// Example: "10"
-	AnnotationShapeFlexMin Annotation = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-min"
-
-	// AnnotationShapeFlexMax sets the maximum bandwidth of a flexible shape, in Mbps; at least
-	// flex-min. A "Mbps" suffix is accepted.
-	//
-	// Type: int, 10–8000
-	// Default: 100
-	// Example: "400"
-	AnnotationShapeFlexMax Annotation = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-max"
-
-	// AnnotationSubnet1 sets the OCID of the load balancer's subnet (a regional subnet, or the first
-	// of two availability-domain subnets). Subnets cannot be changed after creation.
-	//
-	// Type: OCID
-	// Default: loadBalancer.subnet1 from cloud-provider.yaml
-	// Example: "ocid1.subnet.oc1.phx.aaaa…"
-	AnnotationSubnet1 Annotation = "service.beta.kubernetes.io/oci-load-balancer-subnet1"
-
-	// AnnotationSubnet2 sets the OCID of the second availability-domain subnet of a public load
-	// balancer. Internal load balancers use only the first subnet.
-	//
-	// Type: OCID
-	// Default: loadBalancer.subnet2 from cloud-provider.yaml
-	// Example: "ocid1.subnet.oc1.phx.bbbb…"
-	AnnotationSubnet2 Annotation = "service.beta.kubernetes.io/oci-load-balancer-subnet2"
-
-	// AnnotationSSLPorts lists the Service ports whose listeners terminate TLS with the
-	// certificate from the tls-secret annotation (and, with tls-backendset-secret, re-encrypt to
-	// the backends).
-	//
-	// Type: comma-separated list of Service ports
-	// Default: none
-	// Example: "443,8443"
-	AnnotationSSLPorts Annotation = "service.beta.kubernetes.io/oci-load-balancer-ssl-ports"
-
-	// AnnotationTLSSecret names the kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt)
-	// whose certificate the SSL listeners present. A namespace-less name means the Service's
-	// namespace. Changing the Secret rotates the certificate without downtime.
-	//
-	// Type: [namespace/]name
-	// Default: none
-	// Example: "ingress/web-tls"
-	AnnotationTLSSecret Annotation = "service.beta.kubernetes.io/oci-load-balancer-tls-secret"
-
-	// AnnotationTLSBackendSetSecret names the Secret (ca.crt, and tls.crt/tls.key for client
-	// authentication) the load balancer uses to speak TLS to the backends of the SSL ports.
-	//
-	// Type: [namespace/]name
-	// Default: none
-	// Example: "ingress/backend-ca"
-	AnnotationTLSBackendSetSecret Annotation = "service.beta.kubernetes.io/oci-load-balancer-tls-backendset-secret"
-
-	// AnnotationBackendProtocol sets the listener protocol. GRPC needs TLS on every port
-	// (ssl-ports and tls-secret).
-	//
-	// Type: string, one of TCP, HTTP, GRPC
-	// Default: TCP
-	// Example: "HTTP"
-	AnnotationBackendProtocol Annotation = "service.beta.kubernetes.io/oci-load-balancer-backend-protocol"
-
-	// AnnotationHealthCheckRetries sets how many failed health checks mark a backend unhealthy.
-	//
-	// Type: int, 1–10
-	// Default: 3
-	// Example: "5"
-	AnnotationHealthCheckRetries Annotation = "service.beta.kubernetes.io/oci-load-balancer-health-check-retries"
-
-	// AnnotationHealthCheckInterval sets the time between health checks, in milliseconds.
-	//
-	// Type: int, 1000–1800000
-	// Default: 10000
-	// Example: "5000"
-	AnnotationHealthCheckInterval Annotation = "service.beta.kubernetes.io/oci-load-balancer-health-check-interval"
-
-	// AnnotationHealthCheckTimeout sets how long a health check waits for a reply, in milliseconds.
-	//
-	// Type: int, 1–600000
-	// Default: 3000
-	// Example: "2000"
-	AnnotationHealthCheckTimeout Annotation = "service.beta.kubernetes.io/oci-load-balancer-health-check-timeout"
-
-	// AnnotationConnectionIdleTimeout sets the longest a connection may stay idle, in seconds.
-	//
-	// Type: int, 1–7200
-	// Default: 300 for TCP listeners, 60 for HTTP and GRPC
-	// Example: "600"
-	AnnotationConnectionIdleTimeout Annotation = "service.beta.kubernetes.io/oci-load-balancer-connection-idle-timeout"
-
-	// AnnotationProxyProtocolVersion makes TCP listeners send the PROXY protocol header to the
-	// backends. Only with the TCP backend protocol.
-	//
-	// Type: int, 1 or 2
-	// Default: none (no PROXY header)
-	// Example: "2"
-	AnnotationProxyProtocolVersion Annotation = "service.beta.kubernetes.io/oci-load-balancer-connection-proxy-protocol-version"
-
-	// AnnotationSecurityListManagementMode says which security-list rules are managed for this
-	// load balancer: All (LB and node subnets), Frontend (LB-subnet ingress only), Backend
-	// (between LB and node subnets only) or None.
-	//
-	// Type: string, one of All, Frontend, Backend, None
-	// Default: loadBalancer.securityListManagementMode from cloud-provider.yaml (All)
-	// Example: "Frontend"
-	AnnotationSecurityListManagementMode Annotation = "service.beta.kubernetes.io/oci-load-balancer-security-list-management-mode"
-
-	// AnnotationPolicy sets how the load balancer spreads connections over backends.
-	//
-	// Type: string, one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH
-	// Default: ROUND_ROBIN
-	// Example: "LEAST_CONNECTIONS"
-	AnnotationPolicy Annotation = "oci.oraclecloud.com/loadbalancer-policy"
-
-	// AnnotationNetworkSecurityGroups lists the network security groups the load balancer's
-	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
-	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
-	//
-	// Type: comma-separated list of up to 5 NSG OCIDs (4 in security-rule-management-mode NSG, whose frontend NSG is the fifth)
-	// Default: none
-	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
-	AnnotationNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-network-security-groups"
-
-	// AnnotationInitialFreeformTags replaces the config's freeform tags on a load balancer when it
-	// is created. Later changes are not applied (OCI users often edit tags themselves).
-	//
-	// Type: JSON object of string values
-	// Default: loadBalancer.tags.freeformTags from cloud-provider.yaml
-	// Example: '{"team":"web","cost-center":"42"}'
-	AnnotationInitialFreeformTags Annotation = "oci.oraclecloud.com/initial-freeform-tags-override"
-
-	// AnnotationInitialDefinedTags replaces the config's defined tags on a load balancer when it
-	// is created. Later changes are not applied.
-	//
-	// Type: JSON object: tag namespace → key → value
-	// Default: loadBalancer.tags.definedTags from cloud-provider.yaml
-	// Example: '{"Operations":{"CostCenter":"42"}}'
-	AnnotationInitialDefinedTags Annotation = "oci.oraclecloud.com/initial-defined-tags-override"
-
-	// AnnotationNodeLabelSelector limits the backends to Nodes whose labels match.
-	//
-	// Type: Kubernetes label selector
-	// Default: all Nodes
-	// Example: "pool=web,zone!=ad-3"
-	AnnotationNodeLabelSelector Annotation = "oci.oraclecloud.com/node-label-selector"
-
-	// AnnotationLoadBalancerType selects the OCI product: "lb" the Load Balancer service, "nlb" a
-	// Network Load Balancer (layer 4, TCP and UDP, client addresses preserved; configured by the
-	// oci-network-load-balancer.oraclecloud.com annotations). Changing it replaces the load
-	// balancer: the new one is created, the Service moved to it, then the old one deleted.
-	//
-	// Type: string, one of lb, nlb
-	// Default: lb
-	// Example: "lb"
-	AnnotationLoadBalancerType Annotation = "oci.oraclecloud.com/load-balancer-type"
-
-	// AnnotationListenerSSLConfig sets the cipher suite and TLS versions of the SSL listeners.
-	//
-	// Type: JSON object with CipherSuiteName and Protocols (TLSv1, TLSv1.1, TLSv1.2, TLSv1.3)
-	// Default: OCI's default cipher suite (GRPC: oci-default-http2-ssl-cipher-suite-v1)
-	// Example: '{"CipherSuiteName":"oci-default-http2-tls-12-13-ssl-cipher-suite-v1","Protocols":["TLSv1.2","TLSv1.3"]}'
-	AnnotationListenerSSLConfig Annotation = "oci.oraclecloud.com/oci-load-balancer-listener-ssl-config"
-
-	// AnnotationBackendSetSSLConfig sets the cipher suite and TLS versions used towards the
-	// backends of the SSL ports (with tls-backendset-secret).
-	//
-	// Type: JSON object with CipherSuiteName and Protocols (TLSv1, TLSv1.1, TLSv1.2, TLSv1.3)
-	// Default: OCI's default cipher suite
-	// Example: '{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}'
-	AnnotationBackendSetSSLConfig Annotation = "oci.oraclecloud.com/oci-load-balancer-backendset-ssl-config"
-
-	// AnnotationSourceRanges lists the client CIDRs allowed in (through the managed security
-	// rules). It is the annotation form of spec.loadBalancerSourceRanges, which wins when both
-	// are set.
-	//
-	// Type: comma-separated list of CIDRs
-	// Default: loadBalancer.defaultSourceCIDRs from cloud-provider.yaml (0.0.0.0/0)
-	// Example: "203.0.113.0/24,198.51.100.7/32"
-	AnnotationSourceRanges Annotation = "service.beta.kubernetes.io/load-balancer-source-ranges"
-
-	// AnnotationIngressIPMode sets status.loadBalancer.ingress[].ipMode. "Proxy" tells kube-proxy
-	// not to short-circuit in-cluster traffic to the load balancer IP (needed for PROXY protocol
-	// and TLS termination to apply to it).
-	//
-	// Type: string, one of VIP, Proxy
-	// Default: unset (Kubernetes treats it as VIP)
-	// Example: "Proxy"
-	AnnotationIngressIPMode Annotation = "oci.oraclecloud.com/ingress-ip-mode"
-
-	// AnnotationAdoptLoadBalancerID asks oci-ccm to take over an existing load balancer it did not
-	// create, by OCID. The load balancer must carry no oci-ccm ownership tags, or ones naming this
-	// cluster and Service; it is reconfigured to match the Service, renamed and tagged as owned, so deleting
-	// the Service deletes it. Subnets, visibility and reserved IP must already match.
-	//
-	// Type: OCID
-	// Default: none
-	// Example: "ocid1.loadbalancer.oc1.phx.aaaa…"
-	AnnotationAdoptLoadBalancerID Annotation = "oci.oraclecloud.com/adopt-load-balancer-id"
-
-	// AnnotationSecurityRuleManagementMode is the upstream CCM's newer way to choose which security
-	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
-	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG
-	// manages rules in network security groups instead of security lists: a frontend NSG that
-	// oci-ccm creates and attaches to the load balancer (deleted with it), and rules in the
-	// backend NSGs oci-backend-network-security-group names (see seclist/README.md).
-	//
-	// Type: string, one of SL-All, SL-Frontend, NSG, None
-	// Default: the security-list mode (annotation, else config)
-	// Example: "NSG"
-	AnnotationSecurityRuleManagementMode Annotation = "oci.oraclecloud.com/security-rule-management-mode"
-
-	// AnnotationBackendNetworkSecurityGroups names the network security groups the backend
-	// nodes' VNICs are in, for security-rule-management-mode NSG: oci-ccm adds to each the
-	// ingress rules from the load balancer's frontend NSG (owned by this cluster, removed with
-	// the last Service needing them) and never touches their other rules. Only with that mode.
-	//
-	// Type: comma-separated list of NSG OCIDs
-	// Default: none (no backend rules are managed)
-	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
-	AnnotationBackendNetworkSecurityGroups Annotation = "oci.oraclecloud.com/oci-backend-network-security-group"
-)
-
-// Annotations lists every annotation this package reads, in documentation order.
-func Annotations() []Annotation {
-	return append([]Annotation{
-		AnnotationInternal, AnnotationShape, AnnotationShapeFlexMin, AnnotationShapeFlexMax,
-		AnnotationSubnet1, AnnotationSubnet2, AnnotationSSLPorts, AnnotationTLSSecret,
-		AnnotationTLSBackendSetSecret, AnnotationBackendProtocol, AnnotationHealthCheckRetries,
-		AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout, AnnotationConnectionIdleTimeout,
-		AnnotationProxyProtocolVersion, AnnotationSecurityListManagementMode, AnnotationPolicy,
-		AnnotationNetworkSecurityGroups, AnnotationInitialFreeformTags, AnnotationInitialDefinedTags,
-		AnnotationNodeLabelSelector, AnnotationLoadBalancerType, AnnotationListenerSSLConfig,
-		AnnotationBackendSetSSLConfig, AnnotationSourceRanges, AnnotationIngressIPMode,
-		AnnotationAdoptLoadBalancerID, AnnotationSecurityRuleManagementMode, AnnotationBackendNetworkSecurityGroups,
-	}, nlbAnnotations()...)
-}
-
-// String returns the annotation key.
-func (a Annotation) String() string { return string(a) }
-
-// Value returns the annotation's raw value in annotations, or ErrNotSet.
-func (a Annotation) Value(annotations map[string]string) (string, error) {
-	v, ok := annotations[string(a)]
+// annotationValue returns the annotation's raw value, or errNotSet.
+func annotationValue(a annotation.Name, annotations map[string]string) (string, error) {
+	v, ok := a.Value(annotations)
 	if !ok {
-		return "", ErrNotSet
+		return "", errNotSet
 	}
 	return v, nil
 }
 
-// Bool parses the annotation as a boolean ("true", "false", "1", "0", …), or returns ErrNotSet.
-func (a Annotation) Bool(annotations map[string]string) (bool, error) {
-	v, err := a.Value(annotations)
+// annotationBool parses the annotation as a boolean ("true", "false", "1", "0", …), or returns
+// errNotSet.
+func annotationBool(a annotation.Name, annotations map[string]string) (bool, error) {
+	v, err := annotationValue(a, annotations)
 	if err != nil {
 		return false, err
 	}
@@ -306,23 +41,10 @@ func (a Annotation) Bool(annotations map[string]string) (bool, error) {
 	return b, nil
 }
 
-// Int parses the annotation as a decimal integer, or returns ErrNotSet.
-func (a Annotation) Int(annotations map[string]string) (int, error) {
-	v, err := a.Value(annotations)
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, &Problem{Field: a.String(), Value: v, Allowed: "a decimal integer"}
-	}
-	return n, nil
-}
-
-// Strings splits the annotation at commas, trimming spaces and dropping empty items, or returns
-// ErrNotSet. An annotation that is present but empty yields an empty, non-nil slice.
-func (a Annotation) Strings(annotations map[string]string) ([]string, error) {
-	v, err := a.Value(annotations)
+// annotationStrings splits the annotation at commas, trimming spaces and dropping empty items,
+// or returns errNotSet. An annotation that is present but empty yields an empty, non-nil slice.
+func annotationStrings(a annotation.Name, annotations map[string]string) ([]string, error) {
+	v, err := annotationValue(a, annotations)
 	if err != nil {
 		return nil, err
 	}
@@ -336,6 +58,17 @@ func (a Annotation) Strings(annotations map[string]string) ([]string, error) {
 }
 
 // problemf builds the Problem for a bad annotation value.
-func (a Annotation) problemf(value, allowedFormat string, args ...any) *Problem {
+func problemf(a annotation.Name, value, allowedFormat string, args ...any) *Problem {
 	return &Problem{Field: a.String(), Value: value, Allowed: fmt.Sprintf(allowedFormat, args...)}
+}
+
+// nlbAnnotations lists the network load balancer annotations, in documentation order.
+func nlbAnnotations() []annotation.Name {
+	var out []annotation.Name
+	for _, a := range annotation.All() {
+		if strings.HasPrefix(string(a), nlbAnnotationPrefix) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/http"
 	"net/netip"
@@ -97,18 +98,18 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 		Kind:          KindLoadBalancer,
 		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
-		Internal:      p.boolean(AnnotationInternal, false),
+		Internal:      p.boolean(annotation.Internal, false),
 		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates:  map[string]Certificate{},
-		AdoptID:       p.str(AnnotationAdoptLoadBalancerID, ""),
+		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
-		p.add(AnnotationAdoptLoadBalancerID.problemf(spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
+		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
 	}
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
-	spec.NetworkSecurityGroups = p.ocids(AnnotationNetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
+	spec.NetworkSecurityGroups = p.ocids(annotation.NetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
 	spec.SourceCIDRs = d.sourceCIDRs()
 	spec.SecurityListMode = d.securityListMode()
 	spec.BackendNSGs = d.backendNSGs(spec.SecurityListMode)
@@ -118,35 +119,35 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(KindLoadBalancer)
 
-	ips, excluded := backendNodes(nodes, d.selector(AnnotationNodeLabelSelector))
+	ips, excluded := backendNodes(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)
 	return spec
 }
 
 // selector parses a node-label-selector annotation; nil when absent (or invalid: a Problem).
-func (d *desiredBuilder) selector(a Annotation) labels.Selector {
+func (d *desiredBuilder) selector(a annotation.Name) labels.Selector {
 	v, ok := d.svc.Annotations[string(a)]
 	if !ok {
 		return nil
 	}
 	sel, err := labels.Parse(v)
 	if err != nil {
-		d.p.add(a.problemf(v, "a label selector such as \"pool=web,zone!=ad-3\" (%v)", err))
+		d.p.add(problemf(a, v, "a label selector such as \"pool=web,zone!=ad-3\" (%v)", err))
 		return nil
 	}
 	return sel
 }
 
 func (d *desiredBuilder) kind() Kind {
-	return Kind(d.p.oneOf(AnnotationLoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)))
+	return Kind(d.p.oneOf(annotation.LoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)))
 }
 
 // subnets returns the subnets from the annotations, else the config. Internal load balancers use
 // only the first. The bool is true when they came from the config.
 func (d *desiredBuilder) subnets(internal bool) ([]string, bool) {
-	s1 := d.p.str(AnnotationSubnet1, "")
-	s2 := d.p.str(AnnotationSubnet2, "")
+	s1 := d.p.str(annotation.Subnet1, "")
+	s2 := d.p.str(annotation.Subnet2, "")
 	defaulted := s1 == "" && s2 == ""
 	if s1 == "" {
 		s1 = d.cfg.LoadBalancer.Subnet1
@@ -157,14 +158,14 @@ func (d *desiredBuilder) subnets(internal bool) ([]string, bool) {
 	var out []string
 	bad := false
 	for _, s := range []struct {
-		a Annotation
+		a annotation.Name
 		v string
-	}{{AnnotationSubnet1, s1}, {AnnotationSubnet2, s2}} {
+	}{{annotation.Subnet1, s1}, {annotation.Subnet2, s2}} {
 		if s.v == "" {
 			continue
 		}
 		if !strings.HasPrefix(s.v, "ocid1.subnet.") {
-			d.p.add(s.a.problemf(s.v, "a subnet OCID (ocid1.subnet.…)"))
+			d.p.add(problemf(s.a, s.v, "a subnet OCID (ocid1.subnet.…)"))
 			bad = true
 			continue
 		}
@@ -173,7 +174,7 @@ func (d *desiredBuilder) subnets(internal bool) ([]string, bool) {
 		}
 	}
 	if len(out) == 0 && !bad {
-		d.p.add(AnnotationSubnet1.problemf("", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
+		d.p.add(problemf(annotation.Subnet1, "", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
 	}
 	if internal && len(out) > 1 {
 		out = out[:1]
@@ -205,8 +206,8 @@ func (d *desiredBuilder) sourceCIDRs() []string {
 	if len(d.svc.Spec.LoadBalancerSourceRanges) > 0 {
 		return d.p.cidrs("spec.loadBalancerSourceRanges", d.svc.Spec.LoadBalancerSourceRanges)
 	}
-	if v, err := AnnotationSourceRanges.Strings(d.svc.Annotations); err == nil && len(v) > 0 {
-		return d.p.cidrs(string(AnnotationSourceRanges), v)
+	if v, err := annotationStrings(annotation.SourceRanges, d.svc.Annotations); err == nil && len(v) > 0 {
+		return d.p.cidrs(string(annotation.SourceRanges), v)
 	}
 	if len(d.cfg.LoadBalancer.DefaultSourceCIDRs) > 0 {
 		return d.p.cidrs("config loadBalancer.defaultSourceCIDRs", d.cfg.LoadBalancer.DefaultSourceCIDRs)
@@ -224,16 +225,16 @@ func (d *desiredBuilder) securityListMode() config.SecurityListMode {
 	}
 	modes := []string{string(config.SecurityListModeAll), string(config.SecurityListModeFrontend),
 		string(config.SecurityListModeBackend), string(config.SecurityListModeNone)}
-	return config.SecurityListMode(d.p.oneOf(AnnotationSecurityListManagementMode, string(def), modes...))
+	return config.SecurityListMode(d.p.oneOf(annotation.SecurityListManagementMode, string(def), modes...))
 }
 
 // tags returns the tags a new load balancer gets: the annotation overrides, else the config's.
 func (d *desiredBuilder) tags() (map[string]string, map[string]map[string]any) {
-	freeform, ok := d.p.freeformTags(AnnotationInitialFreeformTags)
+	freeform, ok := d.p.freeformTags(annotation.InitialFreeformTags)
 	if !ok {
 		freeform = maps.Clone(d.cfg.LoadBalancer.Tags.FreeformTags)
 	}
-	defined, ok := d.p.definedTags(AnnotationInitialDefinedTags)
+	defined, ok := d.p.definedTags(annotation.InitialDefinedTags)
 	if !ok && d.cfg.LoadBalancer.Tags.DefinedTags != nil {
 		defined = make(map[string]map[string]any, len(d.cfg.LoadBalancer.Tags.DefinedTags))
 		for ns, kv := range d.cfg.LoadBalancer.Tags.DefinedTags {
@@ -255,7 +256,7 @@ func (d *desiredBuilder) ipFamilies() []v1.IPFamily {
 }
 
 func (d *desiredBuilder) ipMode() *v1.LoadBalancerIPMode {
-	v := d.p.oneOf(AnnotationIngressIPMode, "", string(v1.LoadBalancerIPModeVIP), string(v1.LoadBalancerIPModeProxy))
+	v := d.p.oneOf(annotation.IngressIPMode, "", string(v1.LoadBalancerIPModeVIP), string(v1.LoadBalancerIPModeProxy))
 	if v == "" {
 		return nil
 	}
@@ -268,7 +269,7 @@ func (d *desiredBuilder) serviceSpecChecks(maxPorts int) {
 	if d.svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
 		d.p.add(&Problem{Field: "spec.sessionAffinity", Value: string(v1.ServiceAffinityClientIP),
 			Allowed: "None (OCI load balancers do not support ClientIP affinity; " +
-				string(AnnotationPolicy) + ": IP_HASH keeps a client on one node)"})
+				string(annotation.Policy) + ": IP_HASH keeps a client on one node)"})
 	}
 	if len(d.svc.Spec.Ports) == 0 {
 		d.p.add(&Problem{Field: "spec.ports", Value: "[]", Allowed: "at least one port"})
@@ -290,11 +291,11 @@ func (d *desiredBuilder) serviceSpecChecks(maxPorts int) {
 // externalTrafficPolicy Cluster, the Service's healthCheckNodePort for Local (so only nodes with
 // a ready endpoint receive traffic).
 func (d *desiredBuilder) healthCheck(backendTLS bool) HealthCheck {
-	return d.healthCheckFrom(backendTLS, AnnotationHealthCheckRetries, AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout, 1000)
+	return d.healthCheckFrom(backendTLS, annotation.HealthCheckRetries, annotation.HealthCheckInterval, annotation.HealthCheckTimeout, 1000)
 }
 
 // healthCheckFrom is healthCheck with the kind's annotations and lowest interval.
-func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, timeout Annotation, minInterval int) HealthCheck {
+func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, timeout annotation.Name, minInterval int) HealthCheck {
 	hc := HealthCheck{
 		Protocol:       protocolHTTP,
 		Port:           KubeProxyHealthPort,

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/netip"
 	"slices"
@@ -37,19 +38,19 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
 		Kind:          KindNetworkLoadBalancer,
 		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
-		Internal:      p.boolean(AnnotationNLBInternal, false),
+		Internal:      p.boolean(annotation.NLBInternal, false),
 		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates:  map[string]Certificate{},
-		AdoptID:       p.str(AnnotationAdoptLoadBalancerID, ""),
+		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
-		p.add(AnnotationAdoptLoadBalancerID.problemf(spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", AnnotationLoadBalancerType))
+		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
 	}
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
-	nsgs := AnnotationNetworkSecurityGroups
-	if p.has(AnnotationNLBNetworkSecurityGroups) {
-		nsgs = AnnotationNLBNetworkSecurityGroups
+	nsgs := annotation.NetworkSecurityGroups
+	if p.has(annotation.NLBNetworkSecurityGroups) {
+		nsgs = annotation.NLBNetworkSecurityGroups
 	}
 	spec.NetworkSecurityGroups = p.ocids(nsgs, "networksecuritygroup", maxNetworkSecurityGroups)
 	spec.SourceCIDRs = d.sourceCIDRs()
@@ -59,13 +60,13 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
 	spec.IPMode = d.ipMode()
 	spec.AssignedIPv4, spec.AssignedIPv6 = d.assignedIPs(spec.IPFamilies)
 	spec.PreserveSource = d.preserveSource()
-	p.boolean(AnnotationNLBExternalIPOnly, false) // read by the status (externalIPOnly); checked here
+	p.boolean(annotation.NLBExternalIPOnly, false) // read by the status (externalIPOnly); checked here
 	d.serviceSpecChecks(0)
 	d.refuseUnsupported(KindNetworkLoadBalancer)
 
-	selector := AnnotationNodeLabelSelector
-	if p.has(AnnotationNLBNodeLabelSelector) {
-		selector = AnnotationNLBNodeLabelSelector
+	selector := annotation.NodeLabelSelector
+	if p.has(annotation.NLBNodeLabelSelector) {
+		selector = annotation.NLBNodeLabelSelector
 	}
 	backends, excluded := nlbBackendNodes(nodes, d.selector(selector), spec.IPFamilies)
 	spec.ExcludedNodes = excluded
@@ -76,17 +77,17 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
 // nlbSubnet returns the annotation's subnet, else loadBalancer.subnet1; the bool is true when it
 // came from the config.
 func (d *desiredBuilder) nlbSubnet() ([]string, bool) {
-	v := d.p.str(AnnotationNLBSubnet, "")
+	v := d.p.str(annotation.NLBSubnet, "")
 	defaulted := v == ""
 	if defaulted {
 		v = d.cfg.LoadBalancer.Subnet1
 	}
 	switch {
 	case v == "":
-		d.p.add(AnnotationNLBSubnet.problemf("", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
+		d.p.add(problemf(annotation.NLBSubnet, "", "a subnet OCID; none is set here or in cloud-provider.yaml (loadBalancer.subnet1)"))
 		return nil, defaulted
 	case !strings.HasPrefix(v, "ocid1.subnet."):
-		d.p.add(AnnotationNLBSubnet.problemf(v, "a subnet OCID (ocid1.subnet.…)"))
+		d.p.add(problemf(annotation.NLBSubnet, v, "a subnet OCID (ocid1.subnet.…)"))
 		return nil, defaulted
 	}
 	return []string{v}, defaulted
@@ -101,17 +102,17 @@ func (d *desiredBuilder) nlbSecurityListMode() config.SecurityListMode {
 	}
 	modes := []string{string(config.SecurityListModeAll), string(config.SecurityListModeFrontend),
 		string(config.SecurityListModeBackend), string(config.SecurityListModeNone)}
-	return config.SecurityListMode(d.p.oneOf(AnnotationNLBSecurityListManagementMode, string(config.SecurityListModeNone), modes...))
+	return config.SecurityListMode(d.p.oneOf(annotation.NLBSecurityListManagementMode, string(config.SecurityListModeNone), modes...))
 }
 
 // nlbTags are the network load balancer's tag annotations, else the load balancer's, else the
 // config's.
 func (d *desiredBuilder) nlbTags() (map[string]string, map[string]map[string]any) {
 	freeform, defined := d.tags()
-	if m, ok := d.p.freeformTags(AnnotationNLBInitialFreeformTags); ok {
+	if m, ok := d.p.freeformTags(annotation.NLBInitialFreeformTags); ok {
 		freeform = m
 	}
-	if m, ok := d.p.definedTags(AnnotationNLBInitialDefinedTags); ok {
+	if m, ok := d.p.definedTags(annotation.NLBInitialDefinedTags); ok {
 		defined = m
 	}
 	return freeform, defined
@@ -140,7 +141,7 @@ func (d *desiredBuilder) nlbIPFamilies() []v1.IPFamily {
 
 // assignedIPs reads the addresses a new network load balancer asks for.
 func (d *desiredBuilder) assignedIPs(fams []v1.IPFamily) (v4, v6 string) {
-	read := func(a Annotation, fam v1.IPFamily) string {
+	read := func(a annotation.Name, fam v1.IPFamily) string {
 		v := d.p.str(a, "")
 		if v == "" {
 			return ""
@@ -148,15 +149,15 @@ func (d *desiredBuilder) assignedIPs(fams []v1.IPFamily) (v4, v6 string) {
 		ip, err := netip.ParseAddr(v)
 		switch {
 		case err != nil || (fam == v1.IPv4Protocol) != ip.Is4():
-			d.p.add(a.problemf(v, "an %s address", fam))
+			d.p.add(problemf(a, v, "an %s address", fam))
 		case !slices.Contains(fams, fam):
-			d.p.add(a.problemf(v, "no value: the Service's IP families (%s) do not include %s", joinFamilies(fams), fam))
+			d.p.add(problemf(a, v, "no value: the Service's IP families (%s) do not include %s", joinFamilies(fams), fam))
 		default:
 			return ip.String()
 		}
 		return ""
 	}
-	return read(AnnotationNLBAssignedPrivateIPv4, v1.IPv4Protocol), read(AnnotationNLBAssignedIPv6, v1.IPv6Protocol)
+	return read(annotation.NLBAssignedPrivateIPv4, v1.IPv4Protocol), read(annotation.NLBAssignedIPv6, v1.IPv6Protocol)
 }
 
 func joinFamilies(fams []v1.IPFamily) string {
@@ -167,14 +168,14 @@ func joinFamilies(fams []v1.IPFamily) string {
 	return strings.Join(out, ", ")
 }
 
-// preserveSource reads AnnotationNLBPreserveSource: by default on with externalTrafficPolicy
+// preserveSource reads annotation.NLBPreserveSource: by default on with externalTrafficPolicy
 // Local, and refused with Cluster, where kube-proxy forwards to other nodes whose replies would
 // not return through the network load balancer.
 func (d *desiredBuilder) preserveSource() bool {
 	local := d.svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal
-	v := d.p.boolean(AnnotationNLBPreserveSource, local)
+	v := d.p.boolean(annotation.NLBPreserveSource, local)
 	if v && !local {
-		d.p.add(AnnotationNLBPreserveSource.problemf(d.p.ann[string(AnnotationNLBPreserveSource)],
+		d.p.add(problemf(annotation.NLBPreserveSource, d.p.ann[string(annotation.NLBPreserveSource)],
 			"false with externalTrafficPolicy %s (preserving the client's address needs externalTrafficPolicy Local)", d.svc.Spec.ExternalTrafficPolicy))
 		return false
 	}
@@ -264,12 +265,12 @@ func internalIPv6(n *v1.Node) string {
 // then serves both, as Kubernetes allocates it).
 func (d *desiredBuilder) nlbPortsAndListeners(spec *Spec, nodes []nlbNode) {
 	p := d.p
-	policy := p.oneOf(AnnotationNLBBackendPolicy, nlbDefaultPolicy, "TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE")
+	policy := p.oneOf(annotation.NLBBackendPolicy, nlbDefaultPolicy, "TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE")
 	proxy := 0
-	if p.boolean(AnnotationNLBProxyProtocolV2, false) {
+	if p.boolean(annotation.NLBProxyProtocolV2, false) {
 		proxy = 2
 	}
-	hc := d.healthCheckFrom(false, AnnotationNLBHealthCheckRetries, AnnotationNLBHealthCheckInterval, AnnotationNLBHealthCheckTimeout, nlbMinHealthIntervalMs)
+	hc := d.healthCheckFrom(false, annotation.NLBHealthCheckRetries, annotation.NLBHealthCheckInterval, annotation.NLBHealthCheckTimeout, nlbMinHealthIntervalMs)
 
 	type group struct {
 		protocols []v1.Protocol

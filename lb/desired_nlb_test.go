@@ -6,6 +6,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 )
 
 func nlbService(opts ...svcOpt) *v1.Service {
-	return testService(append([]svcOpt{withAnnotation(AnnotationLoadBalancerType, "nlb")}, opts...)...)
+	return testService(append([]svcOpt{withAnnotation(annotation.LoadBalancerType, "nlb")}, opts...)...)
 }
 
 func udpPort(name string, port, nodePort int32) v1.ServicePort {
@@ -88,9 +89,9 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 		},
 		{
 			name: "externalTrafficPolicy Local: healthCheckNodePort, source preserved; annotations override the check, policy and PROXY v2",
-			svc: nlbService(local, withAnnotation(AnnotationNLBHealthCheckRetries, "5"), withAnnotation(AnnotationNLBHealthCheckInterval, "30000"),
-				withAnnotation(AnnotationNLBHealthCheckTimeout, "4000"), withAnnotation(AnnotationNLBBackendPolicy, "two_tuple"),
-				withAnnotation(AnnotationNLBProxyProtocolV2, "true")),
+			svc: nlbService(local, withAnnotation(annotation.NLBHealthCheckRetries, "5"), withAnnotation(annotation.NLBHealthCheckInterval, "30000"),
+				withAnnotation(annotation.NLBHealthCheckTimeout, "4000"), withAnnotation(annotation.NLBBackendPolicy, "two_tuple"),
+				withAnnotation(annotation.NLBProxyProtocolV2, "true")),
 			nodes:     nodes(1),
 			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", ProxyProtocolVersion: 2}},
 			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "TWO_TUPLE", PreserveSource: true,
@@ -166,29 +167,29 @@ func TestNLBDesiredSettings(t *testing.T) {
 		want settings
 	}{
 		{"defaults: config subnet1, security lists not managed, IPv4", nlbService(), base},
-		{"internal in its own subnet", nlbService(withAnnotation(AnnotationNLBInternal, "true"), withAnnotation(AnnotationNLBSubnet, "ocid1.subnet.oc1.phx.nlb")),
+		{"internal in its own subnet", nlbService(withAnnotation(annotation.NLBInternal, "true"), withAnnotation(annotation.NLBSubnet, "ocid1.subnet.oc1.phx.nlb")),
 			with(func(s *settings) {
 				s.Internal, s.Subnets, s.DefaultedSubnets = true, []string{"ocid1.subnet.oc1.phx.nlb"}, false
 			})},
-		{"NSGs from the NLB annotation", nlbService(withAnnotation(AnnotationNLBNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.b,ocid1.networksecuritygroup.oc1.a")),
+		{"NSGs from the NLB annotation", nlbService(withAnnotation(annotation.NLBNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.b,ocid1.networksecuritygroup.oc1.a")),
 			with(func(s *settings) {
 				s.NSGs = []string{"ocid1.networksecuritygroup.oc1.a", "ocid1.networksecuritygroup.oc1.b"}
 			})},
-		{"security-list mode from the NLB annotation", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All")),
+		{"security-list mode from the NLB annotation", nlbService(withAnnotation(annotation.NLBSecurityListManagementMode, "All")),
 			with(func(s *settings) { s.Mode = config.SecurityListModeAll })},
-		{"security-rule-management-mode wins", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "All"), withAnnotation(AnnotationSecurityRuleManagementMode, "SL-Frontend")),
+		{"security-rule-management-mode wins", nlbService(withAnnotation(annotation.NLBSecurityListManagementMode, "All"), withAnnotation(annotation.SecurityRuleManagementMode, "SL-Frontend")),
 			with(func(s *settings) { s.Mode = config.SecurityListModeFrontend })},
 		{"PreferDualStack is served by the first family (the subnet may have no IPv6 prefix)",
 			nlbService(families(v1.IPFamilyPolicyPreferDualStack, v1.IPv4Protocol, v1.IPv6Protocol)), base},
 		{"RequireDualStack with both assigned addresses",
 			nlbService(families(v1.IPFamilyPolicyRequireDualStack, v1.IPv6Protocol, v1.IPv4Protocol),
-				withAnnotation(AnnotationNLBAssignedPrivateIPv4, "10.0.0.20"), withAnnotation(AnnotationNLBAssignedIPv6, "FD00::20")),
+				withAnnotation(annotation.NLBAssignedPrivateIPv4, "10.0.0.20"), withAnnotation(annotation.NLBAssignedIPv6, "FD00::20")),
 			with(func(s *settings) {
 				s.Families, s.AssignedIPv4, s.AssignedIPv6 = []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}, "10.0.0.20", "fd00::20"
 			})},
 		{"preserve source defaults on with Local", nlbService(local), with(func(s *settings) { s.PreserveSource = true })},
-		{"preserve source may be turned off with Local", nlbService(local, withAnnotation(AnnotationNLBPreserveSource, "false")), base},
-		{"NLB tag override wins over the generic one", nlbService(withAnnotation(AnnotationInitialFreeformTags, `{"a":"1"}`), withAnnotation(AnnotationNLBInitialFreeformTags, `{"b":"2"}`)),
+		{"preserve source may be turned off with Local", nlbService(local, withAnnotation(annotation.NLBPreserveSource, "false")), base},
+		{"NLB tag override wins over the generic one", nlbService(withAnnotation(annotation.InitialFreeformTags, `{"a":"1"}`), withAnnotation(annotation.NLBInitialFreeformTags, `{"b":"2"}`)),
 			with(func(s *settings) { s.Freeform = map[string]string{"b": "2"} })},
 		{"reserved public IP", nlbService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "203.0.113.50" }), with(func(s *settings) { s.ReservedIP = "203.0.113.50" })},
 	} {
@@ -217,29 +218,29 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 		value   string
 		allowed string // a part of Problem.Allowed
 	}{
-		{"interval below OCI's minimum", nlbService(withAnnotation(AnnotationNLBHealthCheckInterval, "5000")), string(AnnotationNLBHealthCheckInterval), "5000", "10000 to 1800000"},
-		{"interval above the maximum", nlbService(withAnnotation(AnnotationNLBHealthCheckInterval, "1800001")), string(AnnotationNLBHealthCheckInterval), "1800001", "10000 to 1800000"},
-		{"retries", nlbService(withAnnotation(AnnotationNLBHealthCheckRetries, "0")), string(AnnotationNLBHealthCheckRetries), "0", "1 to 10"},
-		{"timeout", nlbService(withAnnotation(AnnotationNLBHealthCheckTimeout, "x")), string(AnnotationNLBHealthCheckTimeout), "x", "1 to 600000"},
-		{"backend policy", nlbService(withAnnotation(AnnotationNLBBackendPolicy, "ROUND_ROBIN")), string(AnnotationNLBBackendPolicy), "ROUND_ROBIN", "TWO_TUPLE, THREE_TUPLE, FIVE_TUPLE"},
-		{"preserve source with Cluster", nlbService(withAnnotation(AnnotationNLBPreserveSource, "true")), string(AnnotationNLBPreserveSource), "true", "externalTrafficPolicy Local"},
-		{"preserve source not a bool", nlbService(local, withAnnotation(AnnotationNLBPreserveSource, "yes")), string(AnnotationNLBPreserveSource), "yes", "true or false"},
-		{"ppv2 not a bool", nlbService(withAnnotation(AnnotationNLBProxyProtocolV2, "2")), string(AnnotationNLBProxyProtocolV2), "2", "true or false"},
-		{"internal not a bool", nlbService(withAnnotation(AnnotationNLBInternal, "private")), string(AnnotationNLBInternal), "private", "true or false"},
-		{"subnet not an OCID", nlbService(withAnnotation(AnnotationNLBSubnet, "subnet-1")), string(AnnotationNLBSubnet), "subnet-1", "ocid1.subnet."},
-		{"NSG not an OCID", nlbService(withAnnotation(AnnotationNLBNetworkSecurityGroups, "sg-1")), string(AnnotationNLBNetworkSecurityGroups), "sg-1", "ocid1.networksecuritygroup."},
-		{"security-list mode", nlbService(withAnnotation(AnnotationNLBSecurityListManagementMode, "Some")), string(AnnotationNLBSecurityListManagementMode), "Some", "All, Frontend, Backend, None"},
-		{"node label selector", nlbService(withAnnotation(AnnotationNLBNodeLabelSelector, "a in (")), string(AnnotationNLBNodeLabelSelector), "a in (", "label selector"},
-		{"freeform tags", nlbService(withAnnotation(AnnotationNLBInitialFreeformTags, "team=edge")), string(AnnotationNLBInitialFreeformTags), "team=edge", "JSON object"},
-		{"defined tags", nlbService(withAnnotation(AnnotationNLBInitialDefinedTags, `{"a":"b"}`)), string(AnnotationNLBInitialDefinedTags), `{"a":"b"}`, "JSON object of tag namespaces"},
-		{"external-ip-only is read as a bool", nlbService(withAnnotation(AnnotationNLBExternalIPOnly, "public")), string(AnnotationNLBExternalIPOnly), "public", "true or false"},
-		{"assigned IPv4 not IPv4", nlbService(withAnnotation(AnnotationNLBAssignedPrivateIPv4, "fd00::1")), string(AnnotationNLBAssignedPrivateIPv4), "fd00::1", "IPv4 address"},
-		{"assigned IPv6 on an IPv4 Service", nlbService(withAnnotation(AnnotationNLBAssignedIPv6, "fd00::1")), string(AnnotationNLBAssignedIPv6), "fd00::1", "do not include IPv6"},
+		{"interval below OCI's minimum", nlbService(withAnnotation(annotation.NLBHealthCheckInterval, "5000")), string(annotation.NLBHealthCheckInterval), "5000", "10000 to 1800000"},
+		{"interval above the maximum", nlbService(withAnnotation(annotation.NLBHealthCheckInterval, "1800001")), string(annotation.NLBHealthCheckInterval), "1800001", "10000 to 1800000"},
+		{"retries", nlbService(withAnnotation(annotation.NLBHealthCheckRetries, "0")), string(annotation.NLBHealthCheckRetries), "0", "1 to 10"},
+		{"timeout", nlbService(withAnnotation(annotation.NLBHealthCheckTimeout, "x")), string(annotation.NLBHealthCheckTimeout), "x", "1 to 600000"},
+		{"backend policy", nlbService(withAnnotation(annotation.NLBBackendPolicy, "ROUND_ROBIN")), string(annotation.NLBBackendPolicy), "ROUND_ROBIN", "TWO_TUPLE, THREE_TUPLE, FIVE_TUPLE"},
+		{"preserve source with Cluster", nlbService(withAnnotation(annotation.NLBPreserveSource, "true")), string(annotation.NLBPreserveSource), "true", "externalTrafficPolicy Local"},
+		{"preserve source not a bool", nlbService(local, withAnnotation(annotation.NLBPreserveSource, "yes")), string(annotation.NLBPreserveSource), "yes", "true or false"},
+		{"ppv2 not a bool", nlbService(withAnnotation(annotation.NLBProxyProtocolV2, "2")), string(annotation.NLBProxyProtocolV2), "2", "true or false"},
+		{"internal not a bool", nlbService(withAnnotation(annotation.NLBInternal, "private")), string(annotation.NLBInternal), "private", "true or false"},
+		{"subnet not an OCID", nlbService(withAnnotation(annotation.NLBSubnet, "subnet-1")), string(annotation.NLBSubnet), "subnet-1", "ocid1.subnet."},
+		{"NSG not an OCID", nlbService(withAnnotation(annotation.NLBNetworkSecurityGroups, "sg-1")), string(annotation.NLBNetworkSecurityGroups), "sg-1", "ocid1.networksecuritygroup."},
+		{"security-list mode", nlbService(withAnnotation(annotation.NLBSecurityListManagementMode, "Some")), string(annotation.NLBSecurityListManagementMode), "Some", "All, Frontend, Backend, None"},
+		{"node label selector", nlbService(withAnnotation(annotation.NLBNodeLabelSelector, "a in (")), string(annotation.NLBNodeLabelSelector), "a in (", "label selector"},
+		{"freeform tags", nlbService(withAnnotation(annotation.NLBInitialFreeformTags, "team=edge")), string(annotation.NLBInitialFreeformTags), "team=edge", "JSON object"},
+		{"defined tags", nlbService(withAnnotation(annotation.NLBInitialDefinedTags, `{"a":"b"}`)), string(annotation.NLBInitialDefinedTags), `{"a":"b"}`, "JSON object of tag namespaces"},
+		{"external-ip-only is read as a bool", nlbService(withAnnotation(annotation.NLBExternalIPOnly, "public")), string(annotation.NLBExternalIPOnly), "public", "true or false"},
+		{"assigned IPv4 not IPv4", nlbService(withAnnotation(annotation.NLBAssignedPrivateIPv4, "fd00::1")), string(annotation.NLBAssignedPrivateIPv4), "fd00::1", "IPv4 address"},
+		{"assigned IPv6 on an IPv4 Service", nlbService(withAnnotation(annotation.NLBAssignedIPv6, "fd00::1")), string(annotation.NLBAssignedIPv6), "fd00::1", "do not include IPv6"},
 		{"SCTP port", nlbService(withPorts(v1.ServicePort{Protocol: v1.ProtocolSCTP, Port: 9, NodePort: 30009})), "spec.ports[0].protocol", "SCTP", "TCP or UDP"},
 		{"TCP and UDP of one port on two node ports", nlbService(withPorts(tcpPort("a", 53, 30053), udpPort("b", 53, 30054))), "spec.ports[1].nodePort", "30054", "30053"},
-		{"a load balancer annotation", nlbService(withAnnotation(AnnotationInternal, "true")), string(AnnotationInternal), "true", "use " + string(AnnotationNLBInternal)},
-		{"adopting a load balancer", nlbService(withAnnotation(AnnotationAdoptLoadBalancerID, "ocid1.loadbalancer.oc1.x")), string(AnnotationAdoptLoadBalancerID), "ocid1.loadbalancer.oc1.x", "ocid1.networkloadbalancer."},
-		{"a network load balancer annotation on a load balancer", testService(withAnnotation(AnnotationNLBBackendPolicy, "TWO_TUPLE")), string(AnnotationNLBBackendPolicy), "TWO_TUPLE", "load-balancer-type: nlb"},
+		{"a load balancer annotation", nlbService(withAnnotation(annotation.Internal, "true")), string(annotation.Internal), "true", "use " + string(annotation.NLBInternal)},
+		{"adopting a load balancer", nlbService(withAnnotation(annotation.AdoptLoadBalancerID, "ocid1.loadbalancer.oc1.x")), string(annotation.AdoptLoadBalancerID), "ocid1.loadbalancer.oc1.x", "ocid1.networkloadbalancer."},
+		{"a network load balancer annotation on a load balancer", testService(withAnnotation(annotation.NLBBackendPolicy, "TWO_TUPLE")), string(annotation.NLBBackendPolicy), "TWO_TUPLE", "load-balancer-type: nlb"},
 		{"an unknown network load balancer annotation", nlbService(withAnnotation(nlbAnnotationPrefix+"is-fast", "true")), nlbAnnotationPrefix + "is-fast", "true", "does not know"},
 		{"the older tag spelling", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", "{}")), nlbAnnotationPrefix + "freeform-tags", "{}", "rename it"},
 		{"a bad family", nlbService(families(v1.IPFamilyPolicySingleStack, "IPv5")), "spec.ipFamilies[0]", "IPv5", "IPv4 or IPv6"},

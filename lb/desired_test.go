@@ -5,6 +5,7 @@ package lb
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"testing"
@@ -59,9 +60,9 @@ func TestDesiredHealthCheck(t *testing.T) {
 		{"local traffic policy probes the health-check node port", testService(local),
 			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
 		{"annotations override retries, interval and timeout", testService(local,
-			withAnnotation(AnnotationHealthCheckRetries, "5"),
-			withAnnotation(AnnotationHealthCheckInterval, "5000"),
-			withAnnotation(AnnotationHealthCheckTimeout, "2000")),
+			withAnnotation(annotation.HealthCheckRetries, "5"),
+			withAnnotation(annotation.HealthCheckInterval, "5000"),
+			withAnnotation(annotation.HealthCheckTimeout, "2000")),
 			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 5000, TimeoutMillis: 2000}},
 	}
 	for _, tc := range tests {
@@ -83,49 +84,49 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 		svc    *v1.Service
 		fields []string
 	}{
-		{"internal not a bool", testService(withAnnotation(AnnotationInternal, "yes")), []string{string(AnnotationInternal)}},
-		{"unknown shape", testService(withAnnotation(AnnotationShape, "huge")), []string{string(AnnotationShape)}},
-		{"flex max below min", testService(withAnnotation(AnnotationShapeFlexMin, "200"), withAnnotation(AnnotationShapeFlexMax, "100")),
-			[]string{string(AnnotationShapeFlexMax)}},
-		{"flex bandwidth out of range", testService(withAnnotation(AnnotationShapeFlexMax, "9000")), []string{string(AnnotationShapeFlexMax)}},
-		{"flex bandwidth with a fixed shape", testService(withAnnotation(AnnotationShape, "100Mbps"), withAnnotation(AnnotationShapeFlexMin, "10")),
-			[]string{string(AnnotationShapeFlexMin)}},
-		{"subnet not an OCID", testService(withAnnotation(AnnotationSubnet1, "subnet-a")), []string{string(AnnotationSubnet1)}},
-		{"ssl port not a port of the Service", testService(withAnnotation(AnnotationSSLPorts, "443"), withAnnotation(AnnotationTLSSecret, "web-tls")),
-			[]string{string(AnnotationSSLPorts)}},
-		{"ssl ports without a secret", testService(withAnnotation(AnnotationSSLPorts, "80")), []string{string(AnnotationSSLPorts)}},
-		{"tls secret missing", testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "absent")),
-			[]string{string(AnnotationTLSSecret)}},
-		{"unknown backend protocol", testService(withAnnotation(AnnotationBackendProtocol, "UDP")), []string{string(AnnotationBackendProtocol)}},
-		{"GRPC without TLS", testService(withAnnotation(AnnotationBackendProtocol, "GRPC")), []string{string(AnnotationBackendProtocol)}},
-		{"retries not a number", testService(withAnnotation(AnnotationHealthCheckRetries, "three")), []string{string(AnnotationHealthCheckRetries)}},
-		{"interval too short", testService(withAnnotation(AnnotationHealthCheckInterval, "10")), []string{string(AnnotationHealthCheckInterval)}},
-		{"timeout zero", testService(withAnnotation(AnnotationHealthCheckTimeout, "0")), []string{string(AnnotationHealthCheckTimeout)}},
-		{"idle timeout too long", testService(withAnnotation(AnnotationConnectionIdleTimeout, "9000")), []string{string(AnnotationConnectionIdleTimeout)}},
-		{"proxy protocol 3", testService(withAnnotation(AnnotationProxyProtocolVersion, "3")), []string{string(AnnotationProxyProtocolVersion)}},
-		{"proxy protocol with HTTP", testService(withAnnotation(AnnotationProxyProtocolVersion, "2"), withAnnotation(AnnotationBackendProtocol, "HTTP")),
-			[]string{string(AnnotationProxyProtocolVersion)}},
-		{"unknown security list mode", testService(withAnnotation(AnnotationSecurityListManagementMode, "Some")),
-			[]string{string(AnnotationSecurityListManagementMode)}},
-		{"unknown policy", testService(withAnnotation(AnnotationPolicy, "RANDOM")), []string{string(AnnotationPolicy)}},
-		{"NSG not an OCID", testService(withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.subnet.oc1..x")), []string{string(AnnotationNetworkSecurityGroups)}},
-		{"six NSGs", testService(withAnnotation(AnnotationNetworkSecurityGroups,
+		{"internal not a bool", testService(withAnnotation(annotation.Internal, "yes")), []string{string(annotation.Internal)}},
+		{"unknown shape", testService(withAnnotation(annotation.Shape, "huge")), []string{string(annotation.Shape)}},
+		{"flex max below min", testService(withAnnotation(annotation.ShapeFlexMin, "200"), withAnnotation(annotation.ShapeFlexMax, "100")),
+			[]string{string(annotation.ShapeFlexMax)}},
+		{"flex bandwidth out of range", testService(withAnnotation(annotation.ShapeFlexMax, "9000")), []string{string(annotation.ShapeFlexMax)}},
+		{"flex bandwidth with a fixed shape", testService(withAnnotation(annotation.Shape, "100Mbps"), withAnnotation(annotation.ShapeFlexMin, "10")),
+			[]string{string(annotation.ShapeFlexMin)}},
+		{"subnet not an OCID", testService(withAnnotation(annotation.Subnet1, "subnet-a")), []string{string(annotation.Subnet1)}},
+		{"ssl port not a port of the Service", testService(withAnnotation(annotation.SSLPorts, "443"), withAnnotation(annotation.TLSSecret, "web-tls")),
+			[]string{string(annotation.SSLPorts)}},
+		{"ssl ports without a secret", testService(withAnnotation(annotation.SSLPorts, "80")), []string{string(annotation.SSLPorts)}},
+		{"tls secret missing", testService(withAnnotation(annotation.SSLPorts, "80"), withAnnotation(annotation.TLSSecret, "absent")),
+			[]string{string(annotation.TLSSecret)}},
+		{"unknown backend protocol", testService(withAnnotation(annotation.BackendProtocol, "UDP")), []string{string(annotation.BackendProtocol)}},
+		{"GRPC without TLS", testService(withAnnotation(annotation.BackendProtocol, "GRPC")), []string{string(annotation.BackendProtocol)}},
+		{"retries not a number", testService(withAnnotation(annotation.HealthCheckRetries, "three")), []string{string(annotation.HealthCheckRetries)}},
+		{"interval too short", testService(withAnnotation(annotation.HealthCheckInterval, "10")), []string{string(annotation.HealthCheckInterval)}},
+		{"timeout zero", testService(withAnnotation(annotation.HealthCheckTimeout, "0")), []string{string(annotation.HealthCheckTimeout)}},
+		{"idle timeout too long", testService(withAnnotation(annotation.ConnectionIdleTimeout, "9000")), []string{string(annotation.ConnectionIdleTimeout)}},
+		{"proxy protocol 3", testService(withAnnotation(annotation.ProxyProtocolVersion, "3")), []string{string(annotation.ProxyProtocolVersion)}},
+		{"proxy protocol with HTTP", testService(withAnnotation(annotation.ProxyProtocolVersion, "2"), withAnnotation(annotation.BackendProtocol, "HTTP")),
+			[]string{string(annotation.ProxyProtocolVersion)}},
+		{"unknown security list mode", testService(withAnnotation(annotation.SecurityListManagementMode, "Some")),
+			[]string{string(annotation.SecurityListManagementMode)}},
+		{"unknown policy", testService(withAnnotation(annotation.Policy, "RANDOM")), []string{string(annotation.Policy)}},
+		{"NSG not an OCID", testService(withAnnotation(annotation.NetworkSecurityGroups, "ocid1.subnet.oc1..x")), []string{string(annotation.NetworkSecurityGroups)}},
+		{"six NSGs", testService(withAnnotation(annotation.NetworkSecurityGroups,
 			"ocid1.networksecuritygroup.a,ocid1.networksecuritygroup.b,ocid1.networksecuritygroup.c,ocid1.networksecuritygroup.d,ocid1.networksecuritygroup.e,ocid1.networksecuritygroup.f")),
-			[]string{string(AnnotationNetworkSecurityGroups)}},
-		{"freeform tags not JSON", testService(withAnnotation(AnnotationInitialFreeformTags, "team=web")), []string{string(AnnotationInitialFreeformTags)}},
-		{"defined tags not nested", testService(withAnnotation(AnnotationInitialDefinedTags, `{"a":"b"}`)), []string{string(AnnotationInitialDefinedTags)}},
-		{"bad node selector", testService(withAnnotation(AnnotationNodeLabelSelector, "a in (")), []string{string(AnnotationNodeLabelSelector)}},
-		{"unknown load balancer type", testService(withAnnotation(AnnotationLoadBalancerType, "alb")), []string{string(AnnotationLoadBalancerType)}},
-		{"listener ssl config unknown field", testService(withAnnotation(AnnotationListenerSSLConfig, `{"Cipher":"x"}`)), []string{string(AnnotationListenerSSLConfig)}},
-		{"backend ssl config bad protocol", testService(withAnnotation(AnnotationBackendSetSSLConfig, `{"Protocols":["SSLv3"]}`)), []string{string(AnnotationBackendSetSSLConfig)}},
-		{"bad source range annotation", testService(withAnnotation(AnnotationSourceRanges, "10.0.0.0/33")), []string{string(AnnotationSourceRanges)}},
-		{"bad ip mode", testService(withAnnotation(AnnotationIngressIPMode, "Direct")), []string{string(AnnotationIngressIPMode)}},
-		{"adopt id not a load balancer", testService(withAnnotation(AnnotationAdoptLoadBalancerID, "ocid1.subnet.x")), []string{string(AnnotationAdoptLoadBalancerID)}},
+			[]string{string(annotation.NetworkSecurityGroups)}},
+		{"freeform tags not JSON", testService(withAnnotation(annotation.InitialFreeformTags, "team=web")), []string{string(annotation.InitialFreeformTags)}},
+		{"defined tags not nested", testService(withAnnotation(annotation.InitialDefinedTags, `{"a":"b"}`)), []string{string(annotation.InitialDefinedTags)}},
+		{"bad node selector", testService(withAnnotation(annotation.NodeLabelSelector, "a in (")), []string{string(annotation.NodeLabelSelector)}},
+		{"unknown load balancer type", testService(withAnnotation(annotation.LoadBalancerType, "alb")), []string{string(annotation.LoadBalancerType)}},
+		{"listener ssl config unknown field", testService(withAnnotation(annotation.ListenerSSLConfig, `{"Cipher":"x"}`)), []string{string(annotation.ListenerSSLConfig)}},
+		{"backend ssl config bad protocol", testService(withAnnotation(annotation.BackendSetSSLConfig, `{"Protocols":["SSLv3"]}`)), []string{string(annotation.BackendSetSSLConfig)}},
+		{"bad source range annotation", testService(withAnnotation(annotation.SourceRanges, "10.0.0.0/33")), []string{string(annotation.SourceRanges)}},
+		{"bad ip mode", testService(withAnnotation(annotation.IngressIPMode, "Direct")), []string{string(annotation.IngressIPMode)}},
+		{"adopt id not a load balancer", testService(withAnnotation(annotation.AdoptLoadBalancerID, "ocid1.subnet.x")), []string{string(annotation.AdoptLoadBalancerID)}},
 		{"session affinity ClientIP", testService(func(s *v1.Service) { s.Spec.SessionAffinity = v1.ServiceAffinityClientIP }),
 			[]string{"spec.sessionAffinity"}},
 		{"IPv6 only", testService(func(s *v1.Service) { s.Spec.IPFamilies = []v1.IPFamily{v1.IPv6Protocol} }), []string{"spec.ipFamilies"}},
 		{"loadBalancerIP not an address", testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "my-ip" }), []string{"spec.loadBalancerIP"}},
-		{"loadBalancerIP on internal", testService(withAnnotation(AnnotationInternal, "true"), func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
+		{"loadBalancerIP on internal", testService(withAnnotation(annotation.Internal, "true"), func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
 			[]string{"spec.loadBalancerIP"}},
 		{"bad source range in spec", testService(func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"nope"} }),
 			[]string{"spec.loadBalancerSourceRanges"}},
@@ -134,11 +135,11 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 		{"local traffic without health-check port", testService(func(s *v1.Service) { s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal }),
 			[]string{"spec.healthCheckNodePort"}},
 		{"every problem at once", testService(
-			withAnnotation(AnnotationInternal, "maybe"),
-			withAnnotation(AnnotationShape, "tiny"),
-			withAnnotation(AnnotationPolicy, "RANDOM"),
+			withAnnotation(annotation.Internal, "maybe"),
+			withAnnotation(annotation.Shape, "tiny"),
+			withAnnotation(annotation.Policy, "RANDOM"),
 			func(s *v1.Service) { s.Spec.SessionAffinity = v1.ServiceAffinityClientIP }),
-			[]string{string(AnnotationInternal), string(AnnotationShape), "spec.sessionAffinity", string(AnnotationPolicy)}},
+			[]string{string(annotation.Internal), string(annotation.Shape), "spec.sessionAffinity", string(annotation.Policy)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,7 +167,7 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 }
 
 func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
-	_, err := Desired(testService(withAnnotation(AnnotationPolicy, "RANDOM")), nil, testConfig(), nil)
+	_, err := Desired(testService(withAnnotation(annotation.Policy, "RANDOM")), nil, testConfig(), nil)
 	want := `service default/web: 1 invalid setting(s); oci.oraclecloud.com/loadbalancer-policy: invalid value "RANDOM": one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
@@ -195,7 +196,7 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 		testNode(5, func(n *v1.Node) { n.DeletionTimestamp = &metav1.Time{} }),
 		nil,
 	}
-	svc := testService(withAnnotation(AnnotationNodeLabelSelector, "pool=web"))
+	svc := testService(withAnnotation(annotation.NodeLabelSelector, "pool=web"))
 	got := mustDesired(t, svc, ns, nil)
 	if bs := got.BackendSets["TCP-80"]; len(bs.Backends) != 0 {
 		t.Errorf("backends = %v, want none", bs.Backends)
@@ -214,7 +215,7 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 
 func TestDesiredBackendsAreSelectedNodesByInternalIP(t *testing.T) {
 	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch"))}
-	got := mustDesired(t, testService(withAnnotation(AnnotationNodeLabelSelector, "pool in (web)")), ns, nil)
+	got := mustDesired(t, testService(withAnnotation(annotation.NodeLabelSelector, "pool in (web)")), ns, nil)
 	want := []Backend{{IP: "10.0.0.3", Port: 30080}, {IP: "10.0.0.12", Port: 30080}}
 	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {
 		t.Errorf("backends (-want +got):\n%s", diff)
@@ -226,8 +227,8 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 	p80, p443 := tcpPort("http", 80, 30080), tcpPort("https", 443, 30443)
 	p80.TargetPort, p443.TargetPort = intstrFromInt(80), intstrFromInt(80)
 	svc := testService(withPorts(p80, p443),
-		withAnnotation(AnnotationSSLPorts, "443"),
-		withAnnotation(AnnotationTLSSecret, "web-tls"))
+		withAnnotation(annotation.SSLPorts, "443"),
+		withAnnotation(annotation.TLSSecret, "web-tls"))
 	secrets := Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}
 	got := mustDesired(t, svc, nodes(1), secrets)
 
@@ -255,7 +256,7 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 }
 
 func TestDesiredCertificateNameChangesWithSecretContent(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "certs/web-tls"))
+	svc := testService(withAnnotation(annotation.SSLPorts, "80"), withAnnotation(annotation.TLSSecret, "certs/web-tls"))
 	ref := SecretRef{Namespace: "certs", Name: "web-tls"}
 	v1spec := mustDesired(t, svc, nil, Secrets{ref: testTLS("v1")})
 	again := mustDesired(t, svc, nil, Secrets{ref: testTLS("v1")})
@@ -273,7 +274,7 @@ func TestDesiredCertificateNameChangesWithSecretContent(t *testing.T) {
 }
 
 func TestDesiredGRPCWithTLSDefaultsToHTTP2CipherSuite(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationBackendProtocol, "grpc"), withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "web-tls"))
+	svc := testService(withAnnotation(annotation.BackendProtocol, "grpc"), withAnnotation(annotation.SSLPorts, "80"), withAnnotation(annotation.TLSSecret, "web-tls"))
 	got := mustDesired(t, svc, nil, Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
 	l := got.Listeners["GRPC-80"]
 	if l.TLS == nil || l.TLS.CipherSuite != "oci-default-http2-ssl-cipher-suite-v1" || l.IdleTimeoutSeconds != 60 {
@@ -282,8 +283,8 @@ func TestDesiredGRPCWithTLSDefaultsToHTTP2CipherSuite(t *testing.T) {
 }
 
 func TestDesiredBackendSetTLSForcesPlainTextHealthChecks(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSBackendSetSecret, "backend-ca"),
-		withAnnotation(AnnotationBackendSetSSLConfig, `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.3","TLSv1.2"]}`))
+	svc := testService(withAnnotation(annotation.SSLPorts, "80"), withAnnotation(annotation.TLSBackendSetSecret, "backend-ca"),
+		withAnnotation(annotation.BackendSetSSLConfig, `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.3","TLSv1.2"]}`))
 	got := mustDesired(t, svc, nil, Secrets{{Namespace: "default", Name: "backend-ca"}: {CA: "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----"}})
 	bs := got.BackendSets["TCP-80"]
 	if bs.TLS == nil || !bs.HealthCheck.ForcePlainText {
@@ -308,9 +309,9 @@ func TestDesiredSourceRangesPrecedence(t *testing.T) {
 	}{
 		{"open to the world by default", testService(), testConfig(), []string{"0.0.0.0/0"}},
 		{"config default", testService(), cfgDefault, []string{"10.0.0.0/8"}},
-		{"annotation beats config", testService(withAnnotation(AnnotationSourceRanges, "192.0.2.7/24, 198.51.100.1/32")), cfgDefault,
+		{"annotation beats config", testService(withAnnotation(annotation.SourceRanges, "192.0.2.7/24, 198.51.100.1/32")), cfgDefault,
 			[]string{"192.0.2.0/24", "198.51.100.1/32"}},
-		{"spec beats annotation", testService(withAnnotation(AnnotationSourceRanges, "192.0.2.0/24"),
+		{"spec beats annotation", testService(withAnnotation(annotation.SourceRanges, "192.0.2.0/24"),
 			func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"203.0.113.0/24"} }), cfgDefault, []string{"203.0.113.0/24"}},
 	}
 	for _, tc := range tests {
@@ -342,18 +343,18 @@ func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
 	}
 
 	svc := testService(
-		withAnnotation(AnnotationSecurityListManagementMode, "none"),
-		withAnnotation(AnnotationInitialFreeformTags, `{"team":"web"}`),
-		withAnnotation(AnnotationInternal, "true"),
-		withAnnotation(AnnotationSubnet1, testSubnet2),
-		withAnnotation(AnnotationShape, "flexible"),
-		withAnnotation(AnnotationShapeFlexMin, "50Mbps"),
-		withAnnotation(AnnotationShapeFlexMax, "400"),
-		withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.b, ocid1.networksecuritygroup.a"),
-		withAnnotation(AnnotationIngressIPMode, "proxy"),
-		withAnnotation(AnnotationPolicy, "ip_hash"),
-		withAnnotation(AnnotationConnectionIdleTimeout, "600"),
-		withAnnotation(AnnotationProxyProtocolVersion, "2"),
+		withAnnotation(annotation.SecurityListManagementMode, "none"),
+		withAnnotation(annotation.InitialFreeformTags, `{"team":"web"}`),
+		withAnnotation(annotation.Internal, "true"),
+		withAnnotation(annotation.Subnet1, testSubnet2),
+		withAnnotation(annotation.Shape, "flexible"),
+		withAnnotation(annotation.ShapeFlexMin, "50Mbps"),
+		withAnnotation(annotation.ShapeFlexMax, "400"),
+		withAnnotation(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.b, ocid1.networksecuritygroup.a"),
+		withAnnotation(annotation.IngressIPMode, "proxy"),
+		withAnnotation(annotation.Policy, "ip_hash"),
+		withAnnotation(annotation.ConnectionIdleTimeout, "600"),
+		withAnnotation(annotation.ProxyProtocolVersion, "2"),
 	)
 	got, err = Desired(svc, nil, cfg, nil)
 	if err != nil {
@@ -384,8 +385,8 @@ func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
 }
 
 func TestDesiredNeverChangesItsInputs(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSSLPorts, "80"), withAnnotation(AnnotationTLSSecret, "web-tls"),
-		withAnnotation(AnnotationNodeLabelSelector, "pool=web"))
+	svc := testService(withAnnotation(annotation.SSLPorts, "80"), withAnnotation(annotation.TLSSecret, "web-tls"),
+		withAnnotation(annotation.NodeLabelSelector, "pool=web"))
 	ns := []*v1.Node{testNode(2), testNode(1, notReady)}
 	cfg := testConfig()
 	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
@@ -434,11 +435,11 @@ func TestManagesIgnoresOtherLoadBalancerClassesAndTypes(t *testing.T) {
 }
 
 func TestRequiredSecretsListsEachReferencedSecretOnce(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationTLSSecret, "web-tls"), withAnnotation(AnnotationTLSBackendSetSecret, "default/web-tls"))
+	svc := testService(withAnnotation(annotation.TLSSecret, "web-tls"), withAnnotation(annotation.TLSBackendSetSecret, "default/web-tls"))
 	if diff := cmp.Diff([]SecretRef{{Namespace: "default", Name: "web-tls"}}, RequiredSecrets(svc)); diff != "" {
 		t.Errorf("RequiredSecrets (-want +got):\n%s", diff)
 	}
-	svc = testService(withAnnotation(AnnotationTLSSecret, "certs/a"), withAnnotation(AnnotationTLSBackendSetSecret, "b"))
+	svc = testService(withAnnotation(annotation.TLSSecret, "certs/a"), withAnnotation(annotation.TLSBackendSetSecret, "b"))
 	got := RequiredSecrets(svc)
 	if !slices.Equal(got, []SecretRef{{Namespace: "certs", Name: "a"}, {Namespace: "default", Name: "b"}}) {
 		t.Errorf("RequiredSecrets = %v", got)

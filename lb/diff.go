@@ -6,6 +6,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strings"
@@ -114,7 +115,7 @@ func deletePlan(observed *Spec) *Plan {
 // the annotation or Service field the user changed, with the value to set back.
 func immutable(observed, target *Spec) error {
 	var cs []ImmutableChange
-	change := func(field Annotation, was, want, how string) {
+	change := func(field annotation.Name, was, want, how string) {
 		back := fmt.Sprintf("set it back to %q", was)
 		if was == "" {
 			back = "remove it"
@@ -123,11 +124,11 @@ func immutable(observed, target *Spec) error {
 			Hint: how + "; " + back + ", or delete and recreate the Service to get a new load balancer"})
 	}
 	if observed.Kind != "" && observed.Kind != target.Kind {
-		change(AnnotationLoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")
+		change(annotation.LoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")
 	}
-	internal, subnets := AnnotationInternal, []Annotation{AnnotationSubnet1, AnnotationSubnet2}
+	internal, subnets := annotation.Internal, []annotation.Name{annotation.Subnet1, annotation.Subnet2}
 	if target.Kind == KindNetworkLoadBalancer {
-		internal, subnets = AnnotationNLBInternal, []Annotation{AnnotationNLBSubnet}
+		internal, subnets = annotation.NLBInternal, []annotation.Name{annotation.NLBSubnet}
 	}
 	if observed.Internal != target.Internal {
 		change(internal, fmt.Sprint(observed.Internal), fmt.Sprint(target.Internal),
@@ -152,8 +153,8 @@ func immutable(observed, target *Spec) error {
 		cs = append(cs, c)
 	}
 	if observed.Shape.IsFlexible() && !target.Shape.IsFlexible() {
-		change(AnnotationShape, shapeFlexible, target.Shape.String(), "OCI cannot turn a flexible shape back into a fixed one (for a fixed bandwidth, set "+
-			string(AnnotationShapeFlexMin)+" and "+string(AnnotationShapeFlexMax)+" to the same value)")
+		change(annotation.Shape, shapeFlexible, target.Shape.String(), "OCI cannot turn a flexible shape back into a fixed one (for a fixed bandwidth, set "+
+			string(annotation.ShapeFlexMin)+" and "+string(annotation.ShapeFlexMax)+" to the same value)")
 	}
 	if len(cs) == 0 {
 		return nil

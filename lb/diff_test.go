@@ -6,6 +6,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ var webTLS = SecretRef{Namespace: "default", Name: "web-tls"}
 
 func tlsService(opts ...svcOpt) *v1.Service {
 	base := []svcOpt{withPorts(tcpPort("http", 80, 30080), tcpPort("https", 443, 30443)),
-		withAnnotation(AnnotationSSLPorts, "443"), withAnnotation(AnnotationTLSSecret, "web-tls")}
+		withAnnotation(annotation.SSLPorts, "443"), withAnnotation(annotation.TLSSecret, "web-tls")}
 	return testService(append(base, opts...)...)
 }
 
@@ -51,9 +52,9 @@ func TestDiffOfMatchingLoadBalancerIsEmpty(t *testing.T) {
 	}{
 		{"plain TCP", testService(), nil},
 		{"TLS on one of two ports", tlsService(), Secrets{webTLS: testTLS("v1")}},
-		{"HTTP with policy, NSGs, proxy-free timeouts", testService(withAnnotation(AnnotationBackendProtocol, "HTTP"),
-			withAnnotation(AnnotationPolicy, "LEAST_CONNECTIONS"),
-			withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.a")), nil},
+		{"HTTP with policy, NSGs, proxy-free timeouts", testService(withAnnotation(annotation.BackendProtocol, "HTTP"),
+			withAnnotation(annotation.Policy, "LEAST_CONNECTIONS"),
+			withAnnotation(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.a")), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,7 +133,7 @@ func TestPortChangeMovesListenerBeforeDeletingBackendSet(t *testing.T) {
 
 func TestProtocolChangeDeletesOldListenerBeforeCreatingOneOnTheSamePort(t *testing.T) {
 	before := mustDesired(t, testService(), nodes(1), nil)
-	after := mustDesired(t, testService(withAnnotation(AnnotationBackendProtocol, "HTTP")), nodes(1), nil)
+	after := mustDesired(t, testService(withAnnotation(annotation.BackendProtocol, "HTTP")), nodes(1), nil)
 	p, err := Diff(asObserved(before), after)
 	if err != nil {
 		t.Fatal(err)
@@ -202,13 +203,13 @@ func TestImmutableChangesAreRefusedAndPlanNothing(t *testing.T) {
 		fields   []string
 	}{
 		{"subnet annotation changed", asObserved(base),
-			testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")), []string{string(AnnotationSubnet1)}},
+			testService(withAnnotation(annotation.Subnet1, "ocid1.subnet.oc1.phx.new")), []string{string(annotation.Subnet1)}},
 		{"public to internal", asObserved(base),
-			testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)), []string{string(AnnotationInternal)}},
+			testService(withAnnotation(annotation.Internal, "true"), withAnnotation(annotation.Subnet1, testSubnet1)), []string{string(annotation.Internal)}},
 		{"reserved IP added after create", asObserved(base),
 			testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }), []string{"spec.loadBalancerIP"}},
 		{"flexible to fixed shape", flexObserved,
-			testService(withAnnotation(AnnotationShape, "100Mbps")), []string{string(AnnotationShape)}},
+			testService(withAnnotation(annotation.Shape, "100Mbps")), []string{string(annotation.Shape)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,8 +252,8 @@ func TestDefaultedSubnetsAndShapeKeepTheExistingLoadBalancers(t *testing.T) {
 
 func TestShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	before := mustDesired(t, testService(), nodes(1), nil)
-	after := mustDesired(t, testService(withAnnotation(AnnotationShapeFlexMax, "400"),
-		withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.a")), nodes(1), nil)
+	after := mustDesired(t, testService(withAnnotation(annotation.ShapeFlexMax, "400"),
+		withAnnotation(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.a")), nodes(1), nil)
 	p, err := Diff(asObserved(before), after)
 	if err != nil {
 		t.Fatal(err)
@@ -353,19 +354,19 @@ func TestPlansNeverLeaveDanglingReferences(t *testing.T) {
 		}
 		return out
 	}
-	beTLS := []svcOpt{withAnnotation(AnnotationTLSBackendSetSecret, "backend-ca")}
+	beTLS := []svcOpt{withAnnotation(annotation.TLSBackendSetSecret, "backend-ca")}
 	tests := []struct {
 		name          string
 		before, after *v1.Service
 		bs, as        Secrets
 	}{
 		{"port change", testService(), testService(withPorts(tcpPort("http", 8080, 30080))), nil, nil},
-		{"protocol change", testService(), testService(withAnnotation(AnnotationBackendProtocol, "HTTP")), nil, nil},
-		{"protocol and port change", tlsService(), tlsService(withAnnotation(AnnotationBackendProtocol, "HTTP"),
+		{"protocol change", testService(), testService(withAnnotation(annotation.BackendProtocol, "HTTP")), nil, nil},
+		{"protocol and port change", tlsService(), tlsService(withAnnotation(annotation.BackendProtocol, "HTTP"),
 			withPorts(tcpPort("http", 81, 30080), tcpPort("https", 443, 30443))), v1s, v1s},
 		{"TLS rotation", tlsService(), tlsService(), v1s, v2s},
 		{"TLS rotation with port change", tlsService(), tlsService(withPorts(tcpPort("http", 80, 30080), tcpPort("https", 8443, 30443)),
-			withAnnotation(AnnotationSSLPorts, "8443")), v1s, v2s},
+			withAnnotation(annotation.SSLPorts, "8443")), v1s, v2s},
 		{"TLS turned on", testService(withPorts(tcpPort("http", 80, 30080), tcpPort("https", 443, 30443))), tlsService(), nil, v1s},
 		{"TLS turned off", tlsService(), testService(withPorts(tcpPort("http", 80, 30080), tcpPort("https", 443, 30443))), v1s, nil},
 		{"backend TLS rotation", tlsService(beTLS...), tlsService(beTLS...), withCA(v1s, "ca-1"), withCA(v1s, "ca-2")},

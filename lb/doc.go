@@ -35,8 +35,8 @@
 // Logs go to the logr.Logger in the context (klog.FromContext): a dry-run plan at V(2), a plan
 // being applied and a deletion at Info.
 //
-// Every annotation is a typed Annotation constant whose doc comment is its documentation;
-// README.md's reference table is generated from them. README.md also lists the public API.
+// The annotations are named in package annotation (lb/annotation), one constant each, whose doc
+// comments are their documentation; README.md's reference table is generated from them. README.md also lists the public API.
 package lb
 
-//go:generate go run ../internal/docgen -dir .
+//go:generate go run ../internal/docgen -dir annotation

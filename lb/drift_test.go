@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/http"
 	"testing"
 
@@ -165,12 +166,12 @@ func TestDriftCheckNeverRequeuesServicesItDoesNotManageOrCannotProveGone(t *test
 		// Invalid: its reconcile reports that already.
 		service(func(s *v1.Service) {
 			s.Name, s.UID, s.Status.LoadBalancer = "invalid", "uid-invalid", withAddress
-			s.Annotations[string(lb.AnnotationShape)] = "huge"
+			s.Annotations[string(annotation.Shape)] = "huge"
 		}),
 		// Adopted from a compartment that is not listed.
 		service(func(s *v1.Service) {
 			s.Name, s.UID, s.Status.LoadBalancer = "adopted", "uid-adopted", withAddress
-			s.Annotations[string(lb.AnnotationAdoptLoadBalancerID)] = "ocid1.loadbalancer.oc1.phx.elsewhere"
+			s.Annotations[string(annotation.AdoptLoadBalancerID)] = "ocid1.loadbalancer.oc1.phx.elsewhere"
 		}),
 	}
 	e.services = append(e.services, others...)

@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ func nlbSubnets(e *env) (v4only, dual string) {
 }
 
 func dualStackService(policy v1.IPFamilyPolicy, subnet string) *v1.Service {
-	return service(asNLB, ports(80), annotate(lb.AnnotationNLBSubnet, subnet), func(s *v1.Service) {
+	return service(asNLB, ports(80), annotate(annotation.NLBSubnet, subnet), func(s *v1.Service) {
 		s.Spec.IPFamilyPolicy = &policy
 		s.Spec.IPFamilies = []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
 	})

@@ -6,6 +6,7 @@ package lb_test
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"os"
 	"testing"
 	"time"
@@ -178,7 +179,7 @@ func service(opts ...svcOpt) *v1.Service {
 	return s
 }
 
-func annotate(a lb.Annotation, v string) svcOpt {
+func annotate(a annotation.Name, v string) svcOpt {
 	return func(s *v1.Service) { s.Annotations[string(a)] = v }
 }
 

@@ -6,6 +6,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -24,16 +25,16 @@ func TestImmutableErrorNamesTheSettingTheUserChangedAndHowToRecover(t *testing.T
 		fields   []string
 		hints    []string // each hint must contain this
 	}{
-		{"subnet1 annotation changed", nil, testService(withAnnotation(AnnotationSubnet1, "ocid1.subnet.oc1.phx.new")),
-			[]string{string(AnnotationSubnet1)}, []string{`set it back to "` + testSubnet1 + `"`}},
-		{"subnet2 annotation added to a one-subnet load balancer", oneSubnet, testService(withAnnotation(AnnotationSubnet2, "ocid1.subnet.oc1.phx.new")),
-			[]string{string(AnnotationSubnet2)}, []string{"remove it"}},
-		{"public to internal", nil, testService(withAnnotation(AnnotationInternal, "true"), withAnnotation(AnnotationSubnet1, testSubnet1)),
-			[]string{string(AnnotationInternal)}, []string{`set it back to "false"`}},
+		{"subnet1 annotation changed", nil, testService(withAnnotation(annotation.Subnet1, "ocid1.subnet.oc1.phx.new")),
+			[]string{string(annotation.Subnet1)}, []string{`set it back to "` + testSubnet1 + `"`}},
+		{"subnet2 annotation added to a one-subnet load balancer", oneSubnet, testService(withAnnotation(annotation.Subnet2, "ocid1.subnet.oc1.phx.new")),
+			[]string{string(annotation.Subnet2)}, []string{"remove it"}},
+		{"public to internal", nil, testService(withAnnotation(annotation.Internal, "true"), withAnnotation(annotation.Subnet1, testSubnet1)),
+			[]string{string(annotation.Internal)}, []string{`set it back to "false"`}},
 		{"reserved IP added after create", nil, testService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" }),
 			[]string{"spec.loadBalancerIP"}, []string{"remove spec.loadBalancerIP"}},
-		{"flexible to fixed shape", nil, testService(withAnnotation(AnnotationShape, "100Mbps")),
-			[]string{string(AnnotationShape)}, []string{`set it back to "flexible"`}},
+		{"flexible to fixed shape", nil, testService(withAnnotation(annotation.Shape, "100Mbps")),
+			[]string{string(annotation.Shape)}, []string{`set it back to "flexible"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,11 +73,11 @@ func TestErrorsTruncateTheValuesTheyEcho(t *testing.T) {
 		name string
 		svc  *v1.Service
 	}{
-		{"shape", testService(withAnnotation(AnnotationShape, huge))},
-		{"label selector", testService(withAnnotation(AnnotationNodeLabelSelector, "a="+huge+"!"))},
-		{"ports list item", testService(withAnnotation(AnnotationSSLPorts, huge))},
-		{"network security groups", testService(withAnnotation(AnnotationNetworkSecurityGroups, "ocid1.x."+huge))},
-		{"freeform tags", testService(withAnnotation(AnnotationInitialFreeformTags, "{"+huge))},
+		{"shape", testService(withAnnotation(annotation.Shape, huge))},
+		{"label selector", testService(withAnnotation(annotation.NodeLabelSelector, "a="+huge+"!"))},
+		{"ports list item", testService(withAnnotation(annotation.SSLPorts, huge))},
+		{"network security groups", testService(withAnnotation(annotation.NetworkSecurityGroups, "ocid1.x."+huge))},
+		{"freeform tags", testService(withAnnotation(annotation.InitialFreeformTags, "{"+huge))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestErrorsTruncateTheValuesTheyEcho(t *testing.T) {
 
 	base := mustDesired(t, testService(), nodes(1), nil)
 	subnet := "ocid1.subnet.oc1.phx." + huge
-	_, err := Diff(asObserved(base), mustDesired(t, testService(withAnnotation(AnnotationSubnet1, subnet)), nodes(1), nil))
+	_, err := Diff(asObserved(base), mustDesired(t, testService(withAnnotation(annotation.Subnet1, subnet)), nodes(1), nil))
 	if err == nil || len(err.Error()) > maxLen {
 		t.Errorf("immutable error of %d bytes, want at most %d", len(fmt.Sprint(err)), maxLen)
 	}

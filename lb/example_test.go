@@ -6,6 +6,7 @@ package lb_test
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,7 @@ import (
 func exampleService(port int32) *v1.Service {
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "1111-2222",
-			Annotations: map[string]string{string(lb.AnnotationPolicy): "LEAST_CONNECTIONS"}},
+			Annotations: map[string]string{string(annotation.Policy): "LEAST_CONNECTIONS"}},
 		Spec: v1.ServiceSpec{
 			Type:  v1.ServiceTypeLoadBalancer,
 			Ports: []v1.ServicePort{{Protocol: v1.ProtocolTCP, Port: port, NodePort: 31000}},

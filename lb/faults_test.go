@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,11 +86,11 @@ func TestApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 
 func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 	e := newEnv(t)
-	before := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	before := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"))
 	e.ensure(t, before, readyNodes(2), lb.Secrets{webTLS: tlsSecret("v1")})
 
 	// Port 80 moves to 8080 and the certificate rotates; OCI fails the new certificate.
-	after := service(ports(8080, 443), annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	after := service(ports(8080, 443), annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"))
 	secrets := lb.Secrets{webTLS: tlsSecret("v2")}
 	remove := e.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateCertificate" }, "injected failure")
 	_, err := e.r.Ensure(ctx, after, readyNodes(2), secrets)

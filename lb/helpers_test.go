@@ -5,6 +5,7 @@ package lb
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,7 +52,7 @@ func testService(opts ...svcOpt) *v1.Service {
 	return s
 }
 
-func withAnnotation(a Annotation, v string) svcOpt {
+func withAnnotation(a annotation.Name, v string) svcOpt {
 	return func(s *v1.Service) { s.Annotations[string(a)] = v }
 }
 

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
@@ -16,27 +17,27 @@ import (
 // same targetPort (nginx serving 80 and 443 from one container port) get one each.
 func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 	p := d.p
-	protocol := p.oneOf(AnnotationBackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
-	policy := p.oneOf(AnnotationPolicy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
+	protocol := p.oneOf(annotation.BackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
+	policy := p.oneOf(annotation.Policy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
 	idleDefault := defaultIdleTimeoutHTTP
 	if protocol == protocolTCP {
 		idleDefault = defaultIdleTimeoutTCP
 	}
-	idle := p.intRange(AnnotationConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
-	proxy := p.intRange(AnnotationProxyProtocolVersion, 0, 1, 2, "")
+	idle := p.intRange(annotation.ConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
+	proxy := p.intRange(annotation.ProxyProtocolVersion, 0, 1, 2, "")
 	if proxy != 0 && protocol != protocolTCP {
-		p.add(AnnotationProxyProtocolVersion.problemf(p.ann[string(AnnotationProxyProtocolVersion)],
+		p.add(problemf(annotation.ProxyProtocolVersion, p.ann[string(annotation.ProxyProtocolVersion)],
 			"no value with backend protocol %s (the PROXY header is sent by TCP listeners only)", protocol))
 	}
 
-	sslPorts := p.ports(AnnotationSSLPorts)
+	sslPorts := p.ports(annotation.SSLPorts)
 	listenerCert, backendCert := d.certificates(spec, len(sslPorts) > 0)
-	if len(sslPorts) > 0 && listenerCert == "" && backendCert == "" && !p.has(AnnotationTLSSecret) && !p.has(AnnotationTLSBackendSetSecret) {
-		p.add(AnnotationSSLPorts.problemf(p.ann[string(AnnotationSSLPorts)],
-			"ports to terminate TLS on, together with %s (or %s)", AnnotationTLSSecret, AnnotationTLSBackendSetSecret))
+	if len(sslPorts) > 0 && listenerCert == "" && backendCert == "" && !p.has(annotation.TLSSecret) && !p.has(annotation.TLSBackendSetSecret) {
+		p.add(problemf(annotation.SSLPorts, p.ann[string(annotation.SSLPorts)],
+			"ports to terminate TLS on, together with %s (or %s)", annotation.TLSSecret, annotation.TLSBackendSetSecret))
 	}
-	listenerCipher, listenerProtocols := p.sslConfig(AnnotationListenerSSLConfig)
-	backendCipher, backendProtocols := p.sslConfig(AnnotationBackendSetSSLConfig)
+	listenerCipher, listenerProtocols := p.sslConfig(annotation.ListenerSSLConfig)
+	backendCipher, backendProtocols := p.sslConfig(annotation.BackendSetSSLConfig)
 	if protocol == protocolGRPC && listenerCipher == "" {
 		listenerCipher = defaultGRPCCipherSuite
 	}
@@ -48,7 +49,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 	}
 	for _, port := range sslPorts {
 		if !slices.Contains(servicePorts, port) {
-			p.add(AnnotationSSLPorts.problemf(p.ann[string(AnnotationSSLPorts)],
+			p.add(problemf(annotation.SSLPorts, p.ann[string(annotation.SSLPorts)],
 				"ports of this Service (%s); %d is not one", joinInts(servicePorts), port))
 		}
 	}
@@ -94,8 +95,8 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 			l.TLS = &TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}
 		}
 		if protocol == protocolGRPC && l.TLS == nil {
-			p.add(AnnotationBackendProtocol.problemf(p.ann[string(AnnotationBackendProtocol)],
-				"GRPC only with TLS on every port: port %d needs to be in %s, with %s set", port, AnnotationSSLPorts, AnnotationTLSSecret))
+			p.add(problemf(annotation.BackendProtocol, p.ann[string(annotation.BackendProtocol)],
+				"GRPC only with TLS on every port: port %d needs to be in %s, with %s set", port, annotation.SSLPorts, annotation.TLSSecret))
 		}
 		spec.BackendSets[bs.Name] = bs
 		spec.Listeners[l.Name] = l
@@ -109,19 +110,19 @@ func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backen
 	if !needed {
 		return "", ""
 	}
-	for _, a := range []Annotation{AnnotationTLSSecret, AnnotationTLSBackendSetSecret} {
+	for _, a := range []annotation.Name{annotation.TLSSecret, annotation.TLSBackendSetSecret} {
 		v := d.p.str(a, "")
 		if v == "" {
 			continue
 		}
 		ref, ok := parseSecretRef(v, d.svc.Namespace)
 		if !ok {
-			d.p.add(a.problemf(v, "a Secret reference: name or namespace/name"))
+			d.p.add(problemf(a, v, "a Secret reference: name or namespace/name"))
 			continue
 		}
 		sec, ok := d.secrets[ref]
 		if !ok {
-			d.p.add(a.problemf(v, "the name of an existing Secret (%s was not found)", ref))
+			d.p.add(problemf(a, v, "the name of an existing Secret (%s was not found)", ref))
 			continue
 		}
 		cert := Certificate{
@@ -130,17 +131,17 @@ func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backen
 			PrivateKey:        sec.Key,
 			Passphrase:        sec.Passphrase,
 		}
-		if a == AnnotationTLSSecret && (cert.PublicCertificate == "" || cert.PrivateKey == "") {
-			d.p.add(a.problemf(v, "a Secret with %s and %s (Secret %s lacks one)", secretKeyCertificate, secretKeyKey, ref))
+		if a == annotation.TLSSecret && (cert.PublicCertificate == "" || cert.PrivateKey == "") {
+			d.p.add(problemf(a, v, "a Secret with %s and %s (Secret %s lacks one)", secretKeyCertificate, secretKeyKey, ref))
 			continue
 		}
-		if a == AnnotationTLSBackendSetSecret && cert.PublicCertificate == "" && cert.CACertificate == "" {
-			d.p.add(a.problemf(v, "a Secret with %s or %s (Secret %s has neither)", secretKeyCA, secretKeyCertificate, ref))
+		if a == annotation.TLSBackendSetSecret && cert.PublicCertificate == "" && cert.CACertificate == "" {
+			d.p.add(problemf(a, v, "a Secret with %s or %s (Secret %s has neither)", secretKeyCA, secretKeyCertificate, ref))
 			continue
 		}
 		cert.Name = certificateName(ref.Name, cert)
 		spec.Certificates[cert.Name] = cert
-		if a == AnnotationTLSSecret {
+		if a == annotation.TLSSecret {
 			listener = cert.Name
 		} else {
 			backend = cert.Name

@@ -4,6 +4,7 @@
 package lb_test
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.
 // balancer level, and the reconcile after it changes nothing.
 func TestUpstreamLoadBalancerIsAdoptedInPlace(t *testing.T) {
 	e := newEnv(t)
-	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	svc := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"))
 	secrets := lb.Secrets{webTLS: tlsSecret("v1")}
 	upstream := upstreamLoadBalancer(e, string(svc.UID), secrets[webTLS])
 	ip := *upstream.IpAddresses[0].IpAddress

@@ -6,6 +6,7 @@ package lb_test
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-func asNLB(s *v1.Service) { s.Annotations[string(lb.AnnotationLoadBalancerType)] = "nlb" }
+func asNLB(s *v1.Service) { s.Annotations[string(annotation.LoadBalancerType)] = "nlb" }
 
 // instanceNodes are ready Nodes with an instance providerID each, the instances seeded in
 // ocitest (OCI refuses a targetId backend whose instance does not exist).

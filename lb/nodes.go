@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 
@@ -14,7 +15,7 @@ import (
 // The reasons a Node is not a backend (Spec.ExcludedNodes).
 const (
 	reasonExcludeLabel  = "labelled " + v1.LabelNodeExcludeBalancers
-	reasonNotSelected   = "does not match " + string(AnnotationNodeLabelSelector)
+	reasonNotSelected   = "does not match " + string(annotation.NodeLabelSelector)
 	reasonDeleting      = "being deleted"
 	reasonNoInternalIP  = "has no IPv4 InternalIP address"
 	reasonDuplicateAddr = "shares its InternalIP with another Node"

@@ -6,6 +6,7 @@ package lb
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strconv"
@@ -76,9 +77,9 @@ func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *Spec) error {
 		return nil
 	}
 	if len(desired.NetworkSecurityGroups) >= maxNetworkSecurityGroups {
-		return &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{AnnotationNetworkSecurityGroups.problemf(
+		return &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
 			strings.Join(desired.NetworkSecurityGroups, ","),
-			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", maxNetworkSecurityGroups-1, AnnotationSecurityRuleManagementMode)}}
+			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", maxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
 	}
 	desired.NetworkSecurityGroups = append(desired.NetworkSecurityGroups, id)
 	slices.Sort(desired.NetworkSecurityGroups)

@@ -6,6 +6,7 @@ package lb_test
 import (
 	"context"
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
 				}
 				svc := service()
 				if s.annotation != "-" {
-					svc = service(annotate(lb.AnnotationNetworkSecurityGroups, s.annotation))
+					svc = service(annotate(annotation.NetworkSecurityGroups, s.annotation))
 				}
 				e.ensure(t, svc, readyNodes(1), nil)
 				if diff := cmp.Diff(s.want, e.only(t).NetworkSecurityGroups, compareEmpty); diff != "" {
@@ -79,7 +80,7 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 			return answer, nil
 		}
 	})
-	svc := service(annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a"))
+	svc := service(annotate(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a"))
 	_, created := e.ensure(t, svc, readyNodes(1), nil)
 	if got := created.Op("UpdateNetworkSecurityGroups") + created.Op("UpdateLoadBalancer"); got != 0 {
 		t.Errorf("create made %d NSG or settings updates, want 0: the create attaches the frontend NSG\ncalls:\n%s", got, created)
@@ -108,12 +109,12 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
 		}
 	})
-	svc := service(annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a,ocid1.networksecuritygroup.oc1.phx.b,"+
+	svc := service(annotate(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a,ocid1.networksecuritygroup.oc1.phx.b,"+
 		"ocid1.networksecuritygroup.oc1.phx.c,ocid1.networksecuritygroup.oc1.phx.d,ocid1.networksecuritygroup.oc1.phx.e"))
 	_, err := e.r.Ensure(t.Context(), svc, readyNodes(1), nil)
 	var ve *lb.ValidationError
-	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != string(lb.AnnotationNetworkSecurityGroups) {
-		t.Fatalf("Ensure = %v, want a ValidationError naming %s", err, lb.AnnotationNetworkSecurityGroups)
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != string(annotation.NetworkSecurityGroups) {
+		t.Fatalf("Ensure = %v, want a ValidationError naming %s", err, annotation.NetworkSecurityGroups)
 	}
 	if n := len(e.srv.LoadBalancers()); n != 0 {
 		t.Errorf("%d load balancers created, want none", n)

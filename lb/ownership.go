@@ -3,7 +3,11 @@
 
 package lb
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
+)
 
 // The freeform tags that record which cluster and Service own a load balancer. oci-ccm puts them
 // on every load balancer it creates or adopts and never modifies or deletes a load balancer whose
@@ -79,7 +83,7 @@ func checkOwnership(observed, desired *Spec, claim foundBy) error {
 	case foundByUIDName, foundByAdoption, foundByCachedID:
 		return nil
 	}
-	return refuse("it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over")
+	return refuse("it has no " + TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over")
 }
 
 // ownerTagsAfter returns the freeform tags a load balancer should carry: its current tags with

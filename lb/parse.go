@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -23,13 +24,13 @@ type parser struct {
 func (p *parser) add(pr *Problem) { p.problems = append(p.problems, pr) }
 
 // has reports whether the annotation is present (even if empty).
-func (p *parser) has(a Annotation) bool {
+func (p *parser) has(a annotation.Name) bool {
 	_, ok := p.ann[string(a)]
 	return ok
 }
 
 // str returns the trimmed value, or def when the annotation is absent.
-func (p *parser) str(a Annotation, def string) string {
+func (p *parser) str(a annotation.Name, def string) string {
 	v, ok := p.ann[string(a)]
 	if !ok {
 		return def
@@ -37,27 +38,27 @@ func (p *parser) str(a Annotation, def string) string {
 	return strings.TrimSpace(v)
 }
 
-func (p *parser) boolean(a Annotation, def bool) bool {
-	b, err := a.Bool(p.ann)
+func (p *parser) boolean(a annotation.Name, def bool) bool {
+	b, err := annotationBool(a, p.ann)
 	switch {
-	case errors.Is(err, ErrNotSet):
+	case errors.Is(err, errNotSet):
 		return def
 	case err != nil:
-		p.add(a.problemf(p.ann[string(a)], "true or false"))
+		p.add(problemf(a, p.ann[string(a)], "true or false"))
 		return def
 	}
 	return b
 }
 
 // intRange parses an integer in [lo, hi]; unit is appended to the message (e.g. "milliseconds").
-func (p *parser) intRange(a Annotation, def, lo, hi int, unit string) int {
+func (p *parser) intRange(a annotation.Name, def, lo, hi int, unit string) int {
 	v, ok := p.ann[string(a)]
 	if !ok {
 		return def
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < lo || n > hi {
-		p.add(a.problemf(v, "an integer from %d to %d%s", lo, hi, unit))
+		p.add(problemf(a, v, "an integer from %d to %d%s", lo, hi, unit))
 		return def
 	}
 	return n
@@ -65,7 +66,7 @@ func (p *parser) intRange(a Annotation, def, lo, hi int, unit string) int {
 
 // oneOf matches the value case-insensitively against allowed and returns the canonical
 // spelling, or def when absent.
-func (p *parser) oneOf(a Annotation, def string, allowed ...string) string {
+func (p *parser) oneOf(a annotation.Name, def string, allowed ...string) string {
 	v, ok := p.ann[string(a)]
 	if !ok {
 		return def
@@ -75,13 +76,13 @@ func (p *parser) oneOf(a Annotation, def string, allowed ...string) string {
 			return c
 		}
 	}
-	p.add(a.problemf(v, "one of %s", strings.Join(allowed, ", ")))
+	p.add(problemf(a, v, "one of %s", strings.Join(allowed, ", ")))
 	return def
 }
 
 // ports parses a comma-separated list of port numbers.
-func (p *parser) ports(a Annotation) []int {
-	items, err := a.Strings(p.ann)
+func (p *parser) ports(a annotation.Name) []int {
+	items, err := annotationStrings(a, p.ann)
 	if err != nil {
 		return nil
 	}
@@ -89,7 +90,7 @@ func (p *parser) ports(a Annotation) []int {
 	for _, it := range items {
 		n, err := strconv.Atoi(it)
 		if err != nil || n < 1 || n > 65535 {
-			p.add(a.problemf(p.ann[string(a)], "a comma-separated list of port numbers (1–65535); %q is not one", it))
+			p.add(problemf(a, p.ann[string(a)], "a comma-separated list of port numbers (1–65535); %q is not one", it))
 			continue
 		}
 		out = append(out, n)
@@ -99,7 +100,7 @@ func (p *parser) ports(a Annotation) []int {
 }
 
 // mbps parses a bandwidth in Mbps, with or without a "Mbps" suffix.
-func (p *parser) mbps(a Annotation, def int) int {
+func (p *parser) mbps(a annotation.Name, def int) int {
 	v, ok := p.ann[string(a)]
 	if !ok {
 		return def
@@ -110,7 +111,7 @@ func (p *parser) mbps(a Annotation, def int) int {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < minFlexMbps || n > maxFlexMbps {
-		p.add(a.problemf(v, "a bandwidth in Mbps from %d to %d", minFlexMbps, maxFlexMbps))
+		p.add(problemf(a, v, "a bandwidth in Mbps from %d to %d", minFlexMbps, maxFlexMbps))
 		return def
 	}
 	return n
@@ -130,12 +131,12 @@ var fixedShapes = []string{"10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000
 // shape parses the shape annotations. The second result is true when nothing was set, so an
 // existing load balancer's shape is kept.
 func (p *parser) shape() (Shape, bool) {
-	name := p.str(AnnotationShape, "")
-	min := p.mbps(AnnotationShapeFlexMin, defaultFlexMinMbps)
-	max := p.mbps(AnnotationShapeFlexMax, defaultFlexMaxMbps)
-	flexSet := p.has(AnnotationShapeFlexMin) || p.has(AnnotationShapeFlexMax)
+	name := p.str(annotation.Shape, "")
+	min := p.mbps(annotation.ShapeFlexMin, defaultFlexMinMbps)
+	max := p.mbps(annotation.ShapeFlexMax, defaultFlexMaxMbps)
+	flexSet := p.has(annotation.ShapeFlexMin) || p.has(annotation.ShapeFlexMax)
 	switch {
-	case name == "" && !p.has(AnnotationShape):
+	case name == "" && !p.has(annotation.Shape):
 		if !flexSet {
 			return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 		}
@@ -143,19 +144,19 @@ func (p *parser) shape() (Shape, bool) {
 	default:
 		for _, f := range fixedShapes {
 			if strings.EqualFold(name, f) {
-				for _, a := range []Annotation{AnnotationShapeFlexMin, AnnotationShapeFlexMax} {
+				for _, a := range []annotation.Name{annotation.ShapeFlexMin, annotation.ShapeFlexMax} {
 					if p.has(a) {
-						p.add(a.problemf(p.ann[string(a)], "no value: it applies only to the %q shape, not %q", shapeFlexible, f))
+						p.add(problemf(a, p.ann[string(a)], "no value: it applies only to the %q shape, not %q", shapeFlexible, f))
 					}
 				}
 				return Shape{Name: f}, false
 			}
 		}
-		p.add(AnnotationShape.problemf(p.ann[string(AnnotationShape)], "one of %s, %s", shapeFlexible, strings.Join(fixedShapes, ", ")))
+		p.add(problemf(annotation.Shape, p.ann[string(annotation.Shape)], "one of %s, %s", shapeFlexible, strings.Join(fixedShapes, ", ")))
 		return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 	}
 	if max < min {
-		p.add(AnnotationShapeFlexMax.problemf(p.ann[string(AnnotationShapeFlexMax)], "at least flex-min (%d Mbps)", min))
+		p.add(problemf(annotation.ShapeFlexMax, p.ann[string(annotation.ShapeFlexMax)], "at least flex-min (%d Mbps)", min))
 	}
 	return Shape{Name: shapeFlexible, MinMbps: min, MaxMbps: max}, false
 }
@@ -169,7 +170,7 @@ type sslConfigJSON struct {
 var tlsProtocols = []string{"TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"}
 
 // sslConfig parses an SSL config annotation into cipher suite and protocols.
-func (p *parser) sslConfig(a Annotation) (cipher string, protocols []string) {
+func (p *parser) sslConfig(a annotation.Name) (cipher string, protocols []string) {
 	v, ok := p.ann[string(a)]
 	if !ok || strings.TrimSpace(v) == "" {
 		return "", nil
@@ -178,12 +179,12 @@ func (p *parser) sslConfig(a Annotation) (cipher string, protocols []string) {
 	dec := json.NewDecoder(strings.NewReader(v))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		p.add(a.problemf(v, `a JSON object {"CipherSuiteName": "...", "Protocols": ["TLSv1.2", ...]} (%v)`, err))
+		p.add(problemf(a, v, `a JSON object {"CipherSuiteName": "...", "Protocols": ["TLSv1.2", ...]} (%v)`, err))
 		return "", nil
 	}
 	for _, proto := range c.Protocols {
 		if !slices.Contains(tlsProtocols, proto) {
-			p.add(a.problemf(v, "Protocols from %s; %q is not one", strings.Join(tlsProtocols, ", "), proto))
+			p.add(problemf(a, v, "Protocols from %s; %q is not one", strings.Join(tlsProtocols, ", "), proto))
 			return "", nil
 		}
 	}
@@ -193,28 +194,28 @@ func (p *parser) sslConfig(a Annotation) (cipher string, protocols []string) {
 }
 
 // freeformTags parses a JSON object of strings; ok is false when the annotation is absent.
-func (p *parser) freeformTags(a Annotation) (map[string]string, bool) {
+func (p *parser) freeformTags(a annotation.Name) (map[string]string, bool) {
 	v, ok := p.ann[string(a)]
 	if !ok || strings.TrimSpace(v) == "" {
 		return nil, false
 	}
 	var m map[string]string
 	if err := json.Unmarshal([]byte(v), &m); err != nil {
-		p.add(a.problemf(v, `a JSON object of strings, e.g. {"team":"web"} (%v)`, err))
+		p.add(problemf(a, v, `a JSON object of strings, e.g. {"team":"web"} (%v)`, err))
 		return nil, false
 	}
 	return m, true
 }
 
 // definedTags parses a JSON object namespace → key → value; ok is false when absent.
-func (p *parser) definedTags(a Annotation) (map[string]map[string]any, bool) {
+func (p *parser) definedTags(a annotation.Name) (map[string]map[string]any, bool) {
 	v, ok := p.ann[string(a)]
 	if !ok || strings.TrimSpace(v) == "" {
 		return nil, false
 	}
 	var m map[string]map[string]any
 	if err := json.Unmarshal([]byte(v), &m); err != nil {
-		p.add(a.problemf(v, `a JSON object of tag namespaces, e.g. {"Operations":{"CostCenter":"42"}} (%v)`, err))
+		p.add(problemf(a, v, `a JSON object of tag namespaces, e.g. {"Operations":{"CostCenter":"42"}} (%v)`, err))
 		return nil, false
 	}
 	return m, true
@@ -240,15 +241,15 @@ func (p *parser) cidrs(field string, raw []string) []string {
 }
 
 // ocids parses a comma-separated list of OCIDs of one resource type, at most max of them.
-func (p *parser) ocids(a Annotation, resourceType string, max int) []string {
-	items, err := a.Strings(p.ann)
+func (p *parser) ocids(a annotation.Name, resourceType string, max int) []string {
+	items, err := annotationStrings(a, p.ann)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, it := range items {
 		if !strings.HasPrefix(it, "ocid1."+resourceType+".") {
-			p.add(a.problemf(p.ann[string(a)], "OCIDs of the form ocid1.%s.…; %q is not one", resourceType, it))
+			p.add(problemf(a, p.ann[string(a)], "OCIDs of the form ocid1.%s.…; %q is not one", resourceType, it))
 			continue
 		}
 		out = append(out, it)
@@ -256,7 +257,7 @@ func (p *parser) ocids(a Annotation, resourceType string, max int) []string {
 	slices.Sort(out)
 	out = slices.Compact(out)
 	if len(out) > max {
-		p.add(a.problemf(p.ann[string(a)], "at most %d OCIDs", max))
+		p.add(problemf(a, p.ann[string(a)], "at most %d OCIDs", max))
 	}
 	return out
 }

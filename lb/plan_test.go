@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,13 +85,13 @@ func TestPlanRefusesWhatEnsureRefusesAndWritesNothing(t *testing.T) {
 		svc   *v1.Service
 		check func(error) bool
 	}{
-		{"another cluster's load balancer", other, service(annotate(lb.AnnotationAdoptLoadBalancerID, mine)),
+		{"another cluster's load balancer", other, service(annotate(annotation.AdoptLoadBalancerID, mine)),
 			func(err error) bool { return errors.Is(err, lb.ErrNotOwned) }},
-		{"an immutable change", e.r, service(annotate(lb.AnnotationInternal, "true")), func(err error) bool {
+		{"an immutable change", e.r, service(annotate(annotation.Internal, "true")), func(err error) bool {
 			var ierr *lb.ImmutableError
 			return errors.As(err, &ierr)
 		}},
-		{"an invalid Service", e.r, service(annotate(lb.AnnotationShapeFlexMax, "lots")), func(err error) bool {
+		{"an invalid Service", e.r, service(annotate(annotation.ShapeFlexMax, "lots")), func(err error) bool {
 			var verr *lb.ValidationError
 			return errors.As(err, &verr)
 		}},

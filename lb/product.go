@@ -5,6 +5,7 @@ package lb
 
 import (
 	"context"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -94,8 +95,8 @@ func (f *found) gone() bool { return f.State == lifecycleDeleting || f.State == 
 func (f *found) spec() *Spec { return observeFound(f) }
 
 // externalIPOnly reports whether svc asks a network load balancer to report only its public
-// addresses (AnnotationNLBExternalIPOnly).
+// addresses (annotation.NLBExternalIPOnly).
 func externalIPOnly(svc *v1.Service) bool {
-	v, err := AnnotationNLBExternalIPOnly.Bool(svc.Annotations)
+	v, err := annotationBool(annotation.NLBExternalIPOnly, svc.Annotations)
 	return err == nil && v
 }

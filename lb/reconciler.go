@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"sync"
 	"time"
 
@@ -229,7 +230,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	}
 	if found == nil && how == foundByAdoption {
 		return nil, &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{
-			AnnotationAdoptLoadBalancerID.problemf(desired.AdoptID, "the OCID of an existing load balancer (none was found)")}}
+			problemf(annotation.AdoptLoadBalancerID, desired.AdoptID, "the OCID of an existing load balancer (none was found)")}}
 	}
 	var observed *Spec
 	if found != nil {
@@ -307,7 +308,7 @@ func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 		// Without the client, nothing proves the Service's load balancer gone: keep the Service.
 		return fmt.Errorf("service %s/%s asks for a %s load balancer, whose deletion cannot be confirmed: %w", svc.Namespace, svc.Name, kind, err)
 	}
-	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
+	adopt, _ := annotation.AdoptLoadBalancerID.Value(svc.Annotations)
 	deleted, err := r.deleteIn(ctx, e, svc, adopt)
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	adopt, _ := AnnotationAdoptLoadBalancerID.Value(svc.Annotations)
+	adopt, _ := annotation.AdoptLoadBalancerID.Value(svc.Annotations)
 	found, how, err := r.find(ctx, e, svc, adopt, false)
 	if err != nil || found == nil {
 		return nil, false, r.timedOut(ctx, "get", svc, err)
@@ -469,7 +470,7 @@ func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service,
 			return lb, claim, false, nil
 		default:
 			refused = &ownershipError{LoadBalancerID: m.ID, DisplayName: m.Name,
-				Reason: "it has no " + TagManagedBy + " tag; set " + string(AnnotationAdoptLoadBalancerID) + " to take it over, or delete it"}
+				Reason: "it has no " + TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over, or delete it"}
 		}
 	}
 	return nil, foundByName, removed > 0 && removed == len(matches), refused

@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/http"
 	"slices"
@@ -58,8 +59,8 @@ func TestEnsureCreatesLoadBalancerInOneCall(t *testing.T) {
 
 func TestEnsureOfUnchangedServiceMakesNoWrites(t *testing.T) {
 	e := newEnv(t)
-	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"),
-		annotate(lb.AnnotationHealthCheckInterval, "5000"), annotate(lb.AnnotationBackendProtocol, "HTTP"))
+	svc := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"),
+		annotate(annotation.HealthCheckInterval, "5000"), annotate(annotation.BackendProtocol, "HTTP"))
 	secrets := lb.Secrets{webTLS: tlsSecret("v1")}
 	e.ensure(t, svc, readyNodes(3), secrets)
 
@@ -131,7 +132,7 @@ func TestEnsurePortChange(t *testing.T) {
 func TestEnsureProtocolChange(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(ports(80)), readyNodes(1), nil)
-	_, calls := e.ensure(t, service(ports(80), annotate(lb.AnnotationBackendProtocol, "HTTP")), readyNodes(1), nil)
+	_, calls := e.ensure(t, service(ports(80), annotate(annotation.BackendProtocol, "HTTP")), readyNodes(1), nil)
 	if diff := cmp.Diff(map[string]int{"DeleteListener": 1, "CreateListener": 1}, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
@@ -144,7 +145,7 @@ func TestEnsureProtocolChange(t *testing.T) {
 
 func TestEnsureTLSRotationSwitchesCertificateWithoutConflicts(t *testing.T) {
 	e := newEnv(t)
-	svc := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	svc := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"))
 	first, _ := e.ensure(t, svc, readyNodes(2), lb.Secrets{webTLS: tlsSecret("v1")})
 	oldCert := first.Spec.Listeners["TCP-443"].TLS.Certificate
 
@@ -167,8 +168,8 @@ func TestEnsureTLSRotationSwitchesCertificateWithoutConflicts(t *testing.T) {
 func TestEnsureShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(), readyNodes(1), nil)
-	_, calls := e.ensure(t, service(annotate(lb.AnnotationShapeFlexMax, "400"),
-		annotate(lb.AnnotationNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a")), readyNodes(1), nil)
+	_, calls := e.ensure(t, service(annotate(annotation.ShapeFlexMax, "400"),
+		annotate(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a")), readyNodes(1), nil)
 	// UpdateLoadBalancer records the NSG oci-ccm attached, so that only it is ever detached.
 	if diff := cmp.Diff(map[string]int{"UpdateLoadBalancer": 1, "UpdateLoadBalancerShape": 1, "UpdateNetworkSecurityGroups": 1}, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
@@ -183,7 +184,7 @@ func TestEnsureRefusesImmutableChangesAndChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(), readyNodes(1), nil)
 	before := e.srv.Calls()
-	_, err := e.r.Ensure(ctx, service(annotate(lb.AnnotationSubnet1, "ocid1.subnet.oc1.phx.other"), ports(8080)), readyNodes(1), nil)
+	_, err := e.r.Ensure(ctx, service(annotate(annotation.Subnet1, "ocid1.subnet.oc1.phx.other"), ports(8080)), readyNodes(1), nil)
 	var ierr *lb.ImmutableError
 	if !errors.As(err, &ierr) {
 		t.Fatalf("Ensure = %v, want *ImmutableError", err)
@@ -215,7 +216,7 @@ func TestEnsureWithReservedIP(t *testing.T) {
 
 func TestEnsureInternalReportsPrivateAddressAndIPMode(t *testing.T) {
 	e := newEnv(t)
-	res, _ := e.ensure(t, service(annotate(lb.AnnotationInternal, "true"), annotate(lb.AnnotationIngressIPMode, "Proxy")), readyNodes(1), nil)
+	res, _ := e.ensure(t, service(annotate(annotation.Internal, "true"), annotate(annotation.IngressIPMode, "Proxy")), readyNodes(1), nil)
 	got := e.only(t)
 	if !got.Internal || len(got.Subnets) != 1 {
 		t.Errorf("internal %v subnets %v; want internal with one subnet", got.Internal, got.Subnets)
@@ -223,7 +224,7 @@ func TestEnsureInternalReportsPrivateAddressAndIPMode(t *testing.T) {
 	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IPMode == nil || *res.Status.Ingress[0].IPMode != v1.LoadBalancerIPModeProxy {
 		t.Errorf("status %+v, want one private address with ipMode Proxy", res.Status)
 	}
-	got2, exists, err := e.r.Get(ctx, service(annotate(lb.AnnotationIngressIPMode, "Proxy")))
+	got2, exists, err := e.r.Get(ctx, service(annotate(annotation.IngressIPMode, "Proxy")))
 	if err != nil || !exists || !cmp.Equal(got2.Status, res.Status) || got2.LoadBalancerID != res.LoadBalancerID {
 		t.Errorf("Get = %+v, %v, %v; want status %+v of %s", got2, exists, err, res.Status, res.LoadBalancerID)
 	}
@@ -266,7 +267,7 @@ func TestOwnershipIsNeverTakenFromAnotherClusterOrUntaggedLoadBalancer(t *testin
 	}
 
 	// Explicit adoption of another cluster's load balancer is refused.
-	_, err := e.r.Ensure(ctx, service(annotate(lb.AnnotationAdoptLoadBalancerID, *foreign.Id)), readyNodes(1), nil)
+	_, err := e.r.Ensure(ctx, service(annotate(annotation.AdoptLoadBalancerID, *foreign.Id)), readyNodes(1), nil)
 	if !errors.Is(err, lb.ErrNotOwned) {
 		t.Errorf("adopting a foreign load balancer: %v, want ErrNotOwned", err)
 	}
@@ -355,7 +356,7 @@ func TestAdoptionAnnotationTakesOverAnUntaggedLoadBalancer(t *testing.T) {
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},
 		SubnetIds: []string{subnet1, subnet2},
 	})
-	svc := service(annotate(lb.AnnotationAdoptLoadBalancerID, *existing.Id))
+	svc := service(annotate(annotation.AdoptLoadBalancerID, *existing.Id))
 	res, calls := e.ensure(t, svc, readyNodes(1), nil)
 	if calls.Op("CreateLoadBalancer") != 0 || res.Spec.ID != *existing.Id {
 		t.Fatalf("adoption created a load balancer or used another: %s\n%s", res.Spec.ID, res.Plan)
@@ -367,7 +368,7 @@ func TestAdoptionAnnotationTakesOverAnUntaggedLoadBalancer(t *testing.T) {
 	}
 
 	// A Service whose adoption target is gone deletes cleanly, and cannot be ensured.
-	gone := service(annotate(lb.AnnotationAdoptLoadBalancerID, "ocid1.loadbalancer.oc1.phx.gone"))
+	gone := service(annotate(annotation.AdoptLoadBalancerID, "ocid1.loadbalancer.oc1.phx.gone"))
 	gone.UID = "another-uid"
 	if err := e.r.Delete(ctx, gone); err != nil {
 		t.Errorf("Delete with a missing adoption target: %v", err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/http"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func TestDeleteOfALoadBalancerGoneMeanwhileSucceeds(t *testing.T) {
 }
 
 func TestEnsureNeverTakesNotAuthorizedOrNotFoundOnAPartForGone(t *testing.T) {
-	tls := service(annotate(lb.AnnotationSSLPorts, "443"), annotate(lb.AnnotationTLSSecret, "web-tls"))
+	tls := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"))
 	for _, tc := range []struct {
 		name          string
 		op            string
@@ -301,7 +302,7 @@ func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},
 		SubnetIds: []string{subnet1, subnet2},
 	})
-	svc := service(annotate(lb.AnnotationAdoptLoadBalancerID, *existing.Id))
+	svc := service(annotate(annotation.AdoptLoadBalancerID, *existing.Id))
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)
 	if res.Spec.ID != *existing.Id {
 		t.Fatalf("adopted %q, want %q", res.Spec.ID, *existing.Id)
@@ -312,7 +313,7 @@ func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T
 	e.srv.InjectFault(notAuthorizedOrNotFound("GetLoadBalancer"))
 	if err := restarted.Delete(ctx, svc); err == nil {
 		t.Fatal("Delete succeeded (the finalizer would be released) although the adopted load balancer still exists")
-	} else if !strings.Contains(err.Error(), string(lb.AnnotationAdoptLoadBalancerID)) {
+	} else if !strings.Contains(err.Error(), string(annotation.AdoptLoadBalancerID)) {
 		t.Errorf("Delete error %q does not name the adoption annotation", err)
 	}
 	if _, ok := e.srv.LoadBalancer(*existing.Id); !ok {

@@ -299,7 +299,7 @@ func certificateDetails(c Certificate) loadbalancer.CreateCertificateDetails {
 // statusOf lists the load balancer's addresses for the Service status. A load balancer reports
 // its public addresses when public, its private ones when internal. A network load balancer
 // reports every address, as the upstream CCM does, or only the public ones with publicOnly
-// (AnnotationNLBExternalIPOnly).
+// (annotation.NLBExternalIPOnly).
 func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.LoadBalancerStatus {
 	var ips []string
 	for _, a := range f.Addresses {

@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -61,9 +62,9 @@ type Secrets map[SecretRef]TLSSecret
 // controller does not watch Secrets).
 func RequiredSecrets(svc *v1.Service) []SecretRef {
 	var out []SecretRef
-	for _, a := range []Annotation{AnnotationTLSSecret, AnnotationTLSBackendSetSecret} {
-		v, err := a.Value(svc.Annotations)
-		if err != nil {
+	for _, a := range []annotation.Name{annotation.TLSSecret, annotation.TLSBackendSetSecret} {
+		v, ok := a.Value(svc.Annotations)
+		if !ok {
 			continue
 		}
 		if ref, ok := parseSecretRef(v, svc.Namespace); ok && !containsRef(out, ref) {

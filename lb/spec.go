@@ -50,7 +50,7 @@ type Spec struct {
 	// NetworkSecurityGroups are NSG OCIDs, sorted.
 	NetworkSecurityGroups []string
 	// AssignedIPv4 and AssignedIPv6 are the private addresses a network load balancer is created
-	// with (AnnotationNLBAssignedPrivateIPv4, AnnotationNLBAssignedIPv6); empty lets OCI pick.
+	// with (annotation.NLBAssignedPrivateIPv4, annotation.NLBAssignedIPv6); empty lets OCI pick.
 	// Create only: not observed or compared.
 	AssignedIPv4 string
 	AssignedIPv6 string
@@ -81,10 +81,10 @@ type Spec struct {
 	// SecurityListMode is the effective security-list management mode (annotation, else config).
 	SecurityListMode config.SecurityListMode
 	// BackendNSGs are the OCIDs of the NSGs the backends are in, sorted
-	// (AnnotationBackendNetworkSecurityGroups; mode NSG only).
+	// (annotation.BackendNetworkSecurityGroups; mode NSG only).
 	BackendNSGs []string
 	// PreserveSource is true when a network load balancer keeps the client's address as the
-	// source of the packets it forwards (AnnotationNLBPreserveSource), so the backends need
+	// source of the packets it forwards (annotation.NLBPreserveSource), so the backends need
 	// ingress from the client source ranges rather than from the load balancer's subnet (see
 	// seclist.ClaimFor).
 	PreserveSource bool
@@ -93,7 +93,7 @@ type Spec struct {
 	IPFamilies []v1.IPFamily
 	// IPMode is reported in the Service status when set.
 	IPMode *v1.LoadBalancerIPMode
-	// AdoptID is the OCID from AnnotationAdoptLoadBalancerID, if any.
+	// AdoptID is the OCID from annotation.AdoptLoadBalancerID, if any.
 	AdoptID string
 	// ExcludedNodes maps the name of each Node that is not a backend to the reason, for logs
 	// and events; an exclusion is not an error.

@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,7 +43,7 @@ func TestNLBStatusReportsEveryAddressOrThePublicOnesWithExternalIPOnly(t *testin
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
-	svc := testService(withAnnotation(AnnotationNLBExternalIPOnly, "true"))
+	svc := testService(withAnnotation(annotation.NLBExternalIPOnly, "true"))
 	if !externalIPOnly(svc) || externalIPOnly(testService()) {
 		t.Error("externalIPOnly does not follow the annotation")
 	}

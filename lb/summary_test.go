@@ -6,6 +6,7 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
 				name, certName("v2"), certName("v1"), certName("v2"), certName("v1"))},
 		{"a health check change names the field",
 			mustDesired(t, testService(), nodes(1), nil),
-			mustDesired(t, testService(withAnnotation(AnnotationHealthCheckRetries, "5")), nodes(1), nil),
+			mustDesired(t, testService(withAnnotation(annotation.HealthCheckRetries, "5")), nodes(1), nil),
 			fmt.Sprintf(`load balancer %q: ~ backend set TCP-80: HealthCheck.Retries: 3 → 5`, name)},
 	}
 	for _, tc := range tests {

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"context"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
@@ -23,8 +24,8 @@ import (
 
 // kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
 func kindOf(svc *v1.Service) Kind {
-	v, err := AnnotationLoadBalancerType.Value(svc.Annotations)
-	if err == nil && strings.EqualFold(strings.TrimSpace(v), string(KindNetworkLoadBalancer)) {
+	v, ok := annotation.LoadBalancerType.Value(svc.Annotations)
+	if ok && strings.EqualFold(strings.TrimSpace(v), string(KindNetworkLoadBalancer)) {
 		return KindNetworkLoadBalancer
 	}
 	return KindLoadBalancer

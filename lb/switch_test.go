@@ -4,6 +4,7 @@
 package lb_test
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"testing"
 
@@ -28,7 +29,7 @@ func nlbOf(s *v1.Service) *v1.Service {
 
 func lbOf(s *v1.Service) *v1.Service {
 	c := s.DeepCopy()
-	delete(c.Annotations, string(lb.AnnotationLoadBalancerType))
+	delete(c.Annotations, string(annotation.LoadBalancerType))
 	return c
 }
 

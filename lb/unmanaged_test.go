@@ -4,18 +4,18 @@
 package lb_test
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
-	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 func TestUpdateListenerKeepsRoutingTheSpecDoesNotManage(t *testing.T) {
 	e := newEnv(t)
-	svc := service(annotate(lb.AnnotationBackendProtocol, "HTTP"), ports(80))
+	svc := service(annotate(annotation.BackendProtocol, "HTTP"), ports(80))
 	e.ensure(t, svc, readyNodes(1), nil)
 	id := e.only(t).ID
 	const listener = "HTTP-80"
@@ -33,7 +33,7 @@ func TestUpdateListenerKeepsRoutingTheSpecDoesNotManage(t *testing.T) {
 		t.Errorf("the added routing made writes: %v", writes(calls))
 	}
 
-	changed := service(annotate(lb.AnnotationBackendProtocol, "HTTP"), ports(80), annotate(lb.AnnotationConnectionIdleTimeout, "120"))
+	changed := service(annotate(annotation.BackendProtocol, "HTTP"), ports(80), annotate(annotation.ConnectionIdleTimeout, "120"))
 	_, calls := e.ensure(t, changed, readyNodes(1), nil)
 	if diff := cmp.Diff(map[string]int{"UpdateListener": 1}, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)

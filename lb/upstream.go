@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
@@ -26,22 +27,22 @@ var unsupportedAnnotations = map[string]string{
 	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
 		"(workload identity is not implemented); remove it",
 	nlbAnnotationPrefix + "freeform-tags": "not supported by oci-ccm: the older spelling of " +
-		string(AnnotationNLBInitialFreeformTags) + "; rename it",
+		string(annotation.NLBInitialFreeformTags) + "; rename it",
 	nlbAnnotationPrefix + "defined-tags": "not supported by oci-ccm: the older spelling of " +
-		string(AnnotationNLBInitialDefinedTags) + "; rename it",
+		string(annotation.NLBInitialDefinedTags) + "; rename it",
 }
 
 // lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with
 // what to use instead ("" for nothing). A network load balancer Service carrying one is refused:
 // silently ignoring, say, oci-load-balancer-internal would make a public one.
-var lbOnlyAnnotations = map[Annotation]Annotation{
-	AnnotationInternal: AnnotationNLBInternal, AnnotationShape: "", AnnotationShapeFlexMin: "", AnnotationShapeFlexMax: "",
-	AnnotationSubnet1: AnnotationNLBSubnet, AnnotationSubnet2: AnnotationNLBSubnet, AnnotationSSLPorts: "", AnnotationTLSSecret: "",
-	AnnotationTLSBackendSetSecret: "", AnnotationBackendProtocol: "", AnnotationHealthCheckRetries: AnnotationNLBHealthCheckRetries,
-	AnnotationHealthCheckInterval: AnnotationNLBHealthCheckInterval, AnnotationHealthCheckTimeout: AnnotationNLBHealthCheckTimeout,
-	AnnotationConnectionIdleTimeout: "", AnnotationProxyProtocolVersion: AnnotationNLBProxyProtocolV2,
-	AnnotationSecurityListManagementMode: AnnotationNLBSecurityListManagementMode, AnnotationPolicy: AnnotationNLBBackendPolicy,
-	AnnotationListenerSSLConfig: "", AnnotationBackendSetSSLConfig: "",
+var lbOnlyAnnotations = map[annotation.Name]annotation.Name{
+	annotation.Internal: annotation.NLBInternal, annotation.Shape: "", annotation.ShapeFlexMin: "", annotation.ShapeFlexMax: "",
+	annotation.Subnet1: annotation.NLBSubnet, annotation.Subnet2: annotation.NLBSubnet, annotation.SSLPorts: "", annotation.TLSSecret: "",
+	annotation.TLSBackendSetSecret: "", annotation.BackendProtocol: "", annotation.HealthCheckRetries: annotation.NLBHealthCheckRetries,
+	annotation.HealthCheckInterval: annotation.NLBHealthCheckInterval, annotation.HealthCheckTimeout: annotation.NLBHealthCheckTimeout,
+	annotation.ConnectionIdleTimeout: "", annotation.ProxyProtocolVersion: annotation.NLBProxyProtocolV2,
+	annotation.SecurityListManagementMode: annotation.NLBSecurityListManagementMode, annotation.Policy: annotation.NLBBackendPolicy,
+	annotation.ListenerSSLConfig: "", annotation.BackendSetSSLConfig: "",
 }
 
 // refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, and
@@ -51,9 +52,9 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 	var keys []string
 	for k := range d.svc.Annotations {
 		_, unsupported := unsupportedAnnotations[k]
-		_, lbOnly := lbOnlyAnnotations[Annotation(k)]
+		_, lbOnly := lbOnlyAnnotations[annotation.Name(k)]
 		nlbOnly := strings.HasPrefix(k, nlbAnnotationPrefix)
-		unknownNLB := nlbOnly && !slices.Contains(nlbAnnotations(), Annotation(k))
+		unknownNLB := nlbOnly && !slices.Contains(nlbAnnotations(), annotation.Name(k))
 		if unsupported || unknownNLB || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
 			keys = append(keys, k)
 		}
@@ -63,13 +64,13 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 		reason, ok := unsupportedAnnotations[k]
 		switch {
 		case ok:
-		case strings.HasPrefix(k, nlbAnnotationPrefix) && !slices.Contains(nlbAnnotations(), Annotation(k)):
+		case strings.HasPrefix(k, nlbAnnotationPrefix) && !slices.Contains(nlbAnnotations(), annotation.Name(k)):
 			reason = "an annotation oci-ccm does not know (see lb/README.md for the network load balancer annotations); remove it"
 		case kind == KindLoadBalancer:
-			reason = "nothing on a load balancer: it applies to network load balancers (" + string(AnnotationLoadBalancerType) + ": nlb); remove it"
+			reason = "nothing on a load balancer: it applies to network load balancers (" + string(annotation.LoadBalancerType) + ": nlb); remove it"
 		default:
-			reason = "nothing on a network load balancer: it applies to load balancers (" + string(AnnotationLoadBalancerType) + ": lb); remove it"
-			if alt := lbOnlyAnnotations[Annotation(k)]; alt != "" {
+			reason = "nothing on a network load balancer: it applies to load balancers (" + string(annotation.LoadBalancerType) + ": lb); remove it"
+			if alt := lbOnlyAnnotations[annotation.Name(k)]; alt != "" {
 				reason += ", or use " + string(alt)
 			}
 		}
@@ -77,31 +78,31 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 	}
 }
 
-// backendNSGs reads AnnotationBackendNetworkSecurityGroups, which only mode NSG uses: set with
+// backendNSGs reads annotation.BackendNetworkSecurityGroups, which only mode NSG uses: set with
 // another mode it would silently manage nothing, so it is refused.
 func (d *desiredBuilder) backendNSGs(mode config.SecurityListMode) []string {
-	if !d.p.has(AnnotationBackendNetworkSecurityGroups) {
+	if !d.p.has(annotation.BackendNetworkSecurityGroups) {
 		return nil
 	}
 	if mode != config.SecurityListModeNSG {
-		d.p.add(AnnotationBackendNetworkSecurityGroups.problemf(d.p.ann[string(AnnotationBackendNetworkSecurityGroups)],
-			"only with %s: NSG; remove it or set that mode", AnnotationSecurityRuleManagementMode))
+		d.p.add(problemf(annotation.BackendNetworkSecurityGroups, d.p.ann[string(annotation.BackendNetworkSecurityGroups)],
+			"only with %s: NSG; remove it or set that mode", annotation.SecurityRuleManagementMode))
 		return nil
 	}
-	return d.p.ocids(AnnotationBackendNetworkSecurityGroups, "networksecuritygroup", maxBackendNSGs)
+	return d.p.ocids(annotation.BackendNetworkSecurityGroups, "networksecuritygroup", maxBackendNSGs)
 }
 
 // maxBackendNSGs bounds the backend NSGs of one Service: each gets rules from the frontend NSG,
 // whose 120 rules they share (a VNIC is in at most 5 NSGs, so more would be unusual).
 const maxBackendNSGs = 5
 
-// securityRuleMode reads AnnotationSecurityRuleManagementMode: the security-list mode it names
+// securityRuleMode reads annotation.SecurityRuleManagementMode: the security-list mode it names
 // and whether it is set.
 func (d *desiredBuilder) securityRuleMode() (config.SecurityListMode, bool) {
-	if !d.p.has(AnnotationSecurityRuleManagementMode) {
+	if !d.p.has(annotation.SecurityRuleManagementMode) {
 		return "", false
 	}
-	switch d.p.oneOf(AnnotationSecurityRuleManagementMode, "", "SL-All", "SL-Frontend", "NSG", "None") {
+	switch d.p.oneOf(annotation.SecurityRuleManagementMode, "", "SL-All", "SL-Frontend", "NSG", "None") {
 	case "NSG":
 		return config.SecurityListModeNSG, true
 	case "SL-All":

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"errors"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -44,8 +45,8 @@ func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing
 		{"SL-Frontend", config.SecurityListModeFrontend},
 		{"None", config.SecurityListModeNone},
 	} {
-		svc := testService(withAnnotation(AnnotationSecurityListManagementMode, "Backend"),
-			withAnnotation(AnnotationSecurityRuleManagementMode, tc.value))
+		svc := testService(withAnnotation(annotation.SecurityListManagementMode, "Backend"),
+			withAnnotation(annotation.SecurityRuleManagementMode, tc.value))
 		spec, err := Desired(svc, nodes(1), testConfig(), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.value, err)
@@ -57,8 +58,8 @@ func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing
 }
 
 func TestSecurityRuleManagementModeNSGTakesTheBackendNSGsSorted(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSG"),
-		withAnnotation(AnnotationBackendNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1..b, ocid1.networksecuritygroup.oc1..a"))
+	svc := testService(withAnnotation(annotation.SecurityRuleManagementMode, "NSG"),
+		withAnnotation(annotation.BackendNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1..b, ocid1.networksecuritygroup.oc1..a"))
 	spec, err := Desired(svc, nodes(1), testConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestSecurityRuleManagementModeNSGTakesTheBackendNSGsSorted(t *testing.T) {
 }
 
 func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T) {
-	const key = AnnotationBackendNetworkSecurityGroups
+	const key = annotation.BackendNetworkSecurityGroups
 	for _, tc := range []struct {
 		name, mode, value, allowed string
 	}{
@@ -85,7 +86,7 @@ func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T)
 	} {
 		svc := testService(withAnnotation(key, tc.value))
 		if tc.mode != "" {
-			svc.Annotations[string(AnnotationSecurityRuleManagementMode)] = tc.mode
+			svc.Annotations[string(annotation.SecurityRuleManagementMode)] = tc.mode
 		}
 		_, err := Desired(svc, nodes(1), testConfig(), nil)
 		var ve *ValidationError
@@ -100,13 +101,13 @@ func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T)
 }
 
 func TestSecurityRuleManagementModeUnknownIsRefusedNamingTheAllowedModes(t *testing.T) {
-	svc := testService(withAnnotation(AnnotationSecurityRuleManagementMode, "NSGs"))
+	svc := testService(withAnnotation(annotation.SecurityRuleManagementMode, "NSGs"))
 	_, err := Desired(svc, nodes(1), testConfig(), nil)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 		t.Fatalf("Desired = %v, want one problem", err)
 	}
-	want := &Problem{Field: string(AnnotationSecurityRuleManagementMode), Value: "NSGs",
+	want := &Problem{Field: string(annotation.SecurityRuleManagementMode), Value: "NSGs",
 		Allowed: "one of SL-All, SL-Frontend, NSG, None"}
 	if diff := cmp.Diff(want, ve.Problems[0]); diff != "" {
 		t.Errorf("problem (-want +got):\n%s", diff)

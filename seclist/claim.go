@@ -6,12 +6,12 @@ package seclist
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.
@@ -136,7 +136,7 @@ func (p Policy) Validate() error {
 	}
 	if p.DefaultMode == config.SecurityListModeNSG {
 		errs = append(errs, fmt.Errorf("%w: default mode NSG: it is chosen per Service (annotation %s), because the backend NSGs are named per Service",
-			ErrInvalid, lb.AnnotationSecurityRuleManagementMode))
+			ErrInvalid, annotation.SecurityRuleManagementMode))
 	} else if p.DefaultMode != "" && !validMode(p.DefaultMode) {
 		errs = append(errs, fmt.Errorf("%w: default mode %q is not one of All, Frontend, Backend, None", ErrInvalid, p.DefaultMode))
 	}

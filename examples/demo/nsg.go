@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -31,8 +32,8 @@ func (d *demo) nsgService(ctx context.Context) error {
 	listsBefore, mark := ownedRules(d.srv, d.seeded), d.calls.mark()
 	svc := &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", Annotations: map[string]string{
-			string(lb.AnnotationSecurityRuleManagementMode):   "NSG",
-			string(lb.AnnotationBackendNetworkSecurityGroups): backend,
+			string(annotation.SecurityRuleManagementMode):   "NSG",
+			string(annotation.BackendNetworkSecurityGroups): backend,
 		}},
 		Spec: v1.ServiceSpec{Type: v1.ServiceTypeLoadBalancer, Ports: []v1.ServicePort{
 			{Name: "dns", Protocol: v1.ProtocolTCP, Port: 53, TargetPort: intstr.FromInt32(53)}}},
@@ -41,7 +42,7 @@ func (d *demo) nsgService(ctx context.Context) error {
 		return err
 	}
 	d.n.say("Service dns asks for %s: NSG and names the nodes' NSG %s in %s.",
-		lb.AnnotationSecurityRuleManagementMode, nodesNSG, lb.AnnotationBackendNetworkSecurityGroups)
+		annotation.SecurityRuleManagementMode, nodesNSG, annotation.BackendNetworkSecurityGroups)
 	if err := d.settled(ctx, "a load balancer address for Service dns", mark, []string{dns}, method("EnsureLoadBalancer"),
 		func() bool { return len(d.ingressIPs(ctx, dns)) == 1 }); err != nil {
 		return err

@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"io"
 	"maps"
 	"os"
@@ -83,7 +84,7 @@ func run(out io.Writer) error {
 func service() *v1.Service {
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "5f0c6a4e-0000-4000-8000-000000000001",
-			Annotations: map[string]string{string(lb.AnnotationPolicy): "LEAST_CONNECTIONS"}},
+			Annotations: map[string]string{string(annotation.Policy): "LEAST_CONNECTIONS"}},
 		Spec: v1.ServiceSpec{
 			Type: v1.ServiceTypeLoadBalancer,
 			Ports: []v1.ServicePort{{Name: "http", Protocol: v1.ProtocolTCP, Port: 80,

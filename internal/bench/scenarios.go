@@ -6,6 +6,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"math"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -204,8 +204,8 @@ func (w *World) tlsRotation(wrLabel string) Measure {
 			}}
 	}
 	s := svc("tls", 443)
-	s.Annotations[string(lb.AnnotationSSLPorts)] = "443"
-	s.Annotations[string(lb.AnnotationTLSSecret)] = "tls"
+	s.Annotations[string(annotation.SSLPorts)] = "443"
+	s.Annotations[string(annotation.TLSSecret)] = "tls"
 	ctx := context.Background()
 	if _, err := w.Kube.CoreV1().Secrets("default").Create(ctx, secret("v1"), metav1.CreateOptions{}); err != nil {
 		return Measure{Scenario: "TLS rotation", WR: wrLabel, Err: err}

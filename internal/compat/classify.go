@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
@@ -60,7 +61,7 @@ func classifyAnnotation(a upstreamAnnotation) (Row, error) {
 		return Row{}, fmt.Errorf("annotation %s: the sample is refused for another reason: %w", a.Key, err)
 	case err != nil:
 		return Row{}, fmt.Errorf("annotation %s: %w", a.Key, err)
-	case !slices.Contains(lb.Annotations(), lb.Annotation(a.Key)):
+	case !slices.Contains(annotation.All(), annotation.Name(a.Key)):
 		return Row{}, fmt.Errorf("annotation %s: %w", a.Key, errUnknown)
 	case a.Difference != "":
 		return Row{Key: a.Key, Status: SupportedDifferently, Note: a.Difference}, nil

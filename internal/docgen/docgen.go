@@ -18,12 +18,12 @@ import (
 
 // The README lines between which the table is generated.
 const (
-	BeginMarker = "<!-- BEGIN GENERATED ANNOTATIONS: edit the doc comments in lb/annotations.go, then run go generate ./lb -->"
+	BeginMarker = "<!-- BEGIN GENERATED ANNOTATIONS: edit the doc comments in lb/annotation, then run go generate ./lb -->"
 	EndMarker   = "<!-- END GENERATED ANNOTATIONS -->"
 )
 
 // typeName is the Go type whose constants are documented.
-const typeName = "Annotation"
+const typeName = "Name"
 
 // annotation is one documented constant.
 type annotation struct {

@@ -14,19 +14,19 @@ import (
 
 const fixture = `package fix
 
-// Annotation is a key.
-type Annotation string
+// Name is a key.
+type Name string
 
 const (
-	// AnnotationColour picks the colour | or not.
+	// Colour picks the colour | or not.
 	// More words.
 	//
 	// Type: string, one of red, blue
 	// Default: red
 	// Example: "blue"
-	AnnotationColour Annotation = "example.com/colour"
+	Colour Name = "example.com/colour"
 
-	// notDocumented is not an Annotation and is skipped.
+	// notDocumented is not a Name and is skipped.
 	notDocumented = "x"
 )
 `
@@ -84,7 +84,7 @@ func TestRunNeedsMarkers(t *testing.T) {
 
 // TestLBReadmeIsUpToDate is the check `make lint` runs, as a test.
 func TestLBReadmeIsUpToDate(t *testing.T) {
-	if err := run("../../lb", "../../lb/README.md", true); err != nil {
+	if err := run("../../lb/annotation", "../../lb/README.md", true); err != nil {
 		t.Error(err)
 	}
 }

@@ -2,14 +2,14 @@
 // Copyright 2026 The oci-ccm Authors.
 
 // Command docgen renders the annotation reference in lb/README.md from the doc comments of the
-// lb.Annotation constants, the metrics table in README.md from the metric definitions (name,
+// annotation.Name constants, the metrics table in README.md from the metric definitions (name,
 // type, labels, help), and README.md's copy of the IAM policy from seclist/README.md (the one the
 // tests prove), so the documentation cannot drift from the code.
 //
-//	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir .)
+//	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir annotation)
 //	go run ./internal/docgen -check  # fail if lb/README.md is stale (make lint)
 //
-// Every constant of type Annotation needs a doc comment whose first paragraph describes it and
+// Every constant of type Name needs a doc comment whose first paragraph describes it and
 // which carries "Type:", "Default:" and "Example:" lines. The table replaces what lies between
 // the BeginMarker and EndMarker lines of the README; the metrics table what lies between
 // BeginMetricsMarker and EndMetricsMarker.
@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "lb", "directory of the package declaring the Annotation constants")
+	dir := flag.String("dir", "lb/annotation", "directory of the package declaring the annotation.Name constants")
 	readme := flag.String("readme", "", "README to update (default <dir>/README.md)")
 	check := flag.Bool("check", false, "do not write; exit 1 if the README is stale")
 	metricDirs := flag.String("metrics", "ociclient,internal/prommetrics",
@@ -32,7 +32,7 @@ func main() {
 	metricsReadme := flag.String("metrics-readme", "README.md", "README (from the module root) holding the metrics table")
 	flag.Parse()
 	if *readme == "" {
-		*readme = filepath.Join(*dir, "README.md")
+		*readme = filepath.Join(*dir, "..", "README.md")
 	}
 	if err := run(*dir, *readme, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "docgen:", err)

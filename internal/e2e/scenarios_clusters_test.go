@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,7 +91,7 @@ func testTwoClustersShareSubnets(t *testing.T, s *suite) {
 	// Pointed at the first cluster's load balancer, the second cluster refuses it.
 	adopter := loadService(t, "plain.yaml", testNamespace)
 	adopter.Name = "adopter"
-	adopter.Annotations[string(lb.AnnotationAdoptLoadBalancerID)] = deref(lb1.Id)
+	adopter.Annotations[string(annotation.AdoptLoadBalancerID)] = deref(lb1.Id)
 	if _, err := kube2.CoreV1().Services(testNamespace).Create(ctx, adopter, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

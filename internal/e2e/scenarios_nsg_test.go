@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -35,8 +36,8 @@ func testNSGModeService(t *testing.T, s *suite) {
 	svc := loadService(t, "plain.yaml", testNamespace)
 	svc.Name = name
 	svc.Spec.Ports[0].Port = 8181 // no other Service's port, so the lists' rules tell
-	svc.Annotations[string(lb.AnnotationSecurityRuleManagementMode)] = "NSG"
-	svc.Annotations[string(lb.AnnotationBackendNetworkSecurityGroups)] = backend
+	svc.Annotations[string(annotation.SecurityRuleManagementMode)] = "NSG"
+	svc.Annotations[string(annotation.BackendNetworkSecurityGroups)] = backend
 	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

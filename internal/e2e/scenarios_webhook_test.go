@@ -14,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"math/big"
 	"net"
 	"os"
@@ -27,8 +28,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 // webhookName is the ValidatingWebhookConfiguration's webhook, as the API server names it in a
@@ -70,7 +69,7 @@ func TestWebhook(t *testing.T) {
 		if svc.Annotations == nil {
 			svc.Annotations = map[string]string{}
 		}
-		svc.Annotations[string(lb.AnnotationShape)] = "huge"
+		svc.Annotations[string(annotation.Shape)] = "huge"
 		return svc
 	}
 	services := s.kube.CoreV1().Services(testNamespace)
@@ -106,9 +105,9 @@ func TestWebhook(t *testing.T) {
 		if good.Annotations == nil {
 			good.Annotations = map[string]string{}
 		}
-		good.Annotations[string(lb.AnnotationShape)] = "flexible"
-		good.Annotations[string(lb.AnnotationShapeFlexMin)] = "10"
-		good.Annotations[string(lb.AnnotationShapeFlexMax)] = "100"
+		good.Annotations[string(annotation.Shape)] = "flexible"
+		good.Annotations[string(annotation.ShapeFlexMin)] = "10"
+		good.Annotations[string(annotation.ShapeFlexMax)] = "100"
 		if _, err := services.Create(s.ctx, good, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("a valid Service was refused: %v", err)
 		}
@@ -129,7 +128,7 @@ func TestWebhook(t *testing.T) {
 		})
 		// An update that breaks it is refused too.
 		err := updateService(s.ctx, s.kube, testNamespace, "good-shape", func(svc *corev1.Service) {
-			svc.Annotations[string(lb.AnnotationShape)] = "huge"
+			svc.Annotations[string(annotation.Shape)] = "huge"
 		})
 		assertRefusal(t, err)
 	})
@@ -152,7 +151,7 @@ func assertRefusal(t *testing.T, err error) {
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("refusal %v is not 422 Invalid", err)
 	}
-	for _, want := range []string{webhookName, string(lb.AnnotationShape), `"huge"`, "flexible", "100Mbps"} {
+	for _, want := range []string{webhookName, string(annotation.Shape), `"huge"`, "flexible", "100Mbps"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not mention %s", err, want)
 		}

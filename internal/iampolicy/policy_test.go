@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"io"
 	"net/http"
 	"os"
@@ -28,7 +29,6 @@ import (
 	"github.com/oci-ccm/oci-ccm/ccm"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/iampolicy"
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -129,7 +129,7 @@ func (w *world) service(port int32) *v1.Service {
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: types.UID("uid-web"),
 			Annotations: map[string]string{
-				string(lb.AnnotationNetworkSecurityGroups): w.seeded.NetworkSecurityGroups["lb-nsg"],
+				string(annotation.NetworkSecurityGroups): w.seeded.NetworkSecurityGroups["lb-nsg"],
 			}},
 		Spec: v1.ServiceSpec{
 			Type:           v1.ServiceTypeLoadBalancer,
@@ -145,8 +145,8 @@ func (w *world) nsgService() *v1.Service {
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", UID: types.UID("uid-dns"),
 			Annotations: map[string]string{
-				string(lb.AnnotationSecurityRuleManagementMode):   "NSG",
-				string(lb.AnnotationBackendNetworkSecurityGroups): w.seeded.NetworkSecurityGroups["nodes-nsg"],
+				string(annotation.SecurityRuleManagementMode):   "NSG",
+				string(annotation.BackendNetworkSecurityGroups): w.seeded.NetworkSecurityGroups["nodes-nsg"],
 			}},
 		Spec: v1.ServiceSpec{
 			Type: v1.ServiceTypeLoadBalancer,
@@ -237,7 +237,7 @@ var suite = []step{
 func (w *world) nlbService() *v1.Service {
 	return &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "dns", Namespace: "default", UID: types.UID("uid-dns"),
-			Annotations: map[string]string{string(lb.AnnotationLoadBalancerType): "nlb"}},
+			Annotations: map[string]string{string(annotation.LoadBalancerType): "nlb"}},
 		Spec: v1.ServiceSpec{
 			Type: v1.ServiceTypeLoadBalancer,
 			Ports: []v1.ServicePort{

@@ -14,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"math/big"
 	"net"
 	"net/http"
@@ -33,7 +34,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
 )
 
 var cfg = &config.Config{
@@ -81,10 +81,10 @@ func request(t *testing.T, op admissionv1.Operation, obj, old *v1.Service) *admi
 }
 
 const (
-	shape  = string(lb.AnnotationShape)
-	lbType = string(lb.AnnotationLoadBalancerType)
-	tlsSec = string(lb.AnnotationTLSSecret)
-	ssl    = string(lb.AnnotationSSLPorts)
+	shape  = string(annotation.Shape)
+	lbType = string(annotation.LoadBalancerType)
+	tlsSec = string(annotation.TLSSecret)
+	ssl    = string(annotation.SSLPorts)
 )
 
 func TestReviewRefusesInvalidAnnotationsAndAllowsEverythingElse(t *testing.T) {

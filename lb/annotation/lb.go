@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package annotation
+
+// The annotations, with the keys users of the upstream OCI CCM already write.
+const (
+	// Internal makes the load balancer private: it gets only a private IP address in its
+	// subnet. It cannot be changed after the load balancer is created.
+	//
+	// Type: bool
+	// Default: false
+	// Example: "true"
+	Internal Name = "service.beta.kubernetes.io/oci-load-balancer-internal"
+
+	// Shape selects the load balancer shape. "flexible" scales between the flex-min and
+	// flex-max bandwidths; the fixed shapes are kept for existing load balancers. An existing
+	// load balancer keeps its shape while the annotation is absent. A flexible load balancer
+	// cannot be changed to a fixed shape.
+	//
+	// Type: string, one of flexible, 10Mbps, 10Mbps-Micro, 100Mbps, 400Mbps, 8000Mbps
+	// Default: flexible (10–100 Mbps)
+	// Example: "flexible"
+	Shape Name = "service.beta.kubernetes.io/oci-load-balancer-shape"
+
+	// ShapeFlexMin sets the minimum bandwidth of a flexible shape, in Mbps. A "Mbps"
+	// suffix is accepted.
+	//
+	// Type: int, 10–8000
+	// Default: 10
+	// Example: "10"
+	ShapeFlexMin Name = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-min"
+
+	// ShapeFlexMax sets the maximum bandwidth of a flexible shape, in Mbps; at least
+	// flex-min. A "Mbps" suffix is accepted.
+	//
+	// Type: int, 10–8000
+	// Default: 100
+	// Example: "400"
+	ShapeFlexMax Name = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-max"
+
+	// Subnet1 sets the OCID of the load balancer's subnet (a regional subnet, or the first
+	// of two availability-domain subnets). Subnets cannot be changed after creation.
+	//
+	// Type: OCID
+	// Default: loadBalancer.subnet1 from cloud-provider.yaml
+	// Example: "ocid1.subnet.oc1.phx.aaaa…"
+	Subnet1 Name = "service.beta.kubernetes.io/oci-load-balancer-subnet1"
+
+	// Subnet2 sets the OCID of the second availability-domain subnet of a public load
+	// balancer. Internal load balancers use only the first subnet.
+	//
+	// Type: OCID
+	// Default: loadBalancer.subnet2 from cloud-provider.yaml
+	// Example: "ocid1.subnet.oc1.phx.bbbb…"
+	Subnet2 Name = "service.beta.kubernetes.io/oci-load-balancer-subnet2"
+
+	// SSLPorts lists the Service ports whose listeners terminate TLS with the
+	// certificate from the tls-secret annotation (and, with tls-backendset-secret, re-encrypt to
+	// the backends).
+	//
+	// Type: comma-separated list of Service ports
+	// Default: none
+	// Example: "443,8443"
+	SSLPorts Name = "service.beta.kubernetes.io/oci-load-balancer-ssl-ports"
+
+	// TLSSecret names the kubernetes.io/tls Secret (tls.crt, tls.key, optional ca.crt)
+	// whose certificate the SSL listeners present. A namespace-less name means the Service's
+	// namespace. Changing the Secret rotates the certificate without downtime.
+	//
+	// Type: [namespace/]name
+	// Default: none
+	// Example: "ingress/web-tls"
+	TLSSecret Name = "service.beta.kubernetes.io/oci-load-balancer-tls-secret"
+
+	// TLSBackendSetSecret names the Secret (ca.crt, and tls.crt/tls.key for client
+	// authentication) the load balancer uses to speak TLS to the backends of the SSL ports.
+	//
+	// Type: [namespace/]name
+	// Default: none
+	// Example: "ingress/backend-ca"
+	TLSBackendSetSecret Name = "service.beta.kubernetes.io/oci-load-balancer-tls-backendset-secret"
+
+	// BackendProtocol sets the listener protocol. GRPC needs TLS on every port
+	// (ssl-ports and tls-secret).
+	//
+	// Type: string, one of TCP, HTTP, GRPC
+	// Default: TCP
+	// Example: "HTTP"
+	BackendProtocol Name = "service.beta.kubernetes.io/oci-load-balancer-backend-protocol"
+
+	// HealthCheckRetries sets how many failed health checks mark a backend unhealthy.
+	//
+	// Type: int, 1–10
+	// Default: 3
+	// Example: "5"
+	HealthCheckRetries Name = "service.beta.kubernetes.io/oci-load-balancer-health-check-retries"
+
+	// HealthCheckInterval sets the time between health checks, in milliseconds.
+	//
+	// Type: int, 1000–1800000
+	// Default: 10000
+	// Example: "5000"
+	HealthCheckInterval Name = "service.beta.kubernetes.io/oci-load-balancer-health-check-interval"
+
+	// HealthCheckTimeout sets how long a health check waits for a reply, in milliseconds.
+	//
+	// Type: int, 1–600000
+	// Default: 3000
+	// Example: "2000"
+	HealthCheckTimeout Name = "service.beta.kubernetes.io/oci-load-balancer-health-check-timeout"
+
+	// ConnectionIdleTimeout sets the longest a connection may stay idle, in seconds.
+	//
+	// Type: int, 1–7200
+	// Default: 300 for TCP listeners, 60 for HTTP and GRPC
+	// Example: "600"
+	ConnectionIdleTimeout Name = "service.beta.kubernetes.io/oci-load-balancer-connection-idle-timeout"
+
+	// ProxyProtocolVersion makes TCP listeners send the PROXY protocol header to the
+	// backends. Only with the TCP backend protocol.
+	//
+	// Type: int, 1 or 2
+	// Default: none (no PROXY header)
+	// Example: "2"
+	ProxyProtocolVersion Name = "service.beta.kubernetes.io/oci-load-balancer-connection-proxy-protocol-version"
+
+	// SecurityListManagementMode says which security-list rules are managed for this
+	// load balancer: All (LB and node subnets), Frontend (LB-subnet ingress only), Backend
+	// (between LB and node subnets only) or None.
+	//
+	// Type: string, one of All, Frontend, Backend, None
+	// Default: loadBalancer.securityListManagementMode from cloud-provider.yaml (All)
+	// Example: "Frontend"
+	SecurityListManagementMode Name = "service.beta.kubernetes.io/oci-load-balancer-security-list-management-mode"
+
+	// Policy sets how the load balancer spreads connections over backends.
+	//
+	// Type: string, one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH
+	// Default: ROUND_ROBIN
+	// Example: "LEAST_CONNECTIONS"
+	Policy Name = "oci.oraclecloud.com/loadbalancer-policy"
+
+	// NetworkSecurityGroups lists the network security groups the load balancer's
+	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
+	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
+	//
+	// Type: comma-separated list of up to 5 NSG OCIDs (4 in security-rule-management-mode NSG, whose frontend NSG is the fifth)
+	// Default: none
+	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
+	NetworkSecurityGroups Name = "oci.oraclecloud.com/oci-network-security-groups"
+
+	// InitialFreeformTags replaces the config's freeform tags on a load balancer when it
+	// is created. Later changes are not applied (OCI users often edit tags themselves).
+	//
+	// Type: JSON object of string values
+	// Default: loadBalancer.tags.freeformTags from cloud-provider.yaml
+	// Example: '{"team":"web","cost-center":"42"}'
+	InitialFreeformTags Name = "oci.oraclecloud.com/initial-freeform-tags-override"
+
+	// InitialDefinedTags replaces the config's defined tags on a load balancer when it
+	// is created. Later changes are not applied.
+	//
+	// Type: JSON object: tag namespace → key → value
+	// Default: loadBalancer.tags.definedTags from cloud-provider.yaml
+	// Example: '{"Operations":{"CostCenter":"42"}}'
+	InitialDefinedTags Name = "oci.oraclecloud.com/initial-defined-tags-override"
+
+	// NodeLabelSelector limits the backends to Nodes whose labels match.
+	//
+	// Type: Kubernetes label selector
+	// Default: all Nodes
+	// Example: "pool=web,zone!=ad-3"
+	NodeLabelSelector Name = "oci.oraclecloud.com/node-label-selector"
+
+	// LoadBalancerType selects the OCI product: "lb" the Load Balancer service, "nlb" a
+	// Network Load Balancer (layer 4, TCP and UDP, client addresses preserved; configured by the
+	// oci-network-load-balancer.oraclecloud.com annotations). Changing it replaces the load
+	// balancer: the new one is created, the Service moved to it, then the old one deleted.
+	//
+	// Type: string, one of lb, nlb
+	// Default: lb
+	// Example: "lb"
+	LoadBalancerType Name = "oci.oraclecloud.com/load-balancer-type"
+
+	// ListenerSSLConfig sets the cipher suite and TLS versions of the SSL listeners.
+	//
+	// Type: JSON object with CipherSuiteName and Protocols (TLSv1, TLSv1.1, TLSv1.2, TLSv1.3)
+	// Default: OCI's default cipher suite (GRPC: oci-default-http2-ssl-cipher-suite-v1)
+	// Example: '{"CipherSuiteName":"oci-default-http2-tls-12-13-ssl-cipher-suite-v1","Protocols":["TLSv1.2","TLSv1.3"]}'
+	ListenerSSLConfig Name = "oci.oraclecloud.com/oci-load-balancer-listener-ssl-config"
+
+	// BackendSetSSLConfig sets the cipher suite and TLS versions used towards the
+	// backends of the SSL ports (with tls-backendset-secret).
+	//
+	// Type: JSON object with CipherSuiteName and Protocols (TLSv1, TLSv1.1, TLSv1.2, TLSv1.3)
+	// Default: OCI's default cipher suite
+	// Example: '{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}'
+	BackendSetSSLConfig Name = "oci.oraclecloud.com/oci-load-balancer-backendset-ssl-config"
+
+	// SourceRanges lists the client CIDRs allowed in (through the managed security
+	// rules). It is the annotation form of spec.loadBalancerSourceRanges, which wins when both
+	// are set.
+	//
+	// Type: comma-separated list of CIDRs
+	// Default: loadBalancer.defaultSourceCIDRs from cloud-provider.yaml (0.0.0.0/0)
+	// Example: "203.0.113.0/24,198.51.100.7/32"
+	SourceRanges Name = "service.beta.kubernetes.io/load-balancer-source-ranges"
+
+	// IngressIPMode sets status.loadBalancer.ingress[].ipMode. "Proxy" tells kube-proxy
+	// not to short-circuit in-cluster traffic to the load balancer IP (needed for PROXY protocol
+	// and TLS termination to apply to it).
+	//
+	// Type: string, one of VIP, Proxy
+	// Default: unset (Kubernetes treats it as VIP)
+	// Example: "Proxy"
+	IngressIPMode Name = "oci.oraclecloud.com/ingress-ip-mode"
+
+	// AdoptLoadBalancerID asks oci-ccm to take over an existing load balancer it did not
+	// create, by OCID. The load balancer must carry no oci-ccm ownership tags, or ones naming this
+	// cluster and Service; it is reconfigured to match the Service, renamed and tagged as owned, so deleting
+	// the Service deletes it. Subnets, visibility and reserved IP must already match.
+	//
+	// Type: OCID
+	// Default: none
+	// Example: "ocid1.loadbalancer.oc1.phx.aaaa…"
+	AdoptLoadBalancerID Name = "oci.oraclecloud.com/adopt-load-balancer-id"
+
+	// SecurityRuleManagementMode is the upstream CCM's newer way to choose which security
+	// rules are managed; when set it overrides oci-load-balancer-security-list-management-mode.
+	// SL-All, SL-Frontend and None mean the security-list modes All, Frontend and None. NSG
+	// manages rules in network security groups instead of security lists: a frontend NSG that
+	// oci-ccm creates and attaches to the load balancer (deleted with it), and rules in the
+	// backend NSGs oci-backend-network-security-group names (see seclist/README.md).
+	//
+	// Type: string, one of SL-All, SL-Frontend, NSG, None
+	// Default: the security-list mode (annotation, else config)
+	// Example: "NSG"
+	SecurityRuleManagementMode Name = "oci.oraclecloud.com/security-rule-management-mode"
+
+	// BackendNetworkSecurityGroups names the network security groups the backend
+	// nodes' VNICs are in, for security-rule-management-mode NSG: oci-ccm adds to each the
+	// ingress rules from the load balancer's frontend NSG (owned by this cluster, removed with
+	// the last Service needing them) and never touches their other rules. Only with that mode.
+	//
+	// Type: comma-separated list of NSG OCIDs
+	// Default: none (no backend rules are managed)
+	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
+	BackendNetworkSecurityGroups Name = "oci.oraclecloud.com/oci-backend-network-security-group"
+)
