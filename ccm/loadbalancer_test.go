@@ -5,7 +5,6 @@ package ccm
 
 import (
 	"errors"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

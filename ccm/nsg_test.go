@@ -4,12 +4,12 @@
 package ccm
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"testing"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )

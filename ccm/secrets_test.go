@@ -5,7 +5,6 @@ package ccm
 
 import (
 	"context"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // waitForStamp waits until the Service carries a secrets hash other than before.

@@ -5,7 +5,6 @@ package ccm
 
 import (
 	"context"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // clientBuilder hands the provider a fixed client, as the controller manager's builder would.

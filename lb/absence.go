@@ -6,8 +6,8 @@ package lb
 import (
 	"context"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 

@@ -5,7 +5,6 @@ package lb
 
 import (
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/http"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // Health-check and listener defaults, the same as the upstream CCM's.

@@ -5,7 +5,6 @@ package lb
 
 import (
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/netip"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // The network load balancer's values and defaults.

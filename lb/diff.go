@@ -6,13 +6,14 @@ package lb
 import (
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // compareOptions make equal what OCI treats as equal: nil and empty, slice order of backends,

@@ -5,7 +5,6 @@ package lb_test
 
 import (
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/http"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

@@ -5,7 +5,6 @@ package lb_test
 
 import (
 	"errors"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

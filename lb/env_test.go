@@ -6,7 +6,6 @@ package lb_test
 import (
 	"context"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"os"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )

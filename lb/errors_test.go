@@ -6,12 +6,13 @@ package lb
 import (
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 func TestImmutableErrorNamesTheSettingTheUserChangedAndHowToRecover(t *testing.T) {

@@ -5,11 +5,12 @@ package lb
 
 import (
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // portsAndListeners builds, per Service port, a listener on the port and a backend set on its

@@ -4,7 +4,6 @@
 package lb_test
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // upstreamLoadBalancer stores in ocitest what the upstream OCI CCM leaves for svc (ports 80 and

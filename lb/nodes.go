@@ -4,12 +4,13 @@
 package lb
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // The reasons a Node is not a backend (Spec.ExcludedNodes).

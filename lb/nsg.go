@@ -6,11 +6,12 @@ package lb
 import (
 	"context"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer

@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // parser reads annotations and collects every problem instead of stopping at the first, so a

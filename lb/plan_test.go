@@ -5,13 +5,13 @@ package lb_test
 
 import (
 	"errors"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

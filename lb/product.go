@@ -5,9 +5,10 @@ package lb
 
 import (
 	"context"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // A Service's load balancer is one of two OCI products: a Load Balancer (KindLoadBalancer) or a

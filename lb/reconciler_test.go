@@ -5,7 +5,6 @@ package lb_test
 
 import (
 	"errors"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"maps"
 	"net/http"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

@@ -4,12 +4,12 @@
 package lb
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // SecretRef names a Kubernetes Secret.

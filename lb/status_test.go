@@ -4,13 +4,14 @@
 package lb
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // TestNLBStatusReportsEveryAddressOrThePublicOnesWithExternalIPOnly: a public network load

@@ -6,11 +6,12 @@ package lb
 import (
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {

@@ -5,12 +5,13 @@ package lb
 
 import (
 	"context"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // A Service switched between kinds (oci.oraclecloud.com/load-balancer-type lb ↔ nlb) is given a

@@ -4,13 +4,13 @@
 package lb_test
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 

@@ -4,13 +4,13 @@
 package lb_test
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 func TestUpdateListenerKeepsRoutingTheSpecDoesNotManage(t *testing.T) {

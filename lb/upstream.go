@@ -4,11 +4,11 @@
 package lb
 
 import (
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // nlbAnnotationPrefix starts every annotation of the upstream CCM's network load balancers.

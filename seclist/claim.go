@@ -6,12 +6,12 @@ package seclist
 import (
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"net/netip"
 	"slices"
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.

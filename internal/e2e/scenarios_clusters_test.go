@@ -8,7 +8,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // otherCluster is the identity of the second cluster of TwoClustersShareSubnets. It begins with

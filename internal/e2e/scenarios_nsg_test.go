@@ -8,7 +8,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 

@@ -14,7 +14,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"math/big"
 	"net"
 	"os"
@@ -28,6 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // webhookName is the ValidatingWebhookConfiguration's webhook, as the API server names it in a

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"io"
 	"net/http"
 	"os"
@@ -29,6 +28,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/ccm"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/iampolicy"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )

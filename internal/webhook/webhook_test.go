@@ -14,7 +14,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"math/big"
 	"net"
 	"net/http"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 var cfg = &config.Config{
