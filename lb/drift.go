@@ -36,7 +36,8 @@ type driftChecker struct {
 	engines map[Kind]*engine
 	namer   naming
 	cluster string
-	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does.
+	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does, but
+	// never creates one: the check only reads.
 	frontendNSG func(ctx context.Context, desired *Spec) error
 }
 
@@ -44,7 +45,7 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack, frontendNSG: r.addFrontendNSG}
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack, frontendNSG: func(ctx context.Context, desired *Spec) error { return r.addFrontendNSG(ctx, desired, false) }}
 	return d.check(ctx, services, nodes, secrets)
 }
 

@@ -70,7 +70,7 @@ type envSettings struct {
 	concurrency int
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
-	frontendNSG func(context.Context, *lb.Spec) (string, error)
+	frontendNSG func(context.Context, *lb.Spec, bool) (string, error)
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and

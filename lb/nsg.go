@@ -63,14 +63,14 @@ func targetNSGs(observed, managed, desired []string) []string {
 	return out
 }
 
-// addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs. The
-// load balancer takes at most maxNetworkSecurityGroups, so with it the annotation may name one
-// fewer.
-func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *Spec) error {
+// addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs; only
+// with create may it make one. The load balancer takes at most maxNetworkSecurityGroups, so with
+// it the annotation may name one fewer.
+func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *Spec, create bool) error {
 	if r.nsg == nil {
 		return nil
 	}
-	id, err := r.nsg(ctx, desired)
+	id, err := r.nsg(ctx, desired, create)
 	if err != nil {
 		return fmt.Errorf("frontend network security group of %s: %w", desired.Owner.Service, err)
 	}

@@ -6,6 +6,7 @@ package lb_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -75,8 +76,8 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 	var calls []string
 	answer := frontend
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(_ context.Context, spec *lb.Spec) (string, error) {
-			calls = append(calls, spec.Owner.Service)
+		s.frontendNSG = func(_ context.Context, spec *lb.Spec, create bool) (string, error) {
+			calls = append(calls, fmt.Sprintf("%s create=%v", spec.Owner.Service, create))
 			return answer, nil
 		}
 	})
@@ -98,14 +99,59 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 	if diff := cmp.Diff(want[:1], e.only(t).NetworkSecurityGroups); diff != "" {
 		t.Errorf("NSGs once no frontend NSG is returned (-want +got):\n%s", diff)
 	}
-	if len(calls) != 3 || calls[0] != "default/web" {
-		t.Errorf("FrontendNSG called for %v, want once per Ensure for the Service", calls)
+	if diff := cmp.Diff(slices.Repeat([]string{"default/web create=true"}, 3), calls); diff != "" {
+		t.Errorf("FrontendNSG calls, want one per Ensure for the Service, allowed to create (-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated: the dry run and the periodic check
+// only read, so they ask Options.FrontendNSG to look the group up, never to make it; a Service
+// whose group does not exist yet plans a load balancer without it, and Ensure creates both.
+func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
+	const frontend = "ocid1.networksecuritygroup.oc1.phx.frontend"
+	var calls []string
+	existing := ""
+	e := newEnv(t, func(s *envSettings) {
+		s.frontendNSG = func(_ context.Context, spec *lb.Spec, create bool) (string, error) {
+			calls = append(calls, fmt.Sprintf("create=%v", create))
+			if create && existing == "" {
+				existing = frontend
+			}
+			return existing, nil
+		}
+	})
+	svc := service()
+	e.srv.ResetCalls()
+	plan, err := e.r.Plan(t.Context(), svc, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.srv.Calls().Class(ocitest.ClassWrite); n != 0 || existing != "" {
+		t.Errorf("Plan wrote %d times, frontend NSG %q; want no writes and no group", n, existing)
+	}
+	if plan.LoadBalancerID != "" || len(plan.Target.NetworkSecurityGroups) != 0 {
+		t.Errorf("Plan targets load balancer %q with NSGs %v; want a create without NSGs", plan.LoadBalancerID, plan.Target.NetworkSecurityGroups)
+	}
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	if diff := cmp.Diff([]string{frontend}, e.only(t).NetworkSecurityGroups); diff != "" {
+		t.Errorf("NSGs after Ensure (-want +got):\n%s", diff)
+	}
+	svc.Status.LoadBalancer = *res.Status
+	report, err := e.r.Drift(t.Context(), []*v1.Service{svc}, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Drifted) != 0 || report.Checked != 1 {
+		t.Errorf("drift check: drifted %+v, checked %d; want none drifted of 1", report.Drifted, report.Checked)
+	}
+	if diff := cmp.Diff([]string{"create=false", "create=true", "create=false"}, calls); diff != "" {
+		t.Errorf("FrontendNSG calls by Plan, Ensure, Drift (-want +got):\n%s", diff)
 	}
 }
 
 func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+		s.frontendNSG = func(context.Context, *lb.Spec, bool) (string, error) {
 			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
 		}
 	})
@@ -123,7 +169,7 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 
 func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec) (string, error) {
+		s.frontendNSG = func(context.Context, *lb.Spec, bool) (string, error) {
 			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
 		}
 	})

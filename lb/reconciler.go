@@ -46,15 +46,15 @@ type Options struct {
 	// never finishes must not hold a service-controller worker (by default the only one)
 	// forever.
 	Timeout time.Duration
-	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI
-	// (Ensure and Plan): a non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a
-	// new load balancer is created in that NSG and an existing one is attached to it, recorded as
-	// attached by oci-ccm (and detached once it is no longer returned). seclist's
-	// Manager.FrontendNSG finds or creates the frontend NSG of a Service in security-rule mode NSG
-	// and returns "" for every other Service; so even a Plan (the dry run) of such a Service
-	// creates its frontend NSG when it has none (an empty group, in no load balancer yet). The
-	// drift check calls it too, so a load balancer in its frontend NSG is not drift.
-	FrontendNSG func(ctx context.Context, spec *Spec) (nsgID string, err error)
+	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI: a
+	// non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a new load balancer is
+	// created in that NSG and an existing one is attached to it, recorded as attached by oci-ccm
+	// (and detached once it is no longer returned). Ensure calls it with create true; Plan (the
+	// dry run) and the drift check with create false, and then it must only look the group up and
+	// return "" when there is none, so that neither writes. seclist's Manager.FrontendNSG does
+	// this for the frontend NSG of a Service in security-rule mode NSG, and returns "" for every
+	// other Service.
+	FrontendNSG func(ctx context.Context, spec *Spec, create bool) (nsgID string, err error)
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -72,7 +72,7 @@ type Reconciler struct {
 	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
-	nsg     func(ctx context.Context, spec *Spec) (string, error) // Options.FrontendNSG
+	nsg     func(ctx context.Context, spec *Spec, create bool) (string, error) // Options.FrontendNSG
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
@@ -170,7 +170,7 @@ func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Plan, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	p, err := r.plan(ctx, svc, nodes, secrets)
+	p, err := r.plan(ctx, svc, nodes, secrets, false)
 	if err != nil {
 		return nil, r.timedOut(ctx, "plan", svc, err)
 	}
@@ -202,8 +202,9 @@ type planned struct {
 }
 
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
-// It only reads from OCI.
-func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*planned, error) {
+// It only reads from OCI, except that with forEnsure it lets Options.FrontendNSG create the
+// Service's frontend NSG.
+func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
 	desired, err := Desired(svc, nodes, r.cfg, secrets)
 	if err != nil {
@@ -213,7 +214,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
-	if err := r.addFrontendNSG(ctx, desired); err != nil {
+	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {
 		return nil, err
 	}
 	if len(desired.ExcludedNodes) > 0 {
@@ -258,7 +259,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 }
 
 func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
-	p, err := r.plan(ctx, svc, nodes, secrets)
+	p, err := r.plan(ctx, svc, nodes, secrets, true)
 	if err != nil {
 		return nil, err
 	}

@@ -32,15 +32,16 @@ const frontendNamePrefix = "oci-ccm-frontend-"
 const maxDisplayName = 255
 
 // FrontendNSG returns the OCID of the frontend network security group of the Service spec
-// describes, creating it when the Service is in mode NSG and has none; for every other Service it
-// returns "". It is lb.Options.FrontendNSG: lb attaches the group to the load balancer it creates
-// or updates.
+// describes when the Service is in mode NSG, creating it when it has none and create is true
+// (with create false it only looks, and returns "" when there is none: lb's dry run and drift
+// check write nothing); for every other Service it returns "". It is lb.Options.FrontendNSG: lb
+// attaches the group to the load balancer it creates or updates.
 //
 // A Service never gets two: the group is remembered, found after a restart by its tags
 // (lb.TagCluster, lb.TagService) in the load balancer's VCN, and creations are serialised in the
 // process. The group is created in Policy.CompartmentID (else the Spec's compartment) and in the
 // VCN of the load balancer's first subnet.
-func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec) (string, error) {
+func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec, create bool) (string, error) {
 	if spec == nil || spec.SecurityListMode != config.SecurityListModeNSG {
 		return "", nil
 	}
@@ -60,7 +61,7 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec) (string, error
 	if err != nil {
 		return "", err
 	}
-	if id, err := m.findFrontend(ctx, home, service); id != "" || err != nil {
+	if id, err := m.findFrontend(ctx, home, service); id != "" || err != nil || !create {
 		return id, err
 	}
 	g, err := m.vn.CreateNetworkSecurityGroup(ctx, core.CreateNetworkSecurityGroupDetails{

@@ -68,7 +68,7 @@ func (n *nsgNet) claim(service string, port, nodePort int) seclist.Claim {
 // ensure does what the CCM does for the Service: lb plans with its frontend NSG, then the rules.
 func (n *nsgNet) ensure(t *testing.T, m *seclist.Manager, c seclist.Claim) string {
 	t.Helper()
-	id, err := m.FrontendNSG(t.Context(), n.spec(c.Service))
+	id, err := m.FrontendNSG(t.Context(), n.spec(c.Service), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestNSGModeLeavesOtherClustersRulesAndCoalescesConcurrentServices(t *testin
 	m := n.manager(t, seclist.Options{})
 	const services = 50
 	for i := range services { // lb plans each Service first, creating its frontend NSG
-		if _, err := m.FrontendNSG(t.Context(), n.spec(fmt.Sprintf("default/svc-%d", i))); err != nil {
+		if _, err := m.FrontendNSG(t.Context(), n.spec(fmt.Sprintf("default/svc-%d", i)), true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -290,7 +290,7 @@ func TestNSGModeOverTheGroupLimitIsACapacityErrorAndAdjacentPortsCoalesce(t *tes
 	}
 	c := n.claim("default/web", 80, 30080)
 	c.ListenerPorts = spread
-	front, err := m.FrontendNSG(t.Context(), n.spec(c.Service))
+	front, err := m.FrontendNSG(t.Context(), n.spec(c.Service), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,5 +432,35 @@ func TestNSGModeLeftWhileNoCCMRanTheFrontendNSGIsDeletedOnceFound(t *testing.T) 
 	}
 	if got := n.owned(t, n.backend, nil); len(got) != 2 {
 		t.Errorf("backend NSG holds %d owned rules, want api's 2: %v", len(got), got)
+	}
+}
+
+// TestFrontendNSGWithoutCreateOnlyLooks: lb's dry run and drift check pass create false, and
+// must not make a group: "" and no write for a Service that has none; the group once made, a
+// new Manager (a restart) finds it by its tags, still without writing.
+func TestFrontendNSGWithoutCreateOnlyLooks(t *testing.T) {
+	n := newNSGNet(t)
+	m := n.manager(t, seclist.Options{})
+	spec := n.spec("default/web")
+	before := n.srv.Calls()
+	id, err := m.FrontendNSG(t.Context(), spec, false)
+	if err != nil || id != "" {
+		t.Fatalf("FrontendNSG(create false) = %q, %v; want \"\" for a Service with no group", id, err)
+	}
+	if w := n.srv.Calls().Since(before).Class(ocitest.ClassWrite); w != 0 {
+		t.Fatalf("FrontendNSG(create false) wrote %d times, want 0", w)
+	}
+	created, err := m.FrontendNSG(t.Context(), spec, true)
+	if err != nil || created == "" {
+		t.Fatalf("FrontendNSG(create true) = %q, %v; want a new group", created, err)
+	}
+	before = n.srv.Calls()
+	for _, mgr := range []*seclist.Manager{m, n.manager(t, seclist.Options{})} {
+		if id, err := mgr.FrontendNSG(t.Context(), spec, false); err != nil || id != created {
+			t.Errorf("FrontendNSG(create false) = %q, %v; want the existing %s", id, err, created)
+		}
+	}
+	if w := n.srv.Calls().Since(before).Class(ocitest.ClassWrite); w != 0 {
+		t.Errorf("looking the group up wrote %d times, want 0", w)
 	}
 }
