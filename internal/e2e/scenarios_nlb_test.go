@@ -89,7 +89,15 @@ func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 	}
 
 	s.deleteService(t, testNamespace, name)
-	if left, err := s.oci.networkLoadBalancersNamed(s.ctx, string(created.UID)); err != nil || len(left) != 0 {
-		t.Errorf("%d network load balancers named %s after the Service is gone (err %v)", len(left), created.UID, err)
+	// OCI lists a deleted network load balancer, DELETED, for a while: only other states are left.
+	listed, err := s.oci.networkLoadBalancersNamed(s.ctx, string(created.UID))
+	var left []string
+	for _, n := range listed {
+		if n.LifecycleState != nlbapi.LifecycleStateDeleted {
+			left = append(left, fmt.Sprintf("%s (%s)", *n.Id, n.LifecycleState))
+		}
+	}
+	if err != nil || len(left) != 0 {
+		t.Errorf("network load balancers named %s after the Service is gone, not DELETED: %v (err %v)", created.UID, left, err)
 	}
 }
