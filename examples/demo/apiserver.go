@@ -21,8 +21,9 @@ import (
 // can tell, like a real API server. The fake stores objects as given; a real server also
 //   - gives every new object a UID and every write a new resourceVersion (the provider's Secret
 //     watcher compares resourceVersions, and lb names retry tokens after the Service UID);
-//   - allocates a Service's cluster IP, node ports and, for externalTrafficPolicy Local, its
-//     health-check node port (lb builds backends on node ports);
+//   - allocates a Service's cluster IP, node ports (one per port number, shared by its protocols)
+//     and, for externalTrafficPolicy Local, its health-check node port (lb builds backends on
+//     node ports);
 //   - deletes an object that has finalizers gracefully: it sets deletionTimestamp and removes
 //     the object once the last finalizer is gone (the service controller deletes the load
 //     balancer only when it sees the deletionTimestamp, then removes its finalizer).
@@ -97,14 +98,25 @@ func (a *apiServer) allocateLocked(svc *v1.Service) {
 	if svc.Spec.ExternalTrafficPolicy == "" {
 		svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyCluster
 	}
+	// Like kube-apiserver's allocator, ports with the same number (53 on UDP and on TCP) share
+	// one node port.
+	byPort := map[int32]int32{}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort != 0 && byPort[p.Port] == 0 {
+			byPort[p.Port] = p.NodePort
+		}
+	}
 	for i := range svc.Spec.Ports {
 		p := &svc.Spec.Ports[i]
 		if p.Protocol == "" {
 			p.Protocol = v1.ProtocolTCP
 		}
 		if p.NodePort == 0 {
-			p.NodePort = a.nextNodePort
-			a.nextNodePort++
+			if byPort[p.Port] == 0 {
+				byPort[p.Port] = a.nextNodePort
+				a.nextNodePort++
+			}
+			p.NodePort = byPort[p.Port]
 		}
 	}
 	if svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal && svc.Spec.HealthCheckNodePort == 0 {

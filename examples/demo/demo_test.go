@@ -103,6 +103,20 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 		}
 	})
 
+	t.Run("the network load balancer has one TCP_AND_UDP listener and keeps client addresses, and is deleted", func(t *testing.T) {
+		// Four demo nodes, each an instance: backends by instance OCID.
+		want := map[string]string{
+			"TCP-8080":       "TCP/8080, 4 backends by instance OCID, client address kept true",
+			"TCP_AND_UDP-53": "TCP_AND_UDP/53, 4 backends by instance OCID, client address kept true",
+		}
+		if diff := cmp.Diff(want, got.NLBListeners); diff != "" {
+			t.Errorf("network load balancer listeners (-want +got):\n%s%s", diff, listenerLines(got.NLBListeners))
+		}
+		if !got.NLBGone {
+			t.Error("the network load balancer of Service dns still exists after its deletion")
+		}
+	})
+
 	t.Run("the narration shows the plans and the calls", func(t *testing.T) {
 		// Columns are padded to the widest name in each table: compare with runs of blanks folded.
 		text := strings.Join(strings.Fields(out.String()), " ")

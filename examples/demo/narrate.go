@@ -107,8 +107,10 @@ func (n *narrator) ociCalls(c ocitest.Calls) {
 
 // opClass is the class ocitest counts an operation under. ocitest's Calls reports totals per
 // class but not each operation's class, so it is read off the SDK operation name, which follows
-// OCI's naming: work-request reads are polls, Get/List are reads, the rest change state.
+// OCI's naming (after ocitest.NLB's "nlb." prefix): work-request reads are polls, Get/List are
+// reads, the rest change state.
 func opClass(op string) ocitest.Class {
+	op = strings.TrimPrefix(op, ocitest.NLB(""))
 	switch {
 	case strings.Contains(op, "WorkRequest"):
 		return ocitest.ClassPoll

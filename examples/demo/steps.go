@@ -40,6 +40,10 @@ type outcome struct {
 	// NSGRules counts the rules Service dns (mode NSG) had in its frontend NSG and the nodes'
 	// NSG; NSGLeft what was left of them (and of the frontend NSG) after its deletion.
 	NSGRules, NSGLeft int
+	// NLBListeners describes, per listener, the network load balancer of examples/services/nlb.yaml;
+	// NLBGone says it no longer existed after its Service was deleted.
+	NLBListeners map[string]string
+	NLBGone      bool
 }
 
 const (
@@ -61,6 +65,7 @@ func (d *demo) steps() []step {
 		{"The certificate in Secret shop-tls is rotated", d.rotateCertificate},
 		{"Service api is deleted", d.deleteService},
 		{"Service dns keeps its rules in network security groups (mode NSG), then is deleted", d.nsgService},
+		{"Service dns again, now a network load balancer: UDP and TCP on port 53, client addresses kept", d.nlbService},
 	}
 }
 
