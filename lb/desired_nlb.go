@@ -160,6 +160,25 @@ func (d *desiredBuilder) assignedIPs(fams []v1.IPFamily) (v4, v6 string) {
 	return read(annotation.NLBAssignedPrivateIPv4, v1.IPv4Protocol), read(annotation.NLBAssignedIPv6, v1.IPv6Protocol)
 }
 
+// sameFamilies reports whether two lists hold the same IP families, in any order: what a network
+// load balancer's IP version records. An empty list is IPv4, OCI's default.
+func sameFamilies(a, b []v1.IPFamily) bool {
+	return serves(a, v1.IPv4Protocol) == serves(b, v1.IPv4Protocol) && serves(a, v1.IPv6Protocol) == serves(b, v1.IPv6Protocol)
+}
+
+// serves reports whether a load balancer of these IP families serves family f.
+func serves(fams []v1.IPFamily, f v1.IPFamily) bool {
+	return slices.Contains(fams, f) || len(fams) == 0 && f == v1.IPv4Protocol
+}
+
+// familyOf is the IP family a listener or backend set serves.
+func familyOf(ipv6 bool) v1.IPFamily {
+	if ipv6 {
+		return v1.IPv6Protocol
+	}
+	return v1.IPv4Protocol
+}
+
 func joinFamilies(fams []v1.IPFamily) string {
 	out := make([]string, len(fams))
 	for i, f := range fams {

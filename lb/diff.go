@@ -68,10 +68,12 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
 	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
 	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
-	if changed || nsgsChanged || observed.Name != target.Name {
-		add(ActionUpdateLoadBalancer, target.Name,
-			Settings{Name: observed.Name, FreeformTags: observed.FreeformTags},
-			Settings{Name: target.Name, FreeformTags: tags})
+	before, after := Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, Settings{Name: target.Name, FreeformTags: tags}
+	if target.Kind == KindNetworkLoadBalancer && !sameFamilies(observed.IPFamilies, target.IPFamilies) {
+		before.IPFamilies, after.IPFamilies = slices.Clone(observed.IPFamilies), slices.Clone(target.IPFamilies)
+	}
+	if changed || nsgsChanged || observed.Name != target.Name || after.IPFamilies != nil {
+		add(ActionUpdateLoadBalancer, target.Name, before, after)
 	}
 	if observed.Shape != target.Shape {
 		add(ActionUpdateShape, target.Name, observed.Shape, target.Shape)

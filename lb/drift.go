@@ -270,6 +270,9 @@ func driftReason(c Change) string {
 		if before.Name != after.Name {
 			return "load balancer renamed to " + before.Name
 		}
+		if after.IPFamilies != nil {
+			return "IP families " + joinFamilies(before.IPFamilies) + ", not " + joinFamilies(after.IPFamilies)
+		}
 		return "load balancer tags changed"
 	}
 	return c.String()

@@ -5,6 +5,7 @@ package lb_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -111,5 +112,62 @@ func TestNLBDualStackIsCreatedAndThenLeftAlone(t *testing.T) {
 	}
 	if _, calls := e.ensure(t, svc, readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
 		t.Errorf("repeat wrote:\n%s", calls)
+	}
+}
+
+// TestNLBIPFamiliesChangeInPlace: a Service may move between SingleStack and PreferDualStack
+// (Kubernetes allows both ways). The network load balancer follows in place: to dual stack, its
+// IP version is updated before the IPv6 backend set and listener are created; back, they are
+// deleted before the version returns to IPv4. Each direction then repeats with no write. The
+// order is the plan's, so it holds with changes running concurrently.
+func TestNLBIPFamiliesChangeInPlace(t *testing.T) {
+	e := newEnv(t, withNLBs(), withConcurrency(4))
+	_, dual := nlbSubnets(e)
+	single := service(asNLB, ports(80), annotate(annotation.NLBSubnet, dual))
+	e.ensure(t, single, readyNodes(1), nil)
+	id := e.onlyNLB(t).ID
+
+	for _, step := range []struct {
+		name      string
+		svc       *v1.Service
+		version   networkloadbalancer.NlbIpVersionEnum
+		listeners []string
+		plan      []string // each change, then the changes it requires
+	}{
+		{"to PreferDualStack", dualStackService(v1.IPFamilyPolicyPreferDualStack, dual), networkloadbalancer.NlbIpVersionIpv4AndIpv6, []string{"TCP-80", "TCP-80-IPv6"},
+			[]string{`~ load balancer "ocid1.networkloadbalancer" after []`, `+ backend set "TCP-80-IPv6" after [0]`, `+ listener "TCP-80-IPv6" after [0 1]`}},
+		{"back to SingleStack", single, networkloadbalancer.NlbIpVersionIpv4, []string{"TCP-80"},
+			[]string{`- listener "TCP-80-IPv6" after []`, `- backend set "TCP-80-IPv6" after [0]`, `~ load balancer "ocid1.networkloadbalancer" after [0 1]`}},
+	} {
+		svc := step.svc.DeepCopy()
+		svc.UID = single.UID
+		plan, err := e.r.Plan(ctx, svc, readyNodes(1), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		var got []string
+		for _, c := range plan.Changes {
+			name := c.String()
+			if c.Action == lb.ActionUpdateLoadBalancer {
+				name = `~ load balancer "ocid1.networkloadbalancer"`
+			}
+			got = append(got, fmt.Sprintf("%s after %v", name, c.Requires))
+		}
+		if diff := cmp.Diff(step.plan, got); diff != "" {
+			t.Errorf("%s: plan (-want +got):\n%s\n%s", step.name, diff, plan)
+		}
+		if _, err := e.r.Ensure(ctx, svc, readyNodes(1), nil); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		n, ok := e.srv.NetworkLoadBalancer(id)
+		if !ok || n.NlbIpVersion != step.version {
+			t.Errorf("%s: network load balancer %s version %s, want %s (the same one, changed in place)", step.name, id, n.NlbIpVersion, step.version)
+		}
+		if diff := cmp.Diff(step.listeners, slices.Sorted(maps.Keys(n.Listeners))); diff != "" {
+			t.Errorf("%s: listeners (-want +got):\n%s", step.name, diff)
+		}
+		if _, calls := e.ensure(t, svc, readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
+			t.Errorf("%s: repeat wrote:\n%s", step.name, calls)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // Action is what a Change does. The set is closed: Reconciler.Ensure knows how to carry out each one.
@@ -103,6 +105,10 @@ type Change struct {
 type Settings struct {
 	Name         string
 	FreeformTags map[string]string
+	// IPFamilies are a network load balancer's IP families (its IP version), set on both sides
+	// when they change: a Service moving between SingleStack and dual stack. nil for a load
+	// balancer, and when they stay.
+	IPFamilies []v1.IPFamily
 }
 
 // String returns e.g. `+ listener "TCP-80"`.
@@ -170,6 +176,41 @@ func order(changes []Change, observed *Spec) ([]Change, error) {
 	var obs Spec
 	if observed != nil {
 		obs = *observed
+	}
+	// A network load balancer serves a listener or backend set of a family only while its IP
+	// version includes it: one of a family being added waits for the version change, and the
+	// version change that drops a family waits for that family's deletions.
+	famChange := -1
+	var famBefore, famAfter []v1.IPFamily
+	for j, c := range cs {
+		before, _ := c.Before.(Settings)
+		if after, ok := c.After.(Settings); ok && c.Action == ActionUpdateLoadBalancer && after.IPFamilies != nil {
+			famChange, famBefore, famAfter = j, before.IPFamilies, after.IPFamilies
+		}
+	}
+	for i, c := range cs {
+		if famChange < 0 {
+			break
+		}
+		switch c.Action {
+		case ActionCreateListener, ActionCreateBackendSet:
+			l, _ := c.After.(Listener)
+			b, _ := c.After.(BackendSet)
+			if !serves(famBefore, familyOf(l.IPv6 || b.IPv6)) {
+				need(i, famChange)
+			}
+		case ActionUpdateLoadBalancer:
+			for _, o := range sortedValues(obs.Listeners) {
+				if !serves(famAfter, familyOf(o.IPv6)) {
+					need(i, find(ActionDeleteListener, o.Name))
+				}
+			}
+			for _, o := range sortedValues(obs.BackendSets) {
+				if !serves(famAfter, familyOf(o.IPv6)) {
+					need(i, find(ActionDeleteBackendSet, o.Name))
+				}
+			}
+		}
 	}
 	for i, c := range cs {
 		switch c.Action {

@@ -67,8 +67,11 @@ func (p nlbProduct) change(ctx context.Context, id string, c Change) (string, er
 		if !ok {
 			return "", badChange(c)
 		}
-		return p.c.UpdateNetworkLoadBalancer(ctx, id, nlbapi.UpdateNetworkLoadBalancerDetails{
-			DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)})
+		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)}
+		if s.IPFamilies != nil {
+			d.NlbIpVersion = nlbIPVersion(s.IPFamilies)
+		}
+		return p.c.UpdateNetworkLoadBalancer(ctx, id, d)
 	case ActionUpdateNetworkSecurityGroups:
 		nsgs, ok := c.After.([]string)
 		if !ok && c.After != nil {
@@ -160,6 +163,7 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
 		Name:                  deref(n.DisplayName),
 		CompartmentID:         deref(n.CompartmentId),
 		Internal:              n.IsPrivate != nil && *n.IsPrivate,
+		IPFamilies:            familiesOf(n.NlbIpVersion),
 		NetworkSecurityGroups: sortedCopy(n.NetworkSecurityGroupIds),
 		Listeners:             make(map[string]Listener, len(n.Listeners)),
 		BackendSets:           make(map[string]BackendSet, len(n.BackendSets)),
@@ -261,6 +265,17 @@ func nlbIPVersion(fams []v1.IPFamily) nlbapi.NlbIpVersionEnum {
 		return nlbapi.NlbIpVersionIpv6
 	}
 	return nlbapi.NlbIpVersionIpv4
+}
+
+// familiesOf is nlbIPVersion's inverse: IPv4 when OCI reports none.
+func familiesOf(v nlbapi.NlbIpVersionEnum) []v1.IPFamily {
+	switch v {
+	case nlbapi.NlbIpVersionIpv4AndIpv6:
+		return []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+	case nlbapi.NlbIpVersionIpv6:
+		return []v1.IPFamily{v1.IPv6Protocol}
+	}
+	return []v1.IPFamily{v1.IPv4Protocol}
 }
 
 func ipVersion(v6 bool) nlbapi.IpVersionEnum {
