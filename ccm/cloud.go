@@ -169,6 +169,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		}
 		close(c.primed)
 		if c.client != nil { // else Initialize could not build one: no Secret is read or watched
+			go c.lbs.FollowUp(ctx, drift.RequeueFailedUpdate(c.client, c.watch.Service, c.events))
 			go c.runDrift(ctx)
 			c.watch.Run(ctx)
 		}
