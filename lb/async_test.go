@@ -30,17 +30,17 @@ type asyncEnv struct {
 	stop     func()
 }
 
-func newAsyncEnv(t *testing.T) *asyncEnv {
+func newAsyncEnv(t *testing.T, opts ...envOption) *asyncEnv {
 	t.Helper()
 	hold := &atomic.Bool{}
-	e := newEnv(t, func(s *envSettings) {
+	e := newEnv(t, append(opts, func(s *envSettings) {
 		s.wrDurations = func(string, string, uint64) time.Duration {
 			if hold.Load() {
 				return time.Hour
 			}
 			return 5 * time.Millisecond
 		}
-	})
+	})...)
 	return &asyncEnv{env: e, hold: hold}
 }
 
@@ -89,6 +89,17 @@ func pendingOps(srv *ocitest.Server) []string {
 	var out []string
 	for _, wr := range srv.WorkRequests() {
 		if wr.State == ocitest.WorkRequestAccepted || wr.State == ocitest.WorkRequestInProgress {
+			out = append(out, wr.Operation)
+		}
+	}
+	return out
+}
+
+// pendingNLBOps are pendingOps of the Network Load Balancer API.
+func pendingNLBOps(srv *ocitest.Server) []string {
+	var out []string
+	for _, wr := range srv.WorkRequests() {
+		if wr.API == ocitest.APINetworkLoadBalancer && (wr.State == ocitest.WorkRequestAccepted || wr.State == ocitest.WorkRequestInProgress) {
 			out = append(out, wr.Operation)
 		}
 	}
@@ -253,6 +264,39 @@ func TestFailedAcceptedUpdateRequeuesTheServiceAndItsRetryConverges(t *testing.T
 	noRequeue(t, e)
 }
 
+func TestFailureOfOneOfTwoQueuedChangesNamesOnlyItsBackendSet(t *testing.T) {
+	e := newAsyncEnv(t)
+	svc := service(ports(80, 443))
+	e.ensure(t, svc, readyNodes(2), nil)
+	e.followUp(t, e.r)
+
+	var seen atomic.Int32
+	remove := e.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool {
+		// The first UpdateBackendSet accepted fails, the one queued behind it runs.
+		return wr.Operation == "UpdateBackendSet" && seen.Add(1) == 1
+	}, "Internal error")
+	res, err := e.r.Update(ctx, svc, readyNodes(3), nil)
+	remove()
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if len(res.Plan.Changes) != 2 {
+		t.Fatalf("plan:\n%s\nwant both backend sets", res.Plan)
+	}
+	failedSet, okSet := res.Plan.Changes[0].Name, res.Plan.Changes[1].Name
+	select {
+	case reason := <-e.requeued:
+		if !strings.Contains(reason, "backend set "+failedSet+" not updated") || strings.Contains(reason, okSet) {
+			t.Errorf("requeue reason %q, want %s named and %s not", reason, failedSet, okSet)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no requeue after one of the accepted changes failed")
+	}
+	if diff := cmp.Diff(nodeIPs(3), backendIPs(t, e.env, okSet)); diff != "" {
+		t.Errorf("%s, whose change ran (-want +got):\n%s", okSet, diff)
+	}
+}
+
 func TestAcceptedUpdateThatNeverFinishesIsRequeuedAfterTheTimeout(t *testing.T) {
 	e := newAsyncEnv(t)
 	svc := service(ports(80))
@@ -285,17 +329,29 @@ func TestUpdateWaitsForEveryPlanThatIsNotBackendsAlone(t *testing.T) {
 		name string
 		// before is the Service as created; nil when the Update finds no load balancer.
 		before, after *v1.Service
+		// nlb makes it a network load balancer Service.
+		nlb bool
 	}{
 		{name: "a port added", before: service(ports(80)), after: service(ports(80, 8080))},
 		{name: "the health check changed with the Nodes", before: service(ports(80)),
 			after: service(ports(80), annotate(lb.AnnotationHealthCheckInterval, "5000"))},
 		{name: "no load balancer yet (its first sync creates it)", after: service(ports(80))},
+		{name: "Nodes alone, on a network load balancer (which refuses a change while one runs)",
+			before: service(ports(80), asNLB), after: service(ports(80), asNLB), nlb: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newAsyncEnv(t)
+			var opts []envOption
+			if tc.nlb {
+				opts = append(opts, withNLBs())
+			}
+			e := newAsyncEnv(t, opts...)
+			nodes := readyNodes
+			if tc.nlb {
+				nodes = e.instanceNodes
+			}
 			if tc.before != nil {
-				e.ensure(t, tc.before, readyNodes(2), nil)
+				e.ensure(t, tc.before, nodes(2), nil)
 			}
 			e.followUp(t, e.r)
 			e.hold.Store(true)
@@ -303,11 +359,11 @@ func TestUpdateWaitsForEveryPlanThatIsNotBackendsAlone(t *testing.T) {
 			// context's deadline; one that returned early would return nil.
 			uctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
-			_, err := e.r.Update(uctx, tc.after, readyNodes(3), nil)
+			_, err := e.r.Update(uctx, tc.after, nodes(3), nil)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("Update = %v, want it to wait for its work request (until the deadline)", err)
 			}
-			if len(pendingOps(e.srv)) == 0 {
+			if len(pendingOps(e.srv)) == 0 && len(pendingNLBOps(e.srv)) == 0 {
 				t.Error("no work request pending: the test proves nothing")
 			}
 			if n := lb.PendingLoadBalancers(e.r); n != 0 {

@@ -65,6 +65,9 @@ type WorldOptions struct {
 	Scale float64
 	// RateLimit is the OCI client's own limiter (zero: the client's defaults, 5 writes/s).
 	RateLimit config.RateLimiter
+	// OpenNodePortRange is loadBalancer.openNodePortRange: one rule for the node port range per
+	// pair of subnets in modes All and Backend (see seclist/README.md, "Past 200 rules").
+	OpenNodePortRange bool
 }
 
 // tenancy is ocitest's default tenancy with n instances in a /21 node subnet.
@@ -123,7 +126,7 @@ func NewWorld(o WorldOptions) (*World, error) {
 		CompartmentID: seeded.Compartment,
 		VCNID:         seeded.VCN,
 		LoadBalancer: config.LoadBalancer{Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1],
-			SecurityListManagementMode: o.Mode},
+			SecurityListManagementMode: o.Mode, OpenNodePortRange: o.OpenNodePortRange},
 	}
 	cfg.SetDefaults()
 	w.cfg = cfg

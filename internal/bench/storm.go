@@ -45,6 +45,10 @@ type StormOptions struct {
 	// bound by this machine's CPU at 100×, where every millisecond of it counts as 0.1 s:
 	// 1 runs it in real time.
 	Scale float64
+	// Mode is the security-list management mode ("" = None). Mode All opens the node port
+	// range (loadBalancer.openNodePortRange), without which 1,000 Services cannot fit OCI's
+	// 200 rules per list.
+	Mode config.SecurityListMode
 }
 
 // Phase is one phase of a storm: what it cost and how far it got.
@@ -58,6 +62,8 @@ type Phase struct {
 	// Errors counts failed reconciles; FailedWorkRequests the work requests that ended FAILED.
 	Errors             int64
 	FailedWorkRequests int
+	// MaxRules is the most ingress or egress rules any security list holds at the end.
+	MaxRules int
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -118,8 +124,12 @@ func Storm(o StormOptions) ([]Phase, error) {
 	// The CCM's own limiter is set to OCI's limits, as an operator would for a tenancy with
 	// these limits (rateLimiter in cloud-provider.yaml); the default 5 writes/s would make the
 	// floor twice writes ÷ OCI's limit.
+	mode := o.Mode
+	if mode == "" {
+		mode = config.SecurityListModeNone
+	}
 	w, err := NewWorld(WorldOptions{Nodes: o.Nodes + o.Added, Durations: ocitest.RealisticDurations(1),
-		Mode: config.SecurityListModeNone, NoInformers: true, Scale: o.Scale,
+		Mode: mode, OpenNodePortRange: mode == config.SecurityListModeAll, NoInformers: true, Scale: o.Scale,
 		RateLimit: config.RateLimiter{ReadQPS: o.ReadQPS, ReadBurst: max(1, int(o.ReadQPS)), WriteQPS: o.WriteQPS, WriteBurst: max(1, int(o.WriteQPS))}})
 	if err != nil {
 		return nil, err
@@ -219,7 +229,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
-			FailedWorkRequests: oci.failed}
+			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
 		// The later of the last reconcile and the last work request: both in the clock's time,
 		// not when this loop looked.
 		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
@@ -248,6 +258,17 @@ func Storm(o StormOptions) ([]Phase, error) {
 		return nil
 	})
 	return phases, err
+}
+
+// maxRules is the most ingress or egress rules a security list of the World holds.
+func maxRules(w *World) int {
+	most := 0
+	for _, id := range w.Seeded.SecurityLists {
+		if l, ok := w.Srv.SecurityList(id); ok {
+			most = max(most, len(l.IngressSecurityRules), len(l.EgressSecurityRules))
+		}
+	}
+	return most
 }
 
 // ociProgress is how far OCI is with a phase.
@@ -367,8 +388,8 @@ func PeakRSS() string {
 // WriteStorm writes a storm's phases.
 func WriteStorm(out io.Writer, title string, ps []Phase) {
 	fmt.Fprintf(out, "\n#### %s\n\n", title)
-	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
-	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | most rules in a list | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, p := range ps {
 		// A phase cut short is projected linearly to all Services, its floor too.
 		done := min(max(p.Done, 1), p.Of)
@@ -379,8 +400,8 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		if floor > 0 {
 			ratio = fmt.Sprintf("%.1f", projected.Seconds()/floor.Seconds())
 		}
-		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
-			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, secs(p.Took), secs(projected), secs(floor), ratio)
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
+			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
 	}
 }
 
