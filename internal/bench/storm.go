@@ -64,6 +64,8 @@ type Phase struct {
 	FailedWorkRequests int
 	// MaxRules is the most ingress or egress rules any security list holds at the end.
 	MaxRules int
+	// FirstError is the error of the first failed reconcile of the storm, if any.
+	FirstError string
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -72,6 +74,7 @@ type countingLB struct {
 	clock                *Clock
 	ok, failed, inflight atomic.Int64
 	last                 atomic.Int64 // scaled time of the last finished reconcile, UnixNano
+	firstErr             atomic.Value // the first failed reconcile's error message
 }
 
 func (c *countingLB) begin() { c.inflight.Add(1) }
@@ -81,6 +84,7 @@ func (c *countingLB) end(err error) {
 	c.inflight.Add(-1)
 	if err != nil {
 		c.failed.Add(1)
+		c.firstErr.CompareAndSwap(nil, err.Error())
 		return
 	}
 	c.ok.Add(1)
@@ -230,6 +234,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
 			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
+		p.FirstError, _ = counting.firstErr.Load().(string)
 		// The later of the last reconcile and the last work request: both in the clock's time,
 		// not when this loop looked.
 		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
@@ -402,6 +407,9 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		}
 		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
 			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+	if n := len(ps); n > 0 && ps[n-1].FirstError != "" {
+		fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", ps[n-1].FirstError)
 	}
 }
 
