@@ -292,6 +292,8 @@ func TestFailureOfOneOfTwoQueuedChangesNamesOnlyItsBackendSet(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no requeue after one of the accepted changes failed")
 	}
+	// The second change may have been accepted after the first failed (then followed on its own).
+	waitFor(t, "FollowUp to see the second change", func() bool { return lb.PendingLoadBalancers(e.r) == 0 })
 	if diff := cmp.Diff(nodeIPs(3), backendIPs(t, e.env, okSet)); diff != "" {
 		t.Errorf("%s, whose change ran (-want +got):\n%s", okSet, diff)
 	}
