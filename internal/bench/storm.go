@@ -66,6 +66,8 @@ type Phase struct {
 	MaxRules int
 	// FirstError is the error of the first failed reconcile of the storm, if any.
 	FirstError string
+	// CutShort says, for a phase stopped at the cap, what it was still waiting for.
+	CutShort string
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -235,6 +237,10 @@ func Storm(o StormOptions) ([]Phase, error) {
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
 			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
 		p.FirstError, _ = counting.firstErr.Load().(string)
+		if !converged {
+			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
+				counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
+		}
 		// The later of the last reconcile and the last work request: both in the clock's time,
 		// not when this loop looked.
 		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
@@ -407,6 +413,11 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		}
 		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
 			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+	for _, p := range ps {
+		if p.CutShort != "" {
+			fmt.Fprintf(out, "\n%s, cut short: %s.\n", p.Name, p.CutShort)
+		}
 	}
 	if n := len(ps); n > 0 && ps[n-1].FirstError != "" {
 		fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", ps[n-1].FirstError)
