@@ -15,8 +15,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
@@ -128,21 +126,16 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	if err != nil {
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
-	c.client, c.stop = client, stop
-	if client != nil {
-		broadcaster := record.NewBroadcaster()
-		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-		c.events = broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
-		go func() { <-stop; broadcaster.Shutdown() }()
-	}
+	c.client, c.stop, c.events = client, stop, kube.NewRecorder(client, stop)
 }
 
 // SetInformers registers the Service and Node informers on the shared factory, and a watcher of
 // the Secrets load balancer Services reference (kube.Watcher). Once the caches have synced,
 // seclist gets every Service's claim, so rules are only removed with the whole cluster in view;
 // then a changed Secret re-queues the Services using it, and so does a load balancer changed
-// outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift). Without Initialize (no stop channel)
-// nothing is started: Secrets are not read, and security rules are added but never removed.
+// outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift), or a node sync whose
+// accepted backend change failed (lb's FollowUp). Without Initialize (no stop channel) nothing is
+// started: Secrets are not read, security rules are never removed, node syncs wait for OCI.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	if c.stop == nil {
 		c.watch = kube.NewWatcher(context.Background(), nil, factory)
@@ -163,6 +156,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		if c.client == nil { // Initialize could not build one: no Secret is read or watched
 			return
 		}
+		go c.lbs.FollowUp(ctx, drift.RequeueFailedUpdate(c.client, c.watch.Service, c.events))
 		if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
 			go drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
 		}

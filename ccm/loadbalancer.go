@@ -38,11 +38,23 @@ func (l *loadBalancers) GetLoadBalancerName(_ context.Context, _ string, svc *v1
 
 // EnsureLoadBalancer creates or updates the load balancer, then its security rules.
 func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+	return l.ensure(ctx, svc, nodes, l.c.lbs.Ensure)
+}
+
+// UpdateLoadBalancer is EnsureLoadBalancer for a node-set change, through lb's Update: a plan of
+// backend changes alone returns once OCI accepted it, followed up by lb's FollowUp.
+func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
+	_, err := l.ensure(ctx, svc, nodes, l.c.lbs.Update)
+	return err
+}
+
+func (l *loadBalancers) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node,
+	reconcile func(context.Context, *v1.Service, []*v1.Node, lb.Secrets) (*lb.Result, error)) (*v1.LoadBalancerStatus, error) {
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
 	nodes = l.c.nodes.WithAddresses(ctx, nodes)
-	res, err := l.c.lbs.Ensure(ctx, svc, nodes, l.c.secrets(svc))
+	res, err := reconcile(ctx, svc, nodes, l.c.secrets(svc))
 	kube.RecordPlan(l.c.events, svc, res, err)
 	if err != nil {
 		return nil, err
@@ -55,12 +67,6 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 		return nil, fmt.Errorf("security rules of %s: %w", key(svc), err)
 	}
 	return res.Status, nil
-}
-
-// UpdateLoadBalancer is EnsureLoadBalancer: the service controller calls it when nodes change.
-func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, cluster string, svc *v1.Service, nodes []*v1.Node) error {
-	_, err := l.EnsureLoadBalancer(ctx, cluster, svc, nodes)
-	return err
 }
 
 // EnsureLoadBalancerDeleted deletes the load balancer the Service owns, then its security rules

@@ -20,6 +20,9 @@
 //   - Ensure applies that plan (one CreateLoadBalancer, or a dependency graph of changes) and
 //     returns a Result: the OCID, the Service's *v1.LoadBalancerStatus, the plan and the
 //     resulting Spec, from which seclist.ClaimFor computes the security rules.
+//   - Update is Ensure for a node-set change (the service controller's UpdateLoadBalancer):
+//     while FollowUp runs, a plan of backend changes alone returns once OCI accepted it, and
+//     FollowUp requeues the Service if it does not take effect (see async.go).
 //   - Get and Delete report and remove the load balancer; Name and Subnets answer without OCI.
 //
 // A cloud provider forwards cloudprovider.LoadBalancer to these (package ccm does). Every

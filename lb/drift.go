@@ -39,13 +39,17 @@ type driftChecker struct {
 	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does, but
 	// never creates one: the check only reads.
 	frontendNSG func(ctx context.Context, desired *Spec) error
+	// pending are Update's accepted backend changes, laid over the listing: a load balancer
+	// whose accepted update is still in OCI's queue has not drifted (see async.go).
+	pending *pendingUpdates
 }
 
 // Drift checks the load balancers of the Reconciler's cluster for changes made outside
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack, frontendNSG: func(ctx context.Context, desired *Spec) error { return r.addFrontendNSG(ctx, desired, false) }}
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack,
+		frontendNSG: func(ctx context.Context, desired *Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -182,7 +186,9 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 	if found.State != lifecycleActive {
 		return nil, "load balancer " + strings.ToLower(found.StateName)
 	}
-	plan, err := Diff(found.spec(), desired)
+	observed := found.spec()
+	d.pending.overlay(observed)
+	plan, err := Diff(observed, desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.
 		return nil, "load balancer cannot be changed in place"

@@ -63,6 +63,9 @@ func (p *Plan) String() string {
 // details returns the lines shown under a change: for updates the fields that differ, for
 // creates a summary of what is created.
 func (c Change) details() []string {
+	if lines, ok := backendOnlyDiffs(c); ok {
+		return lines
+	}
 	switch c.Action {
 	case ActionCreateLoadBalancer:
 		s, _ := c.After.(*Spec)

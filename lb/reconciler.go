@@ -73,6 +73,7 @@ type Reconciler struct {
 	namer   naming
 	timeout time.Duration
 	nsg     func(ctx context.Context, spec *Spec, create bool) (string, error) // Options.FrontendNSG
+	pending *pendingUpdates                                                    // Update's accepted changes (async.go)
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
@@ -103,6 +104,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		timeout: timeout,
 		nsg:     opts.FrontendNSG,
 		ids:     map[types.UID]lbRef{},
+		pending: newPendingUpdates(),
 	}
 	r.engines[KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
 	if opts.NetworkLoadBalancers != nil {
@@ -159,7 +161,7 @@ type Result struct {
 func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	res, err := r.ensure(ctx, svc, nodes, secrets)
+	res, err := r.ensure(ctx, svc, nodes, secrets, false)
 	return res, r.timedOut(ctx, "ensure", svc, err)
 }
 
@@ -236,6 +238,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	var observed *Spec
 	if found != nil {
 		observed = found.spec()
+		r.pending.overlay(observed) // accepted changes still in OCI's queue (async.go)
 		if err := checkOwnership(observed, desired, how); err != nil {
 			return nil, err
 		}
@@ -258,7 +261,8 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	return &planned{plan: plan, desired: desired, engine: e, found: found, observed: observed}, nil
 }
 
-func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
+// ensure is Ensure, and Update with early (see async.go).
+func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, early bool) (*Result, error) {
 	p, err := r.plan(ctx, svc, nodes, secrets, true)
 	if err != nil {
 		return nil, err
@@ -269,7 +273,12 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		klog.FromContext(ctx).Info("Applying load balancer plan", "service", klog.KObj(svc),
 			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
-	created, err := e.applier.apply(ctx, plan)
+	var created *found
+	if early && r.earlyOK(p) {
+		err = r.accept(ctx, svc, p)
+	} else if created, err = e.applier.apply(ctx, plan); err == nil {
+		r.pending.settled(plan)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -346,6 +355,7 @@ func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, a
 	if _, err := e.applier.apply(ctx, plan); err != nil {
 		return nil, err
 	}
+	r.pending.settled(plan)
 	e.index.Remove(observed.CompartmentID, observed.ID)
 	return found, nil
 }

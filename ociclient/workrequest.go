@@ -79,8 +79,11 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 		}
 		last = st
 		log.V(4).Info("Polled work request", "state", st.state, "operation", st.operation, "poll", polls)
-		if (st.succeeded || st.failed) && !st.accepted.IsZero() && st.finished.After(st.accepted) {
-			c.history.record(service, st.operation, st.finished.Sub(st.accepted))
+		// A work request queued behind others on its load balancer (lb's node syncs accept
+		// several at once and wait for them in order) ran only from about when this wait began:
+		// from its acceptance, its duration would include the queue.
+		if began := later(st.accepted, start); (st.succeeded || st.failed) && !st.accepted.IsZero() && st.finished.After(began) {
+			c.history.record(service, st.operation, st.finished.Sub(began))
 		}
 		switch {
 		case st.succeeded:
@@ -105,6 +108,14 @@ func (c *caller) awaitWorkRequest(ctx context.Context, service, id string, poll 
 		}
 		wait = sched.next(c.clock.now().Sub(start), st)
 	}
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // WaitForWorkRequestResource is WaitForWorkRequest that also returns the OCID of the load

@@ -43,6 +43,7 @@ type World struct {
 	Nodes  []*v1.Node
 	cfg    *config.Config
 	stop   chan struct{}
+	scale  float64 // WorldOptions.Scale
 }
 
 // WorldOptions shape a World.
@@ -60,6 +61,13 @@ type WorldOptions struct {
 	// NoInformers leaves the Cloud without informers (the storm runs the service controller,
 	// which brings its own).
 	NoInformers bool
+	// Scale is the clock's speed, as Scale (0 means Scale: 100 times faster than real time).
+	Scale float64
+	// RateLimit is the OCI client's own limiter (zero: the client's defaults, 5 writes/s).
+	RateLimit config.RateLimiter
+	// OpenNodePortRange is loadBalancer.openNodePortRange: one rule for the node port range per
+	// pair of subnets in modes All and Backend (see seclist/README.md, "Past 200 rules").
+	OpenNodePortRange bool
 }
 
 // tenancy is ocitest's default tenancy with n instances in a /21 node subnet.
@@ -88,9 +96,13 @@ func tenancy(n int) ocitest.Tenancy {
 
 // NewWorld builds a World. Close it when done.
 func NewWorld(o WorldOptions) (*World, error) {
-	clk := NewClock(Scale)
+	scale := o.Scale
+	if scale <= 0 {
+		scale = Scale
+	}
+	clk := NewClock(scale)
 	srv := ocitest.New(ocitest.Options{Now: clk.Now, WorkRequestDurations: o.Durations, PageSize: 100})
-	w := &World{Clock: clk, Srv: srv, stop: make(chan struct{})}
+	w := &World{Clock: clk, Srv: srv, stop: make(chan struct{}), scale: scale}
 	seeded, err := srv.Seed(tenancy(o.Nodes))
 	if err != nil {
 		w.Close()
@@ -98,10 +110,10 @@ func NewWorld(o WorldOptions) (*World, error) {
 	}
 	w.Seeded = seeded
 	if o.WriteQPS > 0 {
-		srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/Scale, int(o.WriteQPS))
+		srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/scale, int(o.WriteQPS))
 	}
 	if o.ReadQPS > 0 {
-		srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/Scale, int(o.ReadQPS))
+		srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/scale, int(o.ReadQPS))
 	}
 	creds, err := srv.NewCredentials()
 	if err != nil {
@@ -114,7 +126,7 @@ func NewWorld(o WorldOptions) (*World, error) {
 		CompartmentID: seeded.Compartment,
 		VCNID:         seeded.VCN,
 		LoadBalancer: config.LoadBalancer{Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1],
-			SecurityListManagementMode: o.Mode},
+			SecurityListManagementMode: o.Mode, OpenNodePortRange: o.OpenNodePortRange},
 	}
 	cfg.SetDefaults()
 	w.cfg = cfg
@@ -125,7 +137,7 @@ func NewWorld(o WorldOptions) (*World, error) {
 	}
 	// The client's own defaults (rate limits, retries, polling), on the fast clock.
 	w.OCI, err = ociclient.New(ociclient.Options{Provider: provider, Region: srv.Region(), Host: srv.URL(),
-		HTTPClient: srv.HTTPClient(), Clock: clk, Logger: logr.Discard()})
+		HTTPClient: srv.HTTPClient(), Clock: clk, Logger: logr.Discard(), RateLimit: o.RateLimit})
 	if err != nil {
 		w.Close()
 		return nil, err

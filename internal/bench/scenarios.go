@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -122,12 +123,54 @@ func (w *World) step(name, wr string, do func(ctx context.Context) error) Measur
 	w.Clock.Waited()
 	err := do(quiet)
 	took := w.Clock.Since(start)
+	// A node sync returns once OCI has accepted its changes (lb.Reconciler.Update): the step
+	// has converged when OCI's work requests have finished, and ends once the follow-up's last
+	// polls are made, so they count here and not in the next step.
+	if last, followed := w.settle(wrsBefore); followed {
+		took = max(took, last.Sub(start))
+	}
 	net := w.Clock.Waited()
 	calls := w.Srv.Calls().Since(before)
 	m := Measure{Scenario: name, WR: wr, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 		Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429), Took: took, Net: net, Err: err}
 	m.Floor, m.WRs = floorOf(w.Srv.WorkRequests()[wrsBefore:])
 	return m
+}
+
+// settle waits until every work request accepted since the first from has finished, and, if any
+// had not when it was called (a change followed up asynchronously), until no call has been made
+// for longer than the client's longest wait between polls (ociclient.DefaultPollMax). It returns
+// when the last of them finished. It reads ocitest's state directly (no API call) and sleeps in
+// real time, so "waiting" counts only the client's own waits.
+func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
+	for {
+		pending := 0
+		for _, wr := range w.Srv.WorkRequests()[from:] {
+			if wr.TimeFinished.IsZero() {
+				pending++
+			}
+			if wr.TimeFinished.After(lastFinished) {
+				lastFinished = wr.TimeFinished
+			}
+		}
+		if pending == 0 {
+			break
+		}
+		followed = true
+		time.Sleep(time.Millisecond)
+	}
+	if !followed {
+		return lastFinished, false
+	}
+	quiet := time.Duration(float64(ociclient.DefaultPollMax+2*time.Second) * w.scale)
+	for calls := w.Srv.Calls().Total(); ; {
+		time.Sleep(quiet)
+		now := w.Srv.Calls().Total()
+		if now == calls {
+			return lastFinished, true
+		}
+		calls = now
+	}
 }
 
 // floorOf sums the work requests' own durations per load balancer and returns the longest sum,

@@ -19,7 +19,9 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	k8stesting "k8s.io/client-go/testing"
 	cloudprovider "k8s.io/cloud-provider"
 	servicecontroller "k8s.io/cloud-provider/controllers/service"
 	"k8s.io/component-base/featuregate"
@@ -39,15 +41,33 @@ type StormOptions struct {
 	WriteQPS, ReadQPS float64
 	// Cap bounds the real time each phase may run; a phase cut short reports how far it got.
 	Cap time.Duration
+	// Scale is the clock's speed (0: Scale, 100 times faster than real time). The storm is
+	// bound by this machine's CPU at 100×, where every millisecond of it counts as 0.1 s:
+	// 1 runs it in real time.
+	Scale float64
+	// Mode is the security-list management mode ("" = None). Mode All opens the node port
+	// range (loadBalancer.openNodePortRange), without which 1,000 Services cannot fit OCI's
+	// 200 rules per list.
+	Mode config.SecurityListMode
 }
 
 // Phase is one phase of a storm: what it cost and how far it got.
 type Phase struct {
 	Name                            string
 	Reads, Writes, Polls, Status429 int
-	Done, Of                        int
-	Took, Floor                     time.Duration
-	Errors                          int64
+	// Done counts the Services converged: reconciled by the service controller and their load
+	// balancers as OCI has them holding every Node (see ociConverged); Of is all of them.
+	Done, Of    int
+	Took, Floor time.Duration
+	// Errors counts failed reconciles; FailedWorkRequests the work requests that ended FAILED.
+	Errors             int64
+	FailedWorkRequests int
+	// MaxRules is the most ingress or egress rules any security list holds at the end.
+	MaxRules int
+	// FirstError is the error of the first failed reconcile of the storm, if any.
+	FirstError string
+	// CutShort says, for a phase stopped at the cap, what it was still waiting for.
+	CutShort string
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -56,6 +76,7 @@ type countingLB struct {
 	clock                *Clock
 	ok, failed, inflight atomic.Int64
 	last                 atomic.Int64 // scaled time of the last finished reconcile, UnixNano
+	firstErr             atomic.Value // the first failed reconcile's error message
 }
 
 func (c *countingLB) begin() { c.inflight.Add(1) }
@@ -65,6 +86,7 @@ func (c *countingLB) end(err error) {
 	c.inflight.Add(-1)
 	if err != nil {
 		c.failed.Add(1)
+		c.firstErr.CompareAndSwap(nil, err.Error())
 		return
 	}
 	c.ok.Add(1)
@@ -105,8 +127,16 @@ func stormService(i int) *v1.Service {
 // upstream service controller: its start (a restart: every Service is synced against existing
 // load balancers) and Added nodes joining at once.
 func Storm(o StormOptions) ([]Phase, error) {
+	// The CCM's own limiter is set to OCI's limits, as an operator would for a tenancy with
+	// these limits (rateLimiter in cloud-provider.yaml); the default 5 writes/s would make the
+	// floor twice writes ÷ OCI's limit.
+	mode := o.Mode
+	if mode == "" {
+		mode = config.SecurityListModeNone
+	}
 	w, err := NewWorld(WorldOptions{Nodes: o.Nodes + o.Added, Durations: ocitest.RealisticDurations(1),
-		Mode: config.SecurityListModeNone, NoInformers: true})
+		Mode: mode, OpenNodePortRange: mode == config.SecurityListModeAll, NoInformers: true, Scale: o.Scale,
+		RateLimit: config.RateLimiter{ReadQPS: o.ReadQPS, ReadBurst: max(1, int(o.ReadQPS)), WriteQPS: o.WriteQPS, WriteBurst: max(1, int(o.WriteQPS))}})
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +176,18 @@ func Storm(o StormOptions) ([]Phase, error) {
 	if err := w.newCloud(true); err != nil {
 		return nil, err
 	}
-	w.Srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/Scale, max(1, int(o.WriteQPS)))
-	w.Srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/Scale, max(1, int(o.ReadQPS)))
+	w.Srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/w.scale, max(1, int(o.WriteQPS)))
+	w.Srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/w.scale, max(1, int(o.ReadQPS)))
+	// Events cost the API server, not the CCM: the fake clientset's tracker spent a tenth of the
+	// storm's CPU storing them, which the 100× clock multiplies. They are accepted and dropped.
+	drop := func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if c, ok := a.(k8stesting.CreateAction); ok {
+			return true, c.GetObject(), nil
+		}
+		return true, &v1.Event{}, nil
+	}
+	w.Kube.PrependReactor("create", "events", drop)
+	w.Kube.PrependReactor("patch", "events", drop)
 	counting := &countingLB{LoadBalancer: w.LB, clock: w.Clock}
 	factory := informers.NewSharedInformerFactory(w.Kube, 0)
 	sc, err := servicecontroller.New(countingCloud{Interface: w.Cloud, lb: counting}, w.Kube,
@@ -158,7 +198,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 	factory.Start(ctx.Done())
 
 	var phases []Phase
-	measure := func(name string, want int64, start func() error) error {
+	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
 		before := w.Srv.Calls()
 		t0, r0 := w.Clock.Now(), time.Now()
 		base := counting.ok.Load()
@@ -166,33 +206,61 @@ func Storm(o StormOptions) ([]Phase, error) {
 			return err
 		}
 		// Converged: at least want reconciles since the start, none running, none finished for
-		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events).
-		for time.Since(r0) < o.Cap {
+		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events); and then
+		// OCI's state: every work request finished and every load balancer holding the Nodes.
+		// The controller's calls returning is not enough: a node sync returns once OCI accepted
+		// its changes (lb.Reconciler.Update).
+		var oci ociProgress
+		converged := false
+		for time.Since(r0) < o.Cap && !converged {
 			time.Sleep(20 * time.Millisecond)
 			idle := w.Clock.Since(time.Unix(0, counting.last.Load()))
-			if counting.ok.Load()-base >= want && counting.inflight.Load() == 0 && idle > 50*time.Second {
-				break
+			if counting.ok.Load()-base < want || counting.inflight.Load() != 0 || idle <= 50*time.Second {
+				continue
+			}
+			if oci = workProgress(w.Srv, t0); oci.pending > 0 {
+				continue
+			}
+			// Nothing runs in OCI: its state is final unless a requeue comes. Reading every load
+			// balancer costs this machine about a second: not every 20 ms.
+			if converged = ociConverged(w.Srv, nodes, &oci) == len(services); !converged {
+				time.Sleep(2 * time.Second)
 			}
 		}
 		calls := w.Srv.Calls().Since(before)
+		if !converged {
+			oci = workProgress(w.Srv, t0)
+			ociConverged(w.Srv, nodes, &oci)
+		}
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
-			Done: int(counting.ok.Load() - base), Of: int(want), Took: time.Unix(0, counting.last.Load()).Sub(t0),
-			Errors: counting.failed.Load()}
-		if counting.inflight.Load() > 0 || p.Done < p.Of {
+			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
+			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
+		p.FirstError, _ = counting.firstErr.Load().(string)
+		if !converged {
+			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
+				counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
+		}
+		// The later of the last reconcile and the last work request: both in the clock's time,
+		// not when this loop looked.
+		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
+		if oci.lastFinished.After(t0) {
+			p.Took = max(p.Took, oci.lastFinished.Sub(t0))
+		}
+		if !converged {
 			p.Took = w.Clock.Since(t0) // cut short: the time it ran
 		}
 		p.Floor = time.Duration(float64(p.Writes) / o.WriteQPS * float64(time.Second))
 		phases = append(phases, p)
 		return nil
 	}
-	if err := measure("restart: service controller starts", int64(o.Services), func() error {
+	if err := measure("restart: service controller starts", int64(o.Services), nodes, func() error {
 		go sc.Run(ctx, o.Workers, controllersmetrics.NewControllerManagerMetrics("bench"))
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	err = measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), func() error {
+	err = measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), w.Nodes, func() error {
 		for _, n := range w.Nodes[o.Nodes:] {
 			if _, err := w.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 				return err
@@ -201,6 +269,75 @@ func Storm(o StormOptions) ([]Phase, error) {
 		return nil
 	})
 	return phases, err
+}
+
+// maxRules is the most ingress or egress rules a security list of the World holds.
+func maxRules(w *World) int {
+	most := 0
+	for _, id := range w.Seeded.SecurityLists {
+		if l, ok := w.Srv.SecurityList(id); ok {
+			most = max(most, len(l.IngressSecurityRules), len(l.EgressSecurityRules))
+		}
+	}
+	return most
+}
+
+// ociProgress is how far OCI is with a phase.
+type ociProgress struct {
+	// pending counts unfinished work requests, failed the FAILED ones accepted in the phase.
+	pending, failed int
+	// lastFinished is when the last work request accepted in the phase finished.
+	lastFinished time.Time
+	// holding counts the load balancers whose every backend set holds every Node.
+	holding int
+}
+
+// workProgress reads the work requests accepted since t0.
+func workProgress(srv *ocitest.Server, t0 time.Time) ociProgress {
+	var p ociProgress
+	for _, wr := range srv.WorkRequests() {
+		if wr.TimeAccepted.Before(t0) {
+			continue
+		}
+		switch wr.State {
+		case ocitest.WorkRequestAccepted, ocitest.WorkRequestInProgress, ocitest.WorkRequestCanceling:
+			p.pending++
+		case ocitest.WorkRequestFailed:
+			p.failed++
+		}
+		if wr.TimeFinished.After(p.lastFinished) {
+			p.lastFinished = wr.TimeFinished
+		}
+	}
+	return p
+}
+
+// ociConverged counts, into p.holding and as its result, the load balancers whose every backend
+// set has a backend on each of nodes (its node port is the Service's own).
+func ociConverged(srv *ocitest.Server, nodes []*v1.Node, p *ociProgress) int {
+	want := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		want = append(want, n.Status.Addresses[0].Address)
+	}
+	p.holding = 0
+	for _, l := range srv.LoadBalancers() {
+		ok := len(l.BackendSets) > 0
+		for _, set := range l.BackendSets {
+			have := make(map[string]bool, len(set.Backends))
+			for _, b := range set.Backends {
+				if b.IpAddress != nil {
+					have[*b.IpAddress] = true
+				}
+			}
+			for _, ip := range want {
+				ok = ok && have[ip]
+			}
+		}
+		if ok {
+			p.holding++
+		}
+	}
+	return p.holding
 }
 
 // withIngress gives a Service the address its load balancer has, as the controller wrote it.
@@ -262,8 +399,8 @@ func PeakRSS() string {
 // WriteStorm writes a storm's phases.
 func WriteStorm(out io.Writer, title string, ps []Phase) {
 	fmt.Fprintf(out, "\n#### %s\n\n", title)
-	fmt.Fprintln(out, "| phase | reconciled | reads | writes | polls | 429s | failed reconciles | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
-	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | most rules in a list | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, p := range ps {
 		// A phase cut short is projected linearly to all Services, its floor too.
 		done := min(max(p.Done, 1), p.Of)
@@ -274,8 +411,16 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		if floor > 0 {
 			ratio = fmt.Sprintf("%.1f", projected.Seconds()/floor.Seconds())
 		}
-		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
-			p.Polls, p.Status429, p.Errors, secs(p.Took), secs(projected), secs(floor), ratio)
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
+			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+	for _, p := range ps {
+		if p.CutShort != "" {
+			fmt.Fprintf(out, "\n%s, cut short: %s.\n", p.Name, p.CutShort)
+		}
+	}
+	if n := len(ps); n > 0 && ps[n-1].FirstError != "" {
+		fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", ps[n-1].FirstError)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -33,6 +35,18 @@ const (
 // out of band) with the time of the check: the annotation change makes the service controller
 // reconcile the Service, as AnnotationSecretsHash does for Secrets.
 const AnnotationDriftRequeued = "oci-ccm.github.io/drift-requeued"
+
+// NewRecorder returns the recorder the provider's Events go through, as component
+// oci-cloud-controller-manager, until stop closes; nil without a client.
+func NewRecorder(client kubernetes.Interface, stop <-chan struct{}) record.EventRecorder {
+	if client == nil {
+		return nil
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	go func() { <-stop; broadcaster.Shutdown() }()
+	return broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
+}
 
 // RecordPlan puts lb.Summary of an applied (or partly applied) plan on the Service as an Event:
 // Normal when it was applied, Warning when it failed. An empty plan records nothing.

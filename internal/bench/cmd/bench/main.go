@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/bench"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -23,6 +26,9 @@ func main() {
 	quick := flag.Bool("quick", false, "one sweep point only (2 s work requests)")
 	storm := flag.String("storm", "1000x500", "storm size: Services x nodes (\"\" skips the storm)")
 	stormOnly := flag.Bool("storm-only", false, "run only the storm")
+	stormSyncs := flag.String("storm-syncs", "1,10", "the storm's --concurrent-service-syncs values, comma-separated")
+	stormMode := flag.String("storm-mode", "None", "the storm's security-list management mode: None, or All (with loadBalancer.openNodePortRange)")
+	stormSpeed := flag.Float64("storm-speed", 100, "how many times faster than real time the storm runs (1: real time; the storm is CPU-bound at 100 on 2 cores)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -43,7 +49,7 @@ func main() {
 		err = run(*quick)
 	}
 	if err == nil && *storm != "" {
-		err = runStorm(*storm)
+		err = runStorm(*storm, *stormSpeed, config.SecurityListMode(*stormMode), *stormSyncs)
 	}
 	fmt.Printf("\nMachine load (1-minute load average) at the end: %s.\n", bench.LoadAverage())
 	if err != nil {
@@ -100,23 +106,40 @@ func run(quick bool) error {
 	return nil
 }
 
-// stormCap bounds each storm phase in real time, so that `make bench` stays under 15 minutes.
+// stormCap bounds each storm phase in real time at the 100× clock, so that `make bench` stays
+// under 15 minutes: 6,000 s of the clock's time, whatever its speed.
 var stormCap = 60 * time.Second
 
-func runStorm(size string) error {
+func runStorm(size string, speed float64, mode config.SecurityListMode, syncs string) error {
 	var services, nodes int
 	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
 		return fmt.Errorf("-storm %q: want e.g. 1000x500: %w", size, err)
 	}
+	var workerCounts []int
+	for _, f := range strings.Split(syncs, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-storm-syncs %q: want e.g. 1,10", syncs)
+		}
+		workerCounts = append(workerCounts, n)
+	}
 	out := os.Stdout
-	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once\n", services, nodes)
+	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once, clock %gx real time\n", services, nodes, speed)
 	fmt.Fprintln(out, "\nThrough k8s.io/cloud-provider's service controller (fake clientset), OCI's realistic durations,")
-	fmt.Fprintln(out, "server limits 10 writes/s and 50 reads/s (assumed; OCI publishes none), security lists mode None.")
+	fmt.Fprintln(out, "server limits 10 writes/s and 50 reads/s (assumed; OCI publishes none) and the CCM's rateLimiter set to them,")
+	if mode == config.SecurityListModeAll {
+		fmt.Fprintln(out, "security lists mode All with loadBalancer.openNodePortRange (OCI's limit: 200 rules per list and direction).")
+	} else {
+		fmt.Fprintf(out, "security lists mode %s.\n", mode)
+	}
 	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API.")
-	fmt.Fprintln(out, "A phase stops after 60 s of real time (6,000 s at the 100x clock); \"reconciled\" says how far it got.")
-	for _, workers := range []int{1, 10} {
+	fmt.Fprintln(out, "A phase has converged once the service controller's reconciles are done and OCI's state is: every work")
+	fmt.Fprintln(out, "request finished and every load balancer's backend sets holding every Node (a node sync returns once OCI")
+	fmt.Fprintln(out, "accepted its changes, lb.Reconciler.Update). A phase stops after 6,000 s of the clock's time (60 s real at 100x);")
+	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it.")
+	for _, workers := range workerCounts {
 		ps, err := bench.Storm(bench.StormOptions{Services: services, Nodes: nodes, Added: 10, Workers: workers,
-			WriteQPS: 10, ReadQPS: 50, Cap: stormCap})
+			WriteQPS: 10, ReadQPS: 50, Cap: time.Duration(float64(stormCap) * 100 / speed), Scale: 1 / speed, Mode: mode})
 		if err != nil {
 			return err
 		}
