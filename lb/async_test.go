@@ -162,8 +162,8 @@ func TestUpdateOfNodesReturnsWithItsWorkRequestStillPending(t *testing.T) {
 	if diff := cmp.Diff(nodeIPs(2), backendIPs(t, e.env, "TCP-80")); diff != "" {
 		t.Errorf("OCI's backends before the work request ran (-want +got):\n%s", diff)
 	}
-	if len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Action != lb.ActionUpdateBackendSet {
-		t.Errorf("Result.Plan:\n%s\nwant one backend set update", res.Plan)
+	if len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Action != lb.ActionUpdateBackendSet || !res.Accepted {
+		t.Errorf("Result.Plan (accepted %v):\n%s\nwant one backend set update, accepted", res.Accepted, res.Plan)
 	}
 	if n := lb.PendingLoadBalancers(e.r); n != 1 {
 		t.Errorf("%d load balancers followed, want 1", n)

@@ -146,6 +146,9 @@ type Result struct {
 	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
 	// reports, without the desired-only fields.
 	Spec *Spec
+	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished:
+	// FollowUp confirms them, and requeues the Service if they fail.
+	Accepted bool
 }
 
 // Ensure creates or updates the load balancer for svc and reports what it did. It is
@@ -274,7 +277,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
 	var created *found
-	if early && r.earlyOK(p) {
+	accepted := early && r.earlyOK(p)
+	if accepted {
 		err = r.accept(ctx, svc, p)
 	} else if created, err = e.applier.apply(ctx, plan); err == nil {
 		r.pending.settled(plan)
@@ -298,7 +302,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	if err := r.retireOtherKind(ctx, svc, current); err != nil {
 		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
 	}
-	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target}, nil
+	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target,
+		Accepted: accepted}, nil
 }
 
 // Delete deletes the load balancer svc owns. A missing load balancer is success, and so is one

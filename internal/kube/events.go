@@ -25,6 +25,9 @@ import (
 const (
 	// EventPlanApplied says what a reconcile changed on the Service's load balancer.
 	EventPlanApplied = "LoadBalancerPlanApplied"
+	// EventPlanAccepted says what a node sync sent, which OCI accepted but has not finished
+	// (lb.Result.Accepted); a failure follows as lb's FollowUp requeues the Service.
+	EventPlanAccepted = "LoadBalancerPlanAccepted"
 	// EventPlanFailed says what a failed reconcile applied and what it did not.
 	EventPlanFailed = "LoadBalancerPlanFailed"
 	// EventDrift says the load balancer changed outside Kubernetes and is being reconciled.
@@ -49,7 +52,7 @@ func NewRecorder(client kubernetes.Interface, stop <-chan struct{}) record.Event
 }
 
 // RecordPlan puts lb.Summary of an applied (or partly applied) plan on the Service as an Event:
-// Normal when it was applied, Warning when it failed. An empty plan records nothing.
+// Normal when it was applied or accepted, Warning when it failed. An empty plan records nothing.
 func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, err error) {
 	var plan *lb.Plan
 	if res != nil {
@@ -60,6 +63,8 @@ func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, er
 	case msg == "" || events == nil:
 	case err != nil:
 		events.Event(svc, v1.EventTypeWarning, EventPlanFailed, msg)
+	case res.Accepted:
+		events.Event(svc, v1.EventTypeNormal, EventPlanAccepted, msg)
 	default:
 		events.Event(svc, v1.EventTypeNormal, EventPlanApplied, msg)
 	}

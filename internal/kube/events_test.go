@@ -5,6 +5,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -86,4 +88,37 @@ func TestRecordAdoptedPutsOneEventOnEachServiceNeedingATakenOverRule(t *testing.
 		t.Errorf("events %v: shop/web needs both rules, want one event naming 2", got)
 	}
 	RecordAdopted(nil, w, nil) // no recorder (before Initialize): nothing, no panic
+}
+
+// TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne: a node sync that returned once OCI
+// accepted its changes is not reported as applied. No change, or an error before anything was
+// applied (the service controller reports it), records nothing.
+func TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne(t *testing.T) {
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cart"}}
+	change := &lb.Plan{Name: "shop-cart", LoadBalancerID: "ocid1.loadbalancer.oc1..a",
+		Changes: []lb.Change{{Action: lb.ActionUpdateBackendSet, Name: "TCP-80"}}}
+	for _, tc := range []struct {
+		name string
+		res  *lb.Result
+		err  error
+		want string // the Event's type and reason; "" for none
+	}{
+		{"applied", &lb.Result{Plan: change}, nil, "Normal " + EventPlanApplied},
+		{"accepted", &lb.Result{Plan: change, Accepted: true}, nil, "Normal " + EventPlanAccepted},
+		{"failed before any change", nil, errors.New("boom"), ""},
+		{"no change", &lb.Result{Plan: &lb.Plan{Name: "shop-cart"}}, nil, ""},
+	} {
+		events := record.NewFakeRecorder(1)
+		RecordPlan(events, svc, tc.res, tc.err)
+		got := ""
+		select {
+		case e := <-events.Events:
+			f := strings.Fields(e)
+			got = f[0] + " " + f[1]
+		default:
+		}
+		if got != tc.want {
+			t.Errorf("%s: Event %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
