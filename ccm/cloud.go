@@ -156,7 +156,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		if c.client == nil { // Initialize could not build one: no Secret is read or watched
 			return
 		}
-		go c.lbs.FollowUp(ctx, drift.RequeueFailedUpdate(c.client, c.watch.Service, c.events))
+		go c.lbs.FollowUp(ctx, kube.RequeueFailedUpdate(c.client, c.watch.Service, c.events))
 		if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
 			go drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
 		}

@@ -32,6 +32,9 @@ const (
 	EventPlanFailed = "LoadBalancerPlanFailed"
 	// EventDrift says the load balancer changed outside Kubernetes and is being reconciled.
 	EventDrift = "LoadBalancerDrift"
+	// EventUpdateFailed says backend changes OCI accepted (a node sync that returned before
+	// they finished, lb.Reconciler.Update) did not take effect; the Service is reconciled again.
+	EventUpdateFailed = "LoadBalancerUpdateFailed"
 )
 
 // AnnotationDriftRequeued is stamped on a Service whose load balancer drifted (changed or deleted
@@ -74,6 +77,22 @@ func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, er
 // with AnnotationDriftRequeued (see Requeue) and records a Warning Event saying what drifted. A
 // Service gone meanwhile is nothing to reconcile.
 func RequeueDrifted(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
+	return requeueWithEvent(client, services, events, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it")
+}
+
+// RequeueFailedUpdate returns what lb.Reconciler.FollowUp calls when backend changes it accepted
+// (a node sync, lb.Reconciler.Update) did not take effect: the Service is requeued as a drifted
+// one is, so the service controller reconciles it through EnsureLoadBalancer (which waits for
+// its work requests), with a Warning Event saying what failed.
+func RequeueFailedUpdate(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
+	return requeueWithEvent(client, services, events, EventUpdateFailed, "Load balancer update accepted by OCI did not take effect (%s); reconciling it again")
+}
+
+// requeueWithEvent stamps the Service with AnnotationDriftRequeued and records a Warning Event
+// of reason eventReason, its message format filled with why. services looks a Service up (e.g.
+// Watcher.Service); events may be nil.
+func requeueWithEvent(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder,
+	eventReason, format string) func(ctx context.Context, namespace, name, reason string) error {
 	return func(ctx context.Context, namespace, name, reason string) error {
 		svc, err := services(namespace, name)
 		if err != nil || svc == nil {
@@ -83,7 +102,7 @@ func RequeueDrifted(client kubernetes.Interface, services func(namespace, name s
 			return err
 		}
 		if events != nil {
-			events.Eventf(svc, v1.EventTypeWarning, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it", reason)
+			events.Eventf(svc, v1.EventTypeWarning, eventReason, format, reason)
 		}
 		return nil
 	}
