@@ -181,11 +181,10 @@ func order(changes []Change, observed *Spec) ([]Change, error) {
 	// version includes it: one of a family being added waits for the version change, and the
 	// version change that drops a family waits for that family's deletions.
 	famChange := -1
-	var famBefore, famAfter []v1.IPFamily
+	var famAfter []v1.IPFamily
 	for j, c := range cs {
-		before, _ := c.Before.(Settings)
 		if after, ok := c.After.(Settings); ok && c.Action == ActionUpdateLoadBalancer && after.IPFamilies != nil {
-			famChange, famBefore, famAfter = j, before.IPFamilies, after.IPFamilies
+			famChange, famAfter = j, after.IPFamilies
 		}
 	}
 	for i, c := range cs {
@@ -196,7 +195,7 @@ func order(changes []Change, observed *Spec) ([]Change, error) {
 		case ActionCreateListener, ActionCreateBackendSet:
 			l, _ := c.After.(Listener)
 			b, _ := c.After.(BackendSet)
-			if !serves(famBefore, familyOf(l.IPv6 || b.IPv6)) {
+			if !serves(obs.IPFamilies, familyOf(l.IPv6 || b.IPv6)) {
 				need(i, famChange)
 			}
 		case ActionUpdateLoadBalancer:

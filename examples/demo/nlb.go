@@ -109,12 +109,3 @@ func (d *demo) ingressAll(ctx context.Context, namespace, name string) []string 
 	}
 	return out
 }
-
-// listenerLines renders the outcome's listeners, for messages.
-func listenerLines(ls map[string]string) string {
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(ls)) {
-		fmt.Fprintf(&b, "\n  %s: %s", name, ls[name])
-	}
-	return b.String()
-}
