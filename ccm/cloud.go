@@ -24,6 +24,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -146,7 +147,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	go func() { <-c.stop; cancel() }()
 	c.watch = kube.NewWatcher(ctx, c.client, factory)
 	go func() {
-		startUp := func(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, error) {
+		startUp := func(ctx context.Context, svc *v1.Service, spec *model.Spec, nodes []*v1.Node) (seclist.Claim, error) {
 			return c.claim(ctx, svc, spec, nodes, false)
 		}
 		if !c.watch.WaitForSync(ctx) || !c.watch.Prime(ctx, c.cfg, c.lbs, startUp, c.rules.Prime) {

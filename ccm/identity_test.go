@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func TestProviderRefusesToStartWithoutAClusterIdentity(t *testing.T) {
@@ -39,8 +39,8 @@ func TestLoadBalancerTagsAndRuleDescriptionsCarryTheSameIdentity(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d load balancers, want 1", len(got))
 	}
-	if tag := got[0].FreeformTags[lb.TagCluster]; tag != "test-cluster" {
-		t.Errorf("load balancer tag %s = %q, want the identity its security rules carry, %q", lb.TagCluster, tag, "test-cluster")
+	if tag := got[0].FreeformTags[model.TagCluster]; tag != "test-cluster" {
+		t.Errorf("load balancer tag %s = %q, want the identity its security rules carry, %q", model.TagCluster, tag, "test-cluster")
 	}
 	for _, r := range e.securityList(t, "lb-1").IngressSecurityRules {
 		if r.Description != nil && strings.HasPrefix(*r.Description, "oci-ccm") && *r.Description != "oci-ccm cluster=test-cluster" {

@@ -13,6 +13,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -89,7 +90,7 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 // claim is svc's security claim for its load balancer spec and the subnets of its backends. A
 // backend whose subnet cannot be found is left out and logged, with Warning Events when warn
 // (not at start-up: the Service's own reconcile warns).
-func (c *Cloud) claim(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node, warn bool) (seclist.Claim, error) {
+func (c *Cloud) claim(ctx context.Context, svc *v1.Service, spec *model.Spec, nodes []*v1.Node, warn bool) (seclist.Claim, error) {
 	subnets, unplaced, err := c.nodes.Subnets(ctx, spec.BackendIPs(), nodes)
 	if err != nil {
 		return seclist.Claim{}, err

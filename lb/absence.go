@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -54,7 +55,7 @@ func (e *AccessError) Unwrap() error { return e.Err }
 // when known, its display name (the listing is then filtered to one page).
 type lbRef struct {
 	// Kind is the product; empty means KindLoadBalancer.
-	Kind          Kind
+	Kind          model.Kind
 	ID            string
 	Name          string
 	CompartmentID string
@@ -116,7 +117,7 @@ func confirmLoadBalancerGone(ctx context.Context, l product, ref lbRef, op, perm
 // confirmPartGone decides what a 404 from deleting a listener, backend set or certificate
 // meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
 // *AccessError if the part is still there.
-func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notFound error) error {
+func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change, notFound error) error {
 	lb, err := a.p.get(ctx, ref.ID)
 	var current *found
 	switch {
@@ -135,39 +136,39 @@ func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c Change, notF
 	spec := current.spec()
 	var present bool
 	switch c.Action {
-	case ActionDeleteListener:
+	case model.ActionDeleteListener:
 		_, present = spec.Listeners[c.Name]
-	case ActionDeleteBackendSet:
+	case model.ActionDeleteBackendSet:
 		_, present = spec.BackendSets[c.Name]
-	case ActionDeleteCertificate:
+	case model.ActionDeleteCertificate:
 		_, present = spec.Certificates[c.Name]
 	}
 	if !present {
 		return nil
 	}
 	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: current.CompartmentID, Operation: operationOf(c.Action),
-		Part: fmt.Sprintf("%s %q", c.Action.object(), c.Name), Permission: "use " + a.p.words().resource, Err: notFound}
+		Part: fmt.Sprintf("%s %q", c.Action.Object(), c.Name), Permission: "use " + a.p.words().resource, Err: notFound}
 }
 
 // operationOf names the OCI operation of a delete action.
-func operationOf(a Action) string {
+func operationOf(a model.Action) string {
 	switch a {
-	case ActionDeleteListener:
+	case model.ActionDeleteListener:
 		return "DeleteListener"
-	case ActionDeleteBackendSet:
+	case model.ActionDeleteBackendSet:
 		return "DeleteBackendSet"
-	case ActionDeleteCertificate:
+	case model.ActionDeleteCertificate:
 		return "DeleteCertificate"
-	case ActionDeleteLoadBalancer:
+	case model.ActionDeleteLoadBalancer:
 		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: productWords)
 	}
 	return a.String()
 }
 
 // kind is the ref's product (KindLoadBalancer when not recorded).
-func (ref lbRef) kind() Kind {
+func (ref lbRef) kind() model.Kind {
 	if ref.Kind == "" {
-		return KindLoadBalancer
+		return model.KindLoadBalancer
 	}
 	return ref.Kind
 }

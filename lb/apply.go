@@ -14,6 +14,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -42,11 +43,11 @@ type applier struct {
 // changes run as a dependency graph: each starts when the changes it requires have completed and
 // waits for its own work request. If a change fails, the changes that depend on it are not
 // attempted, independent ones still are, and an error names what completed, failed and was not attempted.
-func (a *applier) apply(ctx context.Context, plan *Plan) (*found, error) {
+func (a *applier) apply(ctx context.Context, plan *model.Plan) (*found, error) {
 	if plan.Empty() {
 		return nil, nil
 	}
-	if plan.Changes[0].Action == ActionCreateLoadBalancer {
+	if plan.Changes[0].Action == model.ActionCreateLoadBalancer {
 		return a.create(ctx, plan)
 	}
 	if plan.LoadBalancerID == "" {
@@ -55,8 +56,8 @@ func (a *applier) apply(ctx context.Context, plan *Plan) (*found, error) {
 	return nil, a.run(ctx, plan)
 }
 
-func (a *applier) create(ctx context.Context, plan *Plan) (*found, error) {
-	spec, ok := plan.Changes[0].After.(*Spec)
+func (a *applier) create(ctx context.Context, plan *model.Plan) (*found, error) {
+	spec, ok := plan.Changes[0].After.(*model.Spec)
 	if !ok || spec == nil {
 		return nil, errors.New("lb: create change carries no Spec")
 	}
@@ -107,7 +108,7 @@ func (e *staleTokenError) Error() string {
 // createOnce makes one create call with token, waits for its work request and reads the new
 // load balancer back by the OCID the work request names, else by name and ownership tag (the
 // list returns it complete, addresses included).
-func (a *applier) createOnce(ctx context.Context, spec *Spec, reservedID, token string) (*found, error) {
+func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, token string) (*found, error) {
 	noun := a.p.words().noun
 	wr, id, err := a.p.create(ctx, spec, reservedID, token)
 	switch {
@@ -216,7 +217,7 @@ type outcome struct {
 // run executes the plan's changes as a dependency graph with at most Concurrency in flight. A
 // change starts once everything it requires has completed; the dependents of a failed change
 // are never started.
-func (a *applier) run(ctx context.Context, plan *Plan) error {
+func (a *applier) run(ctx context.Context, plan *model.Plan) error {
 	n := len(plan.Changes)
 	ref := planRef(plan)
 	limit := a.Concurrency
@@ -292,9 +293,9 @@ func (a *applier) run(ctx context.Context, plan *Plan) error {
 }
 
 // planRef is what a plan knows of its load balancer, to confirm a 404 by listing.
-func planRef(plan *Plan) lbRef {
+func planRef(plan *model.Plan) lbRef {
 	ref := lbRef{ID: plan.LoadBalancerID, Name: plan.Name}
-	if s, ok := plan.Changes[0].Before.(*Spec); ok && s != nil {
+	if s, ok := plan.Changes[0].Before.(*model.Spec); ok && s != nil {
 		ref.CompartmentID = s.CompartmentID
 	} else if plan.Target != nil {
 		ref.CompartmentID = plan.Target.CompartmentID
@@ -305,10 +306,10 @@ func planRef(plan *Plan) lbRef {
 // do carries out one change and waits for its work request. Deleting something already gone
 // counts as done, so a re-run after a lost response converges; but a 404 on a delete is only
 // believed when a fresh read confirms it (see absence.go).
-func (a *applier) do(ctx context.Context, ref lbRef, c Change) error {
+func (a *applier) do(ctx context.Context, ref lbRef, c model.Change) error {
 	wr, err := a.changeWhenIdle(ctx, ref.ID, c)
 	switch {
-	case err != nil && c.Action == ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
+	case err != nil && c.Action == model.ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
 		w := a.p.words()
 		return confirmLoadBalancerGone(ctx, a.p, ref, w.delete, "manage "+w.resource, err)
 	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
@@ -323,9 +324,9 @@ func (a *applier) do(ctx context.Context, ref lbRef, c Change) error {
 	return nil
 }
 
-func isDelete(a Action) bool { return a.Symbol() == "-" }
+func isDelete(a model.Action) bool { return a.Symbol() == "-" }
 
-func badChange(c Change) error {
+func badChange(c model.Change) error {
 	return fmt.Errorf("lb: change %s carries %T, not what %q needs", c, c.After, c.Action)
 }
 

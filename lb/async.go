@@ -15,6 +15,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Node syncs that do not wait for OCI.
@@ -73,7 +75,7 @@ func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // every goroutine it started has stopped. Work requests accepted when it stops are no longer
 // followed and no longer laid over observed load balancers.
 func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
-	e := r.engines[KindLoadBalancer]
+	e := r.engines[model.KindLoadBalancer]
 	p := r.pending
 	p.start()
 	var wg sync.WaitGroup
@@ -101,7 +103,7 @@ func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Cont
 // earlyOK reports whether a plan may return once OCI accepted it: only backend changes caused
 // by the node set, on an ACTIVE classic load balancer, while a FollowUp runs.
 func (r *Reconciler) earlyOK(p *planned) bool {
-	if p.found == nil || p.found.Kind != KindLoadBalancer || p.found.State != lifecycleActive ||
+	if p.found == nil || p.found.Kind != model.KindLoadBalancer || p.found.State != lifecycleActive ||
 		p.plan.Empty() || !r.pending.followed() {
 		return false
 	}
@@ -114,10 +116,10 @@ func (r *Reconciler) earlyOK(p *planned) bool {
 }
 
 // nodeOnly reports whether c updates a backend set's backends and nothing else.
-func nodeOnly(c Change) bool {
-	before, ok := c.Before.(BackendSet)
-	after, ok2 := c.After.(BackendSet)
-	if c.Action != ActionUpdateBackendSet || !ok || !ok2 {
+func nodeOnly(c model.Change) bool {
+	before, ok := c.Before.(model.BackendSet)
+	after, ok2 := c.After.(model.BackendSet)
+	if c.Action != model.ActionUpdateBackendSet || !ok || !ok2 {
 		return false
 	}
 	before.Backends = after.Backends
@@ -140,7 +142,7 @@ func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) er
 			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w",
 				c.Action, c.Name, plan.LoadBalancerID, sent, err)
 		}
-		after, _ := c.After.(BackendSet)
+		after, _ := c.After.(model.BackendSet)
 		if !r.pending.add(key, plan.LoadBalancerID, c.Name, after.Backends, wr) {
 			unfollowed = append(unfollowed, wr)
 		}
@@ -223,7 +225,7 @@ type queued struct{ wr, set string }
 
 // pendingSet is the last accepted change of one backend set.
 type pendingSet struct {
-	backends []Backend
+	backends []model.Backend
 	wr       string
 }
 
@@ -261,7 +263,7 @@ func (p *pendingUpdates) followed() bool {
 }
 
 // add records an accepted change of set on load balancer lbID; false when no FollowUp runs.
-func (p *pendingUpdates) add(svc types.NamespacedName, lbID, set string, backends []Backend, wr string) bool {
+func (p *pendingUpdates) add(svc types.NamespacedName, lbID, set string, backends []model.Backend, wr string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.following == 0 {
@@ -364,7 +366,7 @@ func (p *pendingUpdates) done(lbID, wr string, err error, giveUp bool) (svc type
 
 // overlay lays the pending backends over an observed Spec of a load balancer: what its sets
 // will hold once OCI's queue has run the accepted changes.
-func (p *pendingUpdates) overlay(observed *Spec) {
+func (p *pendingUpdates) overlay(observed *model.Spec) {
 	if p == nil || observed == nil || observed.ID == "" {
 		return
 	}
@@ -384,7 +386,7 @@ func (p *pendingUpdates) overlay(observed *Spec) {
 
 // settled forgets the pending changes a plan that waited for its work requests has superseded:
 // its own backend-set changes ran after them (OCI's queue is in order) and replaced them.
-func (p *pendingUpdates) settled(plan *Plan) {
+func (p *pendingUpdates) settled(plan *model.Plan) {
 	if plan == nil || plan.LoadBalancerID == "" {
 		return
 	}
@@ -396,56 +398,11 @@ func (p *pendingUpdates) settled(plan *Plan) {
 	}
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case ActionDeleteLoadBalancer:
+		case model.ActionDeleteLoadBalancer:
 			delete(p.byLB, plan.LoadBalancerID)
 			return
-		case ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet:
+		case model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet:
 			delete(l.sets, c.Name)
 		}
 	}
-}
-
-// backendOnlyDiffs prints a change of backends alone as Plan.String does (fieldDiffs), by set
-// arithmetic: cmp's reflection over 500 backends took 30 ms a plan, more than the rest of a node
-// sync. ok is false for any other change.
-func backendOnlyDiffs(c Change) (lines []string, ok bool) {
-	if !nodeOnly(c) {
-		return nil, false
-	}
-	before, _ := c.Before.(BackendSet)
-	after, _ := c.After.(BackendSet)
-	type line struct {
-		b    Backend
-		sign string
-	}
-	had := make(map[string]bool, len(before.Backends))
-	for _, b := range before.Backends {
-		had[b.String()] = true
-	}
-	has := make(map[string]bool, len(after.Backends))
-	var out []line
-	for _, b := range after.Backends {
-		has[b.String()] = true
-		if !had[b.String()] {
-			out = append(out, line{b, "+"})
-		}
-	}
-	for _, b := range before.Backends {
-		if !has[b.String()] {
-			out = append(out, line{b, "-"})
-		}
-	}
-	slices.SortFunc(out, func(x, y line) int {
-		if c := compareIPs(x.b.IP, y.b.IP); c != 0 {
-			return c
-		}
-		if x.b.Port != y.b.Port {
-			return x.b.Port - y.b.Port
-		}
-		return strings.Compare(x.sign, y.sign) // "+" sorts before "-"
-	})
-	for _, l := range out {
-		lines = append(lines, "Backends: "+l.sign+" "+l.b.String())
-	}
-	return lines, true
 }

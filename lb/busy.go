@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -27,12 +28,12 @@ const (
 
 // busy reports whether err is a network load balancer refusing a change while another runs.
 func busy(p product, err error) bool {
-	return p.kind() == KindNetworkLoadBalancer && ociclient.IsConflict(err) && !ociclient.IsInvalidatedRetryToken(err)
+	return p.kind() == model.KindNetworkLoadBalancer && ociclient.IsConflict(err) && !ociclient.IsInvalidatedRetryToken(err)
 }
 
 // changeWhenIdle is p.change, sent again after the network load balancer finishes what it is
 // busy with.
-func (a *applier) changeWhenIdle(ctx context.Context, id string, c Change) (string, error) {
+func (a *applier) changeWhenIdle(ctx context.Context, id string, c model.Change) (string, error) {
 	for {
 		wr, err := a.p.change(ctx, id, c)
 		if !busy(a.p, err) {

@@ -6,13 +6,14 @@ package lb
 import (
 	"context"
 
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // createdByID reads the load balancer a create's work request named and returns it if it is
 // spec's owner's and not being deleted; nil (and no error) sends the caller to a listing, which
 // also settles what a 404 means.
-func (a *applier) createdByID(ctx context.Context, spec *Spec, id string) (*found, error) {
+func (a *applier) createdByID(ctx context.Context, spec *model.Spec, id string) (*found, error) {
 	if id == "" {
 		return nil, nil
 	}

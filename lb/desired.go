@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Health-check and listener defaults, the same as the upstream CCM's.
@@ -57,13 +58,13 @@ func Manages(svc *v1.Service) bool {
 // them, and returns every problem it finds in one *ValidationError.
 //
 // The returned Spec's Owner.Cluster is empty; the caller fills it in (Reconciler does).
-func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*Spec, error) {
+func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*model.Spec, error) {
 	return desired(svc, nodes, cfg, secrets, false)
 }
 
 // desired is Desired; subnetHasIPv6 says the network load balancer's subnet has an IPv6 prefix,
 // so a PreferDualStack Service gets both families (Desired cannot know; the Reconciler reads it).
-func desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets, subnetHasIPv6 bool) (*Spec, error) {
+func desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets, subnetHasIPv6 bool) (*model.Spec, error) {
 	if !Manages(svc) {
 		return nil, ErrNotManaged
 	}
@@ -89,18 +90,18 @@ type desiredBuilder struct {
 	subnetHasIPv6 bool
 }
 
-func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
-	if d.kind() == KindNetworkLoadBalancer {
+func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
+	if d.kind() == model.KindNetworkLoadBalancer {
 		return d.buildNLB(nodes)
 	}
 	svc, p := d.svc, d.p
-	spec := &Spec{
-		Kind:          KindLoadBalancer,
+	spec := &model.Spec{
+		Kind:          model.KindLoadBalancer,
 		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
 		Internal:      p.boolean(annotation.Internal, false),
-		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates:  map[string]Certificate{},
+		Owner:         model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates:  map[string]model.Certificate{},
 		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
@@ -117,7 +118,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *Spec {
 	spec.IPFamilies = d.ipFamilies()
 	spec.IPMode = d.ipMode()
 	d.serviceSpecChecks(maxListeners)
-	d.refuseUnsupported(KindLoadBalancer)
+	d.refuseUnsupported(model.KindLoadBalancer)
 
 	ips, excluded := backendNodes(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
@@ -139,8 +140,8 @@ func (d *desiredBuilder) selector(a annotation.Name) labels.Selector {
 	return sel
 }
 
-func (d *desiredBuilder) kind() Kind {
-	return Kind(d.p.oneOf(annotation.LoadBalancerType, string(KindLoadBalancer), string(KindLoadBalancer), string(KindNetworkLoadBalancer)))
+func (d *desiredBuilder) kind() model.Kind {
+	return model.Kind(d.p.oneOf(annotation.LoadBalancerType, string(model.KindLoadBalancer), string(model.KindLoadBalancer), string(model.KindNetworkLoadBalancer)))
 }
 
 // subnets returns the subnets from the annotations, else the config. Internal load balancers use
@@ -290,13 +291,13 @@ func (d *desiredBuilder) serviceSpecChecks(maxPorts int) {
 // healthCheck returns the health checker every backend set shares: kube-proxy's /healthz for
 // externalTrafficPolicy Cluster, the Service's healthCheckNodePort for Local (so only nodes with
 // a ready endpoint receive traffic).
-func (d *desiredBuilder) healthCheck(backendTLS bool) HealthCheck {
+func (d *desiredBuilder) healthCheck(backendTLS bool) model.HealthCheck {
 	return d.healthCheckFrom(backendTLS, annotation.HealthCheckRetries, annotation.HealthCheckInterval, annotation.HealthCheckTimeout, 1000)
 }
 
 // healthCheckFrom is healthCheck with the kind's annotations and lowest interval.
-func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, timeout annotation.Name, minInterval int) HealthCheck {
-	hc := HealthCheck{
+func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, timeout annotation.Name, minInterval int) model.HealthCheck {
+	hc := model.HealthCheck{
 		Protocol:       protocolHTTP,
 		Port:           KubeProxyHealthPort,
 		Path:           healthCheckPath,

@@ -15,6 +15,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // The network load balancer's values and defaults.
@@ -32,15 +34,15 @@ const (
 
 // buildNLB is build for a network load balancer: the same Spec, with the network load balancer
 // annotations, one subnet, no shape or certificates, TCP/UDP listeners and backends by instance.
-func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
+func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	svc, p := d.svc, d.p
-	spec := &Spec{
-		Kind:          KindNetworkLoadBalancer,
+	spec := &model.Spec{
+		Kind:          model.KindNetworkLoadBalancer,
 		Name:          namingFor(d.cfg).Name(svc),
 		CompartmentID: d.cfg.CompartmentID,
 		Internal:      p.boolean(annotation.NLBInternal, false),
-		Owner:         Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates:  map[string]Certificate{},
+		Owner:         model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates:  map[string]model.Certificate{},
 		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
@@ -62,7 +64,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *Spec {
 	spec.PreserveSource = d.preserveSource()
 	p.boolean(annotation.NLBExternalIPOnly, false) // read by the status (externalIPOnly); checked here
 	d.serviceSpecChecks(0)
-	d.refuseUnsupported(KindNetworkLoadBalancer)
+	d.refuseUnsupported(model.KindNetworkLoadBalancer)
 
 	selector := annotation.NodeLabelSelector
 	if p.has(annotation.NLBNodeLabelSelector) {
@@ -151,7 +153,7 @@ func (d *desiredBuilder) assignedIPs(fams []v1.IPFamily) (v4, v6 string) {
 		case err != nil || (fam == v1.IPv4Protocol) != ip.Is4():
 			d.p.add(problemf(a, v, "an %s address", fam))
 		case !slices.Contains(fams, fam):
-			d.p.add(problemf(a, v, "no value: the Service's IP families (%s) do not include %s", joinFamilies(fams), fam))
+			d.p.add(problemf(a, v, "no value: the Service's IP families (%s) do not include %s", ipaddr.Families(fams), fam))
 		default:
 			return ip.String()
 		}
@@ -177,14 +179,6 @@ func familyOf(ipv6 bool) v1.IPFamily {
 		return v1.IPv6Protocol
 	}
 	return v1.IPv4Protocol
-}
-
-func joinFamilies(fams []v1.IPFamily) string {
-	out := make([]string, len(fams))
-	for i, f := range fams {
-		out[i] = string(f)
-	}
-	return strings.Join(out, ", ")
 }
 
 // preserveSource reads annotation.NLBPreserveSource: by default on with externalTrafficPolicy
@@ -248,10 +242,10 @@ func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFam
 		out = append(out, nn)
 	}
 	slices.SortFunc(out, func(a, b nlbNode) int {
-		if c := compareIPs(a.v4, b.v4); c != 0 {
+		if c := ipaddr.Compare(a.v4, b.v4); c != 0 {
 			return c
 		}
-		return compareIPs(a.v6, b.v6)
+		return ipaddr.Compare(a.v6, b.v6)
 	})
 	return out, excluded
 }
@@ -282,7 +276,7 @@ func internalIPv6(n *v1.Node) string {
 // nlbPortsAndListeners builds one listener and backend set per Service port number and IP
 // family: TCP, UDP, or TCP_AND_UDP when the Service has the port on both protocols (one node port
 // then serves both, as Kubernetes allocates it).
-func (d *desiredBuilder) nlbPortsAndListeners(spec *Spec, nodes []nlbNode) {
+func (d *desiredBuilder) nlbPortsAndListeners(spec *model.Spec, nodes []nlbNode) {
 	p := d.p
 	policy := p.oneOf(annotation.NLBBackendPolicy, nlbDefaultPolicy, "TWO_TUPLE", "THREE_TUPLE", "FIVE_TUPLE")
 	proxy := 0
@@ -322,11 +316,11 @@ func (d *desiredBuilder) nlbPortsAndListeners(spec *Spec, nodes []nlbNode) {
 			continue
 		}
 		g.protocols = append(g.protocols, proto)
-		spec.Ports = append(spec.Ports, Port{Protocol: proto, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
+		spec.Ports = append(spec.Ports, model.Port{Protocol: proto, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
 	}
 
-	spec.Listeners = make(map[string]Listener, len(byPort)*len(spec.IPFamilies))
-	spec.BackendSets = make(map[string]BackendSet, len(byPort)*len(spec.IPFamilies))
+	spec.Listeners = make(map[string]model.Listener, len(byPort)*len(spec.IPFamilies))
+	spec.BackendSets = make(map[string]model.BackendSet, len(byPort)*len(spec.IPFamilies))
 	dual := len(spec.IPFamilies) > 1
 	for _, port := range slices.Sorted(maps.Keys(byPort)) {
 		g := byPort[port]
@@ -340,19 +334,19 @@ func (d *desiredBuilder) nlbPortsAndListeners(spec *Spec, nodes []nlbNode) {
 			if v6 && dual {
 				name += ipv6Suffix
 			}
-			bs := BackendSet{Name: name, Policy: policy, PreserveSource: spec.PreserveSource, IPv6: v6, HealthCheck: hc,
-				Backends: make([]Backend, 0, len(nodes))}
+			bs := model.BackendSet{Name: name, Policy: policy, PreserveSource: spec.PreserveSource, IPv6: v6, HealthCheck: hc,
+				Backends: make([]model.Backend, 0, len(nodes))}
 			for _, n := range nodes {
 				switch {
 				case !v6 && n.v4 != "":
-					bs.Backends = append(bs.Backends, Backend{IP: n.v4, Port: g.nodePort, TargetID: n.target})
+					bs.Backends = append(bs.Backends, model.Backend{IP: n.v4, Port: g.nodePort, TargetID: n.target})
 				case v6 && n.v6 != "":
 					// By address: an instance's target resolves to its primary IPv4 address.
-					bs.Backends = append(bs.Backends, Backend{IP: n.v6, Port: g.nodePort})
+					bs.Backends = append(bs.Backends, model.Backend{IP: n.v6, Port: g.nodePort})
 				}
 			}
 			spec.BackendSets[name] = bs
-			spec.Listeners[name] = Listener{Name: name, Protocol: protocol, Port: port, BackendSet: name, IPv6: v6, ProxyProtocolVersion: proxy}
+			spec.Listeners[name] = model.Listener{Name: name, Protocol: protocol, Port: port, BackendSet: name, IPv6: v6, ProxyProtocolVersion: proxy}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func nlbService(opts ...svcOpt) *v1.Service {
@@ -42,7 +43,7 @@ func families(policy v1.IPFamilyPolicy, fams ...v1.IPFamily) svcOpt {
 	return func(s *v1.Service) { s.Spec.IPFamilyPolicy, s.Spec.IPFamilies = &policy, fams }
 }
 
-var kubeProxyCheck = HealthCheck{Protocol: "HTTP", Port: KubeProxyHealthPort, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
+var kubeProxyCheck = model.HealthCheck{Protocol: "HTTP", Port: KubeProxyHealthPort, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
 
 // TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol covers the listeners, backend
 // sets, backends and health check a network load balancer Service asks for.
@@ -52,38 +53,38 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 		name      string
 		svc       *v1.Service
 		nodes     []*v1.Node
-		listeners map[string]Listener
-		sets      map[string]BackendSet
-		ports     []Port
+		listeners map[string]model.Listener
+		sets      map[string]model.BackendSet
+		ports     []model.Port
 	}{
 		{
 			name: "TCP port, backends by instance from the providerID, else by address",
 			svc:  nlbService(), nodes: withTarget,
-			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}},
-			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{
+			listeners: map[string]model.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}},
+			sets: map[string]model.BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []model.Backend{
 				{IP: "10.0.0.1", Port: 30080, TargetID: "ocid1.instance.oc1.phx.one"},
 				{IP: "10.0.0.2", Port: 30080, TargetID: "ocid1.instance.oc1.phx.two"},
 				{IP: "10.0.0.3", Port: 30080}}}},
-			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
 		},
 		{
 			name: "UDP port",
 			svc:  nlbService(withPorts(udpPort("dns", 53, 30053))), nodes: nodes(1),
-			listeners: map[string]Listener{"UDP-53": {Name: "UDP-53", Protocol: "UDP", Port: 53, BackendSet: "UDP-53"}},
-			sets: map[string]BackendSet{"UDP-53": {Name: "UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck,
-				Backends: []Backend{{IP: "10.0.0.1", Port: 30053}}}},
-			ports: []Port{{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort}},
+			listeners: map[string]model.Listener{"UDP-53": {Name: "UDP-53", Protocol: "UDP", Port: 53, BackendSet: "UDP-53"}},
+			sets: map[string]model.BackendSet{"UDP-53": {Name: "UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck,
+				Backends: []model.Backend{{IP: "10.0.0.1", Port: 30053}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort}},
 		},
 		{
 			name: "the same port on TCP and UDP is one TCP_AND_UDP listener; a TCP port beside it its own",
 			svc:  nlbService(withPorts(tcpPort("dns-tcp", 53, 30053), udpPort("dns", 53, 30053), tcpPort("web", 80, 30080))), nodes: nodes(1),
-			listeners: map[string]Listener{
+			listeners: map[string]model.Listener{
 				"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Protocol: "TCP_AND_UDP", Port: 53, BackendSet: "TCP_AND_UDP-53"},
 				"TCP-80":         {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}},
-			sets: map[string]BackendSet{
-				"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{{IP: "10.0.0.1", Port: 30053}}},
-				"TCP-80":         {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []Backend{{IP: "10.0.0.1", Port: 30080}}}},
-			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort},
+			sets: map[string]model.BackendSet{
+				"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []model.Backend{{IP: "10.0.0.1", Port: 30053}}},
+				"TCP-80":         {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck, Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort},
 				{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30053, HealthCheck: KubeProxyHealthPort},
 				{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
 		},
@@ -93,35 +94,35 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 				withAnnotation(annotation.NLBHealthCheckTimeout, "4000"), withAnnotation(annotation.NLBBackendPolicy, "two_tuple"),
 				withAnnotation(annotation.NLBProxyProtocolV2, "true")),
 			nodes:     nodes(1),
-			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", ProxyProtocolVersion: 2}},
-			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "TWO_TUPLE", PreserveSource: true,
-				HealthCheck: HealthCheck{Protocol: "HTTP", Port: 32000, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 30000, TimeoutMillis: 4000},
-				Backends:    []Backend{{IP: "10.0.0.1", Port: 30080}}}},
-			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 32000}},
+			listeners: map[string]model.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", ProxyProtocolVersion: 2}},
+			sets: map[string]model.BackendSet{"TCP-80": {Name: "TCP-80", Policy: "TWO_TUPLE", PreserveSource: true,
+				HealthCheck: model.HealthCheck{Protocol: "HTTP", Port: 32000, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 30000, TimeoutMillis: 4000},
+				Backends:    []model.Backend{{IP: "10.0.0.1", Port: 30080}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 32000}},
 		},
 		{
 			name: "IPv6 single stack: IPv6 listener and backends by address",
 			svc:  nlbService(families(v1.IPFamilyPolicySingleStack, v1.IPv6Protocol)),
 			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), withIPv6("fd00::1")),
 				testNode(2, withIPv6("fd00::2"))},
-			listeners: map[string]Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IPv6: true}},
-			sets: map[string]BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
-				Backends: []Backend{{IP: "fd00::1", Port: 30080}, {IP: "fd00::2", Port: 30080}}}},
-			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+			listeners: map[string]model.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IPv6: true}},
+			sets: map[string]model.BackendSet{"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
+				Backends: []model.Backend{{IP: "fd00::1", Port: 30080}, {IP: "fd00::2", Port: 30080}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
 		},
 		{
 			name:  "RequireDualStack: an IPv4 and an IPv6 listener per port",
 			svc:   nlbService(families(v1.IPFamilyPolicyRequireDualStack, v1.IPv4Protocol, v1.IPv6Protocol)),
 			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), withIPv6("fd00::1"))},
-			listeners: map[string]Listener{
+			listeners: map[string]model.Listener{
 				"TCP-80":      {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"},
 				"TCP-80-IPv6": {Name: "TCP-80-IPv6", Protocol: "TCP", Port: 80, BackendSet: "TCP-80-IPv6", IPv6: true}},
-			sets: map[string]BackendSet{
+			sets: map[string]model.BackendSet{
 				"TCP-80": {Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: kubeProxyCheck,
-					Backends: []Backend{{IP: "10.0.0.1", Port: 30080, TargetID: "ocid1.instance.oc1.phx.one"}}},
+					Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080, TargetID: "ocid1.instance.oc1.phx.one"}}},
 				"TCP-80-IPv6": {Name: "TCP-80-IPv6", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
-					Backends: []Backend{{IP: "fd00::1", Port: 30080}}}},
-			ports: []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+					Backends: []model.Backend{{IP: "fd00::1", Port: 30080}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +130,7 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if spec.Kind != KindNetworkLoadBalancer {
+			if spec.Kind != model.KindNetworkLoadBalancer {
 				t.Errorf("Kind = %q, want nlb", spec.Kind)
 			}
 			if diff := cmp.Diff(tc.listeners, spec.Listeners, cmpopts.EquateEmpty()); diff != "" {

@@ -15,28 +15,29 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func TestDesiredBuildsUpstreamCompatibleSpecForPlainTCPService(t *testing.T) {
 	got := mustDesired(t, testService(), nodes(2, 1), nil)
-	hc := HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
-	want := &Spec{
-		Kind:          KindLoadBalancer,
+	hc := model.HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}
+	want := &model.Spec{
+		Kind:          model.KindLoadBalancer,
 		Name:          "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33",
 		CompartmentID: testCompartment,
 		Subnets:       []string{testSubnet1, testSubnet2},
-		Shape:         Shape{Name: "flexible", MinMbps: 10, MaxMbps: 100},
-		Listeners: map[string]Listener{
+		Shape:         model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 100},
+		Listeners: map[string]model.Listener{
 			"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IdleTimeoutSeconds: 300},
 		},
-		BackendSets: map[string]BackendSet{
+		BackendSets: map[string]model.BackendSet{
 			"TCP-80": {Name: "TCP-80", Policy: "ROUND_ROBIN", HealthCheck: hc,
-				Backends: []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}},
+				Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}},
 		},
-		Certificates:     map[string]Certificate{},
-		Owner:            Owner{Cluster: testCluster, Service: "default/web", UID: "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"},
-		Defaulted:        Defaulted{Subnets: true, Shape: true},
-		Ports:            []Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 10256}},
+		Certificates:     map[string]model.Certificate{},
+		Owner:            model.Owner{Cluster: testCluster, Service: "default/web", UID: "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"},
+		Defaulted:        model.Defaulted{Subnets: true, Shape: true},
+		Ports:            []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: 10256}},
 		SourceCIDRs:      []string{"0.0.0.0/0"},
 		SecurityListMode: config.SecurityListModeAll,
 	}
@@ -53,17 +54,17 @@ func TestDesiredHealthCheck(t *testing.T) {
 	tests := []struct {
 		name string
 		svc  *v1.Service
-		want HealthCheck
+		want model.HealthCheck
 	}{
 		{"cluster traffic policy probes kube-proxy", testService(),
-			HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
+			model.HealthCheck{Protocol: "HTTP", Port: 10256, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
 		{"local traffic policy probes the health-check node port", testService(local),
-			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
+			model.HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000}},
 		{"annotations override retries, interval and timeout", testService(local,
 			withAnnotation(annotation.HealthCheckRetries, "5"),
 			withAnnotation(annotation.HealthCheckInterval, "5000"),
 			withAnnotation(annotation.HealthCheckTimeout, "2000")),
-			HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 5000, TimeoutMillis: 2000}},
+			model.HealthCheck{Protocol: "HTTP", Port: 31999, Path: "/healthz", ReturnCode: 200, Retries: 5, IntervalMillis: 5000, TimeoutMillis: 2000}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +180,7 @@ func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
 func TestNotReadyNodesAreBackendsBecauseReadinessChangesNeverReachTheProvider(t *testing.T) {
 	ns := []*v1.Node{testNode(1, notReady), testNode(2, func(n *v1.Node) { n.Status.Conditions = nil })}
 	got := mustDesired(t, testService(), ns, nil)
-	want := []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}
+	want := []model.Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}
 	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {
 		t.Errorf("backends (-want +got):\n%s", diff)
 	}
@@ -216,7 +217,7 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 func TestDesiredBackendsAreSelectedNodesByInternalIP(t *testing.T) {
 	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch"))}
 	got := mustDesired(t, testService(withAnnotation(annotation.NodeLabelSelector, "pool in (web)")), ns, nil)
-	want := []Backend{{IP: "10.0.0.3", Port: 30080}, {IP: "10.0.0.12", Port: 30080}}
+	want := []model.Backend{{IP: "10.0.0.3", Port: 30080}, {IP: "10.0.0.12", Port: 30080}}
 	if diff := cmp.Diff(want, got.BackendSets["TCP-80"].Backends); diff != "" {
 		t.Errorf("backends (-want +got):\n%s", diff)
 	}
@@ -232,10 +233,10 @@ func TestDesiredTwoPortsWithTheSameTargetPortGetOneListenerAndBackendSetEach(t *
 	secrets := Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}
 	got := mustDesired(t, svc, nodes(1), secrets)
 
-	cert := certificateName("web-tls", Certificate{PublicCertificate: testTLS("v1").Certificate, PrivateKey: testTLS("v1").Key})
-	wantListeners := map[string]Listener{
+	cert := certificateName("web-tls", model.Certificate{PublicCertificate: testTLS("v1").Certificate, PrivateKey: testTLS("v1").Key})
+	wantListeners := map[string]model.Listener{
 		"TCP-80":  {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80", IdleTimeoutSeconds: 300},
-		"TCP-443": {Name: "TCP-443", Protocol: "TCP", Port: 443, BackendSet: "TCP-443", IdleTimeoutSeconds: 300, TLS: &TLS{Certificate: cert}},
+		"TCP-443": {Name: "TCP-443", Protocol: "TCP", Port: 443, BackendSet: "TCP-443", IdleTimeoutSeconds: 300, TLS: &model.TLS{Certificate: cert}},
 	}
 	if diff := cmp.Diff(wantListeners, got.Listeners); diff != "" {
 		t.Errorf("listeners (-want +got):\n%s", diff)
@@ -290,7 +291,7 @@ func TestDesiredBackendSetTLSForcesPlainTextHealthChecks(t *testing.T) {
 	if bs.TLS == nil || !bs.HealthCheck.ForcePlainText {
 		t.Fatalf("backend set = %+v, want TLS and plain-text health checks", bs)
 	}
-	if diff := cmp.Diff(&TLS{Certificate: bs.TLS.Certificate, CipherSuite: "oci-default-ssl-cipher-suite-v1", Protocols: []string{"TLSv1.2", "TLSv1.3"}}, bs.TLS); diff != "" {
+	if diff := cmp.Diff(&model.TLS{Certificate: bs.TLS.Certificate, CipherSuite: "oci-default-ssl-cipher-suite-v1", Protocols: []string{"TLSv1.2", "TLSv1.3"}}, bs.TLS); diff != "" {
 		t.Errorf("backend TLS (-want +got):\n%s", diff)
 	}
 	if got.Listeners["TCP-80"].TLS != nil {
@@ -369,8 +370,8 @@ func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
 		{"tags", got.FreeformTags, map[string]string{"team": "web"}},
 		{"internal", got.Internal, true},
 		{"subnets (internal uses one)", got.Subnets, []string{testSubnet2}},
-		{"subnets defaulted", got.Defaulted, Defaulted{}},
-		{"shape", got.Shape, Shape{Name: "flexible", MinMbps: 50, MaxMbps: 400}},
+		{"subnets defaulted", got.Defaulted, model.Defaulted{}},
+		{"shape", got.Shape, model.Shape{Name: "flexible", MinMbps: 50, MaxMbps: 400}},
 		{"NSGs sorted", got.NetworkSecurityGroups, []string{"ocid1.networksecuritygroup.a", "ocid1.networksecuritygroup.b"}},
 		{"ip mode", got.IPMode, &proxy},
 		{"policy", got.BackendSets["TCP-80"].Policy, "IP_HASH"},

@@ -10,24 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
-
-// compareOptions make equal what OCI treats as equal: nil and empty, slice order of backends,
-// NSGs and TLS versions.
-var compareOptions = cmp.Options{
-	cmpopts.EquateEmpty(),
-	cmpopts.SortSlices(func(a, b Backend) bool {
-		if a.IP != b.IP {
-			return compareIPs(a.IP, b.IP) < 0
-		}
-		return a.Port < b.Port
-	}),
-	cmpopts.SortSlices(func(a, b string) bool { return a < b }),
-}
 
 // Diff computes the plan that turns observed into desired. observed is nil when no load balancer
 // exists yet; the plan then creates it in one call. A change OCI cannot make in place (subnets,
@@ -36,16 +21,16 @@ var compareOptions = cmp.Options{
 //
 // Diff is pure. Fields marked Defaulted in desired take the observed value, so a changed default
 // never touches existing load balancers.
-func Diff(observed, desired *Spec) (*Plan, error) {
+func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	if desired == nil {
 		return nil, errors.New("lb: Diff needs a desired Spec")
 	}
 	target := desired.Clone()
 	if observed == nil {
 		target.ID = ""
-		return &Plan{
+		return &model.Plan{
 			Name:    target.Name,
-			Changes: []Change{{Action: ActionCreateLoadBalancer, Name: target.Name, After: target}},
+			Changes: []model.Change{{Action: model.ActionCreateLoadBalancer, Name: target.Name, After: target}},
 			Target:  target,
 		}, nil
 	}
@@ -60,63 +45,63 @@ func Diff(observed, desired *Spec) (*Plan, error) {
 		return nil, err
 	}
 
-	var changes []Change
-	add := func(a Action, name string, before, after any) {
-		changes = append(changes, Change{Action: a, Name: name, Before: before, After: after})
+	var changes []model.Change
+	add := func(a model.Action, name string, before, after any) {
+		changes = append(changes, model.Change{Action: a, Name: name, Before: before, After: after})
 	}
 	desiredNSGs := target.NetworkSecurityGroups
 	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
 	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
 	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
-	before, after := Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, Settings{Name: target.Name, FreeformTags: tags}
-	if target.Kind == KindNetworkLoadBalancer && !sameFamilies(observed.IPFamilies, target.IPFamilies) {
+	before, after := model.Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, model.Settings{Name: target.Name, FreeformTags: tags}
+	if target.Kind == model.KindNetworkLoadBalancer && !sameFamilies(observed.IPFamilies, target.IPFamilies) {
 		before.IPFamilies, after.IPFamilies = slices.Clone(observed.IPFamilies), slices.Clone(target.IPFamilies)
 	}
 	if changed || nsgsChanged || observed.Name != target.Name || after.IPFamilies != nil {
-		add(ActionUpdateLoadBalancer, target.Name, before, after)
+		add(model.ActionUpdateLoadBalancer, target.Name, before, after)
 	}
 	if observed.Shape != target.Shape {
-		add(ActionUpdateShape, target.Name, observed.Shape, target.Shape)
+		add(model.ActionUpdateShape, target.Name, observed.Shape, target.Shape)
 	}
-	if !cmp.Equal(observed.NetworkSecurityGroups, target.NetworkSecurityGroups, compareOptions) {
-		add(ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
+	if !model.Equal(observed.NetworkSecurityGroups, target.NetworkSecurityGroups) {
+		add(model.ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
 	}
 
 	// Certificates are never updated in place (nil equal, so the update action is unused): their
 	// names carry a hash of their content.
 	changes = append(changes, diffNamed(observed.Certificates, target.Certificates, nil,
-		ActionCreateCertificate, ActionCreateCertificate, ActionDeleteCertificate)...)
+		model.ActionCreateCertificate, model.ActionCreateCertificate, model.ActionDeleteCertificate)...)
 	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
-		ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet)...)
+		model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet)...)
 	// What the Spec does not manage stays as observed (an update replaces the whole listener).
 	for name, l := range target.Listeners {
 		if o, ok := observed.Listeners[name]; ok {
-			l.Routing = o.Routing.clone()
+			l.Routing = o.Routing.Clone()
 			target.Listeners[name] = l
 		}
 	}
 	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener,
-		ActionCreateListener, ActionUpdateListener, ActionDeleteListener)...)
+		model.ActionCreateListener, model.ActionUpdateListener, model.ActionDeleteListener)...)
 
 	ordered, err := order(changes, observed)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{LoadBalancerID: observed.ID, Name: observed.Name, Changes: ordered, Target: target}, nil
+	return &model.Plan{LoadBalancerID: observed.ID, Name: observed.Name, Changes: ordered, Target: target}, nil
 }
 
 // deletePlan is the plan that deletes the observed load balancer.
-func deletePlan(observed *Spec) *Plan {
-	return &Plan{
+func deletePlan(observed *model.Spec) *model.Plan {
+	return &model.Plan{
 		LoadBalancerID: observed.ID,
 		Name:           observed.Name,
-		Changes:        []Change{{Action: ActionDeleteLoadBalancer, Name: observed.Name, Before: observed}},
+		Changes:        []model.Change{{Action: model.ActionDeleteLoadBalancer, Name: observed.Name, Before: observed}},
 	}
 }
 
 // immutable reports the differences OCI cannot apply to an existing load balancer, each named by
 // the annotation or Service field the user changed, with the value to set back.
-func immutable(observed, target *Spec) error {
+func immutable(observed, target *model.Spec) error {
 	var cs []ImmutableChange
 	change := func(field annotation.Name, was, want, how string) {
 		back := fmt.Sprintf("set it back to %q", was)
@@ -130,13 +115,13 @@ func immutable(observed, target *Spec) error {
 		change(annotation.LoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")
 	}
 	internal, subnets := annotation.Internal, []annotation.Name{annotation.Subnet1, annotation.Subnet2}
-	if target.Kind == KindNetworkLoadBalancer {
+	if target.Kind == model.KindNetworkLoadBalancer {
 		internal, subnets = annotation.NLBInternal, []annotation.Name{annotation.NLBSubnet}
 	}
 	if observed.Internal != target.Internal {
 		change(internal, fmt.Sprint(observed.Internal), fmt.Sprint(target.Internal),
 			"OCI cannot turn a public load balancer into an internal one or back")
-	} else if !cmp.Equal(observed.Subnets, target.Subnets, compareOptions) {
+	} else if !model.Equal(observed.Subnets, target.Subnets) {
 		// Internal load balancers use the first subnet only, so a change of internal changes the
 		// subnets too; that change is reported once, above.
 		for i, a := range subnets {
@@ -173,27 +158,19 @@ func at(s []string, i int) string {
 	return ""
 }
 
-// String returns e.g. "flexible 10–100 Mbps" or "100Mbps".
-func (s Shape) String() string {
-	if s.IsFlexible() {
-		return fmt.Sprintf("%s %d–%d Mbps", s.Name, s.MinMbps, s.MaxMbps)
-	}
-	return s.Name
-}
-
 // equalListener compares after normalising what OCI fills in when the Service leaves it open.
-func equalListener(observed, desired Listener) bool {
+func equalListener(observed, desired model.Listener) bool {
 	o := observed
 	if o.IdleTimeoutSeconds == 0 && desired.IdleTimeoutSeconds != 0 {
 		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
 	o.Routing = desired.Routing // not managed: never a reason to update
-	return cmp.Equal(o, desired, compareOptions)
+	return model.Equal(o, desired)
 }
 
 // equalBackendSet compares after normalising what OCI fills in.
-func equalBackendSet(observed, desired BackendSet) bool {
+func equalBackendSet(observed, desired model.BackendSet) bool {
 	o := observed
 	o.Policy = strings.ToUpper(o.Policy)
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
@@ -206,15 +183,15 @@ func equalBackendSet(observed, desired BackendSet) bool {
 		return false
 	}
 	o.Backends, desired.Backends = nil, nil
-	return cmp.Equal(o, desired, compareOptions)
+	return model.Equal(o, desired)
 }
 
 // sameBackends says whether two backend lists hold the same backends, in any order.
-func sameBackends(a, b []Backend) bool {
+func sameBackends(a, b []model.Backend) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	byAddress := func(x, y Backend) int {
+	byAddress := func(x, y model.Backend) int {
 		if c := strings.Compare(x.TargetID, y.TargetID); c != 0 {
 			return c
 		}
@@ -230,7 +207,7 @@ func sameBackends(a, b []Backend) bool {
 }
 
 // byTarget copies backends, leaving out the address of those named by instance: OCI resolves it.
-func byTarget(bs []Backend) []Backend {
+func byTarget(bs []model.Backend) []model.Backend {
 	out := slices.Clone(bs)
 	for i := range out {
 		if out[i].TargetID != "" {
@@ -241,11 +218,11 @@ func byTarget(bs []Backend) []Backend {
 }
 
 // normaliseTLS drops observed cipher suite and versions when the desired side leaves them to OCI.
-func normaliseTLS(observed, desired *TLS) *TLS {
+func normaliseTLS(observed, desired *model.TLS) *model.TLS {
 	if observed == nil || desired == nil {
 		return observed
 	}
-	o := observed.clone()
+	o := observed.Clone()
 	if desired.CipherSuite == "" {
 		o.CipherSuite = ""
 	}
@@ -265,21 +242,21 @@ func defaultIdleTimeout(protocol string) int64 {
 // diffNamed compares two sets of named parts (certificates, backend sets, listeners): a part only
 // in target is created, one only in observed is deleted, and one in both is updated when equal
 // says it differs (equal nil: never updated). Names are visited in order, so plans are stable.
-func diffNamed[V any](observed, target map[string]V, equal func(a, b V) bool, create, update, del Action) []Change {
-	var out []Change
+func diffNamed[V any](observed, target map[string]V, equal func(a, b V) bool, create, update, del model.Action) []model.Change {
+	var out []model.Change
 	for _, name := range slices.Sorted(maps.Keys(target)) {
 		t := target[name]
 		o, ok := observed[name]
 		switch {
 		case !ok:
-			out = append(out, Change{Action: create, Name: name, After: t})
+			out = append(out, model.Change{Action: create, Name: name, After: t})
 		case equal != nil && !equal(o, t):
-			out = append(out, Change{Action: update, Name: name, Before: o, After: t})
+			out = append(out, model.Change{Action: update, Name: name, Before: o, After: t})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(observed)) {
 		if _, ok := target[name]; !ok {
-			out = append(out, Change{Action: del, Name: name, Before: observed[name]})
+			out = append(out, model.Change{Action: del, Name: name, Before: observed[name]})
 		}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // step is a change reduced to what ordering tests compare.
@@ -24,7 +25,7 @@ type step struct {
 	Requires []int
 }
 
-func steps(p *Plan) []step {
+func steps(p *model.Plan) []step {
 	out := make([]step, len(p.Changes))
 	for i, c := range p.Changes {
 		out[i] = step{c.Action.String(), c.Name, c.Requires}
@@ -42,7 +43,7 @@ func tlsService(opts ...svcOpt) *v1.Service {
 
 func certName(version string) string {
 	s := testTLS(version)
-	return certificateName("web-tls", Certificate{PublicCertificate: s.Certificate, PrivateKey: s.Key})
+	return certificateName("web-tls", model.Certificate{PublicCertificate: s.Certificate, PrivateKey: s.Key})
 }
 
 func TestDiffOfMatchingLoadBalancerIsEmpty(t *testing.T) {
@@ -81,7 +82,7 @@ func TestDiffNormalisesWhatOCIFillsIn(t *testing.T) {
 	bs.Policy = "round_robin"
 	o.BackendSets["TCP-80"] = bs
 	l := o.Listeners["TCP-443"]
-	l.TLS = &TLS{Certificate: l.TLS.Certificate, CipherSuite: "oci-default-ssl-cipher-suite-v1", Protocols: []string{"TLSv1.2"}}
+	l.TLS = &model.TLS{Certificate: l.TLS.Certificate, CipherSuite: "oci-default-ssl-cipher-suite-v1", Protocols: []string{"TLSv1.2"}}
 	o.Listeners["TCP-443"] = l
 	l80 := o.Listeners["TCP-80"]
 	l80.IdleTimeoutSeconds = 0
@@ -107,7 +108,7 @@ func TestDiffWithoutLoadBalancerCreatesEverythingInOneChange(t *testing.T) {
 	if diff := cmp.Diff([]step{{"create load balancer", d.Name, nil}}, steps(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	created := p.Changes[0].After.(*Spec)
+	created := p.Changes[0].After.(*model.Spec)
 	if len(created.Listeners) != 2 || len(created.BackendSets) != 2 || len(created.Certificates) != 1 {
 		t.Errorf("create carries %d listeners, %d backend sets, %d certificates; want 2, 2, 1",
 			len(created.Listeners), len(created.BackendSets), len(created.Certificates))
@@ -189,7 +190,7 @@ func TestAllNodesGoneEmptiesBackendSetsWithoutTouchingListeners(t *testing.T) {
 	if diff := cmp.Diff([]step{{"update backend set", "TCP-80", nil}}, steps(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	if got := p.Changes[0].After.(BackendSet).Backends; len(got) != 0 {
+	if got := p.Changes[0].After.(model.BackendSet).Backends; len(got) != 0 {
 		t.Errorf("backends after = %v, want none", got)
 	}
 }
@@ -199,7 +200,7 @@ func TestImmutableChangesAreRefusedAndPlanNothing(t *testing.T) {
 	flexObserved := asObserved(base)
 	tests := []struct {
 		name     string
-		observed *Spec
+		observed *model.Spec
 		svc      *v1.Service
 		fields   []string
 	}{
@@ -238,7 +239,7 @@ func TestDefaultedSubnetsAndShapeKeepTheExistingLoadBalancers(t *testing.T) {
 	d := mustDesired(t, testService(), nodes(1), nil)
 	o := asObserved(d)
 	o.Subnets = []string{"ocid1.subnet.oc1.phx.old"}
-	o.Shape = Shape{Name: "100Mbps"}
+	o.Shape = model.Shape{Name: "100Mbps"}
 	p, err := Diff(o, d)
 	if err != nil {
 		t.Fatalf("Diff: %v (a changed config default must not break existing load balancers)", err)
@@ -264,10 +265,10 @@ func TestShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	if diff := cmp.Diff(want, steps(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	if got := p.Changes[1].After.(Shape); got != (Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) {
+	if got := p.Changes[1].After.(model.Shape); got != (model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) {
 		t.Errorf("shape after = %v", got)
 	}
-	if got := managedNSGs(p.Changes[0].After.(Settings).FreeformTags); !slices.Equal(got, []string{"ocid1.networksecuritygroup.a"}) {
+	if got := managedNSGs(p.Changes[0].After.(model.Settings).FreeformTags); !slices.Equal(got, []string{"ocid1.networksecuritygroup.a"}) {
 		t.Errorf("NSGs recorded as attached by oci-ccm: %v", got)
 	}
 }
@@ -276,7 +277,7 @@ func TestAdoptingAnUntaggedLoadBalancerTagsAndRenamesIt(t *testing.T) {
 	d := mustDesired(t, testService(), nodes(1), nil)
 	o := asObserved(d)
 	o.FreeformTags = map[string]string{"team": "web"}
-	o.Owner = Owner{}
+	o.Owner = model.Owner{}
 	o.Name = "legacy-name"
 	p, err := Diff(o, d)
 	if err != nil {
@@ -285,8 +286,8 @@ func TestAdoptingAnUntaggedLoadBalancerTagsAndRenamesIt(t *testing.T) {
 	if diff := cmp.Diff([]step{{"update load balancer", d.Name, nil}}, steps(p)); diff != "" {
 		t.Fatalf("plan (-want +got):\n%s", diff)
 	}
-	want := Settings{Name: d.Name, FreeformTags: map[string]string{
-		"team": "web", TagManagedBy: ManagedByValue, TagCluster: testCluster, TagService: "default/web", TagServiceUID: string(testService().UID)}}
+	want := model.Settings{Name: d.Name, FreeformTags: map[string]string{
+		"team": "web", model.TagManagedBy: model.ManagedByValue, model.TagCluster: testCluster, model.TagService: "default/web", model.TagServiceUID: string(testService().UID)}}
 	if diff := cmp.Diff(want, p.Changes[0].After); diff != "" {
 		t.Errorf("settings after (-want +got):\n%s", diff)
 	}
@@ -335,7 +336,7 @@ func TestPlanStringForCreateAndEmptyPlans(t *testing.T) {
 
 func TestPlanStringNeverShowsPrivateKeys(t *testing.T) {
 	d := mustDesired(t, tlsService(), nodes(1), Secrets{webTLS: testTLS("v1")})
-	for _, p := range []*Plan{must(Diff(nil, d)), must(Diff(asObserved(mustDesired(t, testService(), nodes(1), nil)), d))} {
+	for _, p := range []*model.Plan{must(Diff(nil, d)), must(Diff(asObserved(mustDesired(t, testService(), nodes(1), nil)), d))} {
 		if s := p.String(); containsAny(s, "PRIVATE KEY", "key-v1") {
 			t.Errorf("plan shows key material:\n%s", s)
 		}
@@ -405,11 +406,11 @@ func TestPlansNeverLeaveDanglingReferences(t *testing.T) {
 
 // applyToModel applies one change to a Spec standing in for an OCI load balancer and returns the
 // error OCI would give.
-func applyToModel(m *Spec, c Change) error {
+func applyToModel(m *model.Spec, c model.Change) error {
 	switch c.Action {
-	case ActionCreateCertificate:
-		m.Certificates[c.Name] = c.After.(Certificate)
-	case ActionDeleteCertificate:
+	case model.ActionCreateCertificate:
+		m.Certificates[c.Name] = c.After.(model.Certificate)
+	case model.ActionDeleteCertificate:
 		for _, l := range m.Listeners {
 			if l.TLS != nil && l.TLS.Certificate == c.Name {
 				return fmt.Errorf("certificate %s is in use by listener %s", c.Name, l.Name)
@@ -421,25 +422,25 @@ func applyToModel(m *Spec, c Change) error {
 			}
 		}
 		delete(m.Certificates, c.Name)
-	case ActionCreateBackendSet, ActionUpdateBackendSet:
-		m.BackendSets[c.Name] = c.After.(BackendSet)
-	case ActionDeleteBackendSet:
+	case model.ActionCreateBackendSet, model.ActionUpdateBackendSet:
+		m.BackendSets[c.Name] = c.After.(model.BackendSet)
+	case model.ActionDeleteBackendSet:
 		for _, l := range m.Listeners {
 			if l.BackendSet == c.Name {
 				return fmt.Errorf("backend set %s is in use by listener %s", c.Name, l.Name)
 			}
 		}
 		delete(m.BackendSets, c.Name)
-	case ActionCreateListener, ActionUpdateListener:
-		m.Listeners[c.Name] = c.After.(Listener)
-	case ActionDeleteListener:
+	case model.ActionCreateListener, model.ActionUpdateListener:
+		m.Listeners[c.Name] = c.After.(model.Listener)
+	case model.ActionDeleteListener:
 		delete(m.Listeners, c.Name)
-	case ActionUpdateShape:
-		m.Shape = c.After.(Shape)
-	case ActionUpdateNetworkSecurityGroups:
+	case model.ActionUpdateShape:
+		m.Shape = c.After.(model.Shape)
+	case model.ActionUpdateNetworkSecurityGroups:
 		m.NetworkSecurityGroups = c.After.([]string)
-	case ActionUpdateLoadBalancer:
-		s := c.After.(Settings)
+	case model.ActionUpdateLoadBalancer:
+		s := c.After.(model.Settings)
 		m.Name, m.FreeformTags = s.Name, s.FreeformTags
 	}
 	ports := map[int]string{}
@@ -468,7 +469,7 @@ func applyToModel(m *Spec, c Change) error {
 }
 
 func TestOrderReportsADependencyCycle(t *testing.T) {
-	cs := []Change{{Action: ActionCreateListener, Name: "a"}, {Action: ActionCreateListener, Name: "b"}}
+	cs := []model.Change{{Action: model.ActionCreateListener, Name: "a"}, {Action: model.ActionCreateListener, Name: "b"}}
 	if _, err := topoSort(cs, [][]int{{1}, {0}}); err == nil {
 		t.Error("topoSort accepted a cycle")
 	}
@@ -476,7 +477,7 @@ func TestOrderReportsADependencyCycle(t *testing.T) {
 
 func TestEveryActionHasANameAndSymbol(t *testing.T) {
 	seen := map[string]bool{}
-	for a := ActionCreateLoadBalancer; a <= ActionDeleteListener; a++ {
+	for a := model.ActionCreateLoadBalancer; a <= model.ActionDeleteListener; a++ {
 		s := a.String()
 		if s == "" || seen[s] || s == fmt.Sprintf("Action(%d)", int(a)) {
 			t.Errorf("action %d has name %q", int(a), s)
@@ -486,7 +487,7 @@ func TestEveryActionHasANameAndSymbol(t *testing.T) {
 			t.Errorf("action %s has no phase", a)
 		}
 	}
-	if got := Action(99).String(); got != "Action(99)" {
+	if got := model.Action(99).String(); got != "Action(99)" {
 		t.Errorf("unknown action prints %q", got)
 	}
 }

@@ -5,9 +5,10 @@
 //
 // The core is pure and works on values:
 //
-//	Service + Nodes + Config + Secrets ──► Desired ──► Spec (desired)
-//	(observed, desired) ─────────────────► Diff ─────► Plan (typed, ordered changes)
+//	Service + Nodes + Config + Secrets ──► Desired ──► model.Spec (desired)
+//	(observed, desired) ─────────────────► Diff ─────► model.Plan (typed, ordered changes)
 //
+// The values, a load balancer as a Spec and a Plan of changes, are in package model (lb/model).
 // A custom controller can call Desired, Diff and Plan.String without credentials or OCI (see
 // ExampleDiff).
 //

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // The service controller reconciles a Service only when the Service or the set of Nodes changes.
@@ -31,14 +33,14 @@ import (
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
 	// settle, when set, completes a desired Spec as the Reconciler does (dualStack).
-	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *Spec) (*Spec, error)
+	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *model.Spec) (*model.Spec, error)
 	cfg     *config.Config
-	engines map[Kind]*engine
+	engines map[model.Kind]*engine
 	namer   naming
 	cluster string
 	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does, but
 	// never creates one: the check only reads.
-	frontendNSG func(ctx context.Context, desired *Spec) error
+	frontendNSG func(ctx context.Context, desired *model.Spec) error
 	// pending are Update's accepted backend changes, laid over the listing: a load balancer
 	// whose accepted update is still in OCI's queue has not drifted (see async.go).
 	pending *pendingUpdates
@@ -49,7 +51,7 @@ type driftChecker struct {
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
 	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack,
-		frontendNSG: func(ctx context.Context, desired *Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending}
+		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -95,10 +97,10 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 	report := &DriftReport{Skipped: map[string]int{}}
 	type item struct {
 		svc     *v1.Service
-		desired *Spec
+		desired *model.Spec
 	}
 	type where struct {
-		kind        Kind
+		kind        model.Kind
 		compartment string
 	}
 	byCompartment := map[where][]item{}
@@ -163,7 +165,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 
 // compare finds svc's load balancer in the listing and diffs it with desired. It returns the
 // drift (nil for none) or why the Service was not compared.
-func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) (_ *Drift, skipped string) {
+func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.Spec) (_ *Drift, skipped string) {
 	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
 	found, listedGone := d.find(l, svc, desired)
 	if found == nil {
@@ -207,7 +209,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *Spec) 
 // Service or an untagged one under the UID name; else by the ownership tags under any name (a
 // load balancer renamed in the console). listedGone reports that the only trace of it is
 // a listing entry DELETED or DELETING.
-func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *Spec) (_ *found, listedGone bool) {
+func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spec) (_ *found, listedGone bool) {
 	if desired.AdoptID != "" {
 		lb := l.byID[desired.AdoptID]
 		if lb == nil || lb.gone() {
@@ -258,26 +260,26 @@ func newDriftListing(lbs []found) *driftListing {
 }
 
 // driftReason says what a change of a drift plan repairs, e.g. "listener TCP-80 missing".
-func driftReason(c Change) string {
+func driftReason(c model.Change) string {
 	switch c.Action {
-	case ActionCreateListener, ActionCreateBackendSet, ActionCreateCertificate:
-		return c.Action.object() + " " + c.Name + " missing"
-	case ActionDeleteListener, ActionDeleteBackendSet, ActionDeleteCertificate:
-		return c.Action.object() + " " + c.Name + " not asked for"
-	case ActionUpdateListener, ActionUpdateBackendSet:
-		return c.Action.object() + " " + c.Name + " changed"
-	case ActionUpdateShape:
+	case model.ActionCreateListener, model.ActionCreateBackendSet, model.ActionCreateCertificate:
+		return c.Action.Object() + " " + c.Name + " missing"
+	case model.ActionDeleteListener, model.ActionDeleteBackendSet, model.ActionDeleteCertificate:
+		return c.Action.Object() + " " + c.Name + " not asked for"
+	case model.ActionUpdateListener, model.ActionUpdateBackendSet:
+		return c.Action.Object() + " " + c.Name + " changed"
+	case model.ActionUpdateShape:
 		return "shape changed"
-	case ActionUpdateNetworkSecurityGroups:
+	case model.ActionUpdateNetworkSecurityGroups:
 		return "network security groups changed"
-	case ActionUpdateLoadBalancer:
-		before, _ := c.Before.(Settings)
-		after, _ := c.After.(Settings)
+	case model.ActionUpdateLoadBalancer:
+		before, _ := c.Before.(model.Settings)
+		after, _ := c.After.(model.Settings)
 		if before.Name != after.Name {
 			return "load balancer renamed to " + before.Name
 		}
 		if after.IPFamilies != nil {
-			return "IP families " + joinFamilies(before.IPFamilies) + ", not " + joinFamilies(after.IPFamilies)
+			return "IP families " + ipaddr.Families(before.IPFamilies) + ", not " + ipaddr.Families(after.IPFamilies)
 		}
 		return "load balancer tags changed"
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -258,7 +259,7 @@ func newDriftEnvOf(t *testing.T, n int) *driftEnv {
 		copied := template
 		copied.Id = nil
 		copied.DisplayName = driftPtr(string(svc.UID))
-		copied.FreeformTags = lb.Owner{Cluster: clusterName, Service: "default/" + svc.Name, UID: string(svc.UID)}.Tags()
+		copied.FreeformTags = model.Owner{Cluster: clusterName, Service: "default/" + svc.Name, UID: string(svc.UID)}.Tags()
 		e.lbIDs[svc.Name] = *e.srv.AddLoadBalancer(copied).Id
 		e.services = append(e.services, svc)
 	}

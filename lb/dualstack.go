@@ -10,6 +10,8 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // subnetReader reads a subnet: what a network load balancer Service that prefers or requires
@@ -30,9 +32,9 @@ func subnetReaderOf(p PublicIPs) subnetReader {
 // RequireDualStack in a subnet without one is a validation error naming the subnet, rather than
 // OCI's create failing. A subnet that cannot be read changes nothing: PreferDualStack stays
 // single-stack (logged), RequireDualStack is left to OCI.
-func (r *Reconciler) dualStack(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *Spec) (*Spec, error) {
+func (r *Reconciler) dualStack(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *model.Spec) (*model.Spec, error) {
 	policy := svc.Spec.IPFamilyPolicy
-	if spec.Kind != KindNetworkLoadBalancer || policy == nil || *policy == v1.IPFamilyPolicySingleStack || len(spec.Subnets) == 0 {
+	if spec.Kind != model.KindNetworkLoadBalancer || policy == nil || *policy == v1.IPFamilyPolicySingleStack || len(spec.Subnets) == 0 {
 		return spec, nil
 	}
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))

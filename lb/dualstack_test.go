@@ -19,6 +19,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -39,7 +40,7 @@ func dualStackService(policy v1.IPFamilyPolicy, subnet string) *v1.Service {
 	})
 }
 
-func listenerNames(s *lb.Spec) []string { return slices.Sorted(maps.Keys(s.Listeners)) }
+func listenerNames(s *model.Spec) []string { return slices.Sorted(maps.Keys(s.Listeners)) }
 
 // TestNLBDualStackFollowsTheSubnet: PreferDualStack in an IPv4-only subnet does not fail (an IPv4
 // network load balancer); RequireDualStack there is a clear error naming the subnet, before any
@@ -148,7 +149,7 @@ func TestNLBIPFamiliesChangeInPlace(t *testing.T) {
 		var got []string
 		for _, c := range plan.Changes {
 			name := c.String()
-			if c.Action == lb.ActionUpdateLoadBalancer {
+			if c.Action == model.ActionUpdateLoadBalancer {
 				name = `~ load balancer "ocid1.networkloadbalancer"`
 			}
 			got = append(got, fmt.Sprintf("%s after %v", name, c.Requires))

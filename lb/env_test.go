@@ -19,6 +19,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -70,7 +71,7 @@ type envSettings struct {
 	concurrency int
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
-	frontendNSG func(context.Context, *lb.Spec, bool) (string, error)
+	frontendNSG func(context.Context, *model.Spec, bool) (string, error)
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and
@@ -150,7 +151,7 @@ func (e *env) ensure(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets l
 }
 
 // only returns the only load balancer in OCI, observed.
-func (e *env) only(tb testing.TB) *lb.Spec {
+func (e *env) only(tb testing.TB) *model.Spec {
 	tb.Helper()
 	all := e.srv.LoadBalancers()
 	if len(all) != 1 {

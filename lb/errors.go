@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Problem is one bad value in a Service: which annotation or spec field, the value found, and
@@ -174,14 +176,14 @@ func (e *stateError) Is(target error) bool { return target == ErrUnavailable }
 // reconcile re-plans from what is there and converges.
 type applyError struct {
 	LoadBalancerID string
-	Completed      []Change
+	Completed      []model.Change
 	Failed         []failedChange
-	Skipped        []Change
+	Skipped        []model.Change
 }
 
 // failedChange is a change and the error that stopped it.
 type failedChange struct {
-	Change Change
+	Change model.Change
 	Err    error
 }
 
@@ -213,7 +215,7 @@ func (e *applyError) Unwrap() []error {
 	return errs
 }
 
-func joinChanges(cs []Change) string {
+func joinChanges(cs []model.Change) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.String()

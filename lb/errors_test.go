@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func TestImmutableErrorNamesTheSettingTheUserChangedAndHowToRecover(t *testing.T) {
@@ -21,7 +22,7 @@ func TestImmutableErrorNamesTheSettingTheUserChangedAndHowToRecover(t *testing.T
 	oneSubnet.Subnets = oneSubnet.Subnets[:1]
 	tests := []struct {
 		name     string
-		observed *Spec // nil: base as created
+		observed *model.Spec // nil: base as created
 		svc      *v1.Service
 		fields   []string
 		hints    []string // each hint must contain this

@@ -13,6 +13,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -84,7 +85,7 @@ func ExampleDiff() {
 	//   4. - backend set "TCP-80" (after 3)
 }
 
-func must(s *lb.Spec, err error) *lb.Spec {
+func must(s *model.Spec, err error) *model.Spec {
 	if err != nil {
 		panic(err)
 	}

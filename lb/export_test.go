@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // What the external tests (package lb_test) need of the unexported API.
@@ -23,7 +24,7 @@ type StateError = stateError
 func Candidates(cfg *config.Config, svc *v1.Service) []string { return namingFor(cfg).Candidates(svc) }
 
 // ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.
-func ApplyPlan(ctx context.Context, c Client, plan *Plan) (string, error) {
+func ApplyPlan(ctx context.Context, c Client, plan *model.Plan) (string, error) {
 	created, err := (&applier{p: lbProduct{c: c}}).apply(ctx, plan)
 	if err != nil || created == nil {
 		return plan.LoadBalancerID, err
@@ -38,7 +39,7 @@ type ApplyError = applyError
 var ObserveNLB = observeNLB
 
 // ApplyNLBPlan is ApplyPlan for a network load balancer plan.
-func ApplyNLBPlan(ctx context.Context, c NetworkLoadBalancers, plan *Plan) (string, error) {
+func ApplyNLBPlan(ctx context.Context, c NetworkLoadBalancers, plan *model.Plan) (string, error) {
 	created, err := (&applier{p: nlbProduct{c: c}}).apply(ctx, plan)
 	if err != nil || created == nil {
 		return plan.LoadBalancerID, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -104,14 +105,14 @@ func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 	if !errors.As(err, &wrErr) {
 		t.Errorf("the ApplyError does not expose the *ociclient.WorkRequestError: %v", err)
 	}
-	summary := func(cs []lb.Change) []string {
+	summary := func(cs []model.Change) []string {
 		var out []string
 		for _, c := range cs {
 			out = append(out, c.Action.String()+" "+strings.SplitN(c.Name, "-", 2)[0])
 		}
 		return out
 	}
-	var failed []lb.Change
+	var failed []model.Change
 	for _, f := range aerr.Failed {
 		failed = append(failed, f.Change)
 	}

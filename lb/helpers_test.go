@@ -13,6 +13,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 const (
@@ -110,7 +111,7 @@ func testTLS(version string) TLSSecret {
 func mustDesired(t interface {
 	Helper()
 	Fatalf(string, ...any)
-}, svc *v1.Service, ns []*v1.Node, secrets Secrets) *Spec {
+}, svc *v1.Service, ns []*v1.Node, secrets Secrets) *model.Spec {
 	t.Helper()
 	s, err := Desired(svc, ns, testConfig(), secrets)
 	if err != nil {
@@ -122,12 +123,12 @@ func mustDesired(t interface {
 
 // asObserved turns a desired Spec into what Observe would report for a load balancer built from
 // it: an ID, ownership and NSG tags, no private keys and no desired-only fields.
-func asObserved(d *Spec) *Spec {
+func asObserved(d *model.Spec) *model.Spec {
 	o := d.Clone()
 	o.ID = "ocid1.loadbalancer.oc1.phx.test"
 	o.FreeformTags, _ = ownerTagsAfter(d.FreeformTags, d.Owner)
 	o.FreeformTags, _ = nsgTagsAfter(o.FreeformTags, d.NetworkSecurityGroups)
-	o.Defaulted = Defaulted{}
+	o.Defaulted = model.Defaulted{}
 	o.Ports, o.SourceCIDRs, o.SecurityListMode, o.IPFamilies, o.IPMode, o.ExcludedNodes, o.AdoptID = nil, nil, "", nil, nil, nil, ""
 	for name, c := range o.Certificates {
 		c.PrivateKey, c.Passphrase = "", ""

@@ -11,12 +11,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // portsAndListeners builds, per Service port, a listener on the port and a backend set on its
 // node port. Backend sets are keyed by the Service port, not the targetPort, so two ports with the
 // same targetPort (nginx serving 80 and 443 from one container port) get one each.
-func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
+func (d *desiredBuilder) portsAndListeners(spec *model.Spec, ips []string) {
 	p := d.p
 	protocol := p.oneOf(annotation.BackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
 	policy := p.oneOf(annotation.Policy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
@@ -55,8 +56,8 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		}
 	}
 
-	spec.Listeners = make(map[string]Listener, len(d.svc.Spec.Ports))
-	spec.BackendSets = make(map[string]BackendSet, len(d.svc.Spec.Ports))
+	spec.Listeners = make(map[string]model.Listener, len(d.svc.Spec.Ports))
+	spec.BackendSets = make(map[string]model.BackendSet, len(d.svc.Spec.Ports))
 	for i, sp := range d.svc.Spec.Ports {
 		if sp.Protocol != "" && sp.Protocol != v1.ProtocolTCP {
 			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].protocol", i), Value: string(sp.Protocol),
@@ -71,20 +72,20 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		port, nodePort := int(sp.Port), int(sp.NodePort)
 		ssl := slices.Contains(sslPorts, port)
 
-		bs := BackendSet{
+		bs := model.BackendSet{
 			Name:        backendSetName(v1.ProtocolTCP, port),
 			Policy:      policy,
-			Backends:    make([]Backend, 0, len(ips)),
+			Backends:    make([]model.Backend, 0, len(ips)),
 			HealthCheck: hc,
 		}
 		for _, ip := range ips {
-			bs.Backends = append(bs.Backends, Backend{IP: ip, Port: nodePort})
+			bs.Backends = append(bs.Backends, model.Backend{IP: ip, Port: nodePort})
 		}
 		if ssl && backendCert != "" {
-			bs.TLS = &TLS{Certificate: backendCert, CipherSuite: backendCipher, Protocols: slices.Clone(backendProtocols)}
+			bs.TLS = &model.TLS{Certificate: backendCert, CipherSuite: backendCipher, Protocols: slices.Clone(backendProtocols)}
 		}
 
-		l := Listener{
+		l := model.Listener{
 			Name:                 listenerName(protocol, port),
 			Protocol:             protocol,
 			Port:                 port,
@@ -93,7 +94,7 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 			ProxyProtocolVersion: proxy,
 		}
 		if ssl && listenerCert != "" {
-			l.TLS = &TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}
+			l.TLS = &model.TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}
 		}
 		if protocol == protocolGRPC && l.TLS == nil {
 			p.add(problemf(annotation.BackendProtocol, p.ann[string(annotation.BackendProtocol)],
@@ -101,13 +102,13 @@ func (d *desiredBuilder) portsAndListeners(spec *Spec, ips []string) {
 		}
 		spec.BackendSets[bs.Name] = bs
 		spec.Listeners[l.Name] = l
-		spec.Ports = append(spec.Ports, Port{Protocol: v1.ProtocolTCP, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
+		spec.Ports = append(spec.Ports, model.Port{Protocol: v1.ProtocolTCP, Listener: port, NodePort: nodePort, HealthCheck: hc.Port})
 	}
 }
 
 // certificates reads the TLS Secrets into spec.Certificates and returns the names of the
 // listener and backend-set certificates ("" when not configured).
-func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backend string) {
+func (d *desiredBuilder) certificates(spec *model.Spec, needed bool) (listener, backend string) {
 	if !needed {
 		return "", ""
 	}
@@ -126,7 +127,7 @@ func (d *desiredBuilder) certificates(spec *Spec, needed bool) (listener, backen
 			d.p.add(problemf(a, v, "the name of an existing Secret (%s was not found)", ref))
 			continue
 		}
-		cert := Certificate{
+		cert := model.Certificate{
 			PublicCertificate: strings.TrimSpace(sec.Certificate),
 			CACertificate:     strings.TrimSpace(sec.CA),
 			PrivateKey:        sec.Key,

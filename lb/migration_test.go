@@ -13,6 +13,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // upstreamLoadBalancer stores in ocitest what the upstream OCI CCM leaves for svc (ports 80 and
@@ -80,7 +81,7 @@ func TestUpstreamLoadBalancerIsAdoptedInPlace(t *testing.T) {
 	if *got.IpAddresses[0].IpAddress != ip || *got.DisplayName != string(svc.UID) {
 		t.Errorf("adopted load balancer: IP %s name %q, want %s and the Service UID", *got.IpAddresses[0].IpAddress, *got.DisplayName, ip)
 	}
-	if got.FreeformTags[lb.TagCluster] != clusterName || got.FreeformTags[lb.TagService] != "default/web" {
+	if got.FreeformTags[model.TagCluster] != clusterName || got.FreeformTags[model.TagService] != "default/web" {
 		t.Errorf("adopted load balancer's tags %v lack the ownership tags", got.FreeformTags)
 	}
 	var certs []string

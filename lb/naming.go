@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // maxNameLength bounds display names under the name scheme. Longer names are cut and end in a
@@ -93,7 +94,7 @@ const maxCertificateBase = 48
 // certificateName names a certificate after its Secret and a hash of its content: a changed
 // Secret gives a new name, so rotation is create-new, switch, delete-old (OCI certificates are
 // immutable and cannot be deleted while in use). Only characters OCI allows are kept.
-func certificateName(secretName string, c Certificate) string {
+func certificateName(secretName string, c model.Certificate) string {
 	h := sha256.New()
 	for _, part := range []string{c.PublicCertificate, c.CACertificate, c.PrivateKey.Reveal(), c.Passphrase.Reveal()} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)

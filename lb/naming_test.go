@@ -12,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func TestNamer(t *testing.T) {
@@ -54,31 +55,31 @@ func TestNamer(t *testing.T) {
 }
 
 func TestCertificateNameKeepsOnlyAllowedCharacters(t *testing.T) {
-	got := certificateName("my.secret/with spaces", Certificate{PublicCertificate: "x"})
+	got := certificateName("my.secret/with spaces", model.Certificate{PublicCertificate: "x"})
 	if strings.ContainsAny(got, "./ ") || !strings.HasPrefix(got, "my-secret-with-spaces-") {
 		t.Errorf("certificateName = %q", got)
 	}
-	if long := certificateName(strings.Repeat("s", 300), Certificate{}); len(long) != maxCertificateBase+13 {
+	if long := certificateName(strings.Repeat("s", 300), model.Certificate{}); len(long) != maxCertificateBase+13 {
 		t.Errorf("long certificate name has %d characters", len(long))
 	}
 }
 
 func TestCheckOwnership(t *testing.T) {
-	desired := &Spec{Owner: Owner{Cluster: "prod", Service: "default/web", UID: "uid-1"}}
-	tagged := func(o Owner) *Spec {
-		return &Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: o.Tags()}
+	desired := &model.Spec{Owner: model.Owner{Cluster: "prod", Service: "default/web", UID: "uid-1"}}
+	tagged := func(o model.Owner) *model.Spec {
+		return &model.Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: o.Tags()}
 	}
-	untagged := &Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: map[string]string{"team": "web"}}
+	untagged := &model.Spec{ID: "ocid1.loadbalancer.x", Name: "lb", FreeformTags: map[string]string{"team": "web"}}
 	tests := []struct {
 		name     string
-		observed *Spec
+		observed *model.Spec
 		claim    foundBy
 		ok       bool
 	}{
 		{"our tags", tagged(desired.Owner), foundByName, true},
-		{"restored Service: same name, new UID", tagged(Owner{Cluster: "prod", Service: "default/web", UID: "uid-0"}), foundByName, true},
-		{"another cluster", tagged(Owner{Cluster: "staging", Service: "default/web", UID: "uid-1"}), foundByCachedID, false},
-		{"another Service", tagged(Owner{Cluster: "prod", Service: "default/api", UID: "uid-9"}), foundByAdoption, false},
+		{"restored Service: same name, new UID", tagged(model.Owner{Cluster: "prod", Service: "default/web", UID: "uid-0"}), foundByName, true},
+		{"another cluster", tagged(model.Owner{Cluster: "staging", Service: "default/web", UID: "uid-1"}), foundByCachedID, false},
+		{"another Service", tagged(model.Owner{Cluster: "prod", Service: "default/api", UID: "uid-9"}), foundByAdoption, false},
 		{"untagged, found by UID name (upstream CCM)", untagged, foundByUIDName, true},
 		{"untagged, adopted explicitly", untagged, foundByAdoption, true},
 		{"untagged, found by name only", untagged, foundByName, false},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -46,7 +47,7 @@ func (e *env) instanceNodes(n int) []*v1.Node {
 }
 
 // onlyNLB returns the only network load balancer in OCI, observed.
-func (e *env) onlyNLB(tb testing.TB) *lb.Spec {
+func (e *env) onlyNLB(tb testing.TB) *model.Spec {
 	tb.Helper()
 	all := e.srv.NetworkLoadBalancers()
 	if len(all) != 1 {
@@ -83,13 +84,13 @@ func TestNLBLifecycleThroughOneMachinery(t *testing.T) {
 	if !strings.HasPrefix(res.LoadBalancerID, "ocid1.networkloadbalancer.") || got.ID != res.LoadBalancerID {
 		t.Errorf("LoadBalancerID = %q, want the network load balancer %q", res.LoadBalancerID, got.ID)
 	}
-	wantSet := lb.BackendSet{Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: lb.HealthCheck{Protocol: "HTTP", Port: lb.KubeProxyHealthPort,
+	wantSet := model.BackendSet{Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: model.HealthCheck{Protocol: "HTTP", Port: lb.KubeProxyHealthPort,
 		Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000},
-		Backends: []lb.Backend{{IP: "10.0.1.1", Port: 30080, TargetID: e.instances[0]}, {IP: "10.0.1.2", Port: 30080, TargetID: e.instances[1]}}}
-	if diff := cmp.Diff(map[string]lb.BackendSet{"TCP-80": wantSet}, got.BackendSets, cmpopts.EquateEmpty()); diff != "" {
+		Backends: []model.Backend{{IP: "10.0.1.1", Port: 30080, TargetID: e.instances[0]}, {IP: "10.0.1.2", Port: 30080, TargetID: e.instances[1]}}}
+	if diff := cmp.Diff(map[string]model.BackendSet{"TCP-80": wantSet}, got.BackendSets, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("backend sets in OCI (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]lb.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}}, got.Listeners); diff != "" {
+	if diff := cmp.Diff(map[string]model.Listener{"TCP-80": {Name: "TCP-80", Protocol: "TCP", Port: 80, BackendSet: "TCP-80"}}, got.Listeners); diff != "" {
 		t.Errorf("listeners in OCI (-want +got):\n%s", diff)
 	}
 	// A public NLB lists its private address too; without external-ip-only both are reported.
@@ -151,7 +152,7 @@ func TestNLBUDPAndTCPAndUDPListeners(t *testing.T) {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	got := e.onlyNLB(t)
-	want := map[string]lb.Listener{
+	want := map[string]model.Listener{
 		"TCP_AND_UDP-53": {Name: "TCP_AND_UDP-53", Protocol: "TCP_AND_UDP", Port: 53, BackendSet: "TCP_AND_UDP-53"},
 		"UDP-514":        {Name: "UDP-514", Protocol: "UDP", Port: 514, BackendSet: "UDP-514"},
 	}
@@ -219,7 +220,7 @@ func TestNLBFailedIsRepairedByTheNextEnsure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Changes) != 1 || plan.Changes[0].Action != lb.ActionUpdateLoadBalancer {
+	if len(plan.Changes) != 1 || plan.Changes[0].Action != model.ActionUpdateLoadBalancer {
 		t.Errorf("plan on a FAILED network load balancer = %s, want one update that repairs it", plan)
 	}
 	e.ensure(t, svc, readyNodes(1), nil)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 )
 
 // The reasons a Node is not a backend (Spec.ExcludedNodes).
@@ -59,7 +60,7 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, map[str
 		seen[ip] = true
 		ips = append(ips, ip)
 	}
-	slices.SortFunc(ips, compareIPs)
+	slices.SortFunc(ips, ipaddr.Compare)
 	return ips, excluded
 }
 
@@ -79,22 +80,6 @@ func internalIPv4(n *v1.Node) string {
 		}
 	}
 	return ""
-}
-
-// compareIPs orders addresses numerically, falling back to text for anything unparsable.
-func compareIPs(a, b string) int {
-	x, errX := netip.ParseAddr(a)
-	y, errY := netip.ParseAddr(b)
-	if errX == nil && errY == nil {
-		return x.Compare(y)
-	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // excludedBecause says why a Node is not a backend of any load balancer of the Service, or ""

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer
@@ -66,7 +67,7 @@ func targetNSGs(observed, managed, desired []string) []string {
 // addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs; only
 // with create may it make one. The load balancer takes at most maxNetworkSecurityGroups, so with
 // it the annotation may name one fewer.
-func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *Spec, create bool) error {
+func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *model.Spec, create bool) error {
 	if r.nsg == nil {
 		return nil
 	}

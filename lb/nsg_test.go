@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -76,7 +77,7 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 	var calls []string
 	answer := frontend
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(_ context.Context, spec *lb.Spec, create bool) (string, error) {
+		s.frontendNSG = func(_ context.Context, spec *model.Spec, create bool) (string, error) {
 			calls = append(calls, fmt.Sprintf("%s create=%v", spec.Owner.Service, create))
 			return answer, nil
 		}
@@ -112,7 +113,7 @@ func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
 	var calls []string
 	existing := ""
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(_ context.Context, spec *lb.Spec, create bool) (string, error) {
+		s.frontendNSG = func(_ context.Context, spec *model.Spec, create bool) (string, error) {
 			calls = append(calls, fmt.Sprintf("create=%v", create))
 			if create && existing == "" {
 				existing = frontend
@@ -151,7 +152,7 @@ func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
 
 func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec, bool) (string, error) {
+		s.frontendNSG = func(context.Context, *model.Spec, bool) (string, error) {
 			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
 		}
 	})
@@ -169,7 +170,7 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 
 func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
 	e := newEnv(t, func(s *envSettings) {
-		s.frontendNSG = func(context.Context, *lb.Spec, bool) (string, error) {
+		s.frontendNSG = func(context.Context, *model.Spec, bool) (string, error) {
 			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
 		}
 	})

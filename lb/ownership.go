@@ -7,37 +7,15 @@ import (
 	"maps"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
-
-// The freeform tags that record which cluster and Service own a load balancer. oci-ccm puts them
-// on every load balancer it creates or adopts and never modifies or deletes a load balancer whose
-// tags name another cluster or Service.
-const (
-	TagCluster    = "oci-ccm-cluster"
-	TagService    = "oci-ccm-service"
-	TagServiceUID = "oci-ccm-service-uid"
-	TagManagedBy  = "oci-ccm-managed-by"
-	// ManagedByValue is TagManagedBy's value.
-	ManagedByValue = "oci-ccm"
-)
-
-// Tags returns the ownership tags for o (empty fields are left out).
-func (o Owner) Tags() map[string]string {
-	t := map[string]string{TagManagedBy: ManagedByValue}
-	for k, v := range map[string]string{TagCluster: o.Cluster, TagService: o.Service, TagServiceUID: o.UID} {
-		if v != "" {
-			t[k] = v
-		}
-	}
-	return t
-}
 
 // ownerFromTags reads the ownership tags; ok is false when the load balancer carries none.
-func ownerFromTags(tags map[string]string) (Owner, bool) {
-	if tags[TagManagedBy] != ManagedByValue {
-		return Owner{}, false
+func ownerFromTags(tags map[string]string) (model.Owner, bool) {
+	if tags[model.TagManagedBy] != model.ManagedByValue {
+		return model.Owner{}, false
 	}
-	return Owner{Cluster: tags[TagCluster], Service: tags[TagService], UID: tags[TagServiceUID]}, true
+	return model.Owner{Cluster: tags[model.TagCluster], Service: tags[model.TagService], UID: tags[model.TagServiceUID]}, true
 }
 
 // foundBy is how a load balancer was found, which decides whether an untagged one may be taken.
@@ -64,7 +42,7 @@ const (
 //
 // A Service is identified by cluster and namespace/name; a different Service UID under the same
 // name is accepted (a backup restore recreates the Service with a new UID) and re-tagged by Diff.
-func checkOwnership(observed, desired *Spec, claim foundBy) error {
+func checkOwnership(observed, desired *model.Spec, claim foundBy) error {
 	refuse := func(reason string) error {
 		return &ownershipError{LoadBalancerID: observed.ID, DisplayName: observed.Name, Reason: reason}
 	}
@@ -73,9 +51,9 @@ func checkOwnership(observed, desired *Spec, claim foundBy) error {
 	if tagged {
 		switch {
 		case got.Cluster != want.Cluster:
-			return refuse("its " + TagCluster + " tag is " + quote(got.Cluster) + ", this cluster is " + quote(want.Cluster))
+			return refuse("its " + model.TagCluster + " tag is " + quote(got.Cluster) + ", this cluster is " + quote(want.Cluster))
 		case got.Service != want.Service && got.UID != want.UID:
-			return refuse("its " + TagService + " tag is " + quote(got.Service) + ", this Service is " + quote(want.Service))
+			return refuse("its " + model.TagService + " tag is " + quote(got.Service) + ", this Service is " + quote(want.Service))
 		}
 		return nil
 	}
@@ -83,12 +61,12 @@ func checkOwnership(observed, desired *Spec, claim foundBy) error {
 	case foundByUIDName, foundByAdoption, foundByCachedID:
 		return nil
 	}
-	return refuse("it has no " + TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over")
+	return refuse("it has no " + model.TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over")
 }
 
 // ownerTagsAfter returns the freeform tags a load balancer should carry: its current tags with
 // the ownership tags set. ok is false when nothing changes.
-func ownerTagsAfter(current map[string]string, o Owner) (map[string]string, bool) {
+func ownerTagsAfter(current map[string]string, o model.Owner) (map[string]string, bool) {
 	out := maps.Clone(current)
 	if out == nil {
 		out = map[string]string{}

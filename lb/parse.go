@@ -13,7 +13,11 @@ import (
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
+
+// shapeFlexible is the name of OCI's flexible shape (model.Shape.IsFlexible).
+const shapeFlexible = "flexible"
 
 // parser reads annotations and collects every problem instead of stopping at the first, so a
 // user sees all of them at once.
@@ -131,7 +135,7 @@ var fixedShapes = []string{"10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000
 
 // shape parses the shape annotations. The second result is true when nothing was set, so an
 // existing load balancer's shape is kept.
-func (p *parser) shape() (Shape, bool) {
+func (p *parser) shape() (model.Shape, bool) {
 	name := p.str(annotation.Shape, "")
 	min := p.mbps(annotation.ShapeFlexMin, defaultFlexMinMbps)
 	max := p.mbps(annotation.ShapeFlexMax, defaultFlexMaxMbps)
@@ -139,7 +143,7 @@ func (p *parser) shape() (Shape, bool) {
 	switch {
 	case name == "" && !p.has(annotation.Shape):
 		if !flexSet {
-			return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+			return model.Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 		}
 	case strings.EqualFold(name, shapeFlexible):
 	default:
@@ -150,16 +154,16 @@ func (p *parser) shape() (Shape, bool) {
 						p.add(problemf(a, p.ann[string(a)], "no value: it applies only to the %q shape, not %q", shapeFlexible, f))
 					}
 				}
-				return Shape{Name: f}, false
+				return model.Shape{Name: f}, false
 			}
 		}
 		p.add(problemf(annotation.Shape, p.ann[string(annotation.Shape)], "one of %s, %s", shapeFlexible, strings.Join(fixedShapes, ", ")))
-		return Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
+		return model.Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 	}
 	if max < min {
 		p.add(problemf(annotation.ShapeFlexMax, p.ann[string(annotation.ShapeFlexMax)], "at least flex-min (%d Mbps)", min))
 	}
-	return Shape{Name: shapeFlexible, MinMbps: min, MaxMbps: max}, false
+	return model.Shape{Name: shapeFlexible, MinMbps: min, MaxMbps: max}, false
 }
 
 // sslConfigJSON is the value format of the listener/backend-set SSL config annotations.

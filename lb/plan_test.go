@@ -12,11 +12,12 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // plan runs Reconciler.Plan and returns the plan and the OCI calls it made.
-func (e *env) plan(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*lb.Plan, ocitest.Calls) {
+func (e *env) plan(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Plan, ocitest.Calls) {
 	tb.Helper()
 	before := e.srv.Calls()
 	p, err := e.r.Plan(ctx, svc, nodes, secrets)
@@ -28,7 +29,7 @@ func (e *env) plan(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.
 }
 
 // steps names a plan's changes, e.g. `+ listener "TCP-80"`.
-func steps(p *lb.Plan) []string {
+func steps(p *model.Plan) []string {
 	var out []string
 	for _, c := range p.Changes {
 		out = append(out, c.String())

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // A Service's load balancer is one of two OCI products: a Load Balancer (KindLoadBalancer) or a
@@ -20,7 +21,7 @@ import (
 // product is what the Reconciler needs from one OCI load-balancing service.
 type product interface {
 	// kind is the product's Kind.
-	kind() Kind
+	kind() model.Kind
 	// get reads one load balancer; OCI's errors are returned as they are (see ociclient's
 	// error kinds), so a 404 is decided by the caller (absence.go).
 	get(ctx context.Context, id string) (*found, error)
@@ -29,12 +30,12 @@ type product interface {
 	list(ctx context.Context, compartmentID, displayName string) ([]found, error)
 	// create starts creating spec with one call carrying every part, and returns the work
 	// request and, when OCI says at once, the new load balancer's OCID.
-	create(ctx context.Context, spec *Spec, reservedIPID, retryToken string) (workRequestID, id string, err error)
+	create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (workRequestID, id string, err error)
 	// awaitCreate waits for a create's work request and returns the OCID of the new load
 	// balancer ("" when OCI did not say); id is what create returned.
 	awaitCreate(ctx context.Context, workRequestID, id string) (string, error)
 	// change starts one change of a plan on load balancer id and returns its work request.
-	change(ctx context.Context, id string, c Change) (workRequestID string, err error)
+	change(ctx context.Context, id string, c model.Change) (workRequestID string, err error)
 	// wait waits for a work request of this product.
 	wait(ctx context.Context, workRequestID string) error
 	// words names the product's operations and IAM resource type in errors.
@@ -67,7 +68,7 @@ const (
 
 // found is a load balancer of either product as OCI reports it.
 type found struct {
-	Kind          Kind
+	Kind          model.Kind
 	ID            string
 	Name          string
 	CompartmentID string
@@ -93,7 +94,7 @@ type address struct {
 func (f *found) gone() bool { return f.State == lifecycleDeleting || f.State == lifecycleDeleted }
 
 // spec observes the load balancer into a Spec.
-func (f *found) spec() *Spec { return observeFound(f) }
+func (f *found) spec() *model.Spec { return observeFound(f) }
 
 // externalIPOnly reports whether svc asks a network load balancer to report only its public
 // addresses (annotation.NLBExternalIPOnly).

@@ -7,12 +7,14 @@ import (
 	"context"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // lbProduct is the OCI Load Balancer service behind product.
 type lbProduct struct{ c Client }
 
-func (p lbProduct) kind() Kind { return KindLoadBalancer }
+func (p lbProduct) kind() model.Kind { return model.KindLoadBalancer }
 
 func (p lbProduct) words() productWords {
 	return productWords{noun: "load balancer", get: "GetLoadBalancer", delete: "DeleteLoadBalancer", resource: "load-balancers"}
@@ -39,7 +41,7 @@ func (p lbProduct) list(ctx context.Context, compartmentID, displayName string) 
 	return out, nil
 }
 
-func (p lbProduct) create(ctx context.Context, spec *Spec, reservedIPID, retryToken string) (string, string, error) {
+func (p lbProduct) create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (string, string, error) {
 	wr, err := p.c.CreateLoadBalancer(ctx, createDetails(spec, reservedIPID), retryToken)
 	return wr, "", err
 }
@@ -50,63 +52,63 @@ func (p lbProduct) awaitCreate(ctx context.Context, wr, _ string) (string, error
 
 func (p lbProduct) wait(ctx context.Context, wr string) error { return p.c.WaitForWorkRequest(ctx, wr) }
 
-func (p lbProduct) change(ctx context.Context, lbID string, c Change) (string, error) {
+func (p lbProduct) change(ctx context.Context, lbID string, c model.Change) (string, error) {
 	switch c.Action {
-	case ActionUpdateLoadBalancer:
-		s, ok := c.After.(Settings)
+	case model.ActionUpdateLoadBalancer:
+		s, ok := c.After.(model.Settings)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.UpdateLoadBalancer(ctx, lbID, settingsDetails(s))
-	case ActionUpdateShape:
-		s, ok := c.After.(Shape)
+	case model.ActionUpdateShape:
+		s, ok := c.After.(model.Shape)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.UpdateLoadBalancerShape(ctx, lbID, shapeUpdateDetails(s))
-	case ActionUpdateNetworkSecurityGroups:
+	case model.ActionUpdateNetworkSecurityGroups:
 		nsgs, ok := c.After.([]string)
 		if !ok && c.After != nil {
 			return "", badChange(c)
 		}
 		return p.c.UpdateNetworkSecurityGroups(ctx, lbID, nonNilStrings(nsgs))
-	case ActionCreateCertificate:
-		cert, ok := c.After.(Certificate)
+	case model.ActionCreateCertificate:
+		cert, ok := c.After.(model.Certificate)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.CreateCertificate(ctx, lbID, certificateDetails(cert), "")
-	case ActionDeleteCertificate:
+	case model.ActionDeleteCertificate:
 		return p.c.DeleteCertificate(ctx, lbID, c.Name)
-	case ActionCreateBackendSet:
-		bs, ok := c.After.(BackendSet)
+	case model.ActionCreateBackendSet:
+		bs, ok := c.After.(model.BackendSet)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.CreateBackendSet(ctx, lbID, createBackendSetDetails(bs), "")
-	case ActionUpdateBackendSet:
-		bs, ok := c.After.(BackendSet)
+	case model.ActionUpdateBackendSet:
+		bs, ok := c.After.(model.BackendSet)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.UpdateBackendSet(ctx, lbID, c.Name, updateBackendSetDetails(bs))
-	case ActionDeleteBackendSet:
+	case model.ActionDeleteBackendSet:
 		return p.c.DeleteBackendSet(ctx, lbID, c.Name)
-	case ActionCreateListener:
-		l, ok := c.After.(Listener)
+	case model.ActionCreateListener:
+		l, ok := c.After.(model.Listener)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.CreateListener(ctx, lbID, createListenerDetails(l), "")
-	case ActionUpdateListener:
-		l, ok := c.After.(Listener)
+	case model.ActionUpdateListener:
+		l, ok := c.After.(model.Listener)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.UpdateListener(ctx, lbID, c.Name, updateListenerDetails(l))
-	case ActionDeleteListener:
+	case model.ActionDeleteListener:
 		return p.c.DeleteListener(ctx, lbID, c.Name)
-	case ActionDeleteLoadBalancer:
+	case model.ActionDeleteLoadBalancer:
 		return p.c.DeleteLoadBalancer(ctx, lbID)
 	}
 	return "", badChange(c)
@@ -115,7 +117,7 @@ func (p lbProduct) change(ctx context.Context, lbID string, c Change) (string, e
 // foundLB is an OCI load balancer as a found.
 func foundLB(lb loadbalancer.LoadBalancer) found {
 	f := found{
-		Kind:          KindLoadBalancer,
+		Kind:          model.KindLoadBalancer,
 		ID:            deref(lb.Id),
 		Name:          deref(lb.DisplayName),
 		CompartmentID: deref(lb.CompartmentId),

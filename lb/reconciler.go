@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -54,7 +55,7 @@ type Options struct {
 	// return "" when there is none, so that neither writes. seclist's Manager.FrontendNSG does
 	// this for the frontend NSG of a Service in security-rule mode NSG, and returns "" for every
 	// other Service.
-	FrontendNSG func(ctx context.Context, spec *Spec, create bool) (nsgID string, err error)
+	FrontendNSG func(ctx context.Context, spec *model.Spec, create bool) (nsgID string, err error)
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -68,12 +69,12 @@ const defaultTimeout = 5 * time.Minute
 type Reconciler struct {
 	cfg     *config.Config
 	cluster string
-	engines map[Kind]*engine
+	engines map[model.Kind]*engine
 	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
-	nsg     func(ctx context.Context, spec *Spec, create bool) (string, error) // Options.FrontendNSG
-	pending *pendingUpdates                                                    // Update's accepted changes (async.go)
+	nsg     func(ctx context.Context, spec *model.Spec, create bool) (string, error) // Options.FrontendNSG
+	pending *pendingUpdates                                                          // Update's accepted changes (async.go)
 
 	mu  sync.Mutex
 	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
@@ -99,16 +100,16 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		subnets: subnetReaderOf(opts.PublicIPs),
 		cfg:     cfg,
 		cluster: opts.Cluster,
-		engines: map[Kind]*engine{},
+		engines: map[model.Kind]*engine{},
 		namer:   namingFor(cfg),
 		timeout: timeout,
 		nsg:     opts.FrontendNSG,
 		ids:     map[types.UID]lbRef{},
 		pending: newPendingUpdates(),
 	}
-	r.engines[KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
+	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
 	if opts.NetworkLoadBalancers != nil {
-		r.engines[KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts)
+		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts)
 	}
 	return r, nil
 }
@@ -125,7 +126,7 @@ func newEngine(p product, opts Options) *engine {
 }
 
 // engine returns the engine of kind, or an error saying what is missing.
-func (r *Reconciler) engine(kind Kind) (*engine, error) {
+func (r *Reconciler) engine(kind model.Kind) (*engine, error) {
 	if e := r.engines[kind]; e != nil {
 		return e, nil
 	}
@@ -140,12 +141,12 @@ type Result struct {
 	// Service.Status.LoadBalancer.
 	Status *v1.LoadBalancerStatus
 	// Plan is what Ensure applied (empty when nothing changed); nil from Get.
-	Plan *Plan
+	Plan *model.Plan
 	// Spec is the load balancer as it now is. From Ensure it is Plan.Target with the OCID: the
 	// real subnets of an existing load balancer, the ports and backends of the Service, so
 	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
 	// reports, without the desired-only fields.
-	Spec *Spec
+	Spec *model.Spec
 	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished:
 	// FollowUp confirms them, and requeues the Service if they fail.
 	Accepted bool
@@ -172,7 +173,7 @@ func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // apply now, making no change in OCI (only reads). An empty plan means the load balancer is as
 // the Service asks; Plan.LoadBalancerID is empty when it would be created. The errors are
 // Ensure's, except that nothing is applied.
-func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Plan, error) {
+func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Plan, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	p, err := r.plan(ctx, svc, nodes, secrets, false)
@@ -199,11 +200,11 @@ func (r *Reconciler) timedOut(ctx context.Context, what string, svc *v1.Service,
 
 // planned is a plan with what was found on the way to it.
 type planned struct {
-	plan     *Plan
-	desired  *Spec
+	plan     *model.Plan
+	desired  *model.Spec
 	engine   *engine
 	found    *found // nil when the plan creates the load balancer
-	observed *Spec
+	observed *model.Spec
 }
 
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
@@ -238,7 +239,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		return nil, &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{
 			problemf(annotation.AdoptLoadBalancerID, desired.AdoptID, "the OCID of an existing load balancer (none was found)")}}
 	}
-	var observed *Spec
+	var observed *model.Spec
 	if found != nil {
 		observed = found.spec()
 		r.pending.overlay(observed) // accepted changes still in OCI's queue (async.go)
@@ -407,8 +408,8 @@ func (r *Reconciler) Subnets(svc *v1.Service, secrets Secrets) []string {
 // Name returns the display name svc's load balancer gets (cloudprovider's GetLoadBalancerName).
 func (r *Reconciler) Name(svc *v1.Service) string { return r.namer.Name(svc) }
 
-func (r *Reconciler) owner(svc *v1.Service) *Spec {
-	return &Spec{Owner: Owner{Cluster: r.cluster, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)}}
+func (r *Reconciler) owner(svc *v1.Service) *model.Spec {
+	return &model.Spec{Owner: model.Owner{Cluster: r.cluster, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)}}
 }
 
 // find returns svc's load balancer, or nil if there is none, and how it was found: by the
@@ -486,7 +487,7 @@ func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service,
 			return lb, claim, false, nil
 		default:
 			refused = &ownershipError{LoadBalancerID: m.ID, DisplayName: m.Name,
-				Reason: "it has no " + TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over, or delete it"}
+				Reason: "it has no " + model.TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over, or delete it"}
 		}
 	}
 	return nil, foundByName, removed > 0 && removed == len(matches), refused
@@ -514,7 +515,7 @@ func usable(lb *found) error {
 	switch {
 	case lb.State == lifecycleCreating:
 		return &stateError{LoadBalancerID: lb.ID, State: lb.StateName, Hint: "its creation is still in progress; retry later"}
-	case lb.State == lifecycleFailed && lb.Kind != KindNetworkLoadBalancer:
+	case lb.State == lifecycleFailed && lb.Kind != model.KindNetworkLoadBalancer:
 		return &stateError{LoadBalancerID: lb.ID, State: lb.StateName,
 			Hint: "OCI could not create it; delete the Service (or the load balancer) and recreate it"}
 	}

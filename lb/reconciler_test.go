@@ -19,6 +19,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -45,7 +46,7 @@ func TestEnsureCreatesLoadBalancerInOneCall(t *testing.T) {
 	if got.Name != string(svc.UID) {
 		t.Errorf("display name %q, want the Service UID (upstream-compatible default)", got.Name)
 	}
-	wantTags := map[string]string{lb.TagManagedBy: lb.ManagedByValue, lb.TagCluster: clusterName, lb.TagService: "default/web", lb.TagServiceUID: string(svc.UID)}
+	wantTags := map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagCluster: clusterName, model.TagService: "default/web", model.TagServiceUID: string(svc.UID)}
 	if diff := cmp.Diff(wantTags, got.FreeformTags); diff != "" {
 		t.Errorf("tags (-want +got):\n%s", diff)
 	}
@@ -175,7 +176,7 @@ func TestEnsureShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	got := e.only(t)
-	if got.Shape != (lb.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) || !slices.Equal(got.NetworkSecurityGroups, []string{"ocid1.networksecuritygroup.oc1.phx.a"}) {
+	if got.Shape != (model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) || !slices.Equal(got.NetworkSecurityGroups, []string{"ocid1.networksecuritygroup.oc1.phx.a"}) {
 		t.Errorf("shape %v, NSGs %v", got.Shape, got.NetworkSecurityGroups)
 	}
 }
@@ -252,7 +253,7 @@ func TestOwnershipIsNeverTakenFromAnotherClusterOrUntaggedLoadBalancer(t *testin
 	e := newEnv(t, withNaming(config.NamingName))
 	foreign := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String("default-web"),
-		FreeformTags: lb.Owner{Cluster: "staging", Service: "default/web", UID: "other-uid"}.Tags(),
+		FreeformTags: model.Owner{Cluster: "staging", Service: "default/web", UID: "other-uid"}.Tags(),
 	})
 	svc := service()
 
@@ -307,7 +308,7 @@ func TestUpstreamLoadBalancerIsAdoptedByUIDAndRenamedUnderNameScheme(t *testing.
 		t.Errorf("writes %v: want the upstream load balancer adopted (tagged, renamed), its fixed shape kept\n%s", writes(calls), res.Plan)
 	}
 	got, _ := e.srv.LoadBalancer(*upstream.Id)
-	if *got.DisplayName != "default-web" || got.FreeformTags["team"] != "web" || got.FreeformTags[lb.TagCluster] != clusterName {
+	if *got.DisplayName != "default-web" || got.FreeformTags["team"] != "web" || got.FreeformTags[model.TagCluster] != clusterName {
 		t.Errorf("adopted load balancer: name %q tags %v", *got.DisplayName, got.FreeformTags)
 	}
 	// A restarted CCM finds it by its new name with one list.
@@ -334,7 +335,7 @@ func TestEnsureReportsLoadBalancerThatIsNotReady(t *testing.T) {
 			svc := service()
 			e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 				CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)),
-				LifecycleState: state, FreeformTags: lb.Owner{Cluster: clusterName, Service: "default/web", UID: string(svc.UID)}.Tags(),
+				LifecycleState: state, FreeformTags: model.Owner{Cluster: clusterName, Service: "default/web", UID: string(svc.UID)}.Tags(),
 			})
 			before := e.srv.Calls()
 			_, err := e.r.Ensure(ctx, svc, readyNodes(1), nil)

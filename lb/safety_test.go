@@ -20,6 +20,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -93,15 +94,15 @@ func TestEnsureNeverTakesNotAuthorizedOrNotFoundOnAPartForGone(t *testing.T) {
 		before, after *v1.Service
 		// secrets before and after (a rotation deletes the old certificate)
 		secretsBefore, secretsAfter lb.Secrets
-		left                        func(s *lb.Spec) bool // the part OCI refused to delete is still there
+		left                        func(s *model.Spec) bool // the part OCI refused to delete is still there
 	}{
 		{name: "DeleteListener denied", op: "DeleteListener", before: service(), after: service(ports(80)),
-			left: func(s *lb.Spec) bool { _, ok := s.Listeners["TCP-443"]; return ok }},
+			left: func(s *model.Spec) bool { _, ok := s.Listeners["TCP-443"]; return ok }},
 		{name: "DeleteBackendSet denied", op: "DeleteBackendSet", before: service(), after: service(ports(80)),
-			left: func(s *lb.Spec) bool { _, ok := s.BackendSets["TCP-443"]; return ok }},
+			left: func(s *model.Spec) bool { _, ok := s.BackendSets["TCP-443"]; return ok }},
 		{name: "DeleteCertificate denied", op: "DeleteCertificate", before: tls, after: tls,
 			secretsBefore: lb.Secrets{webTLS: tlsSecret("v1")}, secretsAfter: lb.Secrets{webTLS: tlsSecret("v2")},
-			left: func(s *lb.Spec) bool { return len(s.Certificates) == 2 }},
+			left: func(s *model.Spec) bool { return len(s.Certificates) == 2 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)

@@ -8,6 +8,7 @@ package lb
 // the addresses. Nothing else in the package touches SDK model types.
 
 import (
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -16,24 +17,27 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Observe reads an OCI load balancer into a Spec. Fields OCI does not report (private keys,
 // desired-only fields) stay empty.
-func observe(lb loadbalancer.LoadBalancer) *Spec {
-	s := &Spec{
-		Kind:                  KindLoadBalancer,
+func observe(lb loadbalancer.LoadBalancer) *model.Spec {
+	s := &model.Spec{
+		Kind:                  model.KindLoadBalancer,
 		ID:                    deref(lb.Id),
 		Name:                  deref(lb.DisplayName),
 		CompartmentID:         deref(lb.CompartmentId),
 		Internal:              lb.IsPrivate != nil && *lb.IsPrivate,
 		Subnets:               sortedCopy(lb.SubnetIds),
-		Shape:                 Shape{Name: deref(lb.ShapeName)},
+		Shape:                 model.Shape{Name: deref(lb.ShapeName)},
 		NetworkSecurityGroups: sortedCopy(lb.NetworkSecurityGroupIds),
-		Listeners:             make(map[string]Listener, len(lb.Listeners)),
-		BackendSets:           make(map[string]BackendSet, len(lb.BackendSets)),
-		Certificates:          make(map[string]Certificate, len(lb.Certificates)),
-		FreeformTags:          cloneStringMap(lb.FreeformTags),
+		Listeners:             make(map[string]model.Listener, len(lb.Listeners)),
+		BackendSets:           make(map[string]model.BackendSet, len(lb.BackendSets)),
+		Certificates:          make(map[string]model.Certificate, len(lb.Certificates)),
+		FreeformTags:          maps.Clone(lb.FreeformTags),
 		DefinedTags:           lb.DefinedTags,
 	}
 	if s.Shape.IsFlexible() && lb.ShapeDetails != nil {
@@ -53,13 +57,13 @@ func observe(lb loadbalancer.LoadBalancer) *Spec {
 		if name == "" {
 			name = key
 		}
-		ol := Listener{
+		ol := model.Listener{
 			Name:       name,
 			Protocol:   strings.ToUpper(deref(l.Protocol)),
 			Port:       derefInt(l.Port),
 			BackendSet: deref(l.DefaultBackendSetName),
 			TLS:        observeTLS(l.SslConfiguration),
-			Routing: ListenerRouting{
+			Routing: model.ListenerRouting{
 				Hostnames:     slices.Clone(l.HostnameNames),
 				RuleSets:      slices.Clone(l.RuleSetNames),
 				RoutingPolicy: deref(l.RoutingPolicyName),
@@ -79,23 +83,23 @@ func observe(lb loadbalancer.LoadBalancer) *Spec {
 		if name == "" {
 			name = key
 		}
-		ob := BackendSet{
+		ob := model.BackendSet{
 			Name:     name,
 			Policy:   strings.ToUpper(deref(b.Policy)),
-			Backends: make([]Backend, 0, len(b.Backends)),
+			Backends: make([]model.Backend, 0, len(b.Backends)),
 			TLS:      observeTLS(b.SslConfiguration),
 		}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port)})
 		}
-		slices.SortFunc(ob.Backends, func(x, y Backend) int {
-			if c := compareIPs(x.IP, y.IP); c != 0 {
+		slices.SortFunc(ob.Backends, func(x, y model.Backend) int {
+			if c := ipaddr.Compare(x.IP, y.IP); c != 0 {
 				return c
 			}
 			return x.Port - y.Port
 		})
 		if h := b.HealthChecker; h != nil {
-			ob.HealthCheck = HealthCheck{
+			ob.HealthCheck = model.HealthCheck{
 				Protocol:       strings.ToUpper(deref(h.Protocol)),
 				Port:           derefInt(h.Port),
 				Path:           deref(h.UrlPath),
@@ -113,7 +117,7 @@ func observe(lb loadbalancer.LoadBalancer) *Spec {
 		if name == "" {
 			name = key
 		}
-		s.Certificates[name] = Certificate{
+		s.Certificates[name] = model.Certificate{
 			Name:              name,
 			PublicCertificate: deref(c.PublicCertificate),
 			CACertificate:     deref(c.CaCertificate),
@@ -122,15 +126,15 @@ func observe(lb loadbalancer.LoadBalancer) *Spec {
 	return s
 }
 
-func observeTLS(c *loadbalancer.SslConfiguration) *TLS {
+func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
 	if c == nil || deref(c.CertificateName) == "" {
 		return nil
 	}
-	return &TLS{Certificate: deref(c.CertificateName), CipherSuite: deref(c.CipherSuiteName), Protocols: sortedCopy(c.Protocols)}
+	return &model.TLS{Certificate: deref(c.CertificateName), CipherSuite: deref(c.CipherSuiteName), Protocols: sortedCopy(c.Protocols)}
 }
 
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
-func createDetails(s *Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
+func createDetails(s *model.Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
 	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
 	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
 	d := loadbalancer.CreateLoadBalancerDetails{
@@ -173,22 +177,22 @@ func createDetails(s *Spec, reservedIPID string) loadbalancer.CreateLoadBalancer
 	return d
 }
 
-func shapeDetails(s Shape) *loadbalancer.ShapeDetails {
+func shapeDetails(s model.Shape) *loadbalancer.ShapeDetails {
 	if !s.IsFlexible() {
 		return nil
 	}
 	return &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(s.MinMbps), MaximumBandwidthInMbps: common.Int(s.MaxMbps)}
 }
 
-func shapeUpdateDetails(s Shape) loadbalancer.UpdateLoadBalancerShapeDetails {
+func shapeUpdateDetails(s model.Shape) loadbalancer.UpdateLoadBalancerShapeDetails {
 	return loadbalancer.UpdateLoadBalancerShapeDetails{ShapeName: common.String(s.Name), ShapeDetails: shapeDetails(s)}
 }
 
-func settingsDetails(s Settings) loadbalancer.UpdateLoadBalancerDetails {
-	return loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)}
+func settingsDetails(s model.Settings) loadbalancer.UpdateLoadBalancerDetails {
+	return loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
 }
 
-func createListenerDetails(l Listener) loadbalancer.CreateListenerDetails {
+func createListenerDetails(l model.Listener) loadbalancer.CreateListenerDetails {
 	return loadbalancer.CreateListenerDetails{
 		Name:                    common.String(l.Name),
 		DefaultBackendSetName:   common.String(l.BackendSet),
@@ -201,7 +205,7 @@ func createListenerDetails(l Listener) loadbalancer.CreateListenerDetails {
 
 // updateListenerDetails is the whole listener (OCI replaces it), with the routing the Spec does
 // not manage sent back as observed.
-func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
+func updateListenerDetails(l model.Listener) loadbalancer.UpdateListenerDetails {
 	return loadbalancer.UpdateListenerDetails{
 		DefaultBackendSetName:   common.String(l.BackendSet),
 		Port:                    common.Int(l.Port),
@@ -215,7 +219,7 @@ func updateListenerDetails(l Listener) loadbalancer.UpdateListenerDetails {
 	}
 }
 
-func connectionConfig(l Listener) *loadbalancer.ConnectionConfiguration {
+func connectionConfig(l model.Listener) *loadbalancer.ConnectionConfiguration {
 	c := &loadbalancer.ConnectionConfiguration{IdleTimeout: common.Int64(l.IdleTimeoutSeconds)}
 	if l.IdleTimeoutSeconds == 0 {
 		c.IdleTimeout = common.Int64(defaultIdleTimeout(l.Protocol))
@@ -226,7 +230,7 @@ func connectionConfig(l Listener) *loadbalancer.ConnectionConfiguration {
 	return c
 }
 
-func createBackendSetDetails(b BackendSet) loadbalancer.CreateBackendSetDetails {
+func createBackendSetDetails(b model.BackendSet) loadbalancer.CreateBackendSetDetails {
 	return loadbalancer.CreateBackendSetDetails{
 		Name:             common.String(b.Name),
 		Policy:           common.String(b.Policy),
@@ -236,7 +240,7 @@ func createBackendSetDetails(b BackendSet) loadbalancer.CreateBackendSetDetails 
 	}
 }
 
-func updateBackendSetDetails(b BackendSet) loadbalancer.UpdateBackendSetDetails {
+func updateBackendSetDetails(b model.BackendSet) loadbalancer.UpdateBackendSetDetails {
 	return loadbalancer.UpdateBackendSetDetails{
 		Policy:           common.String(b.Policy),
 		HealthChecker:    healthCheckerDetails(b.HealthCheck),
@@ -245,7 +249,7 @@ func updateBackendSetDetails(b BackendSet) loadbalancer.UpdateBackendSetDetails 
 	}
 }
 
-func backendDetails(bs []Backend) []loadbalancer.BackendDetails {
+func backendDetails(bs []model.Backend) []loadbalancer.BackendDetails {
 	out := make([]loadbalancer.BackendDetails, len(bs))
 	for i, b := range bs {
 		out[i] = loadbalancer.BackendDetails{IpAddress: common.String(b.IP), Port: common.Int(b.Port), Weight: common.Int(1)}
@@ -253,7 +257,7 @@ func backendDetails(bs []Backend) []loadbalancer.BackendDetails {
 	return out
 }
 
-func healthCheckerDetails(h HealthCheck) *loadbalancer.HealthCheckerDetails {
+func healthCheckerDetails(h model.HealthCheck) *loadbalancer.HealthCheckerDetails {
 	d := &loadbalancer.HealthCheckerDetails{
 		Protocol:         common.String(h.Protocol),
 		Port:             common.Int(h.Port),
@@ -271,7 +275,7 @@ func healthCheckerDetails(h HealthCheck) *loadbalancer.HealthCheckerDetails {
 
 // sslDetails builds the SSL configuration. Peer verification stays off, as in the upstream CCM:
 // backends are nodes reached by IP, whose certificates rarely name those IPs.
-func sslDetails(t *TLS) *loadbalancer.SslConfigurationDetails {
+func sslDetails(t *model.TLS) *loadbalancer.SslConfigurationDetails {
 	if t == nil {
 		return nil
 	}
@@ -286,7 +290,7 @@ func sslDetails(t *TLS) *loadbalancer.SslConfigurationDetails {
 	return d
 }
 
-func certificateDetails(c Certificate) loadbalancer.CreateCertificateDetails {
+func certificateDetails(c model.Certificate) loadbalancer.CreateCertificateDetails {
 	return loadbalancer.CreateCertificateDetails{
 		CertificateName:   common.String(c.Name),
 		PublicCertificate: optString(c.PublicCertificate),
@@ -304,14 +308,14 @@ func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.Load
 	var ips []string
 	for _, a := range f.Addresses {
 		keep := a.Public != f.Internal
-		if f.Kind == KindNetworkLoadBalancer {
+		if f.Kind == model.KindNetworkLoadBalancer {
 			keep = a.Public || !publicOnly
 		}
 		if a.IP != "" && keep {
 			ips = append(ips, a.IP)
 		}
 	}
-	slices.SortFunc(ips, compareIPs)
+	slices.SortFunc(ips, ipaddr.Compare)
 	st := &v1.LoadBalancerStatus{}
 	for _, ip := range slices.Compact(ips) {
 		ing := v1.LoadBalancerIngress{IP: ip}
@@ -325,14 +329,14 @@ func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.Load
 }
 
 // observeFound reads a found's SDK value into a Spec.
-func observeFound(f *found) *Spec {
+func observeFound(f *found) *model.Spec {
 	switch raw := f.raw.(type) {
 	case loadbalancer.LoadBalancer:
 		return observe(raw)
 	case nlbapi.NetworkLoadBalancer:
 		return observeNLB(raw)
 	}
-	return &Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: cloneStringMap(f.FreeformTags)}
+	return &model.Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: maps.Clone(f.FreeformTags)}
 }
 
 func deref(p *string) string {

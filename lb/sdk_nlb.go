@@ -8,17 +8,20 @@ package lb
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // nlbProduct is the OCI Network Load Balancer service behind product.
 type nlbProduct struct{ c NetworkLoadBalancers }
 
-func (p nlbProduct) kind() Kind { return KindNetworkLoadBalancer }
+func (p nlbProduct) kind() model.Kind { return model.KindNetworkLoadBalancer }
 
 func (p nlbProduct) words() productWords {
 	return productWords{noun: "network load balancer", get: "GetNetworkLoadBalancer", delete: "DeleteNetworkLoadBalancer",
@@ -47,7 +50,7 @@ func (p nlbProduct) list(ctx context.Context, compartmentID, displayName string)
 }
 
 // create returns the new network load balancer's OCID at once: OCI answers with its body.
-func (p nlbProduct) create(ctx context.Context, spec *Spec, reservedIPID, retryToken string) (string, string, error) {
+func (p nlbProduct) create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (string, string, error) {
 	n, wr, err := p.c.CreateNetworkLoadBalancer(ctx, nlbCreateDetails(spec, reservedIPID), retryToken)
 	return wr, deref(n.Id), err
 }
@@ -60,26 +63,26 @@ func (p nlbProduct) wait(ctx context.Context, wr string) error {
 	return p.c.WaitForWorkRequest(ctx, wr)
 }
 
-func (p nlbProduct) change(ctx context.Context, id string, c Change) (string, error) {
+func (p nlbProduct) change(ctx context.Context, id string, c model.Change) (string, error) {
 	switch c.Action {
-	case ActionUpdateLoadBalancer:
-		s, ok := c.After.(Settings)
+	case model.ActionUpdateLoadBalancer:
+		s, ok := c.After.(model.Settings)
 		if !ok {
 			return "", badChange(c)
 		}
-		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: cloneStringMap(s.FreeformTags)}
+		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
 		if s.IPFamilies != nil {
 			d.NlbIpVersion = nlbIPVersion(s.IPFamilies)
 		}
 		return p.c.UpdateNetworkLoadBalancer(ctx, id, d)
-	case ActionUpdateNetworkSecurityGroups:
+	case model.ActionUpdateNetworkSecurityGroups:
 		nsgs, ok := c.After.([]string)
 		if !ok && c.After != nil {
 			return "", badChange(c)
 		}
 		return p.c.UpdateNetworkSecurityGroups(ctx, id, nonNilStrings(nsgs))
-	case ActionCreateBackendSet:
-		bs, ok := c.After.(BackendSet)
+	case model.ActionCreateBackendSet:
+		bs, ok := c.After.(model.BackendSet)
 		if !ok {
 			return "", badChange(c)
 		}
@@ -87,35 +90,35 @@ func (p nlbProduct) change(ctx context.Context, id string, c Change) (string, er
 			Name: common.String(bs.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(bs.Policy),
 			HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck), IsPreserveSource: common.Bool(bs.PreserveSource),
 			IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)}, "")
-	case ActionUpdateBackendSet:
-		bs, ok := c.After.(BackendSet)
+	case model.ActionUpdateBackendSet:
+		bs, ok := c.After.(model.BackendSet)
 		if !ok {
 			return "", badChange(c)
 		}
 		return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
 			Policy: common.String(bs.Policy), HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck),
 			IsPreserveSource: common.Bool(bs.PreserveSource), IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)})
-	case ActionDeleteBackendSet:
+	case model.ActionDeleteBackendSet:
 		return p.c.DeleteBackendSet(ctx, id, c.Name)
-	case ActionCreateListener:
-		l, ok := c.After.(Listener)
+	case model.ActionCreateListener:
+		l, ok := c.After.(model.Listener)
 		if !ok {
 			return "", badChange(c)
 		}
 		d := nlbListenerDetails(l)
 		return p.c.CreateListener(ctx, id, nlbapi.CreateListenerDetails{Name: d.Name, DefaultBackendSetName: d.DefaultBackendSetName,
 			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled}, "")
-	case ActionUpdateListener:
-		l, ok := c.After.(Listener)
+	case model.ActionUpdateListener:
+		l, ok := c.After.(model.Listener)
 		if !ok {
 			return "", badChange(c)
 		}
 		d := nlbListenerDetails(l)
 		return p.c.UpdateListener(ctx, id, c.Name, nlbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName,
 			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled})
-	case ActionDeleteListener:
+	case model.ActionDeleteListener:
 		return p.c.DeleteListener(ctx, id, c.Name)
-	case ActionDeleteLoadBalancer:
+	case model.ActionDeleteLoadBalancer:
 		return p.c.DeleteNetworkLoadBalancer(ctx, id)
 	}
 	// Shapes and certificates are the Load Balancer API's: Diff never plans them for a network
@@ -126,7 +129,7 @@ func (p nlbProduct) change(ctx context.Context, id string, c Change) (string, er
 // foundNLB is an OCI network load balancer as a found.
 func foundNLB(n nlbapi.NetworkLoadBalancer) found {
 	f := found{
-		Kind:          KindNetworkLoadBalancer,
+		Kind:          model.KindNetworkLoadBalancer,
 		ID:            deref(n.Id),
 		Name:          deref(n.DisplayName),
 		CompartmentID: deref(n.CompartmentId),
@@ -156,19 +159,19 @@ func foundNLB(n nlbapi.NetworkLoadBalancer) found {
 }
 
 // observeNLB reads an OCI network load balancer into a Spec.
-func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
-	s := &Spec{
-		Kind:                  KindNetworkLoadBalancer,
+func observeNLB(n nlbapi.NetworkLoadBalancer) *model.Spec {
+	s := &model.Spec{
+		Kind:                  model.KindNetworkLoadBalancer,
 		ID:                    deref(n.Id),
 		Name:                  deref(n.DisplayName),
 		CompartmentID:         deref(n.CompartmentId),
 		Internal:              n.IsPrivate != nil && *n.IsPrivate,
 		IPFamilies:            familiesOf(n.NlbIpVersion),
 		NetworkSecurityGroups: sortedCopy(n.NetworkSecurityGroupIds),
-		Listeners:             make(map[string]Listener, len(n.Listeners)),
-		BackendSets:           make(map[string]BackendSet, len(n.BackendSets)),
-		Certificates:          map[string]Certificate{},
-		FreeformTags:          cloneStringMap(n.FreeformTags),
+		Listeners:             make(map[string]model.Listener, len(n.Listeners)),
+		BackendSets:           make(map[string]model.BackendSet, len(n.BackendSets)),
+		Certificates:          map[string]model.Certificate{},
+		FreeformTags:          maps.Clone(n.FreeformTags),
 		DefinedTags:           n.DefinedTags,
 	}
 	if id := deref(n.SubnetId); id != "" {
@@ -187,7 +190,7 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
 		if name == "" {
 			name = key
 		}
-		ol := Listener{Name: name, Protocol: string(l.Protocol), Port: derefInt(l.Port), BackendSet: deref(l.DefaultBackendSetName),
+		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: derefInt(l.Port), BackendSet: deref(l.DefaultBackendSetName),
 			IPv6: l.IpVersion == nlbapi.IpVersionIpv6}
 		if l.IsPpv2Enabled != nil && *l.IsPpv2Enabled {
 			ol.ProxyProtocolVersion = 2
@@ -199,13 +202,13 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
 		if name == "" {
 			name = key
 		}
-		ob := BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
-			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]Backend, 0, len(b.Backends))}
+		ob := model.BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
+			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]model.Backend, 0, len(b.Backends))}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port), TargetID: deref(be.TargetId)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port), TargetID: deref(be.TargetId)})
 		}
 		if h := b.HealthChecker; h != nil {
-			ob.HealthCheck = HealthCheck{Protocol: string(h.Protocol), Port: derefInt(h.Port), Path: deref(h.UrlPath),
+			ob.HealthCheck = model.HealthCheck{Protocol: string(h.Protocol), Port: derefInt(h.Port), Path: deref(h.UrlPath),
 				ReturnCode: derefInt(h.ReturnCode), Retries: derefInt(h.Retries), IntervalMillis: derefInt(h.IntervalInMillis),
 				TimeoutMillis: derefInt(h.TimeoutInMillis)}
 		}
@@ -216,7 +219,7 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *Spec {
 
 // nlbCreateDetails is the one CreateNetworkLoadBalancer body that carries the whole network load
 // balancer.
-func nlbCreateDetails(s *Spec, reservedIPID string) nlbapi.CreateNetworkLoadBalancerDetails {
+func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLoadBalancerDetails {
 	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
 	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
 	d := nlbapi.CreateNetworkLoadBalancerDetails{
@@ -285,7 +288,7 @@ func ipVersion(v6 bool) nlbapi.IpVersionEnum {
 	return nlbapi.IpVersionIpv4
 }
 
-func nlbListenerDetails(l Listener) nlbapi.ListenerDetails {
+func nlbListenerDetails(l model.Listener) nlbapi.ListenerDetails {
 	return nlbapi.ListenerDetails{
 		Name:                  common.String(l.Name),
 		DefaultBackendSetName: common.String(l.BackendSet),
@@ -296,7 +299,7 @@ func nlbListenerDetails(l Listener) nlbapi.ListenerDetails {
 	}
 }
 
-func nlbHealthCheckerDetails(h HealthCheck) *nlbapi.HealthCheckerDetails {
+func nlbHealthCheckerDetails(h model.HealthCheck) *nlbapi.HealthCheckerDetails {
 	d := &nlbapi.HealthCheckerDetails{
 		Protocol:         nlbapi.HealthCheckProtocolsEnum(h.Protocol),
 		Port:             common.Int(h.Port),
@@ -313,7 +316,7 @@ func nlbHealthCheckerDetails(h HealthCheck) *nlbapi.HealthCheckerDetails {
 
 // nlbBackendDetails names each backend by instance when it can (targetId, as the Network Load
 // Balancer API prefers), else by address.
-func nlbBackendDetails(bs []Backend) []nlbapi.BackendDetails {
+func nlbBackendDetails(bs []model.Backend) []nlbapi.BackendDetails {
 	out := make([]nlbapi.BackendDetails, len(bs))
 	for i, b := range bs {
 		out[i] = nlbapi.BackendDetails{Port: common.Int(b.Port), Weight: common.Int(1)}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // maxSummaryBytes bounds Summary's text: a Kubernetes Event message is cut at 1 KiB by the API
@@ -28,7 +30,7 @@ const maxFailureEcho = 400
 // to report: an empty plan, or an error that is not an *applyError (nothing was applied; the
 // error itself is reported by the caller). Changes that do not fit in maxSummaryBytes end the
 // text as "… and N more". Private keys never appear.
-func Summary(plan *Plan, err error) string {
+func Summary(plan *model.Plan, err error) string {
 	var aerr *applyError
 	if err != nil {
 		if !errors.As(err, &aerr) {
@@ -83,24 +85,24 @@ func fitSummary(head string, parts []string) string {
 
 // changeSummary is one change in a few words: `+ listener TCP-8080`,
 // `~ backend set TCP-80: +1 backend`, `- certificate web-tls-0a1b2c3d4e5f`.
-func changeSummary(c Change) string {
-	s := fmt.Sprintf("%s %s %s", c.Action.Symbol(), c.Action.object(), c.Name)
+func changeSummary(c model.Change) string {
+	s := fmt.Sprintf("%s %s %s", c.Action.Symbol(), c.Action.Object(), c.Name)
 	var detail []string
 	switch c.Action {
-	case ActionCreateLoadBalancer:
-		if spec, _ := c.After.(*Spec); spec != nil {
+	case model.ActionCreateLoadBalancer:
+		if spec, _ := c.After.(*model.Spec); spec != nil {
 			detail = []string{count(len(spec.Listeners), "listener"), count(len(spec.BackendSets), "backend set"),
 				count(len(spec.Certificates), "certificate")}
 		}
-	case ActionUpdateBackendSet:
-		before, _ := c.Before.(BackendSet)
-		after, _ := c.After.(BackendSet)
+	case model.ActionUpdateBackendSet:
+		before, _ := c.Before.(model.BackendSet)
+		after, _ := c.After.(model.BackendSet)
 		detail = backendSetDelta(before, after)
-	case ActionUpdateShape, ActionUpdateNetworkSecurityGroups:
-		s = fmt.Sprintf("~ %s", strings.TrimSuffix(c.Action.object(), " of"))
-		detail = fieldDiffs(c.Before, c.After)
-	case ActionUpdateLoadBalancer, ActionUpdateListener:
-		detail = fieldDiffs(c.Before, c.After)
+	case model.ActionUpdateShape, model.ActionUpdateNetworkSecurityGroups:
+		s = fmt.Sprintf("~ %s", strings.TrimSuffix(c.Action.Object(), " of"))
+		detail = model.FieldDiffs(c.Before, c.After)
+	case model.ActionUpdateLoadBalancer, model.ActionUpdateListener:
+		detail = model.FieldDiffs(c.Before, c.After)
 	}
 	if len(detail) == 0 {
 		return s
@@ -110,7 +112,7 @@ func changeSummary(c Change) string {
 
 // backendSetDelta says how a backend set changes: backends added and removed by count, other
 // fields by their diff.
-func backendSetDelta(before, after BackendSet) []string {
+func backendSetDelta(before, after model.BackendSet) []string {
 	var out []string
 	if n := countMissing(after.Backends, before.Backends); n > 0 {
 		out = append(out, "+"+count(n, "backend"))
@@ -119,11 +121,11 @@ func backendSetDelta(before, after BackendSet) []string {
 		out = append(out, "-"+count(n, "backend"))
 	}
 	before.Backends, after.Backends = nil, nil
-	return append(out, fieldDiffs(before, after)...)
+	return append(out, model.FieldDiffs(before, after)...)
 }
 
 // countMissing counts the backends of a that b lacks.
-func countMissing(a, b []Backend) int {
+func countMissing(a, b []model.Backend) int {
 	n := 0
 	for _, x := range a {
 		if !slices.Contains(b, x) {

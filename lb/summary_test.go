@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
@@ -19,7 +20,7 @@ func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
 	name := string(testService().UID)
 	tests := []struct {
 		name          string
-		before, after *Spec // before nil: create
+		before, after *model.Spec // before nil: create
 		want          string
 	}{
 		{"no change says nothing",
@@ -48,7 +49,7 @@ func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var observed *Spec
+			var observed *model.Spec
 			if tc.before != nil {
 				observed = asObserved(tc.before)
 			}
@@ -64,13 +65,13 @@ func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
 }
 
 func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
-	add := Change{Action: ActionCreateBackendSet, Name: "TCP-8080"}
-	listener := Change{Action: ActionCreateListener, Name: "TCP-8080"}
-	nodes := Change{Action: ActionUpdateBackendSet, Name: "TCP-80",
-		Before: BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}}},
-		After:  BackendSet{Name: "TCP-80", Backends: []Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}}}
-	aerr := &applyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []Change{nodes},
-		Failed: []failedChange{{Change: add, Err: errors.New("work request failed: quota")}}, Skipped: []Change{listener}}
+	add := model.Change{Action: model.ActionCreateBackendSet, Name: "TCP-8080"}
+	listener := model.Change{Action: model.ActionCreateListener, Name: "TCP-8080"}
+	nodes := model.Change{Action: model.ActionUpdateBackendSet, Name: "TCP-80",
+		Before: model.BackendSet{Name: "TCP-80", Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}}},
+		After:  model.BackendSet{Name: "TCP-80", Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}}}
+	aerr := &applyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []model.Change{nodes},
+		Failed: []failedChange{{Change: add, Err: errors.New("work request failed: quota")}}, Skipped: []model.Change{listener}}
 
 	got := Summary(nil, fmt.Errorf("ensure: %w", aerr))
 	want := "load balancer ocid1.loadbalancer.oc1.phx.x: 1 of 3 change(s) failed: applied ~ backend set TCP-80: +1 backend; " +
@@ -78,15 +79,15 @@ func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Summary (-want +got):\n%s", diff)
 	}
-	if got := Summary(&Plan{Changes: []Change{add}}, errors.New("list load balancers: 500")); got != "" {
+	if got := Summary(&model.Plan{Changes: []model.Change{add}}, errors.New("list load balancers: 500")); got != "" {
 		t.Errorf("Summary of an error that applied nothing = %q, want empty (the caller reports the error)", got)
 	}
 }
 
 func TestSummaryIsCutToOneKiBWithACountOfTheRest(t *testing.T) {
-	plan := &Plan{Name: "web"}
+	plan := &model.Plan{Name: "web"}
 	for i := range 100 {
-		plan.Changes = append(plan.Changes, Change{Action: ActionCreateListener, Name: fmt.Sprintf("TCP-%d", 10000+i)})
+		plan.Changes = append(plan.Changes, model.Change{Action: model.ActionCreateListener, Name: fmt.Sprintf("TCP-%d", 10000+i)})
 	}
 	got := Summary(plan, nil)
 	if len(got) > maxSummaryBytes {

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // A Service switched between kinds (oci.oraclecloud.com/load-balancer-type lb ↔ nlb) is given a
@@ -24,19 +26,19 @@ import (
 // half-way through a switch leaks nothing.
 
 // kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
-func kindOf(svc *v1.Service) Kind {
+func kindOf(svc *v1.Service) model.Kind {
 	v, ok := annotation.LoadBalancerType.Value(svc.Annotations)
-	if ok && strings.EqualFold(strings.TrimSpace(v), string(KindNetworkLoadBalancer)) {
-		return KindNetworkLoadBalancer
+	if ok && strings.EqualFold(strings.TrimSpace(v), string(model.KindNetworkLoadBalancer)) {
+		return model.KindNetworkLoadBalancer
 	}
-	return KindLoadBalancer
+	return model.KindLoadBalancer
 }
 
-func otherKind(k Kind) Kind {
-	if k == KindNetworkLoadBalancer {
-		return KindLoadBalancer
+func otherKind(k model.Kind) model.Kind {
+	if k == model.KindNetworkLoadBalancer {
+		return model.KindLoadBalancer
 	}
-	return KindNetworkLoadBalancer
+	return model.KindNetworkLoadBalancer
 }
 
 // addressedElsewhere reports whether svc's status names an address that current (nil: none)
@@ -78,10 +80,10 @@ func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, curre
 // repair makes sure a plan for a FAILED network load balancer changes it: OCI leaves one FAILED
 // after a failed work request and makes it ACTIVE again with the next successful change. When the
 // Service asks for nothing new, that change is an update that sets what is there.
-func repair(plan *Plan, observed *Spec) {
+func repair(plan *model.Plan, observed *model.Spec) {
 	if !plan.Empty() {
 		return
 	}
-	settings := Settings{Name: observed.Name, FreeformTags: cloneStringMap(observed.FreeformTags)}
-	plan.Changes = []Change{{Action: ActionUpdateLoadBalancer, Name: observed.Name, Before: settings, After: settings}}
+	settings := model.Settings{Name: observed.Name, FreeformTags: maps.Clone(observed.FreeformTags)}
+	plan.Changes = []model.Change{{Action: model.ActionUpdateLoadBalancer, Name: observed.Name, Before: settings, After: settings}}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -62,7 +63,7 @@ func TestSwitchingKindsCreatesTheNewThenDeletesTheOld(t *testing.T) {
 				t.Errorf("status = %+v, want the new address", res.Status)
 			}
 			createOp, deleteOp := ocitest.NLB("CreateNetworkLoadBalancer"), "DeleteLoadBalancer"
-			if res.Spec.Kind == lb.KindLoadBalancer {
+			if res.Spec.Kind == model.KindLoadBalancer {
 				createOp, deleteOp = "CreateLoadBalancer", ocitest.NLB("DeleteNetworkLoadBalancer")
 			}
 			if calls.Op(createOp) != 1 || calls.Op(deleteOp) != 1 {

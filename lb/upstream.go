@@ -9,6 +9,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // nlbAnnotationPrefix starts every annotation of the upstream CCM's network load balancers.
@@ -48,14 +49,14 @@ var lbOnlyAnnotations = map[annotation.Name]annotation.Name{
 // refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, and
 // for every annotation of the other kind than kind, in key order so the error reads the same
 // every time.
-func (d *desiredBuilder) refuseUnsupported(kind Kind) {
+func (d *desiredBuilder) refuseUnsupported(kind model.Kind) {
 	var keys []string
 	for k := range d.svc.Annotations {
 		_, unsupported := unsupportedAnnotations[k]
 		_, lbOnly := lbOnlyAnnotations[annotation.Name(k)]
 		nlbOnly := strings.HasPrefix(k, nlbAnnotationPrefix)
 		unknownNLB := nlbOnly && !slices.Contains(nlbAnnotations(), annotation.Name(k))
-		if unsupported || unknownNLB || (kind == KindLoadBalancer && nlbOnly) || (kind == KindNetworkLoadBalancer && lbOnly) {
+		if unsupported || unknownNLB || (kind == model.KindLoadBalancer && nlbOnly) || (kind == model.KindNetworkLoadBalancer && lbOnly) {
 			keys = append(keys, k)
 		}
 	}
@@ -66,7 +67,7 @@ func (d *desiredBuilder) refuseUnsupported(kind Kind) {
 		case ok:
 		case strings.HasPrefix(k, nlbAnnotationPrefix) && !slices.Contains(nlbAnnotations(), annotation.Name(k)):
 			reason = "an annotation oci-ccm does not know (see lb/README.md for the network load balancer annotations); remove it"
-		case kind == KindLoadBalancer:
+		case kind == model.KindLoadBalancer:
 			reason = "nothing on a load balancer: it applies to network load balancers (" + string(annotation.LoadBalancerType) + ": nlb); remove it"
 		default:
 			reason = "nothing on a network load balancer: it applies to load balancers (" + string(annotation.LoadBalancerType) + ": lb); remove it"

@@ -6,7 +6,7 @@
 //
 // The work splits in two. The pure part takes plain values and returns plain values: every LB
 // Service contributes a Claim (its subnets, ports, source ranges and management mode), which
-// ClaimFor builds from the Service's reconciled load balancer (an lb.Spec) and the subnets of
+// ClaimFor builds from the Service's reconciled load balancer (a model.Spec) and the subnets of
 // its nodes (instances.Subnets); Desired
 // turns the claims of the whole cluster into the set of rules each security list must hold; Diff
 // compares that set with the rules a list holds now, as set arithmetic on normalised rules, and

@@ -14,7 +14,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -38,10 +38,10 @@ const maxDisplayName = 255
 // attaches the group to the load balancer it creates or updates.
 //
 // A Service never gets two: the group is remembered, found after a restart by its tags
-// (lb.TagCluster, lb.TagService) in the load balancer's VCN, and creations are serialised in the
+// (model.TagCluster, model.TagService) in the load balancer's VCN, and creations are serialised in the
 // process. The group is created in Policy.CompartmentID (else the Spec's compartment) and in the
 // VCN of the load balancer's first subnet.
-func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec, create bool) (string, error) {
+func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool) (string, error) {
 	if spec == nil || spec.SecurityListMode != config.SecurityListModeNSG {
 		return "", nil
 	}
@@ -68,8 +68,8 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *lb.Spec, create bool) (
 		CompartmentId: common.String(home.compartment),
 		VcnId:         common.String(home.vcn),
 		DisplayName:   common.String(frontendName(m.opts.Policy.Cluster, service)),
-		FreeformTags: map[string]string{lb.TagCluster: m.opts.Policy.Cluster, lb.TagService: service,
-			lb.TagServiceUID: spec.Owner.UID},
+		FreeformTags: map[string]string{model.TagCluster: m.opts.Policy.Cluster, model.TagService: service,
+			model.TagServiceUID: spec.Owner.UID},
 	}, "")
 	if err != nil {
 		return "", fmt.Errorf("creating the frontend network security group of %s: %w", service, err)
@@ -125,7 +125,7 @@ func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string
 	}
 	found := map[string][]core.NetworkSecurityGroup{}
 	for _, g := range groups {
-		if svc := g.FreeformTags[lb.TagService]; g.FreeformTags[lb.TagCluster] == m.opts.Policy.Cluster && svc != "" &&
+		if svc := g.FreeformTags[model.TagService]; g.FreeformTags[model.TagCluster] == m.opts.Policy.Cluster && svc != "" &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminating &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminated {
 			found[svc] = append(found[svc], g)

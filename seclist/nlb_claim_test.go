@@ -11,7 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 const (
@@ -26,11 +26,11 @@ func fromNSG(d Direction, peer, protocol string, port int) Rule {
 }
 
 // dns is a network load balancer Service with DNS on TCP and UDP 53 and a UDP-only port 5353.
-func dns(mode config.SecurityListMode, preserve bool) *lb.Spec {
-	return &lb.Spec{
-		Kind: lb.KindNetworkLoadBalancer, Subnets: []string{"lb-a"}, SecurityListMode: mode, PreserveSource: preserve,
+func dns(mode config.SecurityListMode, preserve bool) *model.Spec {
+	return &model.Spec{
+		Kind: model.KindNetworkLoadBalancer, Subnets: []string{"lb-a"}, SecurityListMode: mode, PreserveSource: preserve,
 		SourceCIDRs: []string{"198.51.100.0/24"}, BackendNSGs: []string{backNSG},
-		Ports: []lb.Port{
+		Ports: []model.Port{
 			{Protocol: v1.ProtocolTCP, Listener: 53, NodePort: 30053, HealthCheck: 31000},
 			{Protocol: v1.ProtocolUDP, Listener: 53, NodePort: 30054, HealthCheck: 31000},
 			{Protocol: v1.ProtocolUDP, Listener: 5353, NodePort: 30055, HealthCheck: 31000},

@@ -18,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -52,9 +53,9 @@ func newNSGNet(t *testing.T) *nsgNet {
 }
 
 // spec is what lb hands Manager.FrontendNSG for a Service in mode NSG.
-func (n *nsgNet) spec(service string) *lb.Spec {
-	return &lb.Spec{SecurityListMode: config.SecurityListModeNSG, Subnets: []string{n.lbSubnet},
-		Owner: lb.Owner{Cluster: cluster, Service: service, UID: "uid-" + service}}
+func (n *nsgNet) spec(service string) *model.Spec {
+	return &model.Spec{SecurityListMode: config.SecurityListModeNSG, Subnets: []string{n.lbSubnet},
+		Owner: model.Owner{Cluster: cluster, Service: service, UID: "uid-" + service}}
 }
 
 // claim is a Service in mode NSG with one TCP listener and node port, its nodes in the backend
@@ -138,7 +139,7 @@ func TestNSGModeCreateUpdateDeleteLeavesNothingBehind(t *testing.T) {
 	if !ok {
 		t.Fatalf("frontend NSG %q not created", front)
 	}
-	if diff := cmp.Diff(map[string]string{lb.TagCluster: cluster, lb.TagService: "default/web", lb.TagServiceUID: "uid-default/web"},
+	if diff := cmp.Diff(map[string]string{model.TagCluster: cluster, model.TagService: "default/web", model.TagServiceUID: "uid-default/web"},
 		g.FreeformTags); diff != "" {
 		t.Errorf("frontend NSG tags (-want +got):\n%s", diff)
 	}
@@ -236,7 +237,7 @@ func TestNSGModeAfterARestartFindsTheFrontendNSGByItsTags(t *testing.T) {
 	}
 	tagged := 0
 	for _, g := range groups {
-		if g.FreeformTags[lb.TagService] == "default/web" {
+		if g.FreeformTags[model.TagService] == "default/web" {
 			tagged++
 		}
 	}

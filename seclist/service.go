@@ -8,7 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // ClaimFor is the claim of the load balancer Service named service ("namespace/name"): the
@@ -18,11 +18,11 @@ import (
 // the source ranges. In mode NSG the claim names the backend NSGs; the frontend NSG is the one
 // Manager.FrontendNSG gave lb for the Service, which the Manager fills in.
 //
-// Pass the Spec of the load balancer as reconciled (lb.Result.Spec, or lb.Plan.Target), not the
+// Pass the Spec of the load balancer as reconciled (lb.Result.Spec, or model.Plan.Target), not the
 // one a Service asks for: subnets cannot change on an existing load balancer, and rules belong
 // in the subnets it is really in. nodeSubnets are the subnets of spec.BackendIPs()
 // (instances.Subnets finds them).
-func ClaimFor(service string, spec *lb.Spec, nodeSubnets []string) Claim {
+func ClaimFor(service string, spec *model.Spec, nodeSubnets []string) Claim {
 	c := Claim{
 		Service:     service,
 		Mode:        spec.SecurityListMode,

@@ -27,7 +27,7 @@ const maxErrors = 5
 // plan is one load balancer plan the provider logged.
 type plan struct {
 	Service string // namespace/name
-	Text    string // lb.Plan.String()
+	Text    string // model.Plan.String()
 }
 
 // recording keeps what the demo shows from the logs of the provider and the controllers: the

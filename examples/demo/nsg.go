@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -55,7 +55,7 @@ func (d *demo) nsgService(ctx context.Context) error {
 	front := found.NetworkSecurityGroupIds[0]
 	g, _, _ := d.srv.NetworkSecurityGroup(front)
 	d.n.say("The load balancer was created in its frontend NSG %s (tagged %s=%s), made for it just before.",
-		deref(g.DisplayName), lb.TagService, g.FreeformTags[lb.TagService])
+		deref(g.DisplayName), model.TagService, g.FreeformTags[model.TagService])
 	names := map[string]string{front: "frontend NSG", backend: nodesNSG}
 	rows := [][]string{{"NSG", "DIRECTION", "PEER", "PORTS"}}
 	for _, id := range []string{front, backend} {

@@ -20,6 +20,7 @@ import (
 var documented = []struct{ dir, readme string }{
 	{"lb", "lb/README.md"},
 	{"lb/annotation", "lb/annotation/README.md"},
+	{"lb/model", "lb/model/README.md"},
 	{"seclist", "seclist/README.md"},
 	{"instances", "instances/README.md"},
 	{"config", "config/README.md"},
@@ -55,6 +56,36 @@ func TestEveryExportedNameIsInItsPackagesPublicAPISection(t *testing.T) {
 					d.dir, strings.Join(missing, ", "))
 			}
 		})
+	}
+}
+
+// TestEveryPublicPackageIsDocumented keeps the list above whole: a new importable package (not
+// under internal/ or examples/, not a main) has to be added to it, and so documented.
+func TestEveryPublicPackageIsDocumented(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var undocumented []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if rel == "internal" || rel == "examples" || rel == "testdata" || strings.HasPrefix(d.Name(), ".") && rel != "." ||
+			d.Name() == "internal" {
+			return filepath.SkipDir
+		}
+		if rel != "." && len(exportedNames(t, path)) > 0 && !slices.ContainsFunc(documented, func(p struct{ dir, readme string }) bool { return p.dir == rel }) {
+			undocumented = append(undocumented, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(undocumented) > 0 {
+		t.Errorf("public packages missing from documented (add them and a \"## Public API\" section): %s", strings.Join(undocumented, ", "))
 	}
 }
 

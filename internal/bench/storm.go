@@ -28,7 +28,7 @@ import (
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -363,8 +363,8 @@ func copyFor(template loadbalancer.LoadBalancer, from, s *v1.Service, name strin
 		return template, err
 	}
 	l.Id, l.IpAddresses, l.DisplayName = nil, nil, common.String(name)
-	l.FreeformTags[lb.TagService] = s.Namespace + "/" + s.Name
-	l.FreeformTags[lb.TagServiceUID] = string(s.UID)
+	l.FreeformTags[model.TagService] = s.Namespace + "/" + s.Name
+	l.FreeformTags[model.TagServiceUID] = string(s.UID)
 	ports := map[int]int{}
 	for i := range from.Spec.Ports {
 		ports[int(from.Spec.Ports[i].NodePort)] = int(s.Spec.Ports[i].NodePort)

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
-	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // otherCluster is the identity of the second cluster of TwoClustersShareSubnets. It begins with
@@ -68,7 +68,7 @@ func testTwoClustersShareSubnets(t *testing.T, s *suite) {
 			return false, fmt.Sprintf("found %v", ok), err
 		}
 		lb2ID = deref(got.Id)
-		return got.FreeformTags[lb.TagCluster] == otherCluster, describeLB(got), nil
+		return got.FreeformTags[model.TagCluster] == otherCluster, describeLB(got), nil
 	})
 	web2, err = kube2.CoreV1().Services(testNamespace).Get(ctx, web2.Name, metav1.GetOptions{})
 	if err != nil {
@@ -101,12 +101,12 @@ func testTwoClustersShareSubnets(t *testing.T, s *suite) {
 			return false, "", err
 		}
 		found := slices.ContainsFunc(events, func(e corev1.Event) bool {
-			return e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, clusterName) && strings.Contains(e.Message, lb.TagCluster)
+			return e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, clusterName) && strings.Contains(e.Message, model.TagCluster)
 		})
 		return found, describeEvents(events), nil
 	})
 	deleteServiceIn(t, s, kube2, testNamespace, adopter.Name)
-	if got, ok, err := s.oci.loadBalancerNamed(ctx, string(web1.UID)); err != nil || !ok || got.FreeformTags[lb.TagCluster] != clusterName {
+	if got, ok, err := s.oci.loadBalancerNamed(ctx, string(web1.UID)); err != nil || !ok || got.FreeformTags[model.TagCluster] != clusterName {
 		t.Errorf("the first cluster's load balancer after the adoption attempt: found %v (err %v), tags %v", ok, err, got.FreeformTags)
 	}
 

@@ -21,7 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -86,7 +86,7 @@ func (s *suite) lbConverged(ctx context.Context, ns, name string) (loadbalancer.
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	for k, v := range map[string]string{lb.TagManagedBy: lb.ManagedByValue, lb.TagCluster: clusterName, lb.TagServiceUID: string(svc.UID)} {
+	for k, v := range map[string]string{model.TagManagedBy: model.ManagedByValue, model.TagCluster: clusterName, model.TagServiceUID: string(svc.UID)} {
 		if got.FreeformTags[k] != v {
 			add("freeform tag %s=%q, want %q", k, got.FreeformTags[k], v)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -57,7 +58,7 @@ func testNSGModeService(t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.FreeformTags[lb.TagCluster] != clusterName || g.FreeformTags[lb.TagService] != testNamespace+"/"+name {
+	if g.FreeformTags[model.TagCluster] != clusterName || g.FreeformTags[model.TagService] != testNamespace+"/"+name {
 		t.Errorf("frontend NSG tags %v, want cluster %s and Service %s/%s", g.FreeformTags, clusterName, testNamespace, name)
 	}
 

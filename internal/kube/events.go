@@ -18,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/instances"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -57,7 +58,7 @@ func NewRecorder(client kubernetes.Interface, stop <-chan struct{}) record.Event
 // RecordPlan puts lb.Summary of an applied (or partly applied) plan on the Service as an Event:
 // Normal when it was applied or accepted, Warning when it failed. An empty plan records nothing.
 func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, err error) {
-	var plan *lb.Plan
+	var plan *model.Plan
 	if res != nil {
 		plan = res.Plan
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -95,8 +96,8 @@ func TestRecordAdoptedPutsOneEventOnEachServiceNeedingATakenOverRule(t *testing.
 // applied (the service controller reports it), records nothing.
 func TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne(t *testing.T) {
 	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cart"}}
-	change := &lb.Plan{Name: "shop-cart", LoadBalancerID: "ocid1.loadbalancer.oc1..a",
-		Changes: []lb.Change{{Action: lb.ActionUpdateBackendSet, Name: "TCP-80"}}}
+	change := &model.Plan{Name: "shop-cart", LoadBalancerID: "ocid1.loadbalancer.oc1..a",
+		Changes: []model.Change{{Action: model.ActionUpdateBackendSet, Name: "TCP-80"}}}
 	for _, tc := range []struct {
 		name string
 		res  *lb.Result
@@ -106,7 +107,7 @@ func TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne(t *testing.T) {
 		{"applied", &lb.Result{Plan: change}, nil, "Normal " + EventPlanApplied},
 		{"accepted", &lb.Result{Plan: change, Accepted: true}, nil, "Normal " + EventPlanAccepted},
 		{"failed before any change", nil, errors.New("boom"), ""},
-		{"no change", &lb.Result{Plan: &lb.Plan{Name: "shop-cart"}}, nil, ""},
+		{"no change", &lb.Result{Plan: &model.Plan{Name: "shop-cart"}}, nil, ""},
 	} {
 		events := record.NewFakeRecorder(1)
 		RecordPlan(events, svc, tc.res, tc.err)

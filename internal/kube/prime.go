@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
@@ -23,7 +24,7 @@ import (
 const primeRetryInterval = 10 * time.Second
 
 // ClaimFunc computes the security claim of a valid load balancer Service from its desired Spec.
-type ClaimFunc func(ctx context.Context, svc *v1.Service, spec *lb.Spec, nodes []*v1.Node) (seclist.Claim, error)
+type ClaimFunc func(ctx context.Context, svc *v1.Service, spec *model.Spec, nodes []*v1.Node) (seclist.Claim, error)
 
 // Prime gathers the security claim of every cached load balancer Service and hands them all at
 // once to prime (seclist.Manager.Prime), and reports whether it did. Call it after WaitForSync.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package lb
+package model
 
 import (
 	"testing"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package lb
+package model
 
 import (
 	"fmt"
@@ -13,7 +13,28 @@ import (
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 )
+
+// compareOptions make equal what OCI treats as equal: nil and empty, slice order of backends,
+// NSGs and TLS versions.
+var compareOptions = cmp.Options{
+	cmpopts.EquateEmpty(),
+	cmpopts.SortSlices(func(a, b Backend) bool {
+		if a.IP != b.IP {
+			return ipaddr.Compare(a.IP, b.IP) < 0
+		}
+		return a.Port < b.Port
+	}),
+	cmpopts.SortSlices(func(a, b string) bool { return a < b }),
+}
+
+// Equal reports whether x and y, two values of this package (Specs or their parts), describe
+// the same load balancer as OCI sees it: nil and empty alike, backends, NSGs and TLS versions in
+// any order.
+func Equal(x, y any) bool { return cmp.Equal(x, y, compareOptions) }
 
 // String renders the plan as a readable diff, one numbered change per line with the fields that
 // change under it, and "(after 1, 2)" for its requirements:
@@ -81,7 +102,7 @@ func (c Change) details() []string {
 		return []string{describeBackendSet(bs)}
 	case ActionUpdateLoadBalancer, ActionUpdateShape, ActionUpdateNetworkSecurityGroups,
 		ActionUpdateBackendSet, ActionUpdateListener:
-		return fieldDiffs(c.Before, c.After)
+		return FieldDiffs(c.Before, c.After)
 	}
 	return nil
 }
@@ -93,7 +114,7 @@ func createSummary(s *Spec) []string {
 	}
 	lines := []string{fmt.Sprintf("%s, shape %s, subnets %s", vis, s.Shape, strings.Join(s.Subnets, ","))}
 	if s.Kind == KindNetworkLoadBalancer {
-		lines = []string{fmt.Sprintf("%s network load balancer, %s, subnet %s", vis, joinFamilies(s.IPFamilies), strings.Join(s.Subnets, ","))}
+		lines = []string{fmt.Sprintf("%s network load balancer, %s, subnet %s", vis, ipaddr.Families(s.IPFamilies), strings.Join(s.Subnets, ","))}
 	}
 	if s.ReservedIP != "" {
 		lines = append(lines, "reserved IP "+s.ReservedIP)
@@ -104,10 +125,12 @@ func createSummary(s *Spec) []string {
 	for _, name := range slices.Sorted(maps.Keys(s.Certificates)) {
 		lines = append(lines, fmt.Sprintf("+ certificate %q", name))
 	}
-	for _, bs := range sortedValues(s.BackendSets) {
+	for _, name := range slices.Sorted(maps.Keys(s.BackendSets)) {
+		bs := s.BackendSets[name]
 		lines = append(lines, fmt.Sprintf("+ backend set %q: %s", bs.Name, describeBackendSet(bs)))
 	}
-	for _, l := range sortedValues(s.Listeners) {
+	for _, name := range slices.Sorted(maps.Keys(s.Listeners)) {
+		l := s.Listeners[name]
 		lines = append(lines, fmt.Sprintf("+ listener %q: %s", l.Name, describeListener(l)))
 	}
 	return lines
@@ -153,15 +176,67 @@ func (b Backend) String() string {
 
 // String returns e.g. "HTTP :10256/healthz".
 func (h HealthCheck) String() string {
-	if h.Protocol == protocolHTTP {
+	if h.Protocol == "HTTP" {
 		return fmt.Sprintf("%s :%d%s", h.Protocol, h.Port, h.Path)
 	}
 	return fmt.Sprintf("%s :%d", h.Protocol, h.Port)
 }
 
-// fieldDiffs lists the leaf fields that differ between before and after, as
+// backendOnlyDiffs prints a change of backends alone as Plan.String does (FieldDiffs), by set
+// arithmetic: cmp's reflection over 500 backends took 30 ms a plan, more than the rest of a node
+// sync. ok is false for any other change.
+func backendOnlyDiffs(c Change) (lines []string, ok bool) {
+	before, ok := c.Before.(BackendSet)
+	after, ok2 := c.After.(BackendSet)
+	if c.Action != ActionUpdateBackendSet || !ok || !ok2 {
+		return nil, false
+	}
+	// Anything else that changes is printed field by field (FieldDiffs).
+	b, a := before, after
+	b.Backends, a.Backends = nil, nil
+	if !Equal(b, a) {
+		return nil, false
+	}
+	type line struct {
+		b    Backend
+		sign string
+	}
+	had := make(map[string]bool, len(before.Backends))
+	for _, b := range before.Backends {
+		had[b.String()] = true
+	}
+	has := make(map[string]bool, len(after.Backends))
+	var out []line
+	for _, b := range after.Backends {
+		has[b.String()] = true
+		if !had[b.String()] {
+			out = append(out, line{b, "+"})
+		}
+	}
+	for _, b := range before.Backends {
+		if !has[b.String()] {
+			out = append(out, line{b, "-"})
+		}
+	}
+	slices.SortFunc(out, func(x, y line) int {
+		if c := ipaddr.Compare(x.b.IP, y.b.IP); c != 0 {
+			return c
+		}
+		if x.b.Port != y.b.Port {
+			return x.b.Port - y.b.Port
+		}
+		return strings.Compare(x.sign, y.sign) // "+" sorts before "-"
+	})
+	for _, l := range out {
+		lines = append(lines, "Backends: "+l.sign+" "+l.b.String())
+	}
+	return lines, true
+}
+
+// FieldDiffs lists the leaf fields that differ between before and after, two values of this
+// package of the same type, as
 // "Path: old → new" (or "Path: + new" / "Path: - old" for added and removed elements).
-func fieldDiffs(before, after any) []string {
+func FieldDiffs(before, after any) []string {
 	r := &fieldReporter{}
 	cmp.Equal(before, after, compareOptions, cmp.Reporter(r))
 	return r.lines

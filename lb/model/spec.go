@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package lb
+package model
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 )
 
 // Kind is the OCI product that realises a Service.
@@ -120,6 +123,14 @@ const shapeFlexible = "flexible"
 // IsFlexible reports whether the shape is the flexible one.
 func (s Shape) IsFlexible() bool { return s.Name == shapeFlexible }
 
+// String returns e.g. "flexible 10–100 Mbps" or "100Mbps".
+func (s Shape) String() string {
+	if s.IsFlexible() {
+		return fmt.Sprintf("%s %d–%d Mbps", s.Name, s.MinMbps, s.MaxMbps)
+	}
+	return s.Name
+}
+
 // Listener is a port the load balancer accepts connections on.
 type Listener struct {
 	Name string
@@ -153,7 +164,8 @@ type ListenerRouting struct {
 	PathRouteSet  string
 }
 
-func (r ListenerRouting) clone() ListenerRouting {
+// Clone returns a deep copy.
+func (r ListenerRouting) Clone() ListenerRouting {
 	r.Hostnames, r.RuleSets = slices.Clone(r.Hostnames), slices.Clone(r.RuleSets)
 	return r
 }
@@ -287,7 +299,7 @@ func (s *Spec) BackendIPs() []string {
 			out = append(out, b.IP)
 		}
 	}
-	slices.SortFunc(out, compareIPs)
+	slices.SortFunc(out, ipaddr.Compare)
 	return slices.Compact(out)
 }
 
@@ -302,21 +314,21 @@ func (s *Spec) Clone() *Spec {
 	c.NetworkSecurityGroups = slices.Clone(s.NetworkSecurityGroups)
 	c.Listeners = make(map[string]Listener, len(s.Listeners))
 	for k, l := range s.Listeners {
-		l.TLS = l.TLS.clone()
-		l.Routing = l.Routing.clone()
+		l.TLS = l.TLS.Clone()
+		l.Routing = l.Routing.Clone()
 		c.Listeners[k] = l
 	}
 	c.BackendSets = make(map[string]BackendSet, len(s.BackendSets))
 	for k, b := range s.BackendSets {
 		b.Backends = slices.Clone(b.Backends)
-		b.TLS = b.TLS.clone()
+		b.TLS = b.TLS.Clone()
 		c.BackendSets[k] = b
 	}
 	c.Certificates = make(map[string]Certificate, len(s.Certificates))
 	for k, v := range s.Certificates {
 		c.Certificates[k] = v
 	}
-	c.FreeformTags = cloneStringMap(s.FreeformTags)
+	c.FreeformTags = maps.Clone(s.FreeformTags)
 	if s.DefinedTags != nil {
 		c.DefinedTags = make(map[string]map[string]any, len(s.DefinedTags))
 		for ns, kv := range s.DefinedTags {
@@ -328,7 +340,7 @@ func (s *Spec) Clone() *Spec {
 		}
 	}
 	c.Ports = slices.Clone(s.Ports)
-	c.ExcludedNodes = cloneStringMap(s.ExcludedNodes)
+	c.ExcludedNodes = maps.Clone(s.ExcludedNodes)
 	c.SourceCIDRs = slices.Clone(s.SourceCIDRs)
 	c.BackendNSGs = slices.Clone(s.BackendNSGs)
 	c.IPFamilies = slices.Clone(s.IPFamilies)
@@ -339,22 +351,12 @@ func (s *Spec) Clone() *Spec {
 	return &c
 }
 
-func (t *TLS) clone() *TLS {
+// Clone returns a deep copy (nil for nil).
+func (t *TLS) Clone() *TLS {
 	if t == nil {
 		return nil
 	}
 	c := *t
 	c.Protocols = slices.Clone(t.Protocols)
 	return &c
-}
-
-func cloneStringMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
