@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -68,6 +69,30 @@ type Phase struct {
 	FirstError string
 	// CutShort says, for a phase stopped at the cap, what it was still waiting for.
 	CutShort string
+	// CPU is the CPU time this process (CCM, ocitest and harness together) spent in the phase,
+	// Wall the real time the phase took: a fast clock is only faithful while the CPU keeps up.
+	CPU, Wall time.Duration
+}
+
+// cpuBound is the share of the machine's CPUs above which a phase is reported as bound by
+// them: the clock then runs ahead of the work, and every figure in time overstates OCI's.
+const cpuBound = 0.7
+
+// CPUShare is the phase's CPU time as a share of all the machine's CPUs over its real time.
+func (p Phase) CPUShare() float64 {
+	if p.Wall <= 0 {
+		return 0
+	}
+	return p.CPU.Seconds() / (p.Wall.Seconds() * float64(runtime.NumCPU()))
+}
+
+// processCPU is the CPU time, user and system, this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -200,7 +225,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 	var phases []Phase
 	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
 		before := w.Srv.Calls()
-		t0, r0 := w.Clock.Now(), time.Now()
+		t0, r0, cpu0 := w.Clock.Now(), time.Now(), processCPU()
 		base := counting.ok.Load()
 		if err := start(); err != nil {
 			return err
@@ -228,6 +253,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			}
 		}
 		calls := w.Srv.Calls().Since(before)
+		cpu, wall := processCPU()-cpu0, time.Since(r0)
 		if !converged {
 			oci = workProgress(w.Srv, t0)
 			ociConverged(w.Srv, nodes, &oci)
@@ -235,7 +261,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
-			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
+			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, Wall: wall}
 		p.FirstError, _ = counting.firstErr.Load().(string)
 		if !converged {
 			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
@@ -413,6 +439,15 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		}
 		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
 			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+	fmt.Fprintln(out)
+	for _, p := range ps {
+		bound := "not bound by the CPU"
+		if p.CPUShare() > cpuBound {
+			bound = fmt.Sprintf("**CPU-bound** (over %.0f%%: its times overstate OCI's)", cpuBound*100)
+		}
+		fmt.Fprintf(out, "%s: %.1f s of CPU in %.1f s of real time, %.0f%% of %d CPUs, %s.\n",
+			p.Name, p.CPU.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
 	}
 	for _, p := range ps {
 		if p.CutShort != "" {
