@@ -70,20 +70,41 @@ type Phase struct {
 	// CutShort says, for a phase stopped at the cap, what it was still waiting for.
 	CutShort string
 	// CPU is the CPU time this process (CCM, ocitest and harness together) spent in the phase,
-	// Wall the real time the phase took: a fast clock is only faithful while the CPU keeps up.
-	CPU, Wall time.Duration
+	// CPUWait how long its threads were ready to run but waited for a CPU (the machine's other
+	// work, or its own), Wall the real time the phase took: a fast clock is only faithful while
+	// the CPU keeps up.
+	CPU, CPUWait, Wall time.Duration
 }
 
 // cpuBound is the share of the machine's CPUs above which a phase is reported as bound by
 // them: the clock then runs ahead of the work, and every figure in time overstates OCI's.
 const cpuBound = 0.7
 
-// CPUShare is the phase's CPU time as a share of all the machine's CPUs over its real time.
+// CPUShare is the CPU the phase wanted (used, and waited for) as a share of all the machine's
+// CPUs over its real time.
 func (p Phase) CPUShare() float64 {
 	if p.Wall <= 0 {
 		return 0
 	}
-	return p.CPU.Seconds() / (p.Wall.Seconds() * float64(runtime.NumCPU()))
+	return (p.CPU + p.CPUWait).Seconds() / (p.Wall.Seconds() * float64(runtime.NumCPU()))
+}
+
+// cpuWait is how long this process's threads have waited for a CPU while ready to run, from
+// Linux's per-thread schedstat (0 where there is none).
+func cpuWait() time.Duration {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
 }
 
 // processCPU is the CPU time, user and system, this process has used so far.
@@ -225,7 +246,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 	var phases []Phase
 	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
 		before := w.Srv.Calls()
-		t0, r0, cpu0 := w.Clock.Now(), time.Now(), processCPU()
+		t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
 		base := counting.ok.Load()
 		if err := start(); err != nil {
 			return err
@@ -253,7 +274,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			}
 		}
 		calls := w.Srv.Calls().Since(before)
-		cpu, wall := processCPU()-cpu0, time.Since(r0)
+		cpu, waited, wall := processCPU()-cpu0, cpuWait()-wait0, time.Since(r0)
 		if !converged {
 			oci = workProgress(w.Srv, t0)
 			ociConverged(w.Srv, nodes, &oci)
@@ -261,7 +282,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
-			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, Wall: wall}
+			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
 		p.FirstError, _ = counting.firstErr.Load().(string)
 		if !converged {
 			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
@@ -446,8 +467,8 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		if p.CPUShare() > cpuBound {
 			bound = fmt.Sprintf("**CPU-bound** (over %.0f%%: its times overstate OCI's)", cpuBound*100)
 		}
-		fmt.Fprintf(out, "%s: %.1f s of CPU in %.1f s of real time, %.0f%% of %d CPUs, %s.\n",
-			p.Name, p.CPU.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
+		fmt.Fprintf(out, "%s: %.1f s of CPU used and %.1f s waited for in %.1f s of real time, %.0f%% of %d CPUs wanted, %s.\n",
+			p.Name, p.CPU.Seconds(), p.CPUWait.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
 	}
 	for _, p := range ps {
 		if p.CutShort != "" {
