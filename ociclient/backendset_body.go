@@ -16,6 +16,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlb "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
 // UpdateBackendSet is the write a node change multiplies: one per backend set of every load
@@ -116,6 +117,105 @@ func lbUpdateBackendSetBodyOf(d loadbalancer.UpdateBackendSetDetails) lbUpdateBa
 	}
 }
 
+// The Network Load Balancer API's UpdateBackendSet, the same way.
+
+type nlbUpdateBackendSetBody struct {
+	Policy                                  *string               `json:"policy,omitzero"`
+	IsPreserveSource                        *bool                 `json:"isPreserveSource,omitzero"`
+	IsFailOpen                              *bool                 `json:"isFailOpen,omitzero"`
+	IsInstantFailoverEnabled                *bool                 `json:"isInstantFailoverEnabled,omitzero"`
+	IsInstantFailoverTcpResetEnabled        *bool                 `json:"isInstantFailoverTcpResetEnabled,omitzero"`
+	AreOperationallyActiveBackendsPreferred *bool                 `json:"areOperationallyActiveBackendsPreferred,omitzero"`
+	IpVersion                               nlb.IpVersionEnum     `json:"ipVersion,omitempty"`
+	Backends                                []nlbBackendBody      `json:"backends,omitzero"`
+	HealthChecker                           *nlbHealthCheckerBody `json:"healthChecker,omitzero"`
+}
+
+type nlbBackendBody struct {
+	Port      *int    `json:"port"`
+	Name      *string `json:"name,omitzero"`
+	IpAddress *string `json:"ipAddress,omitzero"`
+	TargetId  *string `json:"targetId,omitzero"`
+	Weight    *int    `json:"weight,omitzero"`
+	IsBackup  *bool   `json:"isBackup,omitzero"`
+	IsDrain   *bool   `json:"isDrain,omitzero"`
+	IsOffline *bool   `json:"isOffline,omitzero"`
+}
+
+type nlbHealthCheckerBody struct {
+	Protocol          nlb.HealthCheckProtocolsEnum `json:"protocol"`
+	Port              *int                         `json:"port,omitzero"`
+	Retries           *int                         `json:"retries,omitzero"`
+	TimeoutInMillis   *int                         `json:"timeoutInMillis,omitzero"`
+	IntervalInMillis  *int                         `json:"intervalInMillis,omitzero"`
+	UrlPath           *string                      `json:"urlPath,omitzero"`
+	ResponseBodyRegex *string                      `json:"responseBodyRegex,omitzero"`
+	ReturnCode        *int                         `json:"returnCode,omitzero"`
+	RequestData       []byte                       `json:"requestData,omitzero"`
+	ResponseData      []byte                       `json:"responseData,omitzero"`
+	Dns               *nlbDNSHealthCheckerBody     `json:"dns,omitzero"`
+}
+
+type nlbDNSHealthCheckerBody struct {
+	DomainName        *string                                  `json:"domainName"`
+	TransportProtocol nlb.DnsHealthCheckTransportProtocolsEnum `json:"transportProtocol,omitempty"`
+	QueryClass        nlb.DnsHealthCheckQueryClassesEnum       `json:"queryClass,omitempty"`
+	QueryType         nlb.DnsHealthCheckQueryTypesEnum         `json:"queryType,omitempty"`
+	Rcodes            []nlb.DnsHealthCheckRCodesEnum           `json:"rcodes,omitzero"`
+}
+
+// nlbUpdateBackendSetBodyOf is d in its wire form.
+func nlbUpdateBackendSetBodyOf(d nlb.UpdateBackendSetDetails) nlbUpdateBackendSetBody {
+	var backends []nlbBackendBody
+	if d.Backends != nil {
+		backends = make([]nlbBackendBody, len(d.Backends))
+		for i, b := range d.Backends {
+			backends[i] = nlbBackendBody(b)
+		}
+	}
+	var hc *nlbHealthCheckerBody
+	if d.HealthChecker != nil {
+		h := d.HealthChecker
+		hc = &nlbHealthCheckerBody{Protocol: h.Protocol, Port: h.Port, Retries: h.Retries, TimeoutInMillis: h.TimeoutInMillis,
+			IntervalInMillis: h.IntervalInMillis, UrlPath: h.UrlPath, ResponseBodyRegex: h.ResponseBodyRegex, ReturnCode: h.ReturnCode,
+			RequestData: h.RequestData, ResponseData: h.ResponseData, Dns: (*nlbDNSHealthCheckerBody)(h.Dns)}
+	}
+	return nlbUpdateBackendSetBody{Policy: d.Policy, IsPreserveSource: d.IsPreserveSource, IsFailOpen: d.IsFailOpen,
+		IsInstantFailoverEnabled: d.IsInstantFailoverEnabled, IsInstantFailoverTcpResetEnabled: d.IsInstantFailoverTcpResetEnabled,
+		AreOperationallyActiveBackendsPreferred: d.AreOperationallyActiveBackendsPreferred, IpVersion: d.IpVersion,
+		Backends: backends, HealthChecker: hc}
+}
+
+// updateBackendSet sends req as the SDK's NetworkLoadBalancerClient.UpdateBackendSet would with
+// our NoRetryPolicy, with the body encoded by encoding/json (see the top of this file).
+func (n *NetworkLoadBalancerClient) updateBackendSet(ctx context.Context, req nlb.UpdateBackendSetRequest) (nlb.UpdateBackendSetResponse, error) {
+	if deref(req.NetworkLoadBalancerId) == "" || deref(req.BackendSetName) == "" || deref(req.OpcRetryToken) == "" ||
+		req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
+		return n.sdk.UpdateBackendSet(ctx, req)
+	}
+	// The SDK's marshaller checks the details' enums first.
+	if _, err := req.UpdateBackendSetDetails.ValidateEnumValue(); err != nil {
+		return nlb.UpdateBackendSetResponse{}, err
+	}
+	body, err := json.Marshal(nlbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails))
+	if err != nil {
+		return nlb.UpdateBackendSetResponse{}, fmt.Errorf("encoding the UpdateBackendSet body: %w", err)
+	}
+	httpResp, err := callWithJSONBody(ctx, n.sdk.BaseClient, "/networkLoadBalancers/"+*req.NetworkLoadBalancerId+"/backendSets/"+*req.BackendSetName,
+		*req.OpcRetryToken, body, "networkLoadBalancer", "NetworkLoadBalancer", "UpdateBackendSet",
+		"https://docs.oracle.com/iaas/api/#/en/networkloadbalancer/20200501/BackendSet/UpdateBackendSet")
+	defer common.CloseBodyIfValid(httpResp)
+	resp := nlb.UpdateBackendSetResponse{RawResponse: httpResp}
+	if err != nil {
+		if httpResp != nil {
+			resp.OpcRequestId = common.String(httpResp.Header.Get("opc-request-id"))
+		}
+		return resp, err
+	}
+	err = common.UnmarshalResponse(httpResp, &resp)
+	return resp, err
+}
+
 // sdkEncodingChanged reports whether the environment asks the SDK to encode requests
 // differently from its default (path parameters escaped, or JSON strings escaped to ASCII);
 // then the SDK's own marshaller sends the request, as it knows how.
@@ -132,31 +232,46 @@ func (l *LoadBalancerClient) updateBackendSet(ctx context.Context, req loadbalan
 		req.Backends == nil || req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
 		return l.sdk.UpdateBackendSet(ctx, req)
 	}
+	// The SDK's marshaller checks the details' enums first.
+	if _, err := req.UpdateBackendSetDetails.ValidateEnumValue(); err != nil {
+		return loadbalancer.UpdateBackendSetResponse{}, err
+	}
 	body, err := json.Marshal(lbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails))
 	if err != nil {
 		return loadbalancer.UpdateBackendSetResponse{}, fmt.Errorf("encoding the UpdateBackendSet body: %w", err)
 	}
-	httpReq := common.MakeDefaultHTTPRequest(http.MethodPut,
-		"/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName)
-	// The SDK makes up a request ID when none is given, for OCI's support to find the call by.
-	httpReq.Header.Set("opc-request-id", newOpcRequestID())
-	httpReq.Header.Set("opc-retry-token", *req.OpcRetryToken)
-	// common.Retry sends this on every operation; "false" because our policy makes one attempt.
-	httpReq.Header.Set("opc-client-retries", "false")
-	setJSONBody(&httpReq, body)
-
-	httpResp, err := l.sdk.CallWithServiceAndOperationName(ctx, &httpReq, "loadBalancer", "UpdateBackendSet")
+	httpResp, err := callWithJSONBody(ctx, l.sdk.BaseClient, "/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName,
+		*req.OpcRetryToken, body, "loadBalancer", "LoadBalancer", "UpdateBackendSet", "")
 	defer common.CloseBodyIfValid(httpResp)
 	resp := loadbalancer.UpdateBackendSetResponse{RawResponse: httpResp}
 	if err != nil {
 		if httpResp != nil {
-			id := httpResp.Header.Get("opc-request-id")
-			resp.OpcRequestId = &id
+			resp.OpcRequestId = common.String(httpResp.Header.Get("opc-request-id"))
 		}
-		return resp, common.PostProcessServiceError(err, "LoadBalancer", "UpdateBackendSet", "")
+		return resp, err
 	}
 	err = common.UnmarshalResponse(httpResp, &resp)
 	return resp, err
+}
+
+// callWithJSONBody sends a PUT of body to path as the SDK's generated operations do with our
+// NoRetryPolicy: its default headers, a request ID, the retry token, and errors post-processed
+// as the SDK does for the operation (service, serviceForErrors and link are the operation's
+// own). The caller closes the response's body.
+func callWithJSONBody(ctx context.Context, sdk common.BaseClient, path, retryToken string, body []byte,
+	service, serviceForErrors, operation, link string) (*http.Response, error) {
+	httpReq := common.MakeDefaultHTTPRequest(http.MethodPut, path)
+	// The SDK makes up a request ID when none is given, for OCI's support to find the call by.
+	httpReq.Header.Set("opc-request-id", newOpcRequestID())
+	httpReq.Header.Set("opc-retry-token", retryToken)
+	// common.Retry sends this on every operation; "false" because our policy makes one attempt.
+	httpReq.Header.Set("opc-client-retries", "false")
+	setJSONBody(&httpReq, body)
+	httpResp, err := sdk.CallWithServiceAndOperationName(ctx, &httpReq, service, operation)
+	if err != nil {
+		return httpResp, common.PostProcessServiceError(err, serviceForErrors, operation, link)
+	}
+	return httpResp, nil
 }
 
 // newOpcRequestID returns a request ID of the SDK's form: 32 random hex digits.

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlb "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -96,6 +97,8 @@ func fill(v reflect.Value, name string) {
 		v.SetString(name + " <&> \u00e9") // HTML and non-ASCII characters, escaped alike
 	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(len(name)))
+	case reflect.Uint8:
+		v.SetUint(uint64(len(name)))
 	case reflect.Bool:
 		v.SetBool(true)
 	default:
@@ -183,6 +186,68 @@ func TestUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 	}
 }
 
+func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
+	some := make([]nlb.BackendDetails, 300)
+	for i := range some {
+		some[i] = nlb.BackendDetails{IpAddress: common.String(fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)), Port: common.Int(30000), Weight: common.Int(1)}
+	}
+	some[7].IsDrain, some[7].TargetId = common.Bool(false), common.String("ocid1.instance.oc1..a")
+	tests := []struct {
+		name    string
+		details nlb.UpdateBackendSetDetails
+	}{
+		{"300 backends, a TCP health checker, preserve source", nlb.UpdateBackendSetDetails{Policy: common.String("FIVE_TUPLE"), Backends: some,
+			IsPreserveSource: common.Bool(true), IsFailOpen: common.Bool(false),
+			HealthChecker: &nlb.HealthCheckerDetails{Protocol: nlb.HealthCheckProtocolsTcp, Port: common.Int(10256), RequestData: []byte{}}}},
+		{"every field set", func() nlb.UpdateBackendSetDetails {
+			d := filled[nlb.UpdateBackendSetDetails]()
+			d.IpVersion = nlb.IpVersionIpv6
+			return d
+		}()},
+		{"an unknown IP version is refused", nlb.UpdateBackendSetDetails{IpVersion: "IPV5"}},
+		{"nothing set", nlb.UpdateBackendSetDetails{}},
+		{"empty lists and structs", nlb.UpdateBackendSetDetails{Backends: []nlb.BackendDetails{},
+			HealthChecker: &nlb.HealthCheckerDetails{Dns: &nlb.DnsHealthCheckerDetails{Rcodes: []nlb.DnsHealthCheckRCodesEnum{}}}}},
+	}
+	rec := &recorder{}
+	hs := httptest.NewServer(rec)
+	defer hs.Close()
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	c, err := New(Options{Provider: srv.ConfigurationProvider(), Host: hs.URL, RateLimit: noLimit})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	n := c.NetworkLoadBalancers
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec.sent = nil
+			req := nlb.UpdateBackendSetRequest{NetworkLoadBalancerId: common.String("ocid1.networkloadbalancer.oc1..aaaa"),
+				BackendSetName: common.String("TCP-443"), UpdateBackendSetDetails: tt.details, OpcRetryToken: common.String("token-1")}
+			sdkResp, sdkErr := n.sdk.UpdateBackendSet(context.Background(), req)
+			fastResp, fastErr := n.updateBackendSet(context.Background(), req)
+			if tt.details.IpVersion == "IPV5" {
+				if sdkErr == nil || fastErr == nil || fastErr.Error() != sdkErr.Error() || len(rec.sent) != 0 {
+					t.Errorf("errors: SDK %v, fast path %v; %d requests sent; want the SDK's error from both, nothing sent", sdkErr, fastErr, len(rec.sent))
+				}
+				return
+			}
+			if sdkErr != nil || fastErr != nil {
+				t.Fatalf("errors: SDK %v, fast path %v", sdkErr, fastErr)
+			}
+			if len(rec.sent) != 2 {
+				t.Fatalf("server saw %d requests, want 2", len(rec.sent))
+			}
+			if diff := cmp.Diff(rec.sent[0], rec.sent[1]); diff != "" {
+				t.Errorf("request (-SDK +fast path):\n%s", diff)
+			}
+			if got, want := deref(fastResp.OpcWorkRequestId), deref(sdkResp.OpcWorkRequestId); got != want || got == "" {
+				t.Errorf("work request = %q, the SDK read %q", got, want)
+			}
+		})
+	}
+}
+
 // TestBackendSetBodyTypesMirrorTheSDK guards against a new SDK field at the top level (nested
 // types are converted, which stops compiling on a new field) and against a wrong tag.
 func TestBackendSetBodyTypesMirrorTheSDK(t *testing.T) {
@@ -193,6 +258,10 @@ func TestBackendSetBodyTypesMirrorTheSDK(t *testing.T) {
 		reflect.TypeFor[loadbalancer.SslConfigurationDetails]():                        reflect.TypeFor[lbSSLConfigurationBody](),
 		reflect.TypeFor[loadbalancer.SessionPersistenceConfigurationDetails]():         reflect.TypeFor[lbSessionPersistenceBody](),
 		reflect.TypeFor[loadbalancer.LbCookieSessionPersistenceConfigurationDetails](): reflect.TypeFor[lbCookieSessionPersistenceBody](),
+		reflect.TypeFor[nlb.UpdateBackendSetDetails]():                                 reflect.TypeFor[nlbUpdateBackendSetBody](),
+		reflect.TypeFor[nlb.BackendDetails]():                                          reflect.TypeFor[nlbBackendBody](),
+		reflect.TypeFor[nlb.HealthCheckerDetails]():                                    reflect.TypeFor[nlbHealthCheckerBody](),
+		reflect.TypeFor[nlb.DnsHealthCheckerDetails]():                                 reflect.TypeFor[nlbDNSHealthCheckerBody](),
 	}
 	// wireTag is the json tag the SDK's marshaller behaves as if the field had.
 	wireTag := func(f reflect.StructField) string {
