@@ -44,7 +44,7 @@ type StormOptions struct {
 	Cap time.Duration
 	// Scale is the clock's speed (0: Scale, 100 times faster than real time). The storm is
 	// bound by this machine's CPU at 100×, where every millisecond of it counts as 0.1 s, and
-	// at 10× on 2 cores; 1 runs it in real time (cmd/bench's defaultStormSpeed says more).
+	// at 5× on 2 cores; 1 runs it in real time (cmd/bench's defaultStormSpeed says more).
 	Scale float64
 	// Mode is the security-list management mode ("" = None). Mode All opens the node port
 	// range (loadBalancer.openNodePortRange), without which 1,000 Services cannot fit OCI's

@@ -106,19 +106,21 @@ func run(quick bool) error {
 	return nil
 }
 
-// defaultStormSpeed is the storm's clock unless -storm-speed says otherwise: the fastest at
-// which this harness still keeps up with the storm on 2 cores. The storm's node-add phase
-// takes about 280 s in real time and costs this process about 65 s of CPU (RSA signing of
-// every call, ocitest's request handling, the service controller and lb; measured with
-// ociclient's UpdateBackendSet fast path, which took 64 s more before). At 4x that is 65 s of
-// CPU in 70 s of real time, under half of 2 cores; at 10x it was CPU-bound and converged in
-// 2.5 times its real-time length, at 100x in 35 times. Each phase reports the CPU it used and
-// waited for, and says "CPU-bound" when its times cannot be trusted.
-const defaultStormSpeed = 4
+// defaultStormSpeed is the storm's clock unless -storm-speed says otherwise: about the fastest
+// at which this harness keeps up with the storm on 2 cores. The node-add phase takes about
+// 280 s in real time and costs this process 70–95 s of CPU (the more polls, the more: RSA
+// signing of every call, ocitest's request handling, the service controller and lb; ociclient's
+// UpdateBackendSet fast path took 64 s off). Measured with --concurrent-service-syncs=10
+// (2026-12-03, 1-minute load 0.4–2.6 from other work): real time 273.4 s; 3x 281.3 s (75 s of
+// CPU used, 58 s waited for, in 96 s); 4x 288.6 s (66% of 2 CPUs wanted); 5x 303.2 s and 10x
+// 714.5 s, both CPU-bound; 100x, the old default, 35 times the real time. Each phase reports
+// the CPU it used and waited for and says "CPU-bound" when its times cannot be trusted. The
+// restart phase waits for nothing but the CPU: its time is always CPU time × the speed.
+const defaultStormSpeed = 3
 
 // stormCap bounds each storm phase in the clock's time: 1,200 s, over four times the node-add
-// phase's real-time length; 5 minutes of real time at 4x, so that a stalled storm still lets
-// `make bench` end.
+// phase's real-time length; under 7 minutes of real time at 3x, so that a stalled storm still
+// lets `make bench` end.
 const stormCap = 1200 * time.Second
 
 func runStorm(size string, speed float64, mode config.SecurityListMode, syncs string) error {
