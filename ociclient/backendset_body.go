@@ -20,8 +20,9 @@ import (
 )
 
 // UpdateBackendSet is the write a node change multiplies: one per backend set of every load
-// balancer, each carrying every node. The SDK's request marshaller spends about 65 times the
-// CPU of encoding/json on such a body (32 ms against 0.5 ms for 510 backends, measured): it
+// balancer, each carrying every node. The SDK's request marshaller spends over 100 times the
+// CPU of this file's encoding on such a body (21–31 ms against 0.16–0.22 ms for 510 backends,
+// BenchmarkUpdateBackendSetRequest on a loaded 2-core machine): it
 // marshals, decodes into maps, removes nil optional fields by reflection, marshals again, and
 // formats debug messages and runs the log redaction regexps whether or not logging is on. With
 // 1,000 load balancers of 500 nodes that is about a minute of CPU per node change. So this file
@@ -35,8 +36,8 @@ import (
 // other and stops compiling when the SDK adds a field to a nested type. Their tags say what the
 // SDK's marshaller does: a field tagged mandatory:"false" is left out when nil (omitzero, which
 // unlike omitempty keeps a non-nil empty list), and a mandatory field is sent even when nil.
-// TestBackendSetBodyTypesMirrorTheSDK checks the tags, and the top level's field list, against
-// the SDK's.
+// TestBackendSetBodyTypesMirrorTheSDK checks every mirror's fields and tags against the SDK's
+// (the types built field by field, not converted, rely on it alone).
 
 type lbUpdateBackendSetBody struct {
 	Policy                                  *string                         `json:"policy"`

@@ -248,8 +248,9 @@ func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 	}
 }
 
-// TestBackendSetBodyTypesMirrorTheSDK guards against a new SDK field at the top level (nested
-// types are converted, which stops compiling on a new field) and against a wrong tag.
+// TestBackendSetBodyTypesMirrorTheSDK guards against a new SDK field (most mirrors are converted
+// from the SDK's type, which stops compiling on one; the others are built field by field) and
+// against a wrong tag.
 func TestBackendSetBodyTypesMirrorTheSDK(t *testing.T) {
 	mirrors := map[reflect.Type]reflect.Type{
 		reflect.TypeFor[loadbalancer.UpdateBackendSetDetails]():                        reflect.TypeFor[lbUpdateBackendSetBody](),
