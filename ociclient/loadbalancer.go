@@ -120,7 +120,7 @@ func (l *LoadBalancerClient) UpdateBackendSet(ctx context.Context, lbID, name st
 	req := loadbalancer.UpdateBackendSetRequest{LoadBalancerId: &lbID, BackendSetName: &name, UpdateBackendSetDetails: details, OpcRetryToken: retryTokenOr("")}
 	resp, err := invoke(ctx, l.c, l.op("UpdateBackendSet", classWrite, lbID),
 		func(ctx context.Context) (loadbalancer.UpdateBackendSetResponse, error) {
-			return l.sdk.UpdateBackendSet(ctx, req)
+			return l.updateBackendSet(ctx, req) // the SDK's, with a cheaper body encoder
 		})
 	return deref(resp.OpcWorkRequestId), err
 }

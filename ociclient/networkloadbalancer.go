@@ -111,7 +111,7 @@ func (n *NetworkLoadBalancerClient) UpdateBackendSet(ctx context.Context, nlbID,
 	req := nlb.UpdateBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name, UpdateBackendSetDetails: details, OpcRetryToken: retryTokenOr("")}
 	resp, err := invoke(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID),
 		func(ctx context.Context) (nlb.UpdateBackendSetResponse, error) {
-			return n.sdk.UpdateBackendSet(ctx, req)
+			return n.updateBackendSet(ctx, req) // the SDK's, with a cheaper body encoder
 		})
 	return deref(resp.OpcWorkRequestId), err
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -42,8 +43,8 @@ type StormOptions struct {
 	// Cap bounds the real time each phase may run; a phase cut short reports how far it got.
 	Cap time.Duration
 	// Scale is the clock's speed (0: Scale, 100 times faster than real time). The storm is
-	// bound by this machine's CPU at 100×, where every millisecond of it counts as 0.1 s:
-	// 1 runs it in real time.
+	// bound by this machine's CPU at 100×, where every millisecond of it counts as 0.1 s, and
+	// at 5× on 2 cores; 1 runs it in real time (cmd/bench's defaultStormSpeed says more).
 	Scale float64
 	// Mode is the security-list management mode ("" = None). Mode All opens the node port
 	// range (loadBalancer.openNodePortRange), without which 1,000 Services cannot fit OCI's
@@ -68,6 +69,51 @@ type Phase struct {
 	FirstError string
 	// CutShort says, for a phase stopped at the cap, what it was still waiting for.
 	CutShort string
+	// CPU is the CPU time this process (CCM, ocitest and harness together) spent in the phase,
+	// CPUWait how long its threads were ready to run but waited for a CPU (the machine's other
+	// work, or its own), Wall the real time the phase took: a fast clock is only faithful while
+	// the CPU keeps up.
+	CPU, CPUWait, Wall time.Duration
+}
+
+// cpuBound is the share of the machine's CPUs above which a phase is reported as bound by
+// them: the clock then runs ahead of the work, and every figure in time overstates OCI's.
+const cpuBound = 0.7
+
+// CPUShare is the CPU the phase wanted (used, and waited for) as a share of all the machine's
+// CPUs over its real time.
+func (p Phase) CPUShare() float64 {
+	if p.Wall <= 0 {
+		return 0
+	}
+	return (p.CPU + p.CPUWait).Seconds() / (p.Wall.Seconds() * float64(runtime.NumCPU()))
+}
+
+// cpuWait is how long this process's threads have waited for a CPU while ready to run, from
+// Linux's per-thread schedstat (0 where there is none).
+func cpuWait() time.Duration {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
+}
+
+// processCPU is the CPU time, user and system, this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // countingLB wraps the provider's load balancer interface to count finished reconciles.
@@ -200,7 +246,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 	var phases []Phase
 	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
 		before := w.Srv.Calls()
-		t0, r0 := w.Clock.Now(), time.Now()
+		t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
 		base := counting.ok.Load()
 		if err := start(); err != nil {
 			return err
@@ -228,6 +274,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			}
 		}
 		calls := w.Srv.Calls().Since(before)
+		cpu, waited, wall := processCPU()-cpu0, cpuWait()-wait0, time.Since(r0)
 		if !converged {
 			oci = workProgress(w.Srv, t0)
 			ociConverged(w.Srv, nodes, &oci)
@@ -235,7 +282,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
-			FailedWorkRequests: oci.failed, MaxRules: maxRules(w)}
+			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
 		p.FirstError, _ = counting.firstErr.Load().(string)
 		if !converged {
 			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
@@ -413,6 +460,15 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		}
 		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
 			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+	}
+	fmt.Fprintln(out)
+	for _, p := range ps {
+		bound := "not bound by the CPU"
+		if p.CPUShare() > cpuBound {
+			bound = fmt.Sprintf("**CPU-bound** (over %.0f%%: its times overstate OCI's)", cpuBound*100)
+		}
+		fmt.Fprintf(out, "%s: %.1f s of CPU used and %.1f s waited for in %.1f s of real time, %.0f%% of %d CPUs wanted, %s.\n",
+			p.Name, p.CPU.Seconds(), p.CPUWait.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
 	}
 	for _, p := range ps {
 		if p.CutShort != "" {
