@@ -5,7 +5,6 @@ package lb
 
 import (
 	"net/netip"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -60,7 +59,7 @@ func backendNodes(nodes []*v1.Node, selector labels.Selector) ([]string, map[str
 		seen[ip] = true
 		ips = append(ips, ip)
 	}
-	slices.SortFunc(ips, ipaddr.Compare)
+	ipaddr.Sort(ips)
 	return ips, excluded
 }
 

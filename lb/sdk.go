@@ -92,12 +92,7 @@ func observe(lb loadbalancer.LoadBalancer) *model.Spec {
 		for _, be := range b.Backends {
 			ob.Backends = append(ob.Backends, model.Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port)})
 		}
-		slices.SortFunc(ob.Backends, func(x, y model.Backend) int {
-			if c := ipaddr.Compare(x.IP, y.IP); c != 0 {
-				return c
-			}
-			return x.Port - y.Port
-		})
+		ipaddr.SortBy(ob.Backends, func(b model.Backend) string { return b.IP }, func(x, y model.Backend) int { return x.Port - y.Port })
 		if h := b.HealthChecker; h != nil {
 			ob.HealthCheck = model.HealthCheck{
 				Protocol:       strings.ToUpper(deref(h.Protocol)),
@@ -315,7 +310,7 @@ func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.Load
 			ips = append(ips, a.IP)
 		}
 	}
-	slices.SortFunc(ips, ipaddr.Compare)
+	ipaddr.Sort(ips)
 	st := &v1.LoadBalancerStatus{}
 	for _, ip := range slices.Compact(ips) {
 		ing := v1.LoadBalancerIngress{IP: ip}

@@ -299,7 +299,7 @@ func (s *Spec) BackendIPs() []string {
 			out = append(out, b.IP)
 		}
 	}
-	slices.SortFunc(out, ipaddr.Compare)
+	ipaddr.Sort(out)
 	return slices.Compact(out)
 }
 

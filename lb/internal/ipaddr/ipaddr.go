@@ -7,6 +7,7 @@ package ipaddr
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,6 +21,45 @@ func Compare(a, b string) int {
 		return x.Compare(y)
 	}
 	return strings.Compare(a, b)
+}
+
+// Sort orders addresses as Compare does, parsing each once: a load balancer's backends are
+// sorted on every reconcile, and parsing on every comparison cost a 1,000-Service storm seconds
+// of CPU.
+func Sort(ips []string) {
+	SortBy(ips, func(ip string) string { return ip }, nil)
+}
+
+// SortBy orders s by the address ip returns for each element, as Compare does, parsing each
+// once; tie (may be nil) orders elements with equal addresses. The sort is stable.
+func SortBy[T any](s []T, ip func(T) string, tie func(a, b T) int) {
+	type keyed struct {
+		addr  netip.Addr
+		ok    bool
+		text  string
+		value T
+	}
+	ks := make([]keyed, len(s))
+	for i, v := range s {
+		t := ip(v)
+		a, err := netip.ParseAddr(t)
+		ks[i] = keyed{addr: a, ok: err == nil, text: t, value: v}
+	}
+	slices.SortStableFunc(ks, func(x, y keyed) int {
+		c := 0
+		if x.ok && y.ok {
+			c = x.addr.Compare(y.addr)
+		} else {
+			c = strings.Compare(x.text, y.text)
+		}
+		if c == 0 && tie != nil {
+			c = tie(x.value, y.value)
+		}
+		return c
+	})
+	for i, k := range ks {
+		s[i] = k.value
+	}
 }
 
 // Families returns e.g. "IPv4, IPv6".
