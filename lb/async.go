@@ -11,10 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // Node syncs that do not wait for OCI.
@@ -41,8 +44,20 @@ import (
 //     hold once the queue reaches it, so every plan of that load balancer (Ensure's, Update's,
 //     the drift check's) is computed against the observed load balancer with those backends laid
 //     over it (overlay). A second node sync that wants the same backends writes nothing; one that
-//     wants others sends the whole new list at once, queued behind the first, without waiting
-//     for it. Nothing stale is sent and nothing is sent twice.
+//     wants others records the whole new list to be sent once the queue is through, without
+//     waiting for it. Nothing stale is sent and nothing is sent twice.
+//   - A node sync sends only its first backend set's change when nothing else is pending on the
+//     load balancer, and defers the others (all of them when something is pending): OCI would
+//     queue them behind that change anyway, so sending them once it ran costs the load balancer
+//     nothing, and leaves the write tokens to other load balancers' first changes. FollowUp
+//     sends each deferred change once the load balancer's queue is empty, as a yielding write
+//     (ociclient.YieldWrites: it takes only tokens no other write waits for), so in a storm
+//     every load balancer's first change goes out first, and the last changes out end the storm
+//     one work request after the last write, not two. Deferred changes are laid over observed
+//     state like accepted ones; a newer node sync's list replaces a deferred one; Ensure takes
+//     them over (sends them itself and waits), after any change being sent; one that OCI
+//     refuses requeues the Service; if FollowUp stops, the Services with changes not sent are
+//     requeued.
 //   - FollowUp waits for each accepted work request of a load balancer in the order OCI
 //     accepted them, which is the order its queue runs them: each wait lasts as long as that
 //     work request runs, so it costs the polls a waiting Update would have made, and no read of
@@ -65,13 +80,15 @@ func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	return res, r.timedOut(ctx, "update", svc, err)
 }
 
-// FollowUp follows the work requests that Update returned before they finished, until ctx ends.
-// For a load balancer whose changed backend sets do not end up with the backends sent, it calls
-// requeue with the Service and a reason (e.g. "backend set TCP-80 not updated: ...") within
-// Options.Timeout of the last change accepted; requeue should make the Service reconcile again
-// and record why. Run it once per Reconciler, for as long as Update is called; it returns once
-// every goroutine it started has stopped. Work requests accepted when it stops are no longer
-// followed and no longer laid over observed load balancers.
+// FollowUp follows the work requests that Update returned before they finished, and sends the
+// changes Update deferred, until ctx ends. For a load balancer whose changed backend sets do not
+// end up with the backends sent, it calls requeue with the Service and a reason (e.g. "backend
+// set TCP-80 not updated: ...") within Options.Timeout of the last change accepted; requeue
+// should make the Service reconcile again and record why. Run it once per Reconciler, for as
+// long as Update is called; it returns once every goroutine it started has stopped. Work
+// requests accepted when it stops are no longer followed and no longer laid over observed load
+// balancers; a Service with changes not yet sent (or not known to be) is requeued then, with a
+// context of its own bounded by stopRequeueTimeout, since ctx has ended.
 func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
 	e := r.engines[KindLoadBalancer]
 	p := r.pending
@@ -80,6 +97,7 @@ func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Cont
 	defer func() {
 		p.stop()
 		wg.Wait()
+		r.requeueUnsent(ctx, requeue)
 		p.dropIfUnfollowed()
 	}()
 	for {
@@ -94,6 +112,28 @@ func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Cont
 		case <-ctx.Done():
 			return
 		case <-p.wake:
+		}
+	}
+}
+
+// stopRequeueTimeout bounds the requeues of a FollowUp that stops with changes not sent.
+const stopRequeueTimeout = 30 * time.Second
+
+// requeueUnsent requeues, once FollowUp stopped, every Service with a deferred change not sent:
+// nothing would send it, and the service controller would not reconcile the Service until its
+// Nodes change again.
+func (r *Reconciler) requeueUnsent(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
+	unsent := r.pending.unsent()
+	if len(unsent) == 0 {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRequeueTimeout)
+	defer cancel()
+	for _, u := range unsent {
+		logger.Info("Follow-up stopped before sending backend changes; requeueing the Service", "service", u.svc.String(), "reason", u.reason)
+		if err := requeue(rctx, u.svc.Namespace, u.svc.Name, u.reason); err != nil {
+			logger.Error(err, "Could not requeue the Service", "service", u.svc.String())
 		}
 	}
 }
@@ -124,81 +164,129 @@ func nodeOnly(c Change) bool {
 	return equalBackendSet(before, after)
 }
 
-// accept sends p's changes (backend-set updates, see earlyOK) and records each accepted one for
-// FollowUp. If FollowUp stopped meanwhile, it waits for them as Ensure would.
+// accept sends p's first change (a backend-set update, see earlyOK) when its load balancer has
+// nothing pending, defers the others for FollowUp, and records the one sent. If FollowUp stopped
+// meanwhile, it sends and waits for them as Ensure would.
 func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) error {
 	plan, a := p.plan, p.engine.applier
 	key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
-	var unfollowed []string
-	for i, c := range plan.Changes {
+	send, ok := r.pending.begin(key, plan.LoadBalancerID, plan.Changes)
+	if !ok {
+		return r.sendAndWait(ctx, a, plan.LoadBalancerID, plan.Changes)
+	}
+	for _, c := range send {
 		wr, err := a.changeWhenIdle(ctx, plan.LoadBalancerID, c)
 		if err != nil {
-			var sent []string
-			for _, done := range plan.Changes[:i] {
-				sent = append(sent, done.Name)
+			r.pending.abandon(plan.LoadBalancerID, c, plan.Changes)
+			return fmt.Errorf("%s %s of load balancer %s: %w", c.Action, c.Name, plan.LoadBalancerID, err)
+		}
+		if !r.pending.sent(plan.LoadBalancerID, c, wr, nil) {
+			// FollowUp stopped; it requeues the Service for the changes deferred.
+			if err := a.p.wait(ctx, wr); err != nil {
+				return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", plan.LoadBalancerID, wr, err)
 			}
-			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w",
-				c.Action, c.Name, plan.LoadBalancerID, sent, err)
-		}
-		after, _ := c.After.(BackendSet)
-		if !r.pending.add(key, plan.LoadBalancerID, c.Name, after.Backends, wr) {
-			unfollowed = append(unfollowed, wr)
 		}
 	}
-	for _, wr := range unfollowed {
-		if err := a.p.wait(ctx, wr); err != nil {
-			return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", plan.LoadBalancerID, wr, err)
-		}
-	}
-	klog.FromContext(ctx).V(2).Info("Load balancer backend changes accepted; following them up", "service", klog.KObj(svc),
-		"loadBalancer", plan.LoadBalancerID, "changes", len(plan.Changes))
+	klog.FromContext(ctx).V(2).Info("Load balancer backend changes accepted or deferred; following them up", "service", klog.KObj(svc),
+		"loadBalancer", plan.LoadBalancerID, "sent", len(send), "deferred", len(plan.Changes)-len(send))
 	return nil
 }
 
-// follow waits for the work requests Update left on load balancer id, one at a time in the
-// order OCI accepted them (the order its queue runs them, so each wait is as long as that work
-// request runs and is polled like any other), until none is left, or ctx ends. A set whose last
-// work request FAILED, or one that did not finish within Options.Timeout, gets its Service
-// requeued.
+// applyWaiting applies a plan that waits for OCI (Ensure's, and Update's when it may not return
+// early) after what is pending on its load balancer: queued behind any change being sent, and
+// replacing the deferred changes of the sets it changes.
+func (r *Reconciler) applyWaiting(ctx context.Context, e *engine, plan *Plan) (*found, error) {
+	if !plan.Empty() {
+		if err := r.pending.quiesce(ctx, plan); err != nil {
+			return nil, err
+		}
+	}
+	created, err := e.applier.apply(ctx, plan)
+	if err == nil {
+		r.pending.settled(plan)
+	}
+	return created, err
+}
+
+// sendAndWait sends changes one after the other and waits for their work requests.
+func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, changes []Change) error {
+	var wrs []string
+	for i, c := range changes {
+		wr, err := a.changeWhenIdle(ctx, id, c)
+		if err != nil {
+			var sent []string
+			for _, done := range changes[:i] {
+				sent = append(sent, done.Name)
+			}
+			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w", c.Action, c.Name, id, sent, err)
+		}
+		wrs = append(wrs, wr)
+	}
+	for _, wr := range wrs {
+		if err := a.p.wait(ctx, wr); err != nil {
+			return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", id, wr, err)
+		}
+	}
+	return nil
+}
+
+// follow works through what Update left on load balancer id: it waits for the accepted work
+// requests one at a time in the order OCI accepted them (the order its queue runs them, so each
+// wait is as long as that work request runs and is polled like any other), and once none is
+// left, sends the next deferred change with a yielding write (ociclient.YieldWrites: node syncs'
+// writes go first) and follows it, until nothing is left, or ctx ends. A set whose last change
+// FAILED or could not be sent, or one that did not finish within Options.Timeout, gets its
+// Service requeued.
 func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue func(ctx context.Context, namespace, name, reason string) error) {
 	logger := klog.FromContext(ctx).WithValues("loadBalancer", id)
 	defer r.pending.release(id)
 	for {
-		wr, ok := r.pending.next(id)
-		if !ok {
+		s := r.pending.step(id)
+		switch {
+		case s.wait != "":
+			wctx, cancel := context.WithTimeout(ctx, r.timeout)
+			err := e.p.wait(wctx, s.wait)
+			timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil && timedOut {
+				// Queued behind it, the others would not finish either.
+				err = fmt.Errorf("not finished within %s: %w", r.timeout, err)
+			}
+			r.pending.done(id, s.wait, err, timedOut)
+		case s.send != nil:
+			sctx, cancel := context.WithTimeout(ociclient.YieldWrites(ctx), r.timeout)
+			wr, err := e.applier.changeWhenIdle(sctx, id, *s.send)
+			cancel()
+			if err != nil && ctx.Err() != nil {
+				r.pending.sent(id, *s.send, "", errFollowUpStopped)
+				return
+			}
+			r.pending.sent(id, *s.send, wr, err)
+		case !s.last:
+			return // a change is being sent by Update; it wakes FollowUp once accepted
+		case len(s.reasons) == 0:
+			logger.V(4).Info("Accepted backend changes done", "service", s.svc.String())
+			return
+		default:
+			reason := strings.Join(s.reasons, "; ")
+			logger.Info("Accepted backend changes did not take effect; requeueing the Service", "service", s.svc.String(), "reason", reason)
+			if err := requeue(ctx, s.svc.Namespace, s.svc.Name, reason); err != nil {
+				// The drift check finds the same difference (nothing is laid over it any more).
+				logger.Error(err, "Could not requeue the Service", "service", s.svc.String())
+			}
 			return
 		}
-		wctx, cancel := context.WithTimeout(ctx, r.timeout)
-		err := e.p.wait(wctx, wr)
-		timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil && timedOut {
-			// Queued behind it, the others would not finish either.
-			err = fmt.Errorf("not finished within %s: %w", r.timeout, err)
-		}
-		svc, reasons, last := r.pending.done(id, wr, err, timedOut)
-		if !last {
-			continue
-		}
-		if len(reasons) == 0 {
-			logger.V(4).Info("Accepted backend changes done", "service", svc.String())
-			return
-		}
-		reason := strings.Join(reasons, "; ")
-		logger.Info("Accepted backend changes did not take effect; requeueing the Service", "service", svc.String(), "reason", reason)
-		if err := requeue(ctx, svc.Namespace, svc.Name, reason); err != nil {
-			// The drift check finds the same difference (nothing is laid over it any more).
-			logger.Error(err, "Could not requeue the Service", "service", svc.String())
-		}
-		return
 	}
 }
 
-// pendingUpdates are the backend changes Update returned before OCI finished them, by load
-// balancer. Safe for concurrent use.
+// errFollowUpStopped is why a deferred change was not sent: FollowUp's context ended.
+var errFollowUpStopped = errors.New("follow-up stopped before it was sent")
+
+// pendingUpdates are the backend changes Update returned before OCI finished them (or before
+// they were sent), by load balancer. Safe for concurrent use.
 type pendingUpdates struct {
 	mu        sync.Mutex
 	following int // FollowUp calls running
@@ -209,10 +297,16 @@ type pendingUpdates struct {
 // pendingLB is what is pending on one load balancer.
 type pendingLB struct {
 	svc types.NamespacedName
-	// sets are the last accepted change of each backend set.
+	// sets are the last accepted change of each backend set, or the one being sent (no wr).
 	sets map[string]pendingSet
 	// queue are the work requests not yet seen finished, in acceptance order, with their sets.
 	queue []queued
+	// deferred are changes not sent yet, at most one per set, in the order to send them. They
+	// replace sets' backends in the overlay.
+	deferred []Change
+	// sending counts changes being sent; idle is closed when it drops back to 0.
+	sending int
+	idle    chan struct{}
 	// failed says why a set's last change did not take effect, by set.
 	failed  map[string]string
 	watched bool // a follow goroutine has it
@@ -229,6 +323,47 @@ type pendingSet struct {
 
 func newPendingUpdates() *pendingUpdates {
 	return &pendingUpdates{byLB: map[string]*pendingLB{}, wake: make(chan struct{}, 1)}
+}
+
+// todo reports whether a follow goroutine has something to do on l now.
+func (l *pendingLB) todo() bool {
+	return len(l.queue) > 0 || (len(l.deferred) > 0 && l.sending == 0)
+}
+
+// finished reports whether nothing is pending on l any more.
+func (l *pendingLB) finished() bool {
+	return len(l.queue) == 0 && len(l.deferred) == 0 && l.sending == 0
+}
+
+// deferredIndex is the index of set's deferred change, or -1.
+func (l *pendingLB) deferredIndex(set string) int {
+	return slices.IndexFunc(l.deferred, func(c Change) bool { return c.Name == set })
+}
+
+func (l *pendingLB) startSending(c Change) {
+	after, _ := c.After.(BackendSet)
+	l.sets[c.Name] = pendingSet{backends: slices.Clone(after.Backends)}
+	if l.sending == 0 {
+		l.idle = make(chan struct{})
+	}
+	l.sending++
+}
+
+func (l *pendingLB) stopSending() {
+	l.sending--
+	if l.sending == 0 {
+		close(l.idle)
+	}
+}
+
+// wakeFor wakes FollowUp if l has something to do that no goroutine does.
+func (p *pendingUpdates) wakeFor(l *pendingLB) {
+	if !l.watched && l.todo() {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (p *pendingUpdates) start() {
@@ -260,12 +395,15 @@ func (p *pendingUpdates) followed() bool {
 	return p.following > 0
 }
 
-// add records an accepted change of set on load balancer lbID; false when no FollowUp runs.
-func (p *pendingUpdates) add(svc types.NamespacedName, lbID, set string, backends []Backend, wr string) bool {
+// begin records a node sync's changes of load balancer lbID for svc and returns those to send
+// now: the first, if nothing is pending on lbID; none otherwise (OCI would queue them behind
+// what is). The others are deferred, each replacing a deferred change of its set. ok is false
+// when no FollowUp runs (nothing recorded).
+func (p *pendingUpdates) begin(svc types.NamespacedName, lbID string, changes []Change) (send []Change, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.following == 0 {
-		return false
+		return nil, false
 	}
 	l := p.byLB[lbID]
 	if l == nil {
@@ -273,24 +411,84 @@ func (p *pendingUpdates) add(svc types.NamespacedName, lbID, set string, backend
 		p.byLB[lbID] = l
 	}
 	l.svc = svc
-	l.sets[set] = pendingSet{backends: slices.Clone(backends), wr: wr}
-	l.queue = append(l.queue, queued{wr: wr, set: set})
-	if !l.watched {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
+	rest := changes
+	if l.finished() && !l.watched && len(changes) > 0 {
+		send, rest = changes[:1], changes[1:]
+		l.startSending(changes[0])
 	}
-	return true
+	for _, c := range rest {
+		if i := l.deferredIndex(c.Name); i >= 0 {
+			l.deferred[i] = c
+		} else {
+			l.deferred = append(l.deferred, c)
+		}
+		delete(l.failed, c.Name)
+	}
+	p.wakeFor(l)
+	return send, true
 }
 
-// unwatched returns the load balancers no follow goroutine has, and marks them taken.
+// sent records the outcome of sending c, which begin or step handed out: accepted as wr, or
+// err (then the set is reported failed unless a newer change of it is deferred). It reports
+// whether a FollowUp still follows lbID.
+func (p *pendingUpdates) sent(lbID string, c Change, wr string, err error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.byLB[lbID]
+	if l == nil {
+		return false
+	}
+	l.stopSending()
+	switch {
+	case err != nil:
+		if s, ok := l.sets[c.Name]; ok && s.wr == "" {
+			delete(l.sets, c.Name)
+		}
+		if l.deferredIndex(c.Name) < 0 {
+			l.failed[c.Name] = fmt.Sprintf("not sent: %v", err)
+		}
+	default:
+		after, _ := c.After.(BackendSet)
+		l.sets[c.Name] = pendingSet{backends: slices.Clone(after.Backends), wr: wr}
+		l.queue = append(l.queue, queued{wr: wr, set: c.Name})
+	}
+	p.wakeFor(l)
+	return p.following > 0
+}
+
+// abandon forgets a node sync's changes after sending c, the first, failed: the caller returns
+// the error, and the service controller retries the whole sync.
+func (p *pendingUpdates) abandon(lbID string, c Change, changes []Change) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.byLB[lbID]
+	if l == nil {
+		return
+	}
+	l.stopSending()
+	if s, ok := l.sets[c.Name]; ok && s.wr == "" {
+		delete(l.sets, c.Name)
+	}
+	for _, other := range changes {
+		if i := l.deferredIndex(other.Name); i >= 0 {
+			l.deferred = slices.Delete(l.deferred, i, i+1)
+		}
+	}
+	if l.finished() && !l.watched {
+		delete(p.byLB, lbID)
+		return
+	}
+	p.wakeFor(l)
+}
+
+// unwatched returns the load balancers with something to do that no follow goroutine has, and
+// marks them taken.
 func (p *pendingUpdates) unwatched() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
 	for id, l := range p.byLB {
-		if !l.watched {
+		if !l.watched && l.todo() {
 			l.watched = true
 			out = append(out, id)
 		}
@@ -299,45 +497,68 @@ func (p *pendingUpdates) unwatched() []string {
 }
 
 // release gives up following lbID (its follow goroutine ends); a FollowUp still running takes
-// it again if anything is left pending.
+// it again if anything is left to do.
 func (p *pendingUpdates) release(lbID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.byLB[lbID]; l != nil && l.watched {
 		l.watched = false
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
+		p.wakeFor(l)
 	}
 }
 
-// next is the first work request of lbID not yet seen finished; false when none is left.
-func (p *pendingUpdates) next(lbID string) (string, bool) {
+// followStep is what a follow goroutine does next on a load balancer: wait for a work request,
+// send a deferred change, or (last) nothing is pending any more: the Service and why sets did
+// not take effect (none when all did). All empty: nothing to do until a send Update made
+// returns.
+type followStep struct {
+	wait    string
+	send    *Change
+	last    bool
+	svc     types.NamespacedName
+	reasons []string
+}
+
+// step picks the next thing to do on lbID. Once nothing is pending it forgets lbID.
+func (p *pendingUpdates) step(lbID string) followStep {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.byLB[lbID]
-	if l == nil || len(l.queue) == 0 {
-		return "", false
+	switch {
+	case l == nil:
+		return followStep{last: true}
+	case len(l.queue) > 0:
+		return followStep{wait: l.queue[0].wr}
+	case l.sending > 0:
+		return followStep{}
+	case len(l.deferred) > 0:
+		c := l.deferred[0]
+		l.deferred = l.deferred[1:]
+		l.startSending(c)
+		return followStep{send: &c}
 	}
-	return l.queue[0].wr, true
+	delete(p.byLB, lbID)
+	s := followStep{last: true, svc: l.svc}
+	for _, name := range slices.Sorted(maps.Keys(l.failed)) {
+		s.reasons = append(s.reasons, "backend set "+name+" not updated: "+l.failed[name])
+	}
+	return s
 }
 
 // done records that wr, lbID's first queued work request, ended with err (nil: SUCCEEDED). A
-// failure counts only for a set whose last change it is: a later change of the set replaces the
-// whole list anyway. With giveUp (it did not finish in time) the rest of the queue is given up
-// too. Once nothing is queued, lbID is forgotten and last is true, with its Service and why sets
-// did not take effect (none when all did).
-func (p *pendingUpdates) done(lbID, wr string, err error, giveUp bool) (svc types.NamespacedName, reasons []string, last bool) {
+// failure counts only for a set whose last change it is: a later change of the set (accepted
+// or deferred) replaces the whole list anyway. With giveUp (it did not finish in time) the rest
+// of the queue and the deferred changes are given up too.
+func (p *pendingUpdates) done(lbID, wr string, err error, giveUp bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.byLB[lbID]
 	if l == nil || len(l.queue) == 0 || l.queue[0].wr != wr {
-		return types.NamespacedName{}, nil, false
+		return
 	}
 	set := l.queue[0].set
 	l.queue = l.queue[1:]
-	latest := l.sets[set].wr == wr
+	latest := l.sets[set].wr == wr && l.deferredIndex(set) < 0
 	switch {
 	case err != nil && (latest || giveUp):
 		l.failed[set] = fmt.Sprintf("work request %s: %v", wr, err)
@@ -350,20 +571,48 @@ func (p *pendingUpdates) done(lbID, wr string, err error, giveUp bool) (svc type
 				l.failed[q.set] = fmt.Sprintf("work request %s queued behind %s", q.wr, wr)
 			}
 		}
-		l.queue = nil
+		for _, c := range l.deferred {
+			if _, ok := l.failed[c.Name]; !ok {
+				l.failed[c.Name] = fmt.Sprintf("not sent: it would have queued behind work request %s", wr)
+			}
+		}
+		l.queue, l.deferred = nil, nil
 	}
-	if len(l.queue) > 0 {
-		return types.NamespacedName{}, nil, false
+}
+
+// unsentChange is a Service with changes FollowUp did not send, and why.
+type unsentChange struct {
+	svc    types.NamespacedName
+	reason string
+}
+
+// unsent lists the Services with deferred changes, changes being sent, or changes that could
+// not be sent, by load balancer ID.
+func (p *pendingUpdates) unsent() []unsentChange {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []unsentChange
+	for _, id := range slices.Sorted(maps.Keys(p.byLB)) {
+		l := p.byLB[id]
+		var why []string
+		for _, c := range l.deferred {
+			why = append(why, "backend set "+c.Name+" not sent: follow-up stopped")
+		}
+		for _, name := range slices.Sorted(maps.Keys(l.failed)) {
+			why = append(why, "backend set "+name+" not updated: "+l.failed[name])
+		}
+		if l.sending > 0 {
+			why = append(why, "a backend set change was being sent when follow-up stopped")
+		}
+		if len(why) > 0 {
+			out = append(out, unsentChange{svc: l.svc, reason: strings.Join(why, "; ")})
+		}
 	}
-	delete(p.byLB, lbID)
-	for _, name := range slices.Sorted(maps.Keys(l.failed)) {
-		reasons = append(reasons, "backend set "+name+" not updated: "+l.failed[name])
-	}
-	return l.svc, reasons, true
+	return out
 }
 
 // overlay lays the pending backends over an observed Spec of a load balancer: what its sets
-// will hold once OCI's queue has run the accepted changes.
+// will hold once OCI's queue has run the accepted changes and the deferred ones are sent.
 func (p *pendingUpdates) overlay(observed *Spec) {
 	if p == nil || observed == nil || observed.ID == "" {
 		return
@@ -374,10 +623,87 @@ func (p *pendingUpdates) overlay(observed *Spec) {
 	if l == nil {
 		return
 	}
-	for name, s := range l.sets {
+	lay := func(name string, backends []Backend) {
 		if set, ok := observed.BackendSets[name]; ok {
-			set.Backends = slices.Clone(s.backends)
+			set.Backends = slices.Clone(backends)
 			observed.BackendSets[name] = set
+		}
+	}
+	for name, s := range l.sets {
+		lay(name, s.backends)
+	}
+	for _, c := range l.deferred {
+		after, _ := c.After.(BackendSet)
+		lay(c.Name, after.Backends)
+	}
+}
+
+// takeOver hands svc's deferred changes to a reconcile that waits for OCI (Ensure): it waits
+// until no change of its load balancer is being sent (so whatever the reconcile sends queues
+// behind it in OCI) and forgets the deferred ones, so the reconcile's plan, made after, sends
+// them itself.
+func (p *pendingUpdates) takeOver(ctx context.Context, svc types.NamespacedName) error {
+	for {
+		p.mu.Lock()
+		var id string
+		var l *pendingLB
+		for lbID, cand := range p.byLB {
+			if cand.svc == svc {
+				id, l = lbID, cand
+				break
+			}
+		}
+		if l == nil {
+			p.mu.Unlock()
+			return nil
+		}
+		if l.sending == 0 {
+			l.deferred = nil
+			if l.finished() && !l.watched {
+				delete(p.byLB, id)
+			}
+			p.mu.Unlock()
+			return nil
+		}
+		idle := l.idle
+		p.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return fmt.Errorf("wait for a backend change of load balancer %s being sent: %w", id, ctx.Err())
+		}
+	}
+}
+
+// quiesce readies plan, about to be applied by a reconcile that waits, against what is pending on
+// its load balancer: it waits until no change is being sent (so plan's changes queue behind it
+// in OCI), and forgets the deferred changes of the sets plan changes (plan replaces them).
+func (p *pendingUpdates) quiesce(ctx context.Context, plan *Plan) error {
+	if plan == nil || plan.LoadBalancerID == "" {
+		return nil
+	}
+	for {
+		p.mu.Lock()
+		l := p.byLB[plan.LoadBalancerID]
+		if l == nil {
+			p.mu.Unlock()
+			return nil
+		}
+		if l.sending == 0 {
+			for _, c := range plan.Changes {
+				if i := l.deferredIndex(c.Name); i >= 0 {
+					l.deferred = slices.Delete(l.deferred, i, i+1)
+				}
+			}
+			p.mu.Unlock()
+			return nil
+		}
+		idle := l.idle
+		p.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return fmt.Errorf("wait for a backend change of load balancer %s being sent: %w", plan.LoadBalancerID, ctx.Err())
 		}
 	}
 }
@@ -401,6 +727,9 @@ func (p *pendingUpdates) settled(plan *Plan) {
 			return
 		case ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet:
 			delete(l.sets, c.Name)
+			if i := l.deferredIndex(c.Name); i >= 0 {
+				l.deferred = slices.Delete(l.deferred, i, i+1)
+			}
 		}
 	}
 }
