@@ -44,10 +44,12 @@ func (l *limiter) waitYielding(ctx context.Context, b *rate.Limiter, name string
 		if tokens >= 1 {
 			// Another write may have reserved it since; then this one queues behind it.
 			r := b.ReserveN(now, 1)
-			if err := clk.sleep(ctx, r.DelayFrom(now)); err != nil {
-				r.CancelAt(clk.now())
-				m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
-				return err
+			if d := r.DelayFrom(now); d > 0 {
+				if err := clk.sleep(ctx, d); err != nil {
+					r.CancelAt(clk.now())
+					m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
+					return err
+				}
 			}
 			m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
 			return nil
