@@ -52,7 +52,9 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 		return nil
 	}
 	if class == classWrite && yields(ctx) {
-		return l.waitYielding(ctx, b, name, clk, m)
+		if took, err := l.waitYielding(ctx, b, name, clk, m); took || err != nil {
+			return err
+		}
 	}
 	now := clk.now()
 	r := b.ReserveN(now, 1)

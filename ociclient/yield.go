@@ -5,6 +5,7 @@ package ociclient
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -17,8 +18,10 @@ type yieldKey struct{}
 // a write takes a token from the write bucket only when one is there that no other write has
 // reserved, and such writes take them one at a time. Writes that can wait without cost use it,
 // e.g. a backend-set change that OCI would queue behind another change of the same load
-// balancer anyway (lb's FollowUp), so that the tokens go first to writes that cannot. Under a
-// write rate that never leaves a token spare, a yielding write waits until its context ends.
+// balancer anyway (lb's FollowUp), so that the tokens go first to writes that cannot. A yielding
+// write whose context has a deadline yields for at most half the time left, then queues for a
+// token like any other write; without a deadline, under a write rate that never leaves a token
+// spare, it waits until its context ends.
 func YieldWrites(ctx context.Context) context.Context {
 	return context.WithValue(ctx, yieldKey{}, true)
 }
@@ -29,13 +32,23 @@ func yields(ctx context.Context) bool {
 }
 
 // waitYielding is wait for a YieldWrites write: one such write at a time (l.yield) waits until
-// the bucket holds a whole token nobody reserved, and takes it.
-func (l *limiter) waitYielding(ctx context.Context, b *rate.Limiter, name string, clk clock, m Metrics) error {
+// the bucket holds a whole token nobody reserved, and takes it (took). It gives up yielding
+// (took false, no error) once half the time to ctx's deadline has passed.
+func (l *limiter) waitYielding(ctx context.Context, b *rate.Limiter, name string, clk clock, m Metrics) (took bool, err error) {
 	start := clk.now()
+	budget := time.Duration(math.MaxInt64)
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = time.Until(deadline) / 2
+	}
+	turn, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	select {
 	case l.yield <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-turn.Done():
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		return false, nil
 	}
 	defer func() { <-l.yield }()
 	for {
@@ -48,17 +61,21 @@ func (l *limiter) waitYielding(ctx context.Context, b *rate.Limiter, name string
 				if err := clk.sleep(ctx, d); err != nil {
 					r.CancelAt(clk.now())
 					m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
-					return err
+					return false, err
 				}
 			}
 			m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
-			return nil
+			return true, nil
+		}
+		left := budget - now.Sub(start)
+		if left <= 0 {
+			return false, nil
 		}
 		// Until a whole token could be there, if nobody reserves it first.
 		d := time.Duration((1 - tokens) / float64(b.Limit()) * float64(time.Second))
-		if err := clk.sleep(ctx, max(d, time.Millisecond)); err != nil {
+		if err := clk.sleep(ctx, min(max(d, time.Millisecond), left)); err != nil {
 			m.ObserveLimiterWait(ctx, name, clk.now().Sub(start))
-			return err
+			return false, err
 		}
 	}
 }

@@ -68,3 +68,32 @@ func TestYieldingWriteTakesASpareTokenAtOnceAndEndsWithItsContext(t *testing.T) 
 		t.Error("yielding write got a token while other writes kept the bucket empty")
 	}
 }
+
+func TestYieldingWriteQueuesLikeAnyOtherAfterHalfItsDeadline(t *testing.T) {
+	l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 1, WriteBurst: 1})
+	fc := newFakeClock()
+	clk := fc.clock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil { // takes the only token
+		t.Fatal(err)
+	}
+	// Other writes keep the bucket empty: one more arrives during every wait.
+	fc.onSleep = func(context.Context, time.Duration) error {
+		now := clk.now()
+		l.write.ReserveN(now, 1)
+		return nil
+	}
+	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
+		t.Fatalf("yielding write with a deadline: %v, want a token once it stopped yielding", err)
+	}
+	var yielded time.Duration
+	sleeps := fc.recordedSleeps()
+	for _, d := range sleeps[:len(sleeps)-1] {
+		yielded += d
+	}
+	// Half of the deadline's 10 s (less the few microseconds before the wait began).
+	if yielded < 4900*time.Millisecond || yielded > 5*time.Second {
+		t.Errorf("yielded for %v (waits %v), want about 5s, then one wait in the queue", yielded, sleeps)
+	}
+}
