@@ -50,8 +50,9 @@ import (
 //     load balancer, and defers the others (all of them when something is pending): OCI would
 //     queue them behind that change anyway, so sending them once it ran costs the load balancer
 //     nothing, and leaves the write tokens to other load balancers' first changes. FollowUp
-//     sends each deferred change once the load balancer's queue is empty, as a yielding write
-//     (ociclient.YieldWrites: it takes only tokens no other write waits for), so in a storm
+//     sends the deferred changes once the load balancer's queue is empty, the first as a
+//     yielding write (ociclient.YieldWrites: it takes only tokens no other write waits for),
+//     the others of that load balancer right behind it, so in a storm
 //     every load balancer's first change goes out first, and the last changes out end the storm
 //     one work request after the last write, not two. Deferred changes are laid over observed
 //     state like accepted ones; a newer node sync's list replaces a deferred one; Ensure takes
@@ -233,8 +234,8 @@ func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, cha
 // follow works through what Update left on load balancer id: it waits for the accepted work
 // requests one at a time in the order OCI accepted them (the order its queue runs them, so each
 // wait is as long as that work request runs and is polled like any other), and once none is
-// left, sends the next deferred change with a yielding write (ociclient.YieldWrites: node syncs'
-// writes go first) and follows it, until nothing is left, or ctx ends. A set whose last change
+// left, sends the deferred changes, the first with a yielding write (ociclient.YieldWrites: node
+// syncs' writes go first), and follows them, until nothing is left, or ctx ends. A set whose last change
 // FAILED or could not be sent, or one that did not finish within Options.Timeout, gets its
 // Service requeued.
 func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue func(ctx context.Context, namespace, name, reason string) error) {
@@ -256,15 +257,27 @@ func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue f
 				err = fmt.Errorf("not finished within %s: %w", r.timeout, err)
 			}
 			r.pending.done(id, s.wait, err, timedOut)
-		case s.send != nil:
-			sctx, cancel := context.WithTimeout(ociclient.YieldWrites(ctx), r.timeout)
-			wr, err := e.applier.changeWhenIdle(sctx, id, *s.send)
-			cancel()
-			if err != nil && ctx.Err() != nil {
-				r.pending.sent(id, *s.send, "", errFollowUpStopped)
-				return
+		case len(s.send) > 0:
+			// The first yields to other writes; the others of the load balancer follow it at
+			// once, queued behind it in OCI: a load balancer with several changes left (a Service
+			// synced again with other Nodes) would otherwise end the storm several work requests
+			// after its first yielding write.
+			for i, c := range s.send {
+				wctx := ctx
+				if i == 0 {
+					wctx = ociclient.YieldWrites(ctx)
+				}
+				sctx, cancel := context.WithTimeout(wctx, r.timeout)
+				wr, err := e.applier.changeWhenIdle(sctx, id, c)
+				cancel()
+				if err != nil && ctx.Err() != nil {
+					for _, left := range s.send[i:] {
+						r.pending.sent(id, left, "", errFollowUpStopped)
+					}
+					return
+				}
+				r.pending.sent(id, c, wr, err)
 			}
-			r.pending.sent(id, *s.send, wr, err)
 		case !s.last:
 			return // a change is being sent by Update; it wakes FollowUp once accepted
 		case len(s.reasons) == 0:
@@ -508,12 +521,12 @@ func (p *pendingUpdates) release(lbID string) {
 }
 
 // followStep is what a follow goroutine does next on a load balancer: wait for a work request,
-// send a deferred change, or (last) nothing is pending any more: the Service and why sets did
+// send the deferred changes, or (last) nothing is pending any more: the Service and why sets did
 // not take effect (none when all did). All empty: nothing to do until a send Update made
 // returns.
 type followStep struct {
 	wait    string
-	send    *Change
+	send    []Change
 	last    bool
 	svc     types.NamespacedName
 	reasons []string
@@ -532,10 +545,12 @@ func (p *pendingUpdates) step(lbID string) followStep {
 	case l.sending > 0:
 		return followStep{}
 	case len(l.deferred) > 0:
-		c := l.deferred[0]
-		l.deferred = l.deferred[1:]
-		l.startSending(c)
-		return followStep{send: &c}
+		send := l.deferred
+		l.deferred = nil
+		for _, c := range send {
+			l.startSending(c)
+		}
+		return followStep{send: send}
 	}
 	delete(p.byLB, lbID)
 	s := followStep{last: true, svc: l.svc}

@@ -111,6 +111,25 @@ func TestNewerUpdateReplacesADeferredChangeAndNothingStaleIsSent(t *testing.T) {
 		t.Errorf("%d UpdateBackendSet accepted while the first runs, want 1", n)
 	}
 
+	// Once the first ran, both deferred changes go out together (the second queued behind the
+	// first in OCI), not one work request after the other.
+	if busyMode == ocitest.LBBusyQueue {
+		e.srv.CompleteWorkRequests()
+		waitFor(t, "FollowUp to send the deferred changes", func() bool { return len(backendSetWRs(e.srv)) == 3 })
+		if diff := cmp.Diff([]string{"UpdateBackendSet", "UpdateBackendSet"}, pendingOps(e.srv)); diff != "" {
+			t.Errorf("pending work requests once the first ran (-want +got):\n%s", diff)
+		}
+	} else {
+		// A server that refuses a change while one runs (not OCI, which queues): let the
+		// deferred ones run once the second is refused.
+		go func() {
+			waitFor(t, "a refused change", func() bool { return e.srv.Calls().Status(http.StatusConflict) > 0 })
+			e.hold.Store(false)
+			e.srv.CompleteWorkRequests()
+		}()
+		e.srv.CompleteWorkRequests()
+		waitFor(t, "a refused change", func() bool { return !e.hold.Load() })
+	}
 	e.hold.Store(false)
 	e.srv.CompleteWorkRequests()
 	waitFor(t, "FollowUp to finish", func() bool { return lb.PendingLoadBalancers(e.r) == 0 })
