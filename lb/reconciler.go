@@ -146,8 +146,9 @@ type Result struct {
 	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
 	// reports, without the desired-only fields.
 	Spec *Spec
-	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished:
-	// FollowUp confirms them, and requeues the Service if they fail.
+	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished,
+	// or left some to FollowUp to send once the load balancer's queue ran (async.go): FollowUp
+	// confirms them, and requeues the Service if they fail.
 	Accepted bool
 }
 
