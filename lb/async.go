@@ -49,9 +49,9 @@ import (
 //     load balancer, and defers the others (all of them when something is pending): OCI would
 //     queue them behind that change anyway, so sending them once it ran costs the load balancer
 //     nothing, and leaves the write tokens to other load balancers' first changes. FollowUp
-//     sends the deferred changes once the load balancer's queue is empty, the first as a
+//     sends the deferred changes once the load balancer's queue is empty: a lone one as a
 //     yielding write (ociclient.YieldWrites: it takes only tokens no other write waits for),
-//     the others of that load balancer right behind it, so in a storm
+//     several at once without yielding (each is a work request more on the queue), so in a storm
 //     every load balancer's first change goes out first, and the last changes out end the storm
 //     one work request after the last write, not two. Deferred changes are laid over observed
 //     state like accepted ones; a newer node sync's list replaces a deferred one; Ensure takes
@@ -233,7 +233,7 @@ func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, cha
 // follow works through what Update left on load balancer id: it waits for the accepted work
 // requests one at a time in the order OCI accepted them (the order its queue runs them, so each
 // wait is as long as that work request runs and is polled like any other), and once none is
-// left, sends the deferred changes, the first with a yielding write (ociclient.YieldWrites: node
+// left, sends the deferred changes (a lone one with a yielding write, ociclient.YieldWrites: node
 // syncs' writes go first), and follows them, until nothing is left, or ctx ends. A set whose last change
 // FAILED or could not be sent, or one that did not finish within Options.Timeout, gets its
 // Service requeued.
@@ -257,13 +257,13 @@ func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue f
 			}
 			r.pending.done(id, s.wait, err, timedOut)
 		case len(s.send) > 0:
-			// The first yields to other writes; the others of the load balancer follow it at
-			// once, queued behind it in OCI: a load balancer with several changes left (a Service
-			// synced again with other Nodes) would otherwise end the storm several work requests
-			// after its first yielding write.
+			// A lone change yields to other writes. Several (a Service synced again with other
+			// Nodes while its first change ran) go out at once, queued behind each other in OCI,
+			// without yielding: each is a work request more on the load balancer's queue, which
+			// would end a storm that many work requests after a yielding write late in it.
 			for i, c := range s.send {
 				wctx := ctx
-				if i == 0 {
+				if i == 0 && len(s.send) == 1 {
 					wctx = ociclient.YieldWrites(ctx)
 				}
 				sctx, cancel := context.WithTimeout(wctx, r.timeout)
