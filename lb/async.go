@@ -7,16 +7,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // Node syncs that do not wait for OCI.
@@ -43,8 +43,21 @@ import (
 //     hold once the queue reaches it, so every plan of that load balancer (Ensure's, Update's,
 //     the drift check's) is computed against the observed load balancer with those backends laid
 //     over it (overlay). A second node sync that wants the same backends writes nothing; one that
-//     wants others sends the whole new list at once, queued behind the first, without waiting
-//     for it. Nothing stale is sent and nothing is sent twice.
+//     wants others records the whole new list to be sent once the queue is through, without
+//     waiting for it. Nothing stale is sent and nothing is sent twice.
+//   - A node sync sends only its first backend set's change when nothing else is pending on the
+//     load balancer, and defers the others (all of them when something is pending): OCI would
+//     queue them behind that change anyway, so sending them once it ran costs the load balancer
+//     nothing, and leaves the write tokens to other load balancers' first changes. FollowUp
+//     sends the deferred changes once the load balancer's queue is empty: a lone one as a
+//     yielding write (ociclient.YieldWrites: it takes only tokens no other write waits for),
+//     several at once without yielding (each is a work request more on the queue), so in a storm
+//     every load balancer's first change goes out first, and the last changes out end the storm
+//     one work request after the last write, not two. Deferred changes are laid over observed
+//     state like accepted ones; a newer node sync's list replaces a deferred one; Ensure takes
+//     them over (sends them itself and waits), after any change being sent; one that OCI
+//     refuses requeues the Service; if FollowUp stops, the Services with changes not sent are
+//     requeued.
 //   - FollowUp waits for each accepted work request of a load balancer in the order OCI
 //     accepted them, which is the order its queue runs them: each wait lasts as long as that
 //     work request runs, so it costs the polls a waiting Update would have made, and no read of
@@ -67,13 +80,15 @@ func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	return res, r.timedOut(ctx, "update", svc, err)
 }
 
-// FollowUp follows the work requests that Update returned before they finished, until ctx ends.
-// For a load balancer whose changed backend sets do not end up with the backends sent, it calls
-// requeue with the Service and a reason (e.g. "backend set TCP-80 not updated: ...") within
-// Options.Timeout of the last change accepted; requeue should make the Service reconcile again
-// and record why. Run it once per Reconciler, for as long as Update is called; it returns once
-// every goroutine it started has stopped. Work requests accepted when it stops are no longer
-// followed and no longer laid over observed load balancers.
+// FollowUp follows the work requests that Update returned before they finished, and sends the
+// changes Update deferred, until ctx ends. For a load balancer whose changed backend sets do not
+// end up with the backends sent, it calls requeue with the Service and a reason (e.g. "backend
+// set TCP-80 not updated: ...") within Options.Timeout of the last change accepted; requeue
+// should make the Service reconcile again and record why. Run it once per Reconciler, for as
+// long as Update is called; it returns once every goroutine it started has stopped. Work
+// requests accepted when it stops are no longer followed and no longer laid over observed load
+// balancers; a Service with changes not yet sent (or not known to be) is requeued then, with a
+// context of its own bounded by stopRequeueTimeout, since ctx has ended.
 func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
 	e := r.engines[model.KindLoadBalancer]
 	p := r.pending
@@ -82,6 +97,7 @@ func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Cont
 	defer func() {
 		p.stop()
 		wg.Wait()
+		r.requeueUnsent(ctx, requeue)
 		p.dropIfUnfollowed()
 	}()
 	for {
@@ -96,6 +112,28 @@ func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Cont
 		case <-ctx.Done():
 			return
 		case <-p.wake:
+		}
+	}
+}
+
+// stopRequeueTimeout bounds the requeues of a FollowUp that stops with changes not sent.
+const stopRequeueTimeout = 30 * time.Second
+
+// requeueUnsent requeues, once FollowUp stopped, every Service with a deferred change not sent:
+// nothing would send it, and the service controller would not reconcile the Service until its
+// Nodes change again.
+func (r *Reconciler) requeueUnsent(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
+	unsent := r.pending.unsent()
+	if len(unsent) == 0 {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRequeueTimeout)
+	defer cancel()
+	for _, u := range unsent {
+		logger.Info("Follow-up stopped before sending backend changes; requeueing the Service", "service", u.svc.String(), "reason", u.reason)
+		if err := requeue(rctx, u.svc.Namespace, u.svc.Name, u.reason); err != nil {
+			logger.Error(err, "Could not requeue the Service", "service", u.svc.String())
 		}
 	}
 }
@@ -126,283 +164,135 @@ func nodeOnly(c model.Change) bool {
 	return equalBackendSet(before, after)
 }
 
-// accept sends p's changes (backend-set updates, see earlyOK) and records each accepted one for
-// FollowUp. If FollowUp stopped meanwhile, it waits for them as Ensure would.
+// accept sends p's first change (a backend-set update, see earlyOK) when its load balancer has
+// nothing pending, defers the others for FollowUp, and records the one sent. If FollowUp stopped
+// meanwhile, it sends and waits for them as Ensure would.
 func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) error {
 	plan, a := p.plan, p.engine.applier
 	key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
-	var unfollowed []string
-	for i, c := range plan.Changes {
+	send, ok := r.pending.begin(key, plan.LoadBalancerID, plan.Changes)
+	if !ok {
+		return r.sendAndWait(ctx, a, plan.LoadBalancerID, plan.Changes)
+	}
+	for _, c := range send {
 		wr, err := a.changeWhenIdle(ctx, plan.LoadBalancerID, c)
 		if err != nil {
-			var sent []string
-			for _, done := range plan.Changes[:i] {
-				sent = append(sent, done.Name)
+			r.pending.abandon(plan.LoadBalancerID, c, plan.Changes)
+			return fmt.Errorf("%s %s of load balancer %s: %w", c.Action, c.Name, plan.LoadBalancerID, err)
+		}
+		if !r.pending.sent(plan.LoadBalancerID, c, wr, nil) {
+			// FollowUp stopped; it requeues the Service for the changes deferred.
+			if err := a.p.wait(ctx, wr); err != nil {
+				return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", plan.LoadBalancerID, wr, err)
 			}
-			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w",
-				c.Action, c.Name, plan.LoadBalancerID, sent, err)
-		}
-		after, _ := c.After.(model.BackendSet)
-		if !r.pending.add(key, plan.LoadBalancerID, c.Name, after.Backends, wr) {
-			unfollowed = append(unfollowed, wr)
 		}
 	}
-	for _, wr := range unfollowed {
-		if err := a.p.wait(ctx, wr); err != nil {
-			return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", plan.LoadBalancerID, wr, err)
-		}
-	}
-	klog.FromContext(ctx).V(2).Info("Load balancer backend changes accepted; following them up", "service", klog.KObj(svc),
-		"loadBalancer", plan.LoadBalancerID, "changes", len(plan.Changes))
+	klog.FromContext(ctx).V(2).Info("Load balancer backend changes accepted or deferred; following them up", "service", klog.KObj(svc),
+		"loadBalancer", plan.LoadBalancerID, "sent", len(send), "deferred", len(plan.Changes)-len(send))
 	return nil
 }
 
-// follow waits for the work requests Update left on load balancer id, one at a time in the
-// order OCI accepted them (the order its queue runs them, so each wait is as long as that work
-// request runs and is polled like any other), until none is left, or ctx ends. A set whose last
-// work request FAILED, or one that did not finish within Options.Timeout, gets its Service
-// requeued.
+// applyWaiting applies a plan that waits for OCI (Ensure's, and Update's when it may not return
+// early) after what is pending on its load balancer: queued behind any change being sent, and
+// replacing the deferred changes of the sets it changes.
+func (r *Reconciler) applyWaiting(ctx context.Context, e *engine, plan *model.Plan) (*found, error) {
+	if !plan.Empty() {
+		if err := r.pending.quiesce(ctx, plan); err != nil {
+			return nil, err
+		}
+	}
+	created, err := e.applier.apply(ctx, plan)
+	if err == nil {
+		r.pending.settled(plan)
+	}
+	return created, err
+}
+
+// sendAndWait sends changes one after the other and waits for their work requests.
+func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, changes []model.Change) error {
+	var wrs []string
+	for i, c := range changes {
+		wr, err := a.changeWhenIdle(ctx, id, c)
+		if err != nil {
+			var sent []string
+			for _, done := range changes[:i] {
+				sent = append(sent, done.Name)
+			}
+			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w", c.Action, c.Name, id, sent, err)
+		}
+		wrs = append(wrs, wr)
+	}
+	for _, wr := range wrs {
+		if err := a.p.wait(ctx, wr); err != nil {
+			return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", id, wr, err)
+		}
+	}
+	return nil
+}
+
+// follow works through what Update left on load balancer id: it waits for the accepted work
+// requests one at a time in the order OCI accepted them (the order its queue runs them, so each
+// wait is as long as that work request runs and is polled like any other), and once none is
+// left, sends the deferred changes (a lone one with a yielding write, ociclient.YieldWrites: node
+// syncs' writes go first), and follows them, until nothing is left, or ctx ends. A set whose last change
+// FAILED or could not be sent, or one that did not finish within Options.Timeout, gets its
+// Service requeued.
 func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue func(ctx context.Context, namespace, name, reason string) error) {
 	logger := klog.FromContext(ctx).WithValues("loadBalancer", id)
 	defer r.pending.release(id)
 	for {
-		wr, ok := r.pending.next(id)
-		if !ok {
-			return
-		}
-		wctx, cancel := context.WithTimeout(ctx, r.timeout)
-		err := e.p.wait(wctx, wr)
-		timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil && timedOut {
-			// Queued behind it, the others would not finish either.
-			err = fmt.Errorf("not finished within %s: %w", r.timeout, err)
-		}
-		svc, reasons, last := r.pending.done(id, wr, err, timedOut)
-		if !last {
-			continue
-		}
-		if len(reasons) == 0 {
-			logger.V(4).Info("Accepted backend changes done", "service", svc.String())
-			return
-		}
-		reason := strings.Join(reasons, "; ")
-		logger.Info("Accepted backend changes did not take effect; requeueing the Service", "service", svc.String(), "reason", reason)
-		if err := requeue(ctx, svc.Namespace, svc.Name, reason); err != nil {
-			// The drift check finds the same difference (nothing is laid over it any more).
-			logger.Error(err, "Could not requeue the Service", "service", svc.String())
-		}
-		return
-	}
-}
-
-// pendingUpdates are the backend changes Update returned before OCI finished them, by load
-// balancer. Safe for concurrent use.
-type pendingUpdates struct {
-	mu        sync.Mutex
-	following int // FollowUp calls running
-	byLB      map[string]*pendingLB
-	wake      chan struct{} // a load balancer to follow; capacity 1
-}
-
-// pendingLB is what is pending on one load balancer.
-type pendingLB struct {
-	svc types.NamespacedName
-	// sets are the last accepted change of each backend set.
-	sets map[string]pendingSet
-	// queue are the work requests not yet seen finished, in acceptance order, with their sets.
-	queue []queued
-	// failed says why a set's last change did not take effect, by set.
-	failed  map[string]string
-	watched bool // a follow goroutine has it
-}
-
-// queued is one accepted work request of a pendingLB.
-type queued struct{ wr, set string }
-
-// pendingSet is the last accepted change of one backend set.
-type pendingSet struct {
-	backends []model.Backend
-	wr       string
-}
-
-func newPendingUpdates() *pendingUpdates {
-	return &pendingUpdates{byLB: map[string]*pendingLB{}, wake: make(chan struct{}, 1)}
-}
-
-func (p *pendingUpdates) start() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.following++
-}
-
-// stop ends one FollowUp: no new change is recorded unless another runs.
-func (p *pendingUpdates) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.following--
-}
-
-// dropIfUnfollowed forgets every pending change once no FollowUp runs: nothing would confirm
-// them, so no plan may count on them.
-func (p *pendingUpdates) dropIfUnfollowed() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.following == 0 {
-		clear(p.byLB)
-	}
-}
-
-func (p *pendingUpdates) followed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.following > 0
-}
-
-// add records an accepted change of set on load balancer lbID; false when no FollowUp runs.
-func (p *pendingUpdates) add(svc types.NamespacedName, lbID, set string, backends []model.Backend, wr string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.following == 0 {
-		return false
-	}
-	l := p.byLB[lbID]
-	if l == nil {
-		l = &pendingLB{sets: map[string]pendingSet{}, failed: map[string]string{}}
-		p.byLB[lbID] = l
-	}
-	l.svc = svc
-	l.sets[set] = pendingSet{backends: slices.Clone(backends), wr: wr}
-	l.queue = append(l.queue, queued{wr: wr, set: set})
-	if !l.watched {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
-	return true
-}
-
-// unwatched returns the load balancers no follow goroutine has, and marks them taken.
-func (p *pendingUpdates) unwatched() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []string
-	for id, l := range p.byLB {
-		if !l.watched {
-			l.watched = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// release gives up following lbID (its follow goroutine ends); a FollowUp still running takes
-// it again if anything is left pending.
-func (p *pendingUpdates) release(lbID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if l := p.byLB[lbID]; l != nil && l.watched {
-		l.watched = false
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// next is the first work request of lbID not yet seen finished; false when none is left.
-func (p *pendingUpdates) next(lbID string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.byLB[lbID]
-	if l == nil || len(l.queue) == 0 {
-		return "", false
-	}
-	return l.queue[0].wr, true
-}
-
-// done records that wr, lbID's first queued work request, ended with err (nil: SUCCEEDED). A
-// failure counts only for a set whose last change it is: a later change of the set replaces the
-// whole list anyway. With giveUp (it did not finish in time) the rest of the queue is given up
-// too. Once nothing is queued, lbID is forgotten and last is true, with its Service and why sets
-// did not take effect (none when all did).
-func (p *pendingUpdates) done(lbID, wr string, err error, giveUp bool) (svc types.NamespacedName, reasons []string, last bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.byLB[lbID]
-	if l == nil || len(l.queue) == 0 || l.queue[0].wr != wr {
-		return types.NamespacedName{}, nil, false
-	}
-	set := l.queue[0].set
-	l.queue = l.queue[1:]
-	latest := l.sets[set].wr == wr
-	switch {
-	case err != nil && (latest || giveUp):
-		l.failed[set] = fmt.Sprintf("work request %s: %v", wr, err)
-	case err == nil && latest:
-		delete(l.failed, set)
-	}
-	if giveUp {
-		for _, q := range l.queue {
-			if _, ok := l.failed[q.set]; !ok {
-				l.failed[q.set] = fmt.Sprintf("work request %s queued behind %s", q.wr, wr)
+		s := r.pending.step(id)
+		switch {
+		case s.wait != "":
+			wctx, cancel := context.WithTimeout(ctx, r.timeout)
+			err := e.p.wait(wctx, s.wait)
+			timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded)
+			cancel()
+			if ctx.Err() != nil {
+				return
 			}
-		}
-		l.queue = nil
-	}
-	if len(l.queue) > 0 {
-		return types.NamespacedName{}, nil, false
-	}
-	delete(p.byLB, lbID)
-	for _, name := range slices.Sorted(maps.Keys(l.failed)) {
-		reasons = append(reasons, "backend set "+name+" not updated: "+l.failed[name])
-	}
-	return l.svc, reasons, true
-}
-
-// overlay lays the pending backends over an observed Spec of a load balancer: what its sets
-// will hold once OCI's queue has run the accepted changes.
-func (p *pendingUpdates) overlay(observed *model.Spec) {
-	if p == nil || observed == nil || observed.ID == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.byLB[observed.ID]
-	if l == nil {
-		return
-	}
-	for name, s := range l.sets {
-		if set, ok := observed.BackendSets[name]; ok {
-			set.Backends = slices.Clone(s.backends)
-			observed.BackendSets[name] = set
-		}
-	}
-}
-
-// settled forgets the pending changes a plan that waited for its work requests has superseded:
-// its own backend-set changes ran after them (OCI's queue is in order) and replaced them.
-func (p *pendingUpdates) settled(plan *model.Plan) {
-	if plan == nil || plan.LoadBalancerID == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.byLB[plan.LoadBalancerID]
-	if l == nil {
-		return
-	}
-	for _, c := range plan.Changes {
-		switch c.Action {
-		case model.ActionDeleteLoadBalancer:
-			delete(p.byLB, plan.LoadBalancerID)
+			if err != nil && timedOut {
+				// Queued behind it, the others would not finish either.
+				err = fmt.Errorf("not finished within %s: %w", r.timeout, err)
+			}
+			r.pending.done(id, s.wait, err, timedOut)
+		case len(s.send) > 0:
+			// A lone change yields to other writes. Several (a Service synced again with other
+			// Nodes while its first change ran) go out at once, queued behind each other in OCI,
+			// without yielding: each is a work request more on the load balancer's queue, which
+			// would end a storm that many work requests after a yielding write late in it.
+			for i, c := range s.send {
+				wctx := ctx
+				if i == 0 && len(s.send) == 1 {
+					wctx = ociclient.YieldWrites(ctx)
+				}
+				sctx, cancel := context.WithTimeout(wctx, r.timeout)
+				wr, err := e.applier.changeWhenIdle(sctx, id, c)
+				cancel()
+				if err != nil && ctx.Err() != nil {
+					for _, left := range s.send[i:] {
+						r.pending.sent(id, left, "", errFollowUpStopped)
+					}
+					return
+				}
+				r.pending.sent(id, c, wr, err)
+			}
+		case !s.last:
+			return // a change is being sent by Update; it wakes FollowUp once accepted
+		case len(s.reasons) == 0:
+			logger.V(4).Info("Accepted backend changes done", "service", s.svc.String())
 			return
-		case model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet:
-			delete(l.sets, c.Name)
+		default:
+			reason := strings.Join(s.reasons, "; ")
+			logger.Info("Accepted backend changes did not take effect; requeueing the Service", "service", s.svc.String(), "reason", reason)
+			if err := requeue(ctx, s.svc.Namespace, s.svc.Name, reason); err != nil {
+				// The drift check finds the same difference (nothing is laid over it any more).
+				logger.Error(err, "Could not requeue the Service", "service", s.svc.String())
+			}
+			return
 		}
 	}
 }
+
+// errFollowUpStopped is why a deferred change was not sent: FollowUp's context ended.
+var errFollowUpStopped = errors.New("follow-up stopped before it was sent")

@@ -147,8 +147,9 @@ type Result struct {
 	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
 	// reports, without the desired-only fields.
 	Spec *model.Spec
-	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished:
-	// FollowUp confirms them, and requeues the Service if they fail.
+	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished,
+	// or left some to FollowUp to send once the load balancer's queue ran (async.go): FollowUp
+	// confirms them, and requeues the Service if they fail.
 	Accepted bool
 }
 
@@ -267,6 +268,12 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 
 // ensure is Ensure, and Update with early (see async.go).
 func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, early bool) (*Result, error) {
+	if !early {
+		// Ensure sends Update's deferred changes itself, and waits for them (async.go).
+		if err := r.pending.takeOver(ctx, types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}); err != nil {
+			return nil, err
+		}
+	}
 	p, err := r.plan(ctx, svc, nodes, secrets, true)
 	if err != nil {
 		return nil, err
@@ -281,8 +288,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	accepted := early && r.earlyOK(p)
 	if accepted {
 		err = r.accept(ctx, svc, p)
-	} else if created, err = e.applier.apply(ctx, plan); err == nil {
-		r.pending.settled(plan)
+	} else {
+		created, err = r.applyWaiting(ctx, e, plan)
 	}
 	if err != nil {
 		return nil, err

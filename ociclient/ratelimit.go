@@ -18,6 +18,7 @@ import (
 // nil buckets lets everything through.
 type limiter struct {
 	read, write *rate.Limiter
+	yield       chan struct{} // one YieldWrites write waits at a time (yield.go)
 }
 
 // newLimiter builds the buckets from a defaulted config.RateLimiter.
@@ -28,6 +29,7 @@ func newLimiter(cfg config.RateLimiter) *limiter {
 	return &limiter{
 		read:  rate.NewLimiter(rate.Limit(cfg.ReadQPS), cfg.ReadBurst),
 		write: rate.NewLimiter(rate.Limit(cfg.WriteQPS), cfg.WriteBurst),
+		yield: make(chan struct{}, 1),
 	}
 }
 
@@ -48,6 +50,11 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 	b, name := l.bucket(class)
 	if b == nil {
 		return nil
+	}
+	if class == classWrite && yields(ctx) {
+		if took, err := l.waitYielding(ctx, b, name, clk, m); took || err != nil {
+			return err
+		}
 	}
 	now := clk.now()
 	r := b.ReserveN(now, 1)
