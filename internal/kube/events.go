@@ -26,8 +26,9 @@ import (
 const (
 	// EventPlanApplied says what a reconcile changed on the Service's load balancer.
 	EventPlanApplied = "LoadBalancerPlanApplied"
-	// EventPlanAccepted says what a node sync sent, which OCI accepted but has not finished
-	// (lb.Result.Accepted); a failure follows as lb's FollowUp requeues the Service.
+	// EventPlanAccepted says what a node sync planned, which OCI accepted but has not finished,
+	// or which lb's FollowUp sends once the load balancer's queue has run (lb.Result.Accepted);
+	// a failure follows as FollowUp requeues the Service.
 	EventPlanAccepted = "LoadBalancerPlanAccepted"
 	// EventPlanFailed says what a failed reconcile applied and what it did not.
 	EventPlanFailed = "LoadBalancerPlanFailed"
