@@ -378,36 +378,20 @@ func (p *pendingUpdates) overlay(observed *model.Spec) {
 // behind it in OCI) and forgets the deferred ones, so the reconcile's plan, made after, sends
 // them itself.
 func (p *pendingUpdates) takeOver(ctx context.Context, svc types.NamespacedName) error {
-	for {
-		p.mu.Lock()
-		var id string
-		var l *pendingLB
-		for lbID, cand := range p.byLB {
-			if cand.svc == svc {
-				id, l = lbID, cand
-				break
+	find := func() (string, *pendingLB) {
+		for id, l := range p.byLB {
+			if l.svc == svc {
+				return id, l
 			}
 		}
-		if l == nil {
-			p.mu.Unlock()
-			return nil
-		}
-		if l.sending == 0 {
-			l.deferred = nil
-			if l.finished() && !l.watched {
-				delete(p.byLB, id)
-			}
-			p.mu.Unlock()
-			return nil
-		}
-		idle := l.idle
-		p.mu.Unlock()
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return fmt.Errorf("wait for a backend change of load balancer %s being sent: %w", id, ctx.Err())
-		}
+		return "", nil
 	}
+	return p.whenIdle(ctx, find, func(id string, l *pendingLB) {
+		l.deferred = nil
+		if l.finished() && !l.watched {
+			delete(p.byLB, id)
+		}
+	})
 }
 
 // quiesce readies plan, about to be applied by a reconcile that waits, against what is pending on
@@ -417,19 +401,28 @@ func (p *pendingUpdates) quiesce(ctx context.Context, plan *model.Plan) error {
 	if plan == nil || plan.LoadBalancerID == "" {
 		return nil
 	}
+	find := func() (string, *pendingLB) { return plan.LoadBalancerID, p.byLB[plan.LoadBalancerID] }
+	return p.whenIdle(ctx, find, func(_ string, l *pendingLB) {
+		for _, c := range plan.Changes {
+			if i := l.deferredIndex(c.Name); i >= 0 {
+				l.deferred = slices.Delete(l.deferred, i, i+1)
+			}
+		}
+	})
+}
+
+// whenIdle waits until the load balancer find returns (under p.mu) has no change being sent,
+// then runs do on it, still under p.mu. Nothing pending on it (find returns nil) is done at once.
+func (p *pendingUpdates) whenIdle(ctx context.Context, find func() (string, *pendingLB), do func(id string, l *pendingLB)) error {
 	for {
 		p.mu.Lock()
-		l := p.byLB[plan.LoadBalancerID]
+		id, l := find()
 		if l == nil {
 			p.mu.Unlock()
 			return nil
 		}
 		if l.sending == 0 {
-			for _, c := range plan.Changes {
-				if i := l.deferredIndex(c.Name); i >= 0 {
-					l.deferred = slices.Delete(l.deferred, i, i+1)
-				}
-			}
+			do(id, l)
 			p.mu.Unlock()
 			return nil
 		}
@@ -438,7 +431,7 @@ func (p *pendingUpdates) quiesce(ctx context.Context, plan *model.Plan) error {
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			return fmt.Errorf("wait for a backend change of load balancer %s being sent: %w", plan.LoadBalancerID, ctx.Err())
+			return fmt.Errorf("wait for a backend change of load balancer %s being sent: %w", id, ctx.Err())
 		}
 	}
 }
