@@ -9,7 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// Action is what a Change does. The set is closed: Reconciler.Ensure knows how to carry out each one.
+// Action is what a Change does. The set is closed: lb.Reconciler.Ensure knows how to carry out each one.
 type Action int
 
 // The actions.
@@ -115,7 +115,7 @@ func (c Change) String() string {
 }
 
 // Plan is an ordered set of changes that turns an observed load balancer into the desired one.
-// Changes are in an order that satisfies every Requires edge; Ensure runs changes whose
+// Changes are in an order that satisfies every Requires edge; lb.Reconciler.Ensure runs changes whose
 // requirements are met concurrently.
 type Plan struct {
 	// LoadBalancerID is empty when the plan creates the load balancer.

@@ -17,7 +17,7 @@ import (
 // Kind is the OCI product that realises a Service.
 type Kind string
 
-// The kinds. Both go through the same Desired, Diff, ordering and Reconciler; see product.go.
+// The kinds. Both go through the same lb.Desired, lb.Diff, ordering and lb.Reconciler (lb/product.go).
 const (
 	// KindLoadBalancer is the OCI Load Balancer service (layer 4/7, API 20170115).
 	KindLoadBalancer Kind = "lb"
@@ -25,19 +25,19 @@ const (
 	KindNetworkLoadBalancer Kind = "nlb"
 )
 
-// Spec is a load balancer as a value: what a Service asks for (Desired) or what OCI has
-// (Reconciler.Get's Result.Spec). Diff compares two of them. Maps are keyed by the resource's
+// Spec is a load balancer as a value: what a Service asks for (lb.Desired) or what OCI has
+// (lb.Reconciler.Get's Result.Spec). lb.Diff compares two of them. Maps are keyed by the resource's
 // name.
 //
 // Fields under "desired only" are computed from the Service and are not observable on an OCI
-// load balancer; an observed Spec leaves them empty and Diff ignores them. Security rules are
+// load balancer; an observed Spec leaves them empty and lb.Diff ignores them. Security rules are
 // computed from them (see Ports and seclist.ClaimFor).
 type Spec struct {
 	// Kind is the OCI product. Immutable.
 	Kind Kind
 	// ID is the load balancer's OCID; empty in a desired Spec.
 	ID string
-	// Name is the OCI display name (Reconciler.Name).
+	// Name is the OCI display name (lb.Reconciler.Name).
 	Name string
 	// CompartmentID is where the load balancer lives.
 	CompartmentID string
@@ -252,7 +252,7 @@ type Port struct {
 
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
-	// Cluster is the cluster identity (Options.Cluster: clusterID, else --cluster-name).
+	// Cluster is the cluster identity (lb.Options.Cluster: clusterID, else --cluster-name).
 	Cluster string
 	// Service is "namespace/name".
 	Service string
