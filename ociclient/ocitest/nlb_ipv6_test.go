@@ -248,17 +248,28 @@ func TestListenersAndBackendSetsMustMatchTheFamiliesOfTheirNetworkLoadBalancer(t
 }
 
 func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
-	f, sn := ipv6Fixture(t, Options{})
+	// Work requests run until the test finishes them, so "while it runs" is not a race.
+	f, sn := ipv6Fixture(t, slowWork())
 	ctx := testCtx(t)
+	finish := func(wr *string) {
+		t.Helper()
+		f.srv.CompleteWorkRequests()
+		f.nlbMustSucceed(t, wr)
+	}
 	d := f.basicNLB("nlb")
 	d.SubnetId = common.String(sn["dual"])
-	id := f.createNLB(t, d)
+	created, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
+	if err != nil {
+		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
+	}
+	finish(created.OpcWorkRequestId)
+	id := *created.Id
 	update := func(u nlbapi.UpdateNetworkLoadBalancerDetails) (*string, error) {
 		resp, err := f.nlb.UpdateNetworkLoadBalancer(ctx, nlbapi.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id, UpdateNetworkLoadBalancerDetails: u})
 		return resp.OpcWorkRequestId, err
 	}
 	// IPV4 -> IPV6 in one step is refused; so is a reserved IPv6 on an update that adds none.
-	_, err := update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv6})
+	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv6})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
 	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String("x"), ReservedIpv6Id: common.String("ocid1.ipv6.oc1..r")})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
@@ -270,7 +281,7 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 	if got := f.getNLB(t, id); got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 || len(got.IpAddresses) != 2 {
 		t.Errorf("while the work request runs: %s %v; want IPV4 with its public and private address", got.NlbIpVersion, got.IpAddresses)
 	}
-	f.nlbMustSucceed(t, wr)
+	finish(wr)
 	six := nlbAddr("2001:db8:0:1::100", true, nlbapi.IpVersionIpv6)
 	six.ReservedIp = &nlbapi.ReservedIp{Id: common.String("ocid1.ipv6.oc1..r")}
 	want := []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, nlbapi.IpVersionIpv4), nlbAddr("10.0.1.254", false, nlbapi.IpVersionIpv4), six}
@@ -286,19 +297,19 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateBackendSet IPv6: %v", err)
 	}
-	f.nlbMustSucceed(t, bsResp.OpcWorkRequestId)
+	finish(bsResp.OpcWorkRequestId)
 	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv4})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
 	del, err := f.nlb.DeleteBackendSet(ctx, nlbapi.DeleteBackendSetRequest{NetworkLoadBalancerId: &id, BackendSetName: common.String("TCP-80-IPv6")})
 	if err != nil {
 		t.Fatalf("DeleteBackendSet: %v", err)
 	}
-	f.nlbMustSucceed(t, del.OpcWorkRequestId)
+	finish(del.OpcWorkRequestId)
 	wr, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv4})
 	if err != nil {
 		t.Fatalf("update to IPV4: %v", err)
 	}
-	f.nlbMustSucceed(t, wr)
+	finish(wr)
 	got = f.getNLB(t, id)
 	if diff := cmp.Diff(want[:2], got.IpAddresses); diff != "" || got.NlbIpVersion != nlbapi.NlbIpVersionIpv4 {
 		t.Errorf("back to IPV4 %s, addresses (-want +got):\n%s", got.NlbIpVersion, diff)
