@@ -21,6 +21,7 @@ import (
 type nameIndex struct {
 	lister product
 	flight singleflight.Group
+	now    func() time.Time // Options.Clock's, or time.Now
 
 	mu    sync.Mutex
 	comps map[string]*compartmentIndex
@@ -33,9 +34,10 @@ type compartmentIndex struct {
 	// compartment only if no listing has happened since.
 	generation uint64
 	names      map[string][]string // display name → OCIDs
-	// listed holds the load balancers of the last whole listing until first used (see
+	// listed holds the load balancers of the last whole listing, made at listedAt (see
 	// index_listed.go): the reconciles right after a restart need no read of their own.
 	listedLBs map[string]found
+	listedAt  time.Time
 }
 
 // listTimeout bounds one shared list: it runs on past the caller that started it, so that
@@ -48,9 +50,9 @@ type indexMatch struct {
 	ID   string
 }
 
-// newNameIndex returns an empty index that lists through l.
-func newNameIndex(l product) *nameIndex {
-	return &nameIndex{lister: l, comps: map[string]*compartmentIndex{}}
+// newNameIndex returns an empty index that lists through l and tells time by now.
+func newNameIndex(l product, now func() time.Time) *nameIndex {
+	return &nameIndex{lister: l, now: now, comps: map[string]*compartmentIndex{}}
 }
 
 // Lookup returns the load balancers named any of names, in the order of names. If none is known

@@ -22,8 +22,10 @@ import (
 // A load balancer changed out of band within that window yields a plan against slightly old
 // state; a failure is retried with a fresh read, and the drift check finds what is left.
 
-// listedMaxAge bounds how old a listed load balancer may be to stand in for a read; then the
-// listing is dropped, so the memory it holds is bounded in time too.
+// listedMaxAge bounds how old a listed load balancer may be to stand in for a read, by the
+// Reconciler's clock (Options.Clock). The listing's memory is freed after listedMaxAge of wall
+// time at the latest: on a clock that runs faster (a benchmark's), it has stopped standing in
+// for reads before then.
 const listedMaxAge = time.Minute
 
 // keepListedLocked keeps the live load balancers of a whole listing of c, by OCID, for
@@ -35,7 +37,7 @@ func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, 
 			kept[lb.ID] = lb
 		}
 	}
-	c.listedLBs = kept
+	c.listedLBs, c.listedAt = kept, x.now()
 	generation := c.generation
 	time.AfterFunc(listedMaxAge, func() {
 		x.mu.Lock()
@@ -52,6 +54,10 @@ func (x *nameIndex) listed(compartmentID, id string) (found, bool) {
 	defer x.mu.Unlock()
 	c := x.comps[compartmentID]
 	if c == nil {
+		return found{}, false
+	}
+	if x.now().Sub(c.listedAt) > listedMaxAge {
+		c.listedLBs = nil
 		return found{}, false
 	}
 	lb, ok := c.listedLBs[id]

@@ -65,7 +65,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("b", "ocid-b", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("gone", "ocid-gone", loadbalancer.LoadBalancerLifecycleStateDeleted)
-	x := newNameIndex(lbProduct{c: l})
+	x := newNameIndex(lbProduct{c: l}, time.Now)
 
 	for _, name := range []string{"a", "b", "a"} {
 		m, err := x.Lookup(ctx, "c1", name)
@@ -104,7 +104,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l})
+	x := newNameIndex(lbProduct{c: l}, time.Now)
 	var wg sync.WaitGroup
 	var found atomic.Int32
 	for range 8 {
@@ -130,7 +130,7 @@ func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l})
+	x := newNameIndex(lbProduct{c: l}, time.Now)
 	leader := make(chan error, 1)
 	go func() {
 		_, err := x.Lookup(context.Background(), "c1", "a")
@@ -161,7 +161,7 @@ func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l})
+	x := newNameIndex(lbProduct{c: l}, time.Now)
 	leaderCtx, cancel := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
 	go func() {
@@ -194,7 +194,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
 	l := &countingLister{}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l})
+	x := newNameIndex(lbProduct{c: l}, time.Now)
 	if _, err := x.Lookup(context.Background(), "c1", "a"); err != nil {
 		t.Fatal(err)
 	}

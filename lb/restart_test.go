@@ -4,7 +4,15 @@
 package lb_test
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // TestRestartRebuildsStateFromOneListingPerPage: a new process (a restart, a new leader) whose
@@ -58,5 +66,58 @@ func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
 	}
 	if calls := e.srv.Calls().Since(before); calls.Op("GetLoadBalancer") != 1 || calls.Total() != 1 {
 		t.Errorf("the reconcile after a change made these calls, want one GetLoadBalancer:\n%s", calls)
+	}
+}
+
+// stepClock is a Clock that moves only when the test says: Now is the start plus every Advance.
+type stepClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Sleep returns at once: nothing here waits through the clock.
+func (c *stepClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+// TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock: the listing a restart makes
+// serves the reconciles of the next minute, judged by Options.Clock, and no longer: a Service
+// reconciled later reads its load balancer afresh.
+func TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock(t *testing.T) {
+	e := newDriftEnvOf(t, 2)
+	clk := &stepClock{now: time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)}
+	restarted, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
+		PublicIPs: e.oci.VirtualNetwork, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ensure := func(svc *v1.Service) ocitest.Calls {
+		t.Helper()
+		before := e.srv.Calls()
+		if _, err := restarted.Ensure(ctx, svc, e.nodes, nil); err != nil {
+			t.Fatal(err)
+		}
+		return e.srv.Calls().Since(before)
+	}
+	if calls := ensure(e.services[0]); calls.Total() != 1 || calls.Op("ListLoadBalancers") != 1 {
+		t.Fatalf("the first reconcile after the restart made these calls, want one ListLoadBalancers:\n%s", calls)
+	}
+	clk.Advance(59 * time.Second)
+	if calls := ensure(e.services[1]); calls.Total() != 0 {
+		t.Errorf("59 s after the listing, a reconcile made these calls, want none:\n%s", calls)
+	}
+	clk.Advance(2 * time.Second)
+	if calls := ensure(e.services[1]); calls.Total() != 1 || calls.Op("GetLoadBalancer") != 1 {
+		t.Errorf("61 s after the listing, a reconcile made these calls, want one GetLoadBalancer:\n%s", calls)
 	}
 }

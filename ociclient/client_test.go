@@ -131,3 +131,29 @@ func TestNewFromConfigReportsABadCAFile(t *testing.T) {
 		t.Error("NewFromConfig succeeded with a CA file holding no certificate")
 	}
 }
+
+// fixedClock is a Clock stopped at one time.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time                                   { return time.Time(c) }
+func (c fixedClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+func TestClockIsTheOneTheClientWasBuiltWith(t *testing.T) {
+	srv := ocitest.New(ocitest.Options{})
+	defer srv.Close()
+	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	c, err := New(Options{Provider: srv.ConfigurationProvider(), Clock: fixedClock(at)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Clock().Now(); !got.Equal(at) {
+		t.Errorf("Clock().Now() = %v, want the Options.Clock's %v", got, at)
+	}
+	wall, err := New(Options{Provider: srv.ConfigurationProvider()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wall.Clock().Now(); time.Since(got).Abs() > time.Minute {
+		t.Errorf("without Options.Clock, Clock().Now() = %v, want the wall clock's", got)
+	}
+}

@@ -83,6 +83,12 @@ type clock struct {
 	jitter func(n time.Duration) time.Duration
 }
 
+// Now and Sleep make a clock an ociclient.Clock, for Client.Clock.
+func (c clock) Now() time.Time { return c.now() }
+
+// Sleep waits for d or until ctx ends; see Clock.
+func (c clock) Sleep(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) }
+
 func realClock() clock {
 	return clock{now: time.Now, sleep: ctxtime.Sleep, jitter: func(n time.Duration) time.Duration {
 		if n <= 0 {
