@@ -21,7 +21,7 @@ import (
 type nameIndex struct {
 	lister product
 	flight singleflight.Group
-	now    func() time.Time // Options.Clock's, or time.Now
+	now    func() time.Time // Options.Now, or time.Now
 
 	mu    sync.Mutex
 	comps map[string]*compartmentIndex

@@ -23,7 +23,7 @@ import (
 // state; a failure is retried with a fresh read, and the drift check finds what is left.
 
 // listedMaxAge bounds how old a listed load balancer may be to stand in for a read, by the
-// Reconciler's clock (Options.Clock). The listing's memory is freed after listedMaxAge of wall
+// Reconciler's clock (Options.Now). The listing's memory is freed after listedMaxAge of wall
 // time at the latest: on a clock that runs faster (a benchmark's), it has stopped standing in
 // for reads before then.
 const listedMaxAge = time.Minute

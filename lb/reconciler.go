@@ -56,11 +56,11 @@ type Options struct {
 	// this for the frontend NSG of a Service in security-rule mode NSG, and returns "" for every
 	// other Service.
 	FrontendNSG func(ctx context.Context, spec *model.Spec, create bool) (nsgID string, err error)
-	// Clock, if set, is the time by which the Reconciler judges how old what it knows is (how
-	// long a compartment listing stands in for reads); nil is the wall clock. Give it the OCI
-	// client's (ociclient.Client.Clock), so that a benchmark on a fast clock judges ages as
+	// Now, if set, is the clock by which the Reconciler judges how old what it knows is (how
+	// long a compartment listing stands in for reads); nil is time.Now. Give it the OCI client's
+	// (ociclient.Client.Clock().Now), so that a benchmark on a fast clock judges ages as
 	// production does.
-	Clock ociclient.Clock
+	Now func() time.Time
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -127,9 +127,9 @@ type engine struct {
 }
 
 func newEngine(p product, opts Options) *engine {
-	now := time.Now
-	if opts.Clock != nil {
-		now = opts.Clock.Now
+	now := opts.Now
+	if now == nil {
+		now = time.Now
 	}
 	return &engine{p: p, index: newNameIndex(p, now), applier: &applier{p: p, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency}}
 }

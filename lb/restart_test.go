@@ -4,8 +4,6 @@
 package lb_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,35 +67,14 @@ func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
 	}
 }
 
-// stepClock is a Clock that moves only when the test says: Now is the start plus every Advance.
-type stepClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// Sleep returns at once: nothing here waits through the clock.
-func (c *stepClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
-
 // TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock: the listing a restart makes
-// serves the reconciles of the next minute, judged by Options.Clock, and no longer: a Service
+// serves the reconciles of the next minute, judged by Options.Now, and no longer: a Service
 // reconciled later reads its load balancer afresh.
 func TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock(t *testing.T) {
 	e := newDriftEnvOf(t, 2)
-	clk := &stepClock{now: time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)}
+	var clk ocitest.Clock
 	restarted, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
-		PublicIPs: e.oci.VirtualNetwork, Clock: clk})
+		PublicIPs: e.oci.VirtualNetwork, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
