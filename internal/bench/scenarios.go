@@ -139,10 +139,12 @@ func (w *World) step(name, wr string, do func(ctx context.Context) error) Measur
 
 // settle waits until every work request accepted since the first from has finished, and, if any
 // had not when it was called (a change followed up asynchronously), until no call has been made
-// for longer than the client's longest wait between polls (ociclient.DefaultPollMax). It returns
-// when the last of them finished. It reads ocitest's state directly (no API call) and sleeps in
-// real time, so "waiting" counts only the client's own waits.
+// for longer than the client's longest wait between polls (ociclient.DefaultPollMax). Work
+// requests accepted meanwhile (a node sync's deferred changes, sent once the first has run) are
+// waited for in turn. It returns when the last of them finished. It reads ocitest's state
+// directly (no API call) and sleeps in real time, so "waiting" counts only the client's own waits.
 func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
+	quiet := time.Duration(float64(ociclient.DefaultPollMax+2*time.Second) * w.scale)
 	for {
 		pending := 0
 		for _, wr := range w.Srv.WorkRequests()[from:] {
@@ -153,23 +155,28 @@ func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
 				lastFinished = wr.TimeFinished
 			}
 		}
-		if pending == 0 {
-			break
+		if pending > 0 {
+			followed = true
+			time.Sleep(time.Millisecond)
+			continue
 		}
-		followed = true
-		time.Sleep(time.Millisecond)
-	}
-	if !followed {
-		return lastFinished, false
-	}
-	quiet := time.Duration(float64(ociclient.DefaultPollMax+2*time.Second) * w.scale)
-	for calls := w.Srv.Calls().Total(); ; {
-		time.Sleep(quiet)
-		now := w.Srv.Calls().Total()
-		if now == calls {
+		if !followed {
+			return lastFinished, false
+		}
+		// Everything accepted has finished: done once the client has been quiet for longer than
+		// it ever waits between polls, and has accepted no new work request meanwhile.
+		accepted := len(w.Srv.WorkRequests())
+		for calls := w.Srv.Calls().Total(); ; {
+			time.Sleep(quiet)
+			now := w.Srv.Calls().Total()
+			if now == calls {
+				break
+			}
+			calls = now
+		}
+		if len(w.Srv.WorkRequests()) == accepted {
 			return lastFinished, true
 		}
-		calls = now
 	}
 }
 
