@@ -143,6 +143,7 @@ func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string
 		}
 		if _, ok := m.frontends[svc]; !ok {
 			m.frontends[svc] = deref(gs[0].Id)
+			m.version++
 		}
 	}
 	m.listedHomes[home] = true
@@ -193,6 +194,7 @@ func (m *Manager) knowFrontends(ctx context.Context) error {
 		if cur, ok := m.claims[c.Service]; ok && cur.FrontendNSG == "" {
 			cur.FrontendNSG = id
 			m.claims[c.Service] = cur
+			m.version++
 		}
 		m.mu.Unlock()
 	}
@@ -225,6 +227,7 @@ func (m *Manager) deleteFrontend(ctx context.Context, service, id string) error 
 		delete(m.frontends, service)
 	}
 	delete(m.writers, id)
+	m.version++
 	m.mu.Unlock()
 	return nil
 }
@@ -237,7 +240,10 @@ func (m *Manager) knownFrontend(service string) string {
 
 func (m *Manager) rememberFrontend(service, id string) {
 	m.mu.Lock()
-	m.frontends[service] = id
+	if m.frontends[service] != id {
+		m.frontends[service] = id
+		m.version++
+	}
 	m.mu.Unlock()
 }
 

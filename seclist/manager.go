@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"k8s.io/klog/v2"
 
@@ -113,6 +115,10 @@ type Manager struct {
 	writers map[string]*writer
 	// frontends maps a Service to its frontend NSG, as created or found (mode NSG).
 	frontends map[string]string
+	// version counts the changes to what rules are computed from (claims, unknown claims,
+	// Prime, subnets, frontend NSGs): a writer whose last sync succeeded at the current version
+	// has nothing new to write (see settled).
+	version uint64
 
 	// nsgMu serialises finding and creating frontend NSGs, so that one process never creates
 	// two for one Service. Never held by a writer.
@@ -161,6 +167,7 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		subnets: map[string]Subnet{},
 		writers: map[string]*writer{},
 		now:     time.Now,
+		version: 1,
 
 		frontends:   map[string]string{},
 		listedHomes: map[nsgHome]bool{},
@@ -216,6 +223,7 @@ func (m *Manager) Prime(claims []Claim) error {
 	}
 	m.primed = true
 	m.touched = map[string]bool{}
+	m.version++
 	return errors.Join(errs...)
 }
 
@@ -279,8 +287,13 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 		return fmt.Errorf("service %s: %w", c.Service, err)
 	}
 	old, hadOld := m.claims[c.Service]
-	m.claims[c.Service] = c
-	delete(m.unknown, c.Service)
+	_, wasUnknown := m.unknown[c.Service]
+	unchanged := hadOld && !wasUnknown && sameClaim(old, c)
+	if !unchanged {
+		m.claims[c.Service] = c
+		delete(m.unknown, c.Service)
+		m.version++
+	}
 	m.touch(c.Service)
 	// A frontend NSG the Service no longer uses (it left mode NSG) is deleted, not emptied.
 	// (A claim primed after a restart has none, but a listing may have found it: m.frontends.)
@@ -295,7 +308,14 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 		lists = union(lists, oldLists)
 	}
 	lists = slices.DeleteFunc(lists, func(id string) bool { return id == retired })
+	// An unchanged claim whose lists were all written (or found right) since the last change
+	// anywhere has nothing to write: no need to compute every Service's rules again, which a
+	// node sync would otherwise do once per Service.
+	settled := unchanged && retired == "" && m.settledLocked(lists)
 	m.mu.Unlock()
+	if settled {
+		return nil
+	}
 	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
 		return err
 	}
@@ -345,6 +365,7 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	lists = slices.DeleteFunc(lists, func(id string) bool { return id == frontend })
 	delete(m.claims, c.Service)
 	delete(m.unknown, c.Service)
+	m.version++
 	m.touch(c.Service)
 	m.mu.Unlock()
 	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
@@ -435,7 +456,7 @@ func (m *Manager) refreshSubnets(ctx context.Context, ids []string) error {
 			continue
 		}
 		m.mu.Lock()
-		m.subnets[id] = subnetFromOCI(s)
+		m.recordSubnetLocked(id, subnetFromOCI(s))
 		m.mu.Unlock()
 	}
 	return errors.Join(errs...)
@@ -460,7 +481,7 @@ func (m *Manager) knowSubnets(ctx context.Context, ids []string) (unreadable []s
 		switch {
 		case err == nil:
 			m.mu.Lock()
-			m.subnets[id] = subnetFromOCI(s)
+			m.recordSubnetLocked(id, subnetFromOCI(s))
 			m.mu.Unlock()
 		case ociclient.IsNotFound(err):
 			unreadable = append(unreadable, id)
@@ -469,6 +490,35 @@ func (m *Manager) knowSubnets(ctx context.Context, ids []string) (unreadable []s
 		}
 	}
 	return unreadable, errors.Join(errs...)
+}
+
+// recordSubnetLocked records a subnet's details, counting a change of them as a change of what
+// rules are computed from. Guarded by mu.
+func (m *Manager) recordSubnetLocked(id string, s Subnet) {
+	if old, ok := m.subnets[id]; ok && old.ID == s.ID && old.CIDR == s.CIDR && slices.Equal(old.SecurityListIDs, s.SecurityListIDs) {
+		return
+	}
+	m.subnets[id] = s
+	m.version++
+}
+
+// settledLocked says whether the last sync of every list in ids succeeded at the current
+// version, and what the writer knows of the list is recent enough to write against (see
+// writer.settled). Guarded by mu.
+func (m *Manager) settledLocked(ids []string) bool {
+	for _, id := range ids {
+		w, ok := m.writers[id]
+		if !ok || !w.settled(m.version, m.now(), m.opts.MaxListAge) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameClaim says whether two claims ask for the same rules: equal field by field, an empty list
+// equal to none.
+func sameClaim(a, b Claim) bool {
+	return gocmp.Equal(a, b, cmpopts.EquateEmpty())
 }
 
 func cloneClaim(c Claim) Claim {

@@ -43,6 +43,9 @@ type writer struct {
 	// knownNSG is, for a network security group, its rules as this process last read or wrote
 	// them; nil when unknown.
 	knownNSG *knownRules
+	// snapVersion is the Manager's version at the running sync's latest snapshot; synced is
+	// the version at which the last sync succeeded (0 after a failure).
+	snapVersion, synced uint64
 }
 
 // knownList is a security list as last seen by this process.
@@ -90,6 +93,10 @@ func (w *writer) run(base context.Context) {
 		cancel()
 
 		w.mu.Lock()
+		w.synced = 0
+		if err == nil {
+			w.synced = w.snapVersion
+		}
 		rest := w.waiters[:0]
 		for _, wt := range w.waiters {
 			if wt.n <= w.covered {
@@ -111,8 +118,30 @@ func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 	w.covered = w.want
 	w.mu.Unlock()
 	w.m.mu.Lock()
-	defer w.m.mu.Unlock()
-	return w.m.snapshotLocked(), w.m.primed, w.m.unknownLocked()
+	claims, prune, unknown, version := w.m.snapshotLocked(), w.m.primed, w.m.unknownLocked(), w.m.version
+	w.m.mu.Unlock()
+	w.mu.Lock()
+	w.snapVersion = version
+	w.mu.Unlock()
+	return claims, prune, unknown
+}
+
+// settled says whether the writer's last sync succeeded at version and nothing is waiting, and
+// what it knows of its list (or NSG) is younger than maxAge at now: a sync now would compute the
+// same rules and compare them with the same list, so it would write nothing.
+func (w *writer) settled(version uint64, now time.Time, maxAge time.Duration) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.synced != version || w.running || len(w.waiters) > 0 {
+		return false
+	}
+	switch {
+	case w.known != nil:
+		return now.Sub(w.known.at) < maxAge
+	case w.knownNSG != nil:
+		return now.Sub(w.knownNSG.at) < maxAge
+	}
+	return false
 }
 
 // sync makes the list hold exactly the rules the current claims need, keeping every rule this
@@ -218,6 +247,13 @@ func (w *writer) prepare(ctx context.Context, logger klog.Logger) (claims []Clai
 	if problems != nil {
 		logger.V(2).Info("Some subnets have no rules placed", "problems", problems.Error())
 	}
+	if len(unknown) > 0 || len(unreadable) > 0 || problems != nil {
+		// This round is partial for reasons a later round may no longer have (a subnet readable
+		// again): it does not settle the list, so the next Reconcile syncs again.
+		w.mu.Lock()
+		w.snapVersion = 0
+		w.mu.Unlock()
+	}
 	return claims, prune, desired, nil
 }
 
@@ -289,6 +325,7 @@ func (w *writer) remember(list core.SecurityList, etag string) {
 func (w *writer) forget() {
 	w.mu.Lock()
 	w.known, w.knownNSG = nil, nil
+	w.synced = 0
 	w.mu.Unlock()
 }
 
