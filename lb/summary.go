@@ -6,7 +6,6 @@ package lb
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -124,11 +123,16 @@ func backendSetDelta(before, after model.BackendSet) []string {
 	return append(out, model.FieldDiffs(before, after)...)
 }
 
-// countMissing counts the backends of a that b lacks.
+// countMissing counts the backends of a that b lacks. Through a set: a node sync summarises
+// backend sets of hundreds of backends, once per Service.
 func countMissing(a, b []model.Backend) int {
+	in := make(map[model.Backend]struct{}, len(b))
+	for _, x := range b {
+		in[x] = struct{}{}
+	}
 	n := 0
 	for _, x := range a {
-		if !slices.Contains(b, x) {
+		if _, ok := in[x]; !ok {
 			n++
 		}
 	}
