@@ -61,7 +61,13 @@ func (v *VirtualNetworkClient) GetSubnet(ctx context.Context, id string) (core.S
 // ListSubnets returns the compartment's subnets in the VCN (all pages; every VCN when vcnID is
 // empty), from the cache when fresh. The subnets it reads also refresh GetSubnet's cache.
 func (v *VirtualNetworkClient) ListSubnets(ctx context.Context, compartmentID, vcnID string) ([]core.Subnet, error) {
-	list, err := v.subnetLists.get(ctx, cacheKey(compartmentID, vcnID), func(ctx context.Context) ([]core.Subnet, error) {
+	list, err := v.listSubnets(ctx, compartmentID, vcnID)
+	return slices.Clone(list), err
+}
+
+// listSubnets is ListSubnets without the copy: the cached slice itself, which callers only read.
+func (v *VirtualNetworkClient) listSubnets(ctx context.Context, compartmentID, vcnID string) ([]core.Subnet, error) {
+	return v.subnetLists.get(ctx, cacheKey(compartmentID, vcnID), func(ctx context.Context) ([]core.Subnet, error) {
 		list, err := pages(ctx, func(ctx context.Context, page *string) ([]core.Subnet, *string, error) {
 			req := core.ListSubnetsRequest{CompartmentId: &compartmentID, Page: page}
 			if vcnID != "" {
@@ -78,7 +84,6 @@ func (v *VirtualNetworkClient) ListSubnets(ctx context.Context, compartmentID, v
 		}
 		return list, err
 	})
-	return slices.Clone(list), err
 }
 
 // SubnetForIP returns the subnet of the VCN (every VCN of the compartment when vcnID is empty)
@@ -90,35 +95,33 @@ func (v *VirtualNetworkClient) SubnetForIP(ctx context.Context, compartmentID, v
 		return core.Subnet{}, fmt.Errorf("SubnetForIP: %w", err)
 	}
 	addr = addr.Unmap()
-	subnets, err := v.ListSubnets(ctx, compartmentID, vcnID)
+	// Read in place, not copied: a node sync resolves every backend of every Service here.
+	subnets, err := v.listSubnets(ctx, compartmentID, vcnID)
 	if err != nil {
 		return core.Subnet{}, err
 	}
 	best, bestBits := -1, -1
-	for i, s := range subnets {
-		for _, cidr := range subnetCIDRs(s) {
-			p, err := netip.ParsePrefix(cidr)
-			if err != nil || !p.Contains(addr) || p.Bits() <= bestBits {
-				continue
-			}
+	consider := func(i int, cidr string) {
+		if p, err := netip.ParsePrefix(cidr); err == nil && p.Contains(addr) && p.Bits() > bestBits {
 			best, bestBits = i, p.Bits()
+		}
+	}
+	for i := range subnets {
+		s := &subnets[i]
+		for _, cidr := range s.Ipv6CidrBlocks {
+			consider(i, cidr)
+		}
+		if s.CidrBlock != nil {
+			consider(i, *s.CidrBlock)
+		}
+		if s.Ipv6CidrBlock != nil {
+			consider(i, *s.Ipv6CidrBlock)
 		}
 	}
 	if best < 0 {
 		return core.Subnet{}, fmt.Errorf("%s in compartment %s, VCN %q: %w", ip, compartmentID, vcnID, ErrNoSubnetForIP)
 	}
 	return subnets[best], nil
-}
-
-func subnetCIDRs(s core.Subnet) []string {
-	cidrs := slices.Clone(s.Ipv6CidrBlocks)
-	if s.CidrBlock != nil {
-		cidrs = append(cidrs, *s.CidrBlock)
-	}
-	if s.Ipv6CidrBlock != nil {
-		cidrs = append(cidrs, *s.Ipv6CidrBlock)
-	}
-	return cidrs
 }
 
 // GetSecurityList returns a security list and its ETag. Never cached.
