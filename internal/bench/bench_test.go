@@ -133,3 +133,26 @@ func TestGoalNamesTheFiguresOfEveryMiss(t *testing.T) {
 		})
 	}
 }
+
+func TestClockSetScaleChangesTheSpeedAndNowGoesOn(t *testing.T) {
+	c := NewClock(0.001) // 1,000 times faster than real time
+	if err := c.Sleep(t.Context(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Now()
+	c.SetScale(1)
+	if after := c.Now(); after.Before(before) || after.Sub(before) > time.Second {
+		t.Errorf("Now went from %v to %v across SetScale, want it to go on from where it was", before, after)
+	}
+	if c.Scale() != 1 {
+		t.Errorf("Scale() = %g after SetScale(1)", c.Scale())
+	}
+	// At real time a 20 ms Sleep takes 20 ms of the wall clock (20 µs at the old speed).
+	start := time.Now()
+	if err := c.Sleep(t.Context(), 20*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 20*time.Millisecond {
+		t.Errorf("a 20 ms Sleep at scale 1 took %v of real time", took)
+	}
+}

@@ -137,7 +137,7 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 		workerCounts = append(workerCounts, n)
 	}
 	out := os.Stdout
-	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once, clock %gx real time\n", services, nodes, speed)
+	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once, clock %gx real time (the restart: 1x)\n", services, nodes, speed)
 	fmt.Fprintln(out, "\nThrough k8s.io/cloud-provider's service controller (fake clientset), OCI's realistic durations,")
 	fmt.Fprintln(out, "server limits 10 writes/s and 50 reads/s (assumed; OCI publishes none) and the CCM's rateLimiter set to them,")
 	if mode == config.SecurityListModeAll {
@@ -150,7 +150,9 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	fmt.Fprintln(out, "request finished and every load balancer's backend sets holding every Node (a node sync returns once OCI")
 	fmt.Fprintf(out, "accepted its changes, lb.Reconciler.Update). A phase stops after %.0f s of the clock's time (%.0f s real at %gx);\n",
 		stormCap.Seconds(), stormCap.Seconds()/speed, speed)
-	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it.")
+	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it. The restart")
+	fmt.Fprintln(out, "waits for nothing but this machine's CPU, so it runs at real time: a faster clock would multiply that CPU time,")
+	fmt.Fprintln(out, "and with it every age the CCM judges by the clock (the minute its listing stands in for reads).")
 	for _, workers := range workerCounts {
 		ps, err := bench.Storm(bench.StormOptions{Services: services, Nodes: nodes, Added: 10, Workers: workers,
 			WriteQPS: 10, ReadQPS: 50, Cap: time.Duration(float64(stormCap) / speed), Scale: 1 / speed, Mode: mode})
