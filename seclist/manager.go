@@ -117,7 +117,9 @@ type Manager struct {
 	frontends map[string]string
 	// version counts the changes to what rules are computed from (claims, unknown claims,
 	// Prime, subnets, frontend NSGs): a writer whose last sync succeeded at the current version
-	// has nothing new to write (see settled).
+	// has nothing new to write (see settled), and Reconcile skips it. Whatever is added that
+	// rules depend on must increment version when it changes, or an unchanged claim will not
+	// resync after it.
 	version uint64
 
 	// nsgMu serialises finding and creating frontend NSGs, so that one process never creates
