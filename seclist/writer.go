@@ -44,7 +44,8 @@ type writer struct {
 	// them; nil when unknown.
 	knownNSG *knownRules
 	// snapVersion is the Manager's version at the running sync's latest snapshot; synced is
-	// the version at which the last sync succeeded (0 after a failure).
+	// the version at which the last sync succeeded (0 after a failure). A list forgotten (known
+	// and knownNSG nil) is never settled, whatever synced says.
 	snapVersion, synced uint64
 }
 
@@ -325,7 +326,6 @@ func (w *writer) remember(list core.SecurityList, etag string) {
 func (w *writer) forget() {
 	w.mu.Lock()
 	w.known, w.knownNSG = nil, nil
-	w.synced = 0
 	w.mu.Unlock()
 }
 
