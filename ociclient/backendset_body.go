@@ -194,26 +194,13 @@ func (n *NetworkLoadBalancerClient) updateBackendSet(ctx context.Context, req nl
 		req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
 		return n.sdk.UpdateBackendSet(ctx, req)
 	}
-	// The SDK's marshaller checks the details' enums first.
-	if _, err := req.UpdateBackendSetDetails.ValidateEnumValue(); err != nil {
-		return nlb.UpdateBackendSetResponse{}, err
-	}
-	body, err := json.Marshal(nlbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails))
-	if err != nil {
-		return nlb.UpdateBackendSetResponse{}, fmt.Errorf("encoding the UpdateBackendSet body: %w", err)
-	}
-	httpResp, err := callWithJSONBody(ctx, n.sdk.BaseClient, "/networkLoadBalancers/"+*req.NetworkLoadBalancerId+"/backendSets/"+*req.BackendSetName,
-		*req.OpcRetryToken, body, "networkLoadBalancer", "NetworkLoadBalancer", "UpdateBackendSet",
+	httpResp, err := putJSON(ctx, n.sdk.BaseClient, req.UpdateBackendSetDetails.ValidateEnumValue, nlbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails),
+		"/networkLoadBalancers/"+*req.NetworkLoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken,
+		"networkLoadBalancer", "NetworkLoadBalancer", "UpdateBackendSet",
 		"https://docs.oracle.com/iaas/api/#/en/networkloadbalancer/20200501/BackendSet/UpdateBackendSet")
 	defer common.CloseBodyIfValid(httpResp)
 	resp := nlb.UpdateBackendSetResponse{RawResponse: httpResp}
-	if err != nil {
-		if httpResp != nil {
-			resp.OpcRequestId = common.String(httpResp.Header.Get("opc-request-id"))
-		}
-		return resp, err
-	}
-	err = common.UnmarshalResponse(httpResp, &resp)
+	err = completeResponse(httpResp, err, &resp, &resp.OpcRequestId)
 	return resp, err
 }
 
@@ -233,34 +220,29 @@ func (l *LoadBalancerClient) updateBackendSet(ctx context.Context, req loadbalan
 		req.Backends == nil || req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
 		return l.sdk.UpdateBackendSet(ctx, req)
 	}
-	// The SDK's marshaller checks the details' enums first.
-	if _, err := req.UpdateBackendSetDetails.ValidateEnumValue(); err != nil {
-		return loadbalancer.UpdateBackendSetResponse{}, err
-	}
-	body, err := json.Marshal(lbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails))
-	if err != nil {
-		return loadbalancer.UpdateBackendSetResponse{}, fmt.Errorf("encoding the UpdateBackendSet body: %w", err)
-	}
-	httpResp, err := callWithJSONBody(ctx, l.sdk.BaseClient, "/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName,
-		*req.OpcRetryToken, body, "loadBalancer", "LoadBalancer", "UpdateBackendSet", "")
+	httpResp, err := putJSON(ctx, l.sdk.BaseClient, req.UpdateBackendSetDetails.ValidateEnumValue, lbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails),
+		"/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken,
+		"loadBalancer", "LoadBalancer", "UpdateBackendSet", "")
 	defer common.CloseBodyIfValid(httpResp)
 	resp := loadbalancer.UpdateBackendSetResponse{RawResponse: httpResp}
-	if err != nil {
-		if httpResp != nil {
-			resp.OpcRequestId = common.String(httpResp.Header.Get("opc-request-id"))
-		}
-		return resp, err
-	}
-	err = common.UnmarshalResponse(httpResp, &resp)
+	err = completeResponse(httpResp, err, &resp, &resp.OpcRequestId)
 	return resp, err
 }
 
-// callWithJSONBody sends a PUT of body to path as the SDK's generated operations do with our
-// NoRetryPolicy: its default headers, a request ID, the retry token, and errors post-processed
-// as the SDK does for the operation (service, serviceForErrors and link are the operation's
-// own). The caller closes the response's body.
-func callWithJSONBody(ctx context.Context, sdk common.BaseClient, path, retryToken string, body []byte,
+// putJSON sends a PUT of details, encoded by encoding/json, to path as the SDK's generated
+// operations do with our NoRetryPolicy: the details' enums checked first (validate, as the
+// SDK's marshaller does), its default headers, a request ID, the retry token, and errors
+// post-processed as the SDK does for the operation (service, serviceForErrors and link are the
+// operation's own). The caller closes the response's body.
+func putJSON(ctx context.Context, sdk common.BaseClient, validate func() (bool, error), details any, path, retryToken string,
 	service, serviceForErrors, operation, link string) (*http.Response, error) {
+	if _, err := validate(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(details)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s body: %w", operation, err)
+	}
 	httpReq := common.MakeDefaultHTTPRequest(http.MethodPut, path)
 	// The SDK makes up a request ID when none is given, for OCI's support to find the call by.
 	httpReq.Header.Set("opc-request-id", newOpcRequestID())
@@ -273,6 +255,19 @@ func callWithJSONBody(ctx context.Context, sdk common.BaseClient, path, retryTok
 		return httpResp, common.PostProcessServiceError(err, serviceForErrors, operation, link)
 	}
 	return httpResp, nil
+}
+
+// completeResponse fills resp, an SDK response whose RawResponse is httpResp, as the SDK does
+// after a call that returned err: on an error only the request ID OCI sent (into requestID),
+// otherwise every header and body field.
+func completeResponse[R any](httpResp *http.Response, err error, resp *R, requestID **string) error {
+	if err != nil {
+		if httpResp != nil {
+			*requestID = common.String(httpResp.Header.Get("opc-request-id"))
+		}
+		return err
+	}
+	return common.UnmarshalResponse(httpResp, resp)
 }
 
 // newOpcRequestID returns a request ID of the SDK's form: 32 random hex digits.

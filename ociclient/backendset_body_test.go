@@ -144,15 +144,7 @@ func TestUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 		{"mandatory fields nil are sent as null", loadbalancer.UpdateBackendSetDetails{Backends: []loadbalancer.BackendDetails{}}},
 		{"a nil list of backends is refused", loadbalancer.UpdateBackendSetDetails{}},
 	}
-	rec := &recorder{}
-	hs := httptest.NewServer(rec)
-	defer hs.Close()
-	srv := ocitest.New(ocitest.Options{})
-	defer srv.Close()
-	c, err := New(Options{Provider: srv.ConfigurationProvider(), Host: hs.URL, RateLimit: noLimit})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	rec, c := recordingClient(t)
 	l := c.LoadBalancers
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,27 +153,7 @@ func TestUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 				BackendSetName: common.String("TCP-443"), UpdateBackendSetDetails: tt.details, OpcRetryToken: common.String("token-1")}
 			sdkResp, sdkErr := l.sdk.UpdateBackendSet(context.Background(), req)
 			fastResp, fastErr := l.updateBackendSet(context.Background(), req)
-			if tt.details.Backends == nil {
-				if sdkErr == nil || fastErr == nil || fastErr.Error() != sdkErr.Error() || len(rec.sent) != 0 {
-					t.Errorf("errors: SDK %v, fast path %v; %d requests sent; want the SDK's error from both, nothing sent", sdkErr, fastErr, len(rec.sent))
-				}
-				return
-			}
-			if sdkErr != nil || fastErr != nil {
-				t.Fatalf("errors: SDK %v, fast path %v", sdkErr, fastErr)
-			}
-			if len(rec.sent) != 2 {
-				t.Fatalf("server saw %d requests, want 2", len(rec.sent))
-			}
-			if diff := cmp.Diff(rec.sent[0], rec.sent[1]); diff != "" {
-				t.Errorf("request (-SDK +fast path):\n%s", diff)
-			}
-			if !rec.sent[1].LengthMatchesBody {
-				t.Error("the fast path's Content-Length is not its body's length")
-			}
-			if got, want := deref(fastResp.OpcWorkRequestId), deref(sdkResp.OpcWorkRequestId); got != want || got == "" {
-				t.Errorf("work request = %q, the SDK read %q", got, want)
-			}
+			rec.sameAsSDK(t, tt.details.Backends == nil, sdkErr, fastErr, sdkResp.OpcWorkRequestId, fastResp.OpcWorkRequestId)
 		})
 	}
 }
@@ -209,15 +181,7 @@ func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 		{"empty lists and structs", nlb.UpdateBackendSetDetails{Backends: []nlb.BackendDetails{},
 			HealthChecker: &nlb.HealthCheckerDetails{Dns: &nlb.DnsHealthCheckerDetails{Rcodes: []nlb.DnsHealthCheckRCodesEnum{}}}}},
 	}
-	rec := &recorder{}
-	hs := httptest.NewServer(rec)
-	defer hs.Close()
-	srv := ocitest.New(ocitest.Options{})
-	defer srv.Close()
-	c, err := New(Options{Provider: srv.ConfigurationProvider(), Host: hs.URL, RateLimit: noLimit})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	rec, c := recordingClient(t)
 	n := c.NetworkLoadBalancers
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,25 +190,52 @@ func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 				BackendSetName: common.String("TCP-443"), UpdateBackendSetDetails: tt.details, OpcRetryToken: common.String("token-1")}
 			sdkResp, sdkErr := n.sdk.UpdateBackendSet(context.Background(), req)
 			fastResp, fastErr := n.updateBackendSet(context.Background(), req)
-			if tt.details.IpVersion == "IPV5" {
-				if sdkErr == nil || fastErr == nil || fastErr.Error() != sdkErr.Error() || len(rec.sent) != 0 {
-					t.Errorf("errors: SDK %v, fast path %v; %d requests sent; want the SDK's error from both, nothing sent", sdkErr, fastErr, len(rec.sent))
-				}
-				return
-			}
-			if sdkErr != nil || fastErr != nil {
-				t.Fatalf("errors: SDK %v, fast path %v", sdkErr, fastErr)
-			}
-			if len(rec.sent) != 2 {
-				t.Fatalf("server saw %d requests, want 2", len(rec.sent))
-			}
-			if diff := cmp.Diff(rec.sent[0], rec.sent[1]); diff != "" {
-				t.Errorf("request (-SDK +fast path):\n%s", diff)
-			}
-			if got, want := deref(fastResp.OpcWorkRequestId), deref(sdkResp.OpcWorkRequestId); got != want || got == "" {
-				t.Errorf("work request = %q, the SDK read %q", got, want)
-			}
+			rec.sameAsSDK(t, tt.details.IpVersion == "IPV5", sdkErr, fastErr, sdkResp.OpcWorkRequestId, fastResp.OpcWorkRequestId)
 		})
+	}
+}
+
+// recordingClient returns a Client whose calls go to a recorder instead of OCI, and the
+// recorder.
+func recordingClient(t *testing.T) (*recorder, *Client) {
+	t.Helper()
+	rec := &recorder{}
+	hs := httptest.NewServer(rec)
+	t.Cleanup(hs.Close)
+	srv := ocitest.New(ocitest.Options{})
+	t.Cleanup(srv.Close)
+	c, err := New(Options{Provider: srv.ConfigurationProvider(), Host: hs.URL, RateLimit: noLimit})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return rec, c
+}
+
+// sameAsSDK checks that the SDK and the fast path did the same with one request: both refused
+// it with the same error and sent nothing (refused), or both sent the same request, the fast
+// path's with a Content-Length that is its body's, and read the same work request.
+func (rec *recorder) sameAsSDK(t *testing.T, refused bool, sdkErr, fastErr error, sdkWR, fastWR *string) {
+	t.Helper()
+	if refused {
+		if sdkErr == nil || fastErr == nil || fastErr.Error() != sdkErr.Error() || len(rec.sent) != 0 {
+			t.Errorf("errors: SDK %v, fast path %v; %d requests sent; want the SDK's error from both, nothing sent", sdkErr, fastErr, len(rec.sent))
+		}
+		return
+	}
+	if sdkErr != nil || fastErr != nil {
+		t.Fatalf("errors: SDK %v, fast path %v", sdkErr, fastErr)
+	}
+	if len(rec.sent) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(rec.sent))
+	}
+	if diff := cmp.Diff(rec.sent[0], rec.sent[1]); diff != "" {
+		t.Errorf("request (-SDK +fast path):\n%s", diff)
+	}
+	if !rec.sent[1].LengthMatchesBody {
+		t.Error("the fast path's Content-Length is not its body's length")
+	}
+	if got, want := deref(fastWR), deref(sdkWR); got != want || got == "" {
+		t.Errorf("work request = %q, the SDK read %q", got, want)
 	}
 }
 
