@@ -126,8 +126,12 @@ func (w *World) step(name, wr string, do func(ctx context.Context) error) Measur
 	// A node sync returns once OCI has accepted its changes (lb.Reconciler.Update): the step
 	// has converged when OCI's work requests have finished, and ends once the follow-up's last
 	// polls are made, so they count here and not in the next step.
-	if last, followed := w.settle(wrsBefore); followed {
+	last, followed, unsettled := w.settle(wrsBefore)
+	if followed {
 		took = max(took, last.Sub(start))
+	}
+	if err == nil {
+		err = unsettled
 	}
 	net := w.Clock.Waited()
 	calls := w.Srv.Calls().Since(before)
@@ -141,11 +145,16 @@ func (w *World) step(name, wr string, do func(ctx context.Context) error) Measur
 // had not when it was called (a change followed up asynchronously), until no call has been made
 // for longer than the client's longest wait between polls (ociclient.DefaultPollMax). Work
 // requests accepted meanwhile (a node sync's deferred changes, sent once the first has run) are
-// waited for in turn. It returns when the last of them finished. It reads ocitest's state
-// directly (no API call) and sleeps in real time, so "waiting" counts only the client's own waits.
-func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
+// waited for in turn. It returns when the last of them finished, or an error once settleMax of
+// the clock has passed. It reads ocitest's state directly (no API call) and sleeps in real time,
+// so "waiting" counts only the client's own waits.
+func (w *World) settle(from int) (lastFinished time.Time, followed bool, err error) {
 	quiet := time.Duration(float64(ociclient.DefaultPollMax+2*time.Second) * w.scale)
+	deadline := w.Clock.Now().Add(settleMax)
 	for {
+		if w.Clock.Now().After(deadline) {
+			return lastFinished, followed, fmt.Errorf("work requests still running or being sent %v after the step returned", settleMax)
+		}
 		pending := 0
 		for _, wr := range w.Srv.WorkRequests()[from:] {
 			if wr.TimeFinished.IsZero() {
@@ -161,12 +170,12 @@ func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
 			continue
 		}
 		if !followed {
-			return lastFinished, false
+			return lastFinished, false, nil
 		}
 		// Everything accepted has finished: done once the client has been quiet for longer than
 		// it ever waits between polls, and has accepted no new work request meanwhile.
 		accepted := len(w.Srv.WorkRequests())
-		for calls := w.Srv.Calls().Total(); ; {
+		for calls := w.Srv.Calls().Total(); !w.Clock.Now().After(deadline); {
 			time.Sleep(quiet)
 			now := w.Srv.Calls().Total()
 			if now == calls {
@@ -175,10 +184,14 @@ func (w *World) settle(from int) (lastFinished time.Time, followed bool) {
 			calls = now
 		}
 		if len(w.Srv.WorkRequests()) == accepted {
-			return lastFinished, true
+			return lastFinished, true, nil
 		}
 	}
 }
+
+// settleMax bounds settle, in the clock's time: far longer than any step's work requests (the
+// longest, a port change at 2 min work requests, runs about 10 minutes).
+const settleMax = time.Hour
 
 // floorOf sums the work requests' own durations per load balancer and returns the longest sum,
 // and every duration in acceptance order (for the upstream figure).
