@@ -518,9 +518,13 @@ func (m *Manager) settledLocked(ids []string) bool {
 }
 
 // sameClaim says whether two claims ask for the same rules: equal field by field, an empty list
-// equal to none.
+// equal to none, and the subnets, CIDRs and NSGs (every []string of a Claim is a set) in any
+// order. A Service's claim at start-up (Prime) comes from its desired Spec, whose subnets are in
+// the configured order, and its reconciles' from the load balancer as OCI reports it, whose
+// subnets OCI may list in another: were that a change, the first reconcile of every Service
+// after a restart would recompute every Service's rules, O(Services²) in all.
 func sameClaim(a, b Claim) bool {
-	return gocmp.Equal(a, b, cmpopts.EquateEmpty())
+	return gocmp.Equal(a, b, cmpopts.EquateEmpty(), cmpopts.SortSlices(func(x, y string) bool { return x < y }))
 }
 
 func cloneClaim(c Claim) Claim {

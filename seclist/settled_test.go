@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/core"
+
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -102,5 +105,39 @@ func TestARoundThatCouldNotRemoveRulesSettlesNothing(t *testing.T) {
 		if m.WriteRequests() == before {
 			t.Errorf("Reconcile %d asked no writer while a subnet cannot be read", i+1)
 		}
+	}
+}
+
+// TestClaimInAnotherOrderIsUnchanged: a claim's subnets and CIDRs are sets. After a restart,
+// Prime's claim of a Service lists its load balancer's subnets in the configured order, while its
+// reconcile's lists them as OCI reports them; were another order a change, every Service's first
+// reconcile after a restart would recompute every Service's rules.
+func TestClaimInAnotherOrderIsUnchanged(t *testing.T) {
+	v := newVCN(t)
+	m := v.manager(t, seclist.Options{})
+	lbSubnet, err := v.vn.GetSubnet(t.Context(), v.lbSubnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := v.srv.AddSubnet(core.Subnet{VcnId: lbSubnet.VcnId, CidrBlock: common.String("10.0.2.0/24"), SecurityListIds: []string{v.lbList}})
+	web := v.claim("default/web", 80, 30080)
+	web.LBSubnets = []string{v.lbSubnet, *second.Id}
+	web.SourceCIDRs = []string{"192.0.2.0/24", "198.51.100.0/24"}
+	if err := m.Reconcile(t.Context(), web); err != nil {
+		t.Fatal(err)
+	}
+
+	reordered := web
+	reordered.LBSubnets = []string{*second.Id, v.lbSubnet}
+	reordered.SourceCIDRs = []string{"198.51.100.0/24", "192.0.2.0/24"}
+	before, calls := m.WriteRequests(), v.srv.Calls()
+	if err := m.Reconcile(t.Context(), reordered); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.WriteRequests() - before; n != 0 {
+		t.Errorf("the same claim with its subnets and CIDRs in another order asked %d writers, want none", n)
+	}
+	if got := v.srv.Calls().Since(calls); got.Total() != 0 {
+		t.Errorf("the reordered claim made these calls, want none:\n%s", got)
 	}
 }
