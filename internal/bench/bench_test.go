@@ -156,3 +156,63 @@ func TestClockSetScaleChangesTheSpeedAndNowGoesOn(t *testing.T) {
 		t.Errorf("a 20 ms Sleep at scale 1 took %v of real time", took)
 	}
 }
+
+func TestStormGoalNamesEveryMiss(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name string
+		p    Phase
+		want string
+	}{
+		{name: "node phase within 1.2x", p: Phase{Of: 1000, Writes: 2005, Took: 238 * s, Floor: 200 * s, MaxRules: 6}, want: "met"},
+		{name: "exactly 1.2x", p: Phase{Of: 1000, Writes: 2000, Took: 240 * s, Floor: 200 * s}, want: "met"},
+		{name: "slow", p: Phase{Of: 1000, Writes: 2000, Took: 241 * s, Floor: 200 * s}, want: "**miss**: 241.0 s > 240.0 s (1.2× floor)"},
+		{name: "failures and a full list", p: Phase{Of: 1000, Writes: 2000, Took: 230 * s, Floor: 200 * s, Errors: 3, MaxRules: 201},
+			want: "**miss**: 3 failed reconciles; 201 rules in a list > 200"},
+		{name: "cut short", p: Phase{Of: 1000, Writes: 900, Took: 1200 * s, Floor: 90 * s, CutShort: "..."},
+			want: "**miss**: cut short; 1200.0 s > 108.0 s (1.2× floor)"},
+		{name: "restart in pages", p: Phase{Of: 1000, Reads: 15}, want: "met"},
+		{name: "restart read per Service", p: Phase{Of: 1000, Reads: 1004}, want: "**miss**: 1004 reads > 10 pages + 5"},
+		{name: "drift found with a list per page", p: Phase{Of: 1000, Reads: 10, Drift: &DriftFigures{LoadBalancers: 1000, Made: 2, Found: 2}}, want: "met"},
+		{name: "drift missed, and a read too many", p: Phase{Of: 1000, Reads: 11, Drift: &DriftFigures{LoadBalancers: 1000, Made: 2, Found: 1}},
+			want: "**miss**: 11 calls > 10 (one per 100 load balancers); found 1 of 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.Goal(); got != tt.want {
+				t.Errorf("Goal = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStormDriftCheckFindsTheListenerAndTheLoadBalancerDeleted: the storm's drift step, on a
+// small world, finds both out-of-band changes with one listing.
+func TestStormDriftCheckFindsTheListenerAndTheLoadBalancerDeleted(t *testing.T) {
+	w, err := NewWorld(WorldOptions{Nodes: 3, Durations: func(string, string, uint64) time.Duration { return time.Second }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var services []*v1.Service
+	for i := range 3 {
+		s := stormService(i)
+		st, err := w.LB.EnsureLoadBalancer(t.Context(), "bench", s, w.Nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Status.LoadBalancer = *st
+		if _, err := w.Kube.CoreV1().Services("default").Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		services = append(services, s)
+	}
+	p, err := driftCheck(t.Context(), w, services)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Drift.Found != 2 || p.Reads != 1 || p.Goal() != "met" {
+		t.Errorf("drift check: found %d of 2 (%v, not checked %v), %d reads, goal %q; want both found with 1 read",
+			p.Drift.Found, p.Drift.Reasons, p.Drift.Skipped, p.Reads, p.Goal())
+	}
+}

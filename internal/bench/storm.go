@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,6 +31,7 @@ import (
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -74,6 +77,25 @@ type Phase struct {
 	// work, or its own), Wall the real time the phase took: a fast clock is only faithful while
 	// the CPU keeps up.
 	CPU, CPUWait, Wall time.Duration
+	// Reconciles counts the service controller's calls into the cloud provider that ended in the
+	// phase; Busy is the clock's time they took, summed: with one worker, Busy near Took means
+	// the worker set the pace, not OCI's limits.
+	Reconciles int64
+	Busy       time.Duration
+	// LastAccepted is when, from the phase's start, OCI accepted its last work request, and
+	// LastRan how long the work request that finished last ran: a storm cannot end before its
+	// floor plus the run of a work request written last.
+	LastAccepted, LastRan time.Duration
+	// Drift, for the drift check after the storm, is what it was asked to find and found.
+	Drift *DriftFigures
+}
+
+// DriftFigures are a drift check's: of LoadBalancers, Made were changed out of band, and Found
+// of them reported drifted (with Reasons); Skipped are the Services not compared, by why.
+type DriftFigures struct {
+	LoadBalancers, Made, Found int
+	Reasons                    []string
+	Skipped                    map[string]int
 }
 
 // cpuBound is the share of the machine's CPUs above which a phase is reported as bound by
@@ -122,13 +144,19 @@ type countingLB struct {
 	clock                *Clock
 	ok, failed, inflight atomic.Int64
 	last                 atomic.Int64 // scaled time of the last finished reconcile, UnixNano
+	busy                 atomic.Int64 // scaled time spent in reconciles, summed over them, ns
 	firstErr             atomic.Value // the first failed reconcile's error message
 }
 
-func (c *countingLB) begin() { c.inflight.Add(1) }
+func (c *countingLB) begin() time.Time {
+	c.inflight.Add(1)
+	return c.clock.Now()
+}
 
-func (c *countingLB) end(err error) {
-	c.last.Store(c.clock.Now().UnixNano())
+func (c *countingLB) end(t0 time.Time, err error) {
+	now := c.clock.Now()
+	c.busy.Add(int64(now.Sub(t0)))
+	c.last.Store(now.UnixNano())
 	c.inflight.Add(-1)
 	if err != nil {
 		c.failed.Add(1)
@@ -139,16 +167,16 @@ func (c *countingLB) end(err error) {
 }
 
 func (c *countingLB) EnsureLoadBalancer(ctx context.Context, cluster string, s *v1.Service, n []*v1.Node) (*v1.LoadBalancerStatus, error) {
-	c.begin()
+	t0 := c.begin()
 	st, err := c.LoadBalancer.EnsureLoadBalancer(ctx, cluster, s, n)
-	c.end(err)
+	c.end(t0, err)
 	return st, err
 }
 
 func (c *countingLB) UpdateLoadBalancer(ctx context.Context, cluster string, s *v1.Service, n []*v1.Node) error {
-	c.begin()
+	t0 := c.begin()
 	err := c.LoadBalancer.UpdateLoadBalancer(ctx, cluster, s, n)
-	c.end(err)
+	c.end(t0, err)
 	return err
 }
 
@@ -255,7 +283,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
 		before := w.Srv.Calls()
 		t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
-		base := counting.ok.Load()
+		base, busy0, failed0 := counting.ok.Load(), counting.busy.Load(), counting.failed.Load()
 		if err := start(); err != nil {
 			return err
 		}
@@ -292,6 +320,8 @@ func Storm(o StormOptions) ([]Phase, error) {
 			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
 			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
 		p.FirstError, _ = counting.firstErr.Load().(string)
+		p.Reconciles = counting.ok.Load() - base + counting.failed.Load() - failed0
+		p.Busy = time.Duration(counting.busy.Load() - busy0)
 		if !converged {
 			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
 				counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
@@ -301,6 +331,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
 		if oci.lastFinished.After(t0) {
 			p.Took = max(p.Took, oci.lastFinished.Sub(t0))
+			p.LastAccepted, p.LastRan = oci.lastAccepted.Sub(t0), oci.lastRan
 		}
 		if !converged {
 			p.Took = w.Clock.Since(t0) // cut short: the time it ran
@@ -325,7 +356,78 @@ func Storm(o StormOptions) ([]Phase, error) {
 		}
 		return nil
 	})
-	return phases, err
+	if err != nil {
+		return phases, err
+	}
+	p, err := driftCheck(ctx, w, services)
+	return append(phases, p), err
+}
+
+// driftCheck changes two of the storm's load balancers out of band, one listener deleted and one
+// load balancer deleted, and runs one drift check over all of them, as the CCM's drift loop does
+// every period (lb.Reconciler.Drift, on a Reconciler of its own over the same OCI client; the
+// World's own loop is off, so that it does not find and repair them first).
+func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, error) {
+	cluster, err := w.cfg.ClusterIdentity("bench")
+	if err != nil {
+		return Phase{}, err
+	}
+	r, err := lb.NewReconciler(lb.Options{Config: w.cfg, Cluster: cluster, Client: w.OCI.LoadBalancers, Now: w.Clock.Now})
+	if err != nil {
+		return Phase{}, err
+	}
+	ids := map[string]string{} // display name → OCID
+	for _, l := range w.Srv.LoadBalancers() {
+		ids[*l.DisplayName] = *l.Id
+	}
+	idOf := func(s *v1.Service) string { return ids[w.LB.GetLoadBalancerName(quiet, "bench", s)] }
+	edited, removed := services[len(services)/2], services[len(services)-1]
+	if !w.Srv.EditLoadBalancer(idOf(edited), func(l *loadbalancer.LoadBalancer) { delete(l.Listeners, "TCP-80") }) ||
+		!w.Srv.RemoveLoadBalancer(idOf(removed)) {
+		return Phase{}, fmt.Errorf("drift: no load balancer for %s or %s", edited.Name, removed.Name)
+	}
+	list, err := w.Kube.CoreV1().Services("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return Phase{}, err
+	}
+	current := make([]*v1.Service, 0, len(list.Items))
+	for i := range list.Items {
+		current = append(current, &list.Items[i])
+	}
+	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return Phase{}, err
+	}
+	var all []*v1.Node
+	for i := range nodes.Items {
+		all = append(all, &nodes.Items[i])
+	}
+	// The CCM's follow-up may still be polling work requests OCI has finished: the check's calls
+	// are counted once nothing else calls (10 s of the clock without a call, a minute at most).
+	silence := time.Duration(float64(10*time.Second) * w.Clock.Scale()) // real time
+	quietSince, last := time.Now(), w.Srv.Calls().Total()
+	for start := time.Now(); time.Since(quietSince) < silence && time.Since(start) < time.Minute; {
+		time.Sleep(100 * time.Millisecond)
+		if n := w.Srv.Calls().Total(); n != last {
+			quietSince, last = time.Now(), n
+		}
+	}
+	before, t0 := w.Srv.Calls(), w.Clock.Now()
+	report, err := r.Drift(ctx, current, all, nil)
+	if err != nil {
+		return Phase{}, fmt.Errorf("drift check: %w", err)
+	}
+	calls := w.Srv.Calls().Since(before)
+	f := &DriftFigures{LoadBalancers: len(services), Made: 2, Skipped: report.Skipped}
+	for _, d := range report.Drifted {
+		f.Reasons = append(f.Reasons, d.Service.Name+": "+d.Reason())
+		if d.Service.Name == edited.Name || d.Service.Name == removed.Name {
+			f.Found++
+		}
+	}
+	return Phase{Name: "drift check: 1 listener and 1 load balancer deleted out of band", Reads: calls.Class(ocitest.ClassRead),
+		Writes: calls.Class(ocitest.ClassWrite), Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
+		Done: report.Checked, Of: len(services), Took: w.Clock.Since(t0), MaxRules: maxRules(w), Drift: f}, nil
 }
 
 // maxRules is the most ingress or egress rules a security list of the World holds.
@@ -343,8 +445,10 @@ func maxRules(w *World) int {
 type ociProgress struct {
 	// pending counts unfinished work requests, failed the FAILED ones accepted in the phase.
 	pending, failed int
-	// lastFinished is when the last work request accepted in the phase finished.
-	lastFinished time.Time
+	// lastFinished is when the last work request accepted in the phase finished, lastRan how
+	// long it ran; lastAccepted is when the last one was accepted.
+	lastFinished, lastAccepted time.Time
+	lastRan                    time.Duration
 	// holding counts the load balancers whose every backend set holds every Node.
 	holding int
 }
@@ -363,7 +467,10 @@ func workProgress(srv *ocitest.Server, t0 time.Time) ociProgress {
 			p.failed++
 		}
 		if wr.TimeFinished.After(p.lastFinished) {
-			p.lastFinished = wr.TimeFinished
+			p.lastFinished, p.lastRan = wr.TimeFinished, wr.TimeFinished.Sub(wr.TimeStarted)
+		}
+		if wr.TimeAccepted.After(p.lastAccepted) {
+			p.lastAccepted = wr.TimeAccepted
 		}
 	}
 	return p
@@ -453,11 +560,56 @@ func PeakRSS() string {
 	return "unknown"
 }
 
+// Storm goals (issue #15): the Services converge within stormGoal times the floor, with no
+// failed reconcile and no list over OCI's rule limit; a restart's reads are O(list pages): at
+// most one per page of listPage load balancers, plus restartOtherReads (the security lists and
+// subnets, as many whatever the number of Services).
+const (
+	stormGoal         = 1.2
+	listPage          = 100
+	ociRuleLimit      = 200
+	restartOtherReads = 5
+)
+
+// Goal checks a phase against the storm goals: "met", or "**miss**: " and what missed.
+func (p Phase) Goal() string {
+	var miss []string
+	if p.CutShort != "" {
+		miss = append(miss, "cut short")
+	}
+	if p.Errors > 0 {
+		miss = append(miss, fmt.Sprintf("%d failed reconciles", p.Errors))
+	}
+	if p.MaxRules > ociRuleLimit {
+		miss = append(miss, fmt.Sprintf("%d rules in a list > %d", p.MaxRules, ociRuleLimit))
+	}
+	switch {
+	case p.Drift != nil:
+		pages := (p.Drift.LoadBalancers + listPage - 1) / listPage
+		if calls := p.Reads + p.Writes + p.Polls; calls > pages {
+			miss = append(miss, fmt.Sprintf("%d calls > %d (one per %d load balancers)", calls, pages, listPage))
+		}
+		if p.Drift.Found < p.Drift.Made {
+			miss = append(miss, fmt.Sprintf("found %d of %d", p.Drift.Found, p.Drift.Made))
+		}
+	case p.Floor > 0 && p.Took.Seconds() > stormGoal*p.Floor.Seconds():
+		miss = append(miss, fmt.Sprintf("%s > %s (%.1f× floor)", secs(p.Took), secs(time.Duration(stormGoal*float64(p.Floor))), stormGoal))
+	case p.Writes == 0:
+		if pages := (p.Of + listPage - 1) / listPage; p.Reads > pages+restartOtherReads {
+			miss = append(miss, fmt.Sprintf("%d reads > %d pages + %d", p.Reads, pages, restartOtherReads))
+		}
+	}
+	if len(miss) == 0 {
+		return "met"
+	}
+	return "**miss**: " + strings.Join(miss, "; ")
+}
+
 // WriteStorm writes a storm's phases.
 func WriteStorm(out io.Writer, title string, ps []Phase) {
 	fmt.Fprintf(out, "\n#### %s\n\n", title)
-	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | most rules in a list | time | projected for all | floor (writes ÷ limit, projected) | ratio |")
-	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | most rules in a list | time | projected for all | floor (writes ÷ limit, projected) | ratio | goal |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, p := range ps {
 		// A phase cut short is projected linearly to all Services, its floor too.
 		done := min(max(p.Done, 1), p.Of)
@@ -466,19 +618,43 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		floor := time.Duration(float64(p.Floor) * scale)
 		ratio := "—"
 		if floor > 0 {
-			ratio = fmt.Sprintf("%.1f", projected.Seconds()/floor.Seconds())
+			ratio = fmt.Sprintf("%.2f", projected.Seconds()/floor.Seconds())
 		}
-		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
-			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio)
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", p.Name, p.Done, p.Of, p.Reads, p.Writes,
+			p.Polls, p.Status429, p.Errors, p.FailedWorkRequests, p.MaxRules, secs(p.Took), secs(projected), secs(floor), ratio, p.Goal())
 	}
 	fmt.Fprintln(out)
 	for _, p := range ps {
+		if p.Wall == 0 {
+			continue // the drift check: no CPU figures
+		}
 		bound := "not bound by the CPU"
 		if p.CPUShare() > cpuBound {
 			bound = fmt.Sprintf("**CPU-bound** (over %.0f%%: its times overstate OCI's)", cpuBound*100)
 		}
 		fmt.Fprintf(out, "%s: %.1f s of CPU used and %.1f s waited for in %.1f s of real time, %.0f%% of %d CPUs wanted, %s.\n",
 			p.Name, p.CPU.Seconds(), p.CPUWait.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
+	}
+	for _, p := range ps {
+		if p.Reconciles > 0 {
+			fmt.Fprintf(out, "%s: %d reconciles took %.1f s of the clock in all, %.0f ms each on average.\n",
+				p.Name, p.Reconciles, p.Busy.Seconds(), float64(p.Busy.Milliseconds())/float64(p.Reconciles))
+		}
+		if p.Drift != nil {
+			reasons := p.Drift.Reasons
+			if len(reasons) > 5 {
+				reasons = append(reasons[:5:5], fmt.Sprintf("and %d more", len(p.Drift.Reasons)-5))
+			}
+			fmt.Fprintf(out, "%s: %d of %d load balancers checked, found drifted: %s.", p.Name, p.Done, p.Of, strings.Join(reasons, "; "))
+			for _, why := range slices.Sorted(maps.Keys(p.Drift.Skipped)) {
+				fmt.Fprintf(out, " Not checked: %d (%s).", p.Drift.Skipped[why], why)
+			}
+			fmt.Fprintln(out)
+		}
+		if p.LastAccepted > 0 {
+			fmt.Fprintf(out, "%s: the last work request was accepted at %s (floor %s), the last to finish ran %s.\n",
+				p.Name, secs(p.LastAccepted), secs(p.Floor), secs(p.LastRan))
+		}
 	}
 	for _, p := range ps {
 		if p.CutShort != "" {
