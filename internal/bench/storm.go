@@ -31,6 +31,7 @@ import (
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
@@ -86,6 +87,9 @@ type Phase struct {
 	// LastRan how long the work request that finished last ran: a storm cannot end before its
 	// floor plus the run of a work request written last.
 	LastAccepted, LastRan time.Duration
+	// AcceptedPer10s counts the work requests OCI accepted in each 10 s of the clock from the
+	// phase's start: a count under the write limit's 100 is write tokens unused.
+	AcceptedPer10s []int
 	// Drift, for the drift check after the storm, is what it was asked to find and found.
 	Drift *DriftFigures
 }
@@ -321,6 +325,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
 		p.FirstError, _ = counting.firstErr.Load().(string)
 		p.Reconciles = counting.ok.Load() - base + counting.failed.Load() - failed0
+		p.AcceptedPer10s = acceptedPer10s(w.Srv, t0)
 		p.Busy = time.Duration(counting.busy.Load() - busy0)
 		if !converged {
 			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
@@ -365,8 +370,9 @@ func Storm(o StormOptions) ([]Phase, error) {
 
 // driftCheck changes two of the storm's load balancers out of band, one listener deleted and one
 // load balancer deleted, and runs one drift check over all of them, as the CCM's drift loop does
-// every period (lb.Reconciler.Drift, on a Reconciler of its own over the same OCI client; the
-// World's own loop is off, so that it does not find and repair them first).
+// every period (internal/drift's Loop.Check with lb.Reconciler.Drift, on a Reconciler of its own
+// over the same OCI client; the World's own loop is off, so that it does not find and repair
+// them first). Found counts the changed Services the check requeues.
 func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, error) {
 	cluster, err := w.cfg.ClusterIdentity("bench")
 	if err != nil {
@@ -386,21 +392,34 @@ func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, e
 		!w.Srv.RemoveLoadBalancer(idOf(removed)) {
 		return Phase{}, fmt.Errorf("drift: no load balancer for %s or %s", edited.Name, removed.Name)
 	}
-	list, err := w.Kube.CoreV1().Services("default").List(ctx, metav1.ListOptions{})
+	// The drift loop's own check (internal/drift), over the cluster as the fake clientset has it;
+	// a requeue is only recorded.
+	loop, err := drift.New(drift.Options{Checker: r.Drift,
+		Services: func() ([]*v1.Service, error) {
+			list, err := w.Kube.CoreV1().Services("default").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*v1.Service, 0, len(list.Items))
+			for i := range list.Items {
+				out = append(out, &list.Items[i])
+			}
+			return out, nil
+		},
+		Nodes: func(ctx context.Context) ([]*v1.Node, error) {
+			list, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*v1.Node, 0, len(list.Items))
+			for i := range list.Items {
+				out = append(out, &list.Items[i])
+			}
+			return out, nil
+		},
+		Requeue: func(context.Context, string, string, string) error { return nil }})
 	if err != nil {
 		return Phase{}, err
-	}
-	current := make([]*v1.Service, 0, len(list.Items))
-	for i := range list.Items {
-		current = append(current, &list.Items[i])
-	}
-	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return Phase{}, err
-	}
-	var all []*v1.Node
-	for i := range nodes.Items {
-		all = append(all, &nodes.Items[i])
 	}
 	// The CCM's follow-up may still be polling work requests OCI has finished: the check's calls
 	// are counted once nothing else calls (10 s of the clock without a call, a minute at most).
@@ -413,15 +432,17 @@ func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, e
 		}
 	}
 	before, t0 := w.Srv.Calls(), w.Clock.Now()
-	report, err := r.Drift(ctx, current, all, nil)
+	res, err := loop.Check(ctx)
 	if err != nil {
 		return Phase{}, fmt.Errorf("drift check: %w", err)
 	}
-	calls := w.Srv.Calls().Since(before)
+	calls, report := w.Srv.Calls().Since(before), res.Report
 	f := &DriftFigures{LoadBalancers: len(services), Made: 2, Skipped: report.Skipped}
 	for _, d := range report.Drifted {
 		f.Reasons = append(f.Reasons, d.Service.Name+": "+d.Reason())
-		if d.Service.Name == edited.Name || d.Service.Name == removed.Name {
+	}
+	for _, key := range res.Requeued {
+		if key == edited.Namespace+"/"+edited.Name || key == removed.Namespace+"/"+removed.Name {
 			f.Found++
 		}
 	}
@@ -474,6 +495,22 @@ func workProgress(srv *ocitest.Server, t0 time.Time) ociProgress {
 		}
 	}
 	return p
+}
+
+// acceptedPer10s counts the work requests accepted in each 10 s of the clock since t0.
+func acceptedPer10s(srv *ocitest.Server, t0 time.Time) []int {
+	var out []int
+	for _, wr := range srv.WorkRequests() {
+		if wr.TimeAccepted.Before(t0) {
+			continue
+		}
+		i := int(wr.TimeAccepted.Sub(t0) / (10 * time.Second))
+		for len(out) <= i {
+			out = append(out, 0)
+		}
+		out[i]++
+	}
+	return out
 }
 
 // ociConverged counts, into p.holding and as its result, the load balancers whose every backend
@@ -650,6 +687,9 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 				fmt.Fprintf(out, " Not checked: %d (%s).", p.Drift.Skipped[why], why)
 			}
 			fmt.Fprintln(out)
+		}
+		if len(p.AcceptedPer10s) > 0 {
+			fmt.Fprintf(out, "%s: work requests accepted in each 10 s of the clock: %s.\n", p.Name, strings.Trim(fmt.Sprint(p.AcceptedPer10s), "[]"))
 		}
 		if p.LastAccepted > 0 {
 			fmt.Fprintf(out, "%s: the last work request was accepted at %s (floor %s), the last to finish ran %s.\n",
