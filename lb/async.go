@@ -50,7 +50,7 @@ import (
 //     queue them behind that change anyway, so sending them once it ran costs the load balancer
 //     nothing, and leaves the write tokens to other load balancers' first changes. FollowUp
 //     sends the deferred changes once the load balancer's queue is empty: a lone one as a
-//     yielding write (ociclient.YieldWrites: it takes only tokens no other write waits for),
+//     yielding write (ociclient.YieldWrites: it takes only tokens no other write would miss),
 //     several at once without yielding (each is a work request more on the queue), so in a storm
 //     every load balancer's first change goes out first, and the last changes out end the storm
 //     one work request after the last write, not two. Deferred changes are laid over observed

@@ -6,6 +6,7 @@ package ociclient
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -14,11 +15,26 @@ import (
 )
 
 // limiter holds the client-side token buckets: one for reads (work-request polls included),
-// one for writes, so a burst of polling never delays a create and the reverse. A limiter with
-// nil buckets lets everything through.
+// one for writes, so a burst of polling never delays a create and the reverse. Within a bucket
+// some calls yield to the others (yield.go): work-request polls to other reads, writes made
+// with YieldWrites to other writes. A limiter with nil buckets lets everything through.
 type limiter struct {
-	read, write *rate.Limiter
-	yield       chan struct{} // one YieldWrites write waits at a time (yield.go)
+	read, write *bucket
+}
+
+// bucket is one token bucket and what its yielding calls need to know.
+type bucket struct {
+	*rate.Limiter
+	name  string        // "read" or "write", in metrics and errors
+	yield chan struct{} // one yielding call waits at a time
+
+	mu sync.Mutex
+	// lastPlain is when a call that does not yield last reserved a token.
+	lastPlain time.Time
+}
+
+func newBucket(name string, qps float64, burst int) *bucket {
+	return &bucket{Limiter: rate.NewLimiter(rate.Limit(qps), burst), name: name, yield: make(chan struct{}, 1)}
 }
 
 // newLimiter builds the buckets from a defaulted config.RateLimiter.
@@ -27,17 +43,21 @@ func newLimiter(cfg config.RateLimiter) *limiter {
 		return &limiter{}
 	}
 	return &limiter{
-		read:  rate.NewLimiter(rate.Limit(cfg.ReadQPS), cfg.ReadBurst),
-		write: rate.NewLimiter(rate.Limit(cfg.WriteQPS), cfg.WriteBurst),
-		yield: make(chan struct{}, 1),
+		read:  newBucket("read", cfg.ReadQPS, cfg.ReadBurst),
+		write: newBucket("write", cfg.WriteQPS, cfg.WriteBurst),
 	}
 }
 
-func (l *limiter) bucket(class callClass) (*rate.Limiter, string) {
+func (l *limiter) bucket(class callClass) *bucket {
 	if class == classWrite {
-		return l.write, "write"
+		return l.write
 	}
-	return l.read, "read"
+	return l.read
+}
+
+// yielding reports whether a call of class with ctx yields to the others of its bucket.
+func yielding(ctx context.Context, class callClass) bool {
+	return class == classPoll || (class == classWrite && yields(ctx))
 }
 
 // wait blocks until the class's bucket grants a token or ctx ends. It never refuses a call
@@ -47,17 +67,22 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, name := l.bucket(class)
+	b := l.bucket(class)
 	if b == nil {
 		return nil
 	}
-	if class == classWrite && yields(ctx) {
-		if took, err := l.waitYielding(ctx, b, name, clk, m); took || err != nil {
+	name := b.name
+	yield := yielding(ctx, class)
+	if yield {
+		if took, err := b.waitYielding(ctx, clk, m); took || err != nil {
 			return err
 		}
 	}
 	now := clk.now()
 	r := b.ReserveN(now, 1)
+	if !yield {
+		b.reserved(now)
+	}
 	if !r.OK() {
 		// Only a burst below 1 gets here, which withDefaults rules out.
 		return fmt.Errorf("rate limiter (%s) can never grant a token", name)

@@ -97,3 +97,87 @@ func TestYieldingWriteQueuesLikeAnyOtherAfterHalfItsDeadline(t *testing.T) {
 		t.Errorf("yielded for %v (waits %v), want about 5s, then one wait in the queue", yielded, sleeps)
 	}
 }
+
+// One sequential caller (the service controller's single worker) writes once per token interval
+// with a pause between its writes: a yielding write must not take the tokens it is about to use,
+// but must not wait for a full bucket once the caller has stopped either.
+func TestYieldingWriteLeavesTheTokensToASequentialWriterUntilItStops(t *testing.T) {
+	l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 10, WriteBurst: 10})
+	fc := newFakeClock()
+	clk := fc.clock()
+	ctx := context.Background()
+	start := clk.now()
+	var plainAt []time.Duration
+	plain := func() {
+		t.Helper()
+		if tokens := l.write.TokensAt(clk.now()); tokens < 1 {
+			t.Errorf("the other write at %v found %.2f tokens, want one waiting for it", clk.now().Sub(start), tokens)
+		}
+		if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil {
+			t.Fatal(err)
+		}
+		plainAt = append(plainAt, clk.now().Sub(start))
+	}
+	for range 5 { // a burst leaves 5 tokens: far from full
+		plain()
+	}
+	// Then one write every 100 ms, while the yielding write waits, four times.
+	fc.onSleep = func(context.Context, time.Duration) error {
+		if len(plainAt) < 9 {
+			plain()
+		}
+		return nil
+	}
+	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
+		t.Fatal(err)
+	}
+	last := plainAt[len(plainAt)-1]
+	if took := clk.now().Sub(start); took != last+200*time.Millisecond {
+		t.Errorf("yielding write took its token at %v, want at %v: two token intervals after the other writes' last (%v)",
+			took, last+200*time.Millisecond, plainAt)
+	}
+	if tokens := l.write.TokensAt(clk.now()); tokens >= 9 {
+		t.Errorf("%.2f tokens left: the yielding write waited for a full bucket, not for the other writes to stop", tokens)
+	}
+}
+
+func TestPollLetsAReadThatCameLaterGoFirst(t *testing.T) {
+	l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 1, WriteBurst: 1})
+	fc := newFakeClock()
+	clk := fc.clock()
+	ctx := context.Background()
+	if err := l.wait(ctx, classRead, clk, NopMetrics{}); err != nil { // takes the only token
+		t.Fatal(err)
+	}
+	// While the poll waits for the next token, a read arrives and reserves it.
+	var readDelay time.Duration
+	fc.onSleep = func(context.Context, time.Duration) error {
+		if readDelay == 0 {
+			now := clk.now()
+			readDelay = l.read.ReserveN(now, 1).DelayFrom(now)
+		}
+		return nil
+	}
+	if err := l.wait(ctx, classPoll, clk, NopMetrics{}); err != nil {
+		t.Fatal(err)
+	}
+	if readDelay != time.Second {
+		t.Errorf("the later read waits %v, want 1s (the next token)", readDelay)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, fc.recordedSleeps()); diff != "" {
+		t.Errorf("poll's waits (-want +got):\n%s", diff)
+	}
+	// A write's yielding is its own: a poll does not wait for the write bucket's calls.
+	if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil {
+		t.Fatal(err)
+	}
+	fc.onSleep = nil
+	before := len(fc.recordedSleeps())
+	fc.advance(time.Second)
+	if err := l.wait(ctx, classPoll, clk, NopMetrics{}); err != nil {
+		t.Fatal(err)
+	}
+	if sleeps := fc.recordedSleeps()[before:]; len(sleeps) != 0 {
+		t.Errorf("poll waited %v after a write, want no wait (the read bucket is full)", sleeps)
+	}
+}
