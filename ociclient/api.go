@@ -9,7 +9,8 @@
 // interfaces; the types here satisfy them.
 //
 // Build a Client with New (or NewFromConfig). Every call waits for a token from the read or
-// write bucket, is retried on transient failures (429, 5xx except 501, 409 IncorrectState, a
+// write bucket (work-request polls, and writes made with YieldWrites, yield to the others of
+// their bucket), is retried on transient failures (429, 5xx except 501, 409 IncorrectState, a
 // busy network load balancer's 409 Conflict, timeouts, broken connections) with backoff that
 // honours Retry-After, and fails with an *OperationError that wraps OCI's last error;
 // IsNotFound, IsConflict, the other Is* functions and IsInvalidatedRetryToken

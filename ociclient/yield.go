@@ -7,7 +7,6 @@ import (
 	"context"
 	"math"
 	"time"
-
 )
 
 // yieldKey marks a context made by YieldWrites.
