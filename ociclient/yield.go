@@ -13,8 +13,9 @@ import (
 type yieldKey struct{}
 
 // YieldWrites returns a context whose writes yield to every other write of the same Client: such
-// a write takes a token from the write bucket only when no other write would miss it (see
-// spareAt), and such writes take them one at a time. Writes that can wait without cost use it,
+// a write takes a token from the write bucket only when no other write would miss it (the
+// bucket is full, or no other write has asked for one for two token intervals), and such writes
+// take them one at a time. Writes that can wait without cost use it,
 // e.g. a backend-set change that OCI would queue behind another change of the same load balancer
 // anyway (lb's FollowUp), so that the tokens go first to writes that cannot. A yielding write
 // whose context has a deadline yields for at most half the time left, then queues for a token
