@@ -13,32 +13,45 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 )
 
-func TestYieldingWriteLetsAWriteThatCameLaterGoFirst(t *testing.T) {
-	l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 1, WriteBurst: 1})
-	fc := newFakeClock()
-	clk := fc.clock()
-	ctx := context.Background()
-	if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil { // takes the only token
-		t.Fatal(err)
-	}
-	// While the yielding write waits for the next token, another write arrives and reserves it.
-	var otherDelay time.Duration
-	fc.onSleep = func(context.Context, time.Duration) error {
-		if otherDelay == 0 {
-			now := clk.now()
-			otherDelay = l.write.ReserveN(now, 1).DelayFrom(now)
-		}
-		return nil
-	}
-	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
-		t.Fatal(err)
-	}
-	if otherDelay != time.Second {
-		t.Errorf("the later write waits %v, want 1s (the next token)", otherDelay)
-	}
-	// 1 s for the token the other write took, 1 s more for the next.
-	if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, fc.recordedSleeps()); diff != "" {
-		t.Errorf("yielding write's waits (-want +got):\n%s", diff)
+func TestYieldingCallLetsACallOfItsBucketThatCameLaterGoFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		yield, plain callClass
+		yieldingCtx  func(context.Context) context.Context
+		bucketOf     func(*limiter) *bucket
+	}{
+		{"write made with YieldWrites", classWrite, classWrite, YieldWrites, func(l *limiter) *bucket { return l.write }},
+		{"work-request poll", classPoll, classRead, func(ctx context.Context) context.Context { return ctx }, func(l *limiter) *bucket { return l.read }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 1, WriteBurst: 1})
+			b := tc.bucketOf(l)
+			fc := newFakeClock()
+			clk := fc.clock()
+			ctx := context.Background()
+			if err := l.wait(ctx, tc.plain, clk, NopMetrics{}); err != nil { // takes the only token
+				t.Fatal(err)
+			}
+			// While the yielding call waits for the next token, another call arrives and reserves it.
+			var otherDelay time.Duration
+			fc.onSleep = func(context.Context, time.Duration) error {
+				if otherDelay == 0 {
+					now := clk.now()
+					otherDelay = b.ReserveN(now, 1).DelayFrom(now)
+				}
+				return nil
+			}
+			if err := l.wait(tc.yieldingCtx(ctx), tc.yield, clk, NopMetrics{}); err != nil {
+				t.Fatal(err)
+			}
+			if otherDelay != time.Second {
+				t.Errorf("the later %s waits %v, want 1s (the next token)", tc.plain, otherDelay)
+			}
+			// 1 s for the token the other call took, 1 s more for the next.
+			if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, fc.recordedSleeps()); diff != "" {
+				t.Errorf("yielding call's waits (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -138,46 +151,5 @@ func TestYieldingWriteLeavesTheTokensToASequentialWriterUntilItStops(t *testing.
 	}
 	if tokens := l.write.TokensAt(clk.now()); tokens >= 9 {
 		t.Errorf("%.2f tokens left: the yielding write waited for a full bucket, not for the other writes to stop", tokens)
-	}
-}
-
-func TestPollLetsAReadThatCameLaterGoFirst(t *testing.T) {
-	l := newLimiter(config.RateLimiter{ReadQPS: 1, ReadBurst: 1, WriteQPS: 1, WriteBurst: 1})
-	fc := newFakeClock()
-	clk := fc.clock()
-	ctx := context.Background()
-	if err := l.wait(ctx, classRead, clk, NopMetrics{}); err != nil { // takes the only token
-		t.Fatal(err)
-	}
-	// While the poll waits for the next token, a read arrives and reserves it.
-	var readDelay time.Duration
-	fc.onSleep = func(context.Context, time.Duration) error {
-		if readDelay == 0 {
-			now := clk.now()
-			readDelay = l.read.ReserveN(now, 1).DelayFrom(now)
-		}
-		return nil
-	}
-	if err := l.wait(ctx, classPoll, clk, NopMetrics{}); err != nil {
-		t.Fatal(err)
-	}
-	if readDelay != time.Second {
-		t.Errorf("the later read waits %v, want 1s (the next token)", readDelay)
-	}
-	if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, fc.recordedSleeps()); diff != "" {
-		t.Errorf("poll's waits (-want +got):\n%s", diff)
-	}
-	// A write's yielding is its own: a poll does not wait for the write bucket's calls.
-	if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil {
-		t.Fatal(err)
-	}
-	fc.onSleep = nil
-	before := len(fc.recordedSleeps())
-	fc.advance(time.Second)
-	if err := l.wait(ctx, classPoll, clk, NopMetrics{}); err != nil {
-		t.Fatal(err)
-	}
-	if sleeps := fc.recordedSleeps()[before:]; len(sleeps) != 0 {
-		t.Errorf("poll waited %v after a write, want no wait (the read bucket is full)", sleeps)
 	}
 }
