@@ -400,22 +400,14 @@ func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, e
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*v1.Service, 0, len(list.Items))
-			for i := range list.Items {
-				out = append(out, &list.Items[i])
-			}
-			return out, nil
+			return pointers(list.Items), nil
 		},
 		Nodes: func(ctx context.Context) ([]*v1.Node, error) {
 			list, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*v1.Node, 0, len(list.Items))
-			for i := range list.Items {
-				out = append(out, &list.Items[i])
-			}
-			return out, nil
+			return pointers(list.Items), nil
 		},
 		Requeue: func(context.Context, string, string, string) error { return nil }})
 	if err != nil {
@@ -720,4 +712,13 @@ func LoadAverage() string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%s on %d CPUs", fields[0], runtime.NumCPU())
+}
+
+// pointers points at each item of a listing, in order.
+func pointers[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
 }
