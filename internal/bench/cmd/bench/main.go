@@ -122,9 +122,10 @@ const defaultStormSpeed = 3
 // unless -storm-speed says otherwise: real time for one worker, defaultStormSpeed for more. One
 // worker reconciles the Services one after the other, so the CPU time of each reconcile (the
 // load balancer's JSON decoded, requests signed, the plan) is on the storm's critical path, and
-// a faster clock multiplies it where OCI would not. Runs of 1,000 Services on 2026-12-03: 1.19–1.32
-// times the floor at 3x as the machine's other load varied, 1.19–1.27 in real time (README.md,
-// "Performance"). Ten workers overlap that CPU time.
+// a faster clock multiplies it where OCI would not. Runs of 1,000 Services on 2026-12-03, before
+// polls yielded to reads: 1.19–1.32 times the floor at 3x as the machine's other load varied,
+// 1.19–1.27 in real time; in real time since, 1.19 in every run (README.md, "Performance").
+// Ten workers overlap that CPU time.
 func stormSpeedFor(workers int) float64 {
 	if workers == 1 {
 		return 1
