@@ -134,10 +134,28 @@ func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
 var noLimit = config.RateLimiter{Disabled: true}
 
 // recordedMetrics is a Metrics that counts every call by method and arguments (durations left
-// out), e.g. "request loadbalancer GetLoadBalancer ok".
+// out), e.g. "request loadbalancer GetLoadBalancer ok", and keeps the rate-limiter rates it is
+// told (LimiterRateObserver) apart, in order.
 type recordedMetrics struct {
 	mu     sync.Mutex
 	counts map[string]int
+	rates  map[string][]float64
+}
+
+func (r *recordedMetrics) ObserveLimiterRate(bucket string, qps float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rates == nil {
+		r.rates = map[string][]float64{}
+	}
+	r.rates[bucket] = append(r.rates[bucket], qps)
+}
+
+// ratesOf returns the rates reported for bucket, in order.
+func (r *recordedMetrics) ratesOf(bucket string) []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.rates[bucket])
 }
 
 func (r *recordedMetrics) add(parts ...string) {

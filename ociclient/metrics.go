@@ -42,6 +42,19 @@ type Metrics interface {
 	CountCacheLookup(ctx context.Context, cache, result string)
 }
 
+// LimiterRateObserver is an optional interface of a Metrics (Options.Metrics): a Metrics that
+// implements it is told the rate of each client-side rate-limiter bucket ("read", which
+// work-request polls share, or "write") in calls per second, once when the Client is built (the
+// configured rate) and again each time the bucket adapts it: after a 429 cuts it, and as it
+// climbs back towards the configured rate (see Options.RateLimit). It is separate from Metrics so
+// that implementations written before it keep compiling. The same rules apply: safe for
+// concurrent use, and it must not block. Several Clients sharing one Metrics report under the
+// same bucket names.
+type LimiterRateObserver interface {
+	// ObserveLimiterRate is called with a bucket's new rate.
+	ObserveLimiterRate(bucket string, qps float64)
+}
+
 // NopMetrics records nothing. It is what a Client uses when Options.Metrics is nil.
 type NopMetrics struct{}
 

@@ -59,7 +59,10 @@ type Options struct {
 	// RateLimit sizes the client-side token buckets, one for reads (Get, List and work-request
 	// polls) and one for writes; zero fields take config's defaults (config.DefaultReadQPS,
 	// DefaultReadBurst, DefaultWriteQPS, DefaultWriteBurst), the same that cloud-provider.yaml
-	// gets. Disabled turns limiting off.
+	// gets. They are a ceiling: a 429 from OCI cuts the rate of the bucket of the call refused,
+	// and calls OCI accepts raise it back slowly, so that the client settles just under its
+	// tenancy's limit (Client.CurrentRateLimit, LimiterRateObserver). Disabled turns limiting off,
+	// the adaptation with it.
 	RateLimit config.RateLimiter
 	// Retry bounds the retry layer; zero fields take the Default* retry values.
 	Retry RetryPolicy
@@ -73,8 +76,8 @@ type Options struct {
 	Metrics Metrics
 	// Logger receives the logs of calls whose context carries no logger (a logger in the
 	// context, from logr.NewContext or klog.NewContext, always wins). The zero value means
-	// klog.Background(). Calls log at V(2) (retries, work-request results), V(3) (failed calls)
-	// and V(4) (every call and poll); nothing at V(0).
+	// klog.Background(). Calls log at V(2) (retries, work-request results, rate-limit cuts),
+	// V(3) (failed calls) and V(4) (every call and poll); nothing at V(0).
 	Logger logr.Logger
 	// Clock, if set, replaces the wall clock for every wait and age the client computes (see
 	// Clock). Benchmarks set it; production leaves it nil.

@@ -17,24 +17,39 @@ import (
 // limiter holds the client-side token buckets: one for reads (work-request polls included),
 // one for writes, so a burst of polling never delays a create and the reverse. Within a bucket
 // some calls yield to the others (yield.go): work-request polls to other reads, writes made
-// with YieldWrites to other writes. A limiter with nil buckets lets everything through.
+// with YieldWrites to other writes. Each bucket adapts its rate to OCI's answers (adaptive.go).
+// A limiter with nil buckets lets everything through.
 type limiter struct {
 	read, write *bucket
 }
 
-// bucket is one token bucket and what its yielding calls need to know.
+// bucket is one token bucket, what its yielding calls need to know and what it has learnt of
+// OCI's limit.
 type bucket struct {
-	*rate.Limiter
 	name  string        // "read" or "write", in metrics and errors
 	yield chan struct{} // one yielding call waits at a time
 
+	// ceiling and fullBurst are the configured rate and burst, which the bucket never exceeds;
+	// floor is the rate it is never cut below.
+	ceiling, floor float64
+	fullBurst      int
+	// observe, if set, is told every rate the bucket takes (LimiterRateObserver).
+	observe func(qps float64)
+
 	mu sync.Mutex
+	// lim is the bucket's tokens. A cut replaces it (see cut), so every method reads it under mu.
+	lim *rate.Limiter
 	// lastPlain is when a call that does not yield last reserved a token.
 	lastPlain time.Time
+	adaptState
 }
 
 func newBucket(name string, qps float64, burst int) *bucket {
-	return &bucket{Limiter: rate.NewLimiter(rate.Limit(qps), burst), name: name, yield: make(chan struct{}, 1)}
+	return &bucket{
+		name: name, yield: make(chan struct{}, 1),
+		ceiling: qps, floor: min(minRate, qps), fullBurst: burst,
+		lim: rate.NewLimiter(rate.Limit(qps), burst),
+	}
 }
 
 // newLimiter builds the buckets from a defaulted config.RateLimiter.
@@ -55,54 +70,132 @@ func (l *limiter) bucket(class callClass) *bucket {
 	return l.read
 }
 
+// current is the bucket's token bucket of the moment.
+func (b *bucket) current() *rate.Limiter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lim
+}
+
+// Limit is the bucket's rate now, in tokens per second.
+func (b *bucket) Limit() rate.Limit { return b.current().Limit() }
+
+// Burst is the bucket's size now.
+func (b *bucket) Burst() int { return b.current().Burst() }
+
+// TokensAt is how many tokens the bucket holds at t (negative when calls are queued).
+func (b *bucket) TokensAt(t time.Time) float64 { return b.current().TokensAt(t) }
+
+// ReserveN reserves n tokens at t, as rate.Limiter.ReserveN.
+func (b *bucket) ReserveN(t time.Time, n int) *rate.Reservation { return b.current().ReserveN(t, n) }
+
 // yielding reports whether a call of class with ctx yields to the others of its bucket.
 func yielding(ctx context.Context, class callClass) bool {
 	return class == classPoll || (class == classWrite && yields(ctx))
 }
 
+// grant is the token a call took: its bucket (nil when limiting is off), the bucket's epoch
+// when it was taken, and whether the call had to wait for it. The call's answer is reported
+// against it (caller.adapt).
+type grant struct {
+	b      *bucket
+	epoch  uint64
+	waited bool
+}
+
 // wait blocks until the class's bucket grants a token or ctx ends. It never refuses a call
 // because the bucket is empty: callers queue instead. The one early return is when ctx's
-// deadline comes before the token would: waiting could only end in that deadline.
-func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metrics) error {
+// deadline comes before the token would: waiting could only end in that deadline. While OCI's
+// Retry-After pauses the bucket, every call of it waits for the pause to end; a call that was
+// queued when the bucket was cut queues again at the new rate (its place was computed at the
+// rate OCI refused).
+func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metrics) (grant, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return grant{}, err
 	}
 	b := l.bucket(class)
 	if b == nil {
-		return nil
+		return grant{}, nil
 	}
-	name := b.name
 	yield := yielding(ctx, class)
-	if yield {
-		if took, err := b.waitYielding(ctx, clk, m); took || err != nil {
-			return err
+	start := clk.now()
+	slept := false
+	observe := func() {
+		var d time.Duration
+		if slept {
+			d = clk.now().Sub(start)
+		}
+		m.ObserveLimiterWait(ctx, b.name, d)
+	}
+	for {
+		epoch, until := b.window()
+		if now := clk.now(); now.Before(until) {
+			pause := until.Sub(now)
+			if deadline, ok := ctx.Deadline(); ok && pause > time.Until(deadline) {
+				return grant{}, fmt.Errorf("rate limiter (%s) is paused for %v at OCI's request, more than the context's deadline allows: %w",
+					b.name, pause, context.DeadlineExceeded)
+			}
+			slept = true
+			if err := clk.sleep(ctx, pause); err != nil {
+				observe()
+				return grant{}, err
+			}
+		}
+		waited, err := b.take(ctx, clk, yield)
+		slept = slept || waited
+		if err != nil {
+			if slept {
+				observe()
+			}
+			return grant{}, err
+		}
+		if b.epochIs(epoch) {
+			observe()
+			// A yielding call waits by choice, not because the rate holds it back.
+			return grant{b: b, epoch: epoch, waited: slept && !yield}, nil
 		}
 	}
+}
+
+// take waits for one token of b, yielding to its other calls if yield, and reports whether it
+// slept for it.
+func (b *bucket) take(ctx context.Context, clk clock, yield bool) (waited bool, err error) {
+	if yield {
+		took, waited, err := b.waitYielding(ctx, clk)
+		if took || err != nil {
+			return waited, err
+		}
+		w, err := b.reserveAndWait(ctx, clk, false)
+		return waited || w, err
+	}
+	return b.reserveAndWait(ctx, clk, true)
+}
+
+// reserveAndWait takes the next token of b, sleeping until it is due; plain says the call
+// does not yield (yield.go tracks when those last reserved one).
+func (b *bucket) reserveAndWait(ctx context.Context, clk clock, plain bool) (waited bool, err error) {
 	now := clk.now()
 	r := b.ReserveN(now, 1)
-	if !yield {
+	if plain {
 		b.reserved(now)
 	}
 	if !r.OK() {
 		// Only a burst below 1 gets here, which withDefaults rules out.
-		return fmt.Errorf("rate limiter (%s) can never grant a token", name)
+		return false, fmt.Errorf("rate limiter (%s) can never grant a token", b.name)
 	}
 	delay := r.DelayFrom(now)
 	if delay <= 0 {
-		m.ObserveLimiterWait(ctx, name, 0)
-		return nil
+		return false, nil
 	}
 	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
 		r.CancelAt(now)
-		return fmt.Errorf("rate limiter (%s) needs %v, more than the context's deadline allows: %w",
-			name, delay, context.DeadlineExceeded)
+		return false, fmt.Errorf("rate limiter (%s) needs %v, more than the context's deadline allows: %w",
+			b.name, delay, context.DeadlineExceeded)
 	}
 	if err := clk.sleep(ctx, delay); err != nil {
 		// Give the token back so calls still queued are not delayed for one never used.
 		r.CancelAt(clk.now())
-		m.ObserveLimiterWait(ctx, name, clk.now().Sub(now))
-		return err
+		return true, err
 	}
-	m.ObserveLimiterWait(ctx, name, delay)
-	return nil
+	return true, nil
 }

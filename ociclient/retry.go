@@ -113,11 +113,13 @@ type caller struct {
 }
 
 func newCaller(opts Options) *caller {
+	l := newLimiter(opts.RateLimit)
+	l.observeWith(opts.Metrics)
 	return &caller{
+		limiter:  l,
 		retry:    opts.Retry,
 		poll:     opts.Poll,
 		cacheTTL: opts.CacheTTL,
-		limiter:  newLimiter(opts.RateLimit),
 		metrics:  opts.Metrics,
 		log:      opts.Logger.WithName("ociclient"),
 		clock:    clockOf(opts.Clock),
@@ -162,7 +164,8 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 	}
 	var lastErr error
 	for attempt := 1; ; attempt++ {
-		if err := c.limiter.wait(ctx, op.class, c.clock, c.metrics); err != nil {
+		g, err := c.limiter.wait(ctx, op.class, c.clock, c.metrics)
+		if err != nil {
 			return zero, &OperationError{Operation: op.name, Resource: op.resource, Attempts: attempt - 1, Err: lastErr, Interrupted: err}
 		}
 		sent := time.Now()
@@ -170,6 +173,7 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		elapsed := time.Since(sent)
 		requestID := opcRequestID(resp.HTTPResponse(), err)
 		c.metrics.ObserveRequest(ctx, op.service, op.name, outcome(err), elapsed)
+		c.adapt(log, g, resp.HTTPResponse(), err)
 		if err == nil {
 			log.V(4).Info("OCI call succeeded", "opcRequestID", requestID, "attempt", attempt, "duration", elapsed)
 			return resp, nil

@@ -75,8 +75,9 @@ func (b *bucket) spareAt(now time.Time, tokens float64) (ok bool, wait time.Dura
 
 // waitYielding is wait for a yielding call: one such call at a time (b.yield) waits until b
 // holds a token no other call would miss (spareAt), and takes it (took). It gives up yielding
-// (took false, no error) once half the time to ctx's deadline has passed.
-func (b *bucket) waitYielding(ctx context.Context, clk clock, m Metrics) (took bool, err error) {
+// (took false, no error) once half the time to ctx's deadline has passed. waited says whether
+// it slept.
+func (b *bucket) waitYielding(ctx context.Context, clk clock) (took, waited bool, err error) {
 	start := clk.now()
 	budget := time.Duration(math.MaxInt64)
 	if deadline, ok := ctx.Deadline(); ok {
@@ -88,9 +89,9 @@ func (b *bucket) waitYielding(ctx context.Context, clk clock, m Metrics) (took b
 	case b.yield <- struct{}{}:
 	case <-turn.Done():
 		if err := ctx.Err(); err != nil {
-			return false, err
+			return false, false, err
 		}
-		return false, nil
+		return false, false, nil
 	}
 	defer func() { <-b.yield }()
 	for {
@@ -102,20 +103,19 @@ func (b *bucket) waitYielding(ctx context.Context, clk clock, m Metrics) (took b
 			if d := r.DelayFrom(now); d > 0 {
 				if err := clk.sleep(ctx, d); err != nil {
 					r.CancelAt(clk.now())
-					m.ObserveLimiterWait(ctx, b.name, clk.now().Sub(start))
-					return false, err
+					return false, true, err
 				}
+				waited = true
 			}
-			m.ObserveLimiterWait(ctx, b.name, clk.now().Sub(start))
-			return true, nil
+			return true, waited, nil
 		}
 		left := budget - now.Sub(start)
 		if left <= 0 {
-			return false, nil
+			return false, waited, nil
 		}
+		waited = true
 		if err := clk.sleep(ctx, min(max(d, time.Millisecond), left)); err != nil {
-			m.ObserveLimiterWait(ctx, b.name, clk.now().Sub(start))
-			return false, err
+			return false, true, err
 		}
 	}
 }

@@ -29,7 +29,7 @@ func TestYieldingCallLetsACallOfItsBucketThatCameLaterGoFirst(t *testing.T) {
 			fc := newFakeClock()
 			clk := fc.clock()
 			ctx := context.Background()
-			if err := l.wait(ctx, tc.plain, clk, NopMetrics{}); err != nil { // takes the only token
+			if _, err := l.wait(ctx, tc.plain, clk, NopMetrics{}); err != nil { // takes the only token
 				t.Fatal(err)
 			}
 			// While the yielding call waits for the next token, another call arrives and reserves it.
@@ -41,7 +41,7 @@ func TestYieldingCallLetsACallOfItsBucketThatCameLaterGoFirst(t *testing.T) {
 				}
 				return nil
 			}
-			if err := l.wait(tc.yieldingCtx(ctx), tc.yield, clk, NopMetrics{}); err != nil {
+			if _, err := l.wait(tc.yieldingCtx(ctx), tc.yield, clk, NopMetrics{}); err != nil {
 				t.Fatal(err)
 			}
 			if otherDelay != time.Second {
@@ -60,7 +60,7 @@ func TestYieldingWriteTakesASpareTokenAtOnceAndEndsWithItsContext(t *testing.T) 
 	fc := newFakeClock()
 	clk := fc.clock()
 	ctx := context.Background()
-	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
+	if _, err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
 		t.Fatal(err)
 	}
 	if sleeps := fc.recordedSleeps(); len(sleeps) != 0 {
@@ -77,7 +77,7 @@ func TestYieldingWriteTakesASpareTokenAtOnceAndEndsWithItsContext(t *testing.T) 
 		l.write.ReserveN(now, 1)
 		return nil
 	}
-	if err := l.wait(YieldWrites(cctx), classWrite, clk, NopMetrics{}); err == nil {
+	if _, err := l.wait(YieldWrites(cctx), classWrite, clk, NopMetrics{}); err == nil {
 		t.Error("yielding write got a token while other writes kept the bucket empty")
 	}
 }
@@ -88,7 +88,7 @@ func TestYieldingWriteQueuesLikeAnyOtherAfterHalfItsDeadline(t *testing.T) {
 	clk := fc.clock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil { // takes the only token
+	if _, err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil { // takes the only token
 		t.Fatal(err)
 	}
 	// Other writes keep the bucket empty: one more arrives during every wait.
@@ -97,7 +97,7 @@ func TestYieldingWriteQueuesLikeAnyOtherAfterHalfItsDeadline(t *testing.T) {
 		l.write.ReserveN(now, 1)
 		return nil
 	}
-	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
+	if _, err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
 		t.Fatalf("yielding write with a deadline: %v, want a token once it stopped yielding", err)
 	}
 	var yielded time.Duration
@@ -126,7 +126,7 @@ func TestYieldingWriteLeavesTheTokensToASequentialWriterUntilItStops(t *testing.
 		if tokens := l.write.TokensAt(clk.now()); tokens < 1 {
 			t.Errorf("the other write at %v found %.2f tokens, want one waiting for it", clk.now().Sub(start), tokens)
 		}
-		if err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil {
+		if _, err := l.wait(ctx, classWrite, clk, NopMetrics{}); err != nil {
 			t.Fatal(err)
 		}
 		plainAt = append(plainAt, clk.now().Sub(start))
@@ -141,7 +141,7 @@ func TestYieldingWriteLeavesTheTokensToASequentialWriterUntilItStops(t *testing.
 		}
 		return nil
 	}
-	if err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
+	if _, err := l.wait(YieldWrites(ctx), classWrite, clk, NopMetrics{}); err != nil {
 		t.Fatal(err)
 	}
 	last := plainAt[len(plainAt)-1]

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package ociclient
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
+
+	"github.com/oci-ccm/oci-ccm/config"
+)
+
+// OCI publishes no request rates: its list of API errors
+// (https://docs.oracle.com/en-us/iaas/Content/API/References/apierrors.htm) has 429
+// TooManyRequests but no rate that triggers it, and the limits differ by tenancy. The configured
+// rates cannot be tuned in advance, so each bucket learns its tenancy's rate from the answers. A 429 cuts the rate of the bucket whose token the call took; calls that OCI
+// accepts while the bucket holds them back raise it again, slowly, up to the configured rate.
+// The constants below were tuned with TestAdaptiveLimiterNearlyMatchesAClientConfiguredAtOCIsRate
+// (a tenancy of 5 reads/s against the default 20, and 2 writes/s against 5).
+const (
+	// cutFactor is the most a 429 leaves of the rate: a cut takes off at least 30%, the margin
+	// that lets OCI's own bucket refill before the rate climbs back to where it was refused.
+	cutFactor = 0.7
+	// acceptedMargin is the share of the accepted rate (see acceptedWindow) a cut keeps when that
+	// is below cutFactor of the rate: the first 429 of a client running far above its tenancy's
+	// limit lands the rate just under what OCI took, in one cut, where cutting by 30% at a time
+	// from 20/s would take four, each costing a 429 per call in flight.
+	acceptedMargin = 0.9
+	// deepestCut is the least a cut leaves of the rate, however little OCI accepted: a 429 to a
+	// caller that calls rarely says the tenancy is busy, not that it allows only that caller's
+	// rate, and a rate cut to it would take minutes to climb back when the demand rises.
+	deepestCut = 0.2
+	// acceptedWindow is the window of the accepted-rate estimate: the calls OCI answered other
+	// than with a 429 in the last acceptedWindow, divided by it. A second: long enough to count
+	// a few calls at OCI's lower rates, short enough to forget the rate of a minute ago.
+	acceptedWindow = time.Second
+	// acceptedRing is how many accepted calls the estimate remembers. Past acceptedRing calls a
+	// second the estimate saturates, where cutFactor is the smaller cut anyway.
+	acceptedRing = 64
+	// minAccepted is how many accepted calls the estimate needs for a cut to use it: with fewer
+	// (a 429 to the first call in a while, or one whose answer came before those of the calls
+	// sent with it), a cut only applies cutFactor.
+	minAccepted = 2
+	// growthPerSecond is how fast the rate recovers after a cut: 1% a second while the bucket
+	// holds calls back and OCI accepts them, 36 s from a cut back to the rate refused and 140 s
+	// from a quarter of the configured rate to all of it. Every climb past OCI's limit costs a
+	// 429 once OCI's own burst is spent; at 2% a second, a climb came every 20 s at 2 writes/s
+	// and the 429s passed 5% of the calls.
+	growthPerSecond = 0.01
+	// maxGrowthGap bounds the time one accepted call counts for in the growth: a call after a
+	// quiet minute shows that OCI accepts one call, not a rate a minute higher.
+	maxGrowthGap = time.Second
+	// minRate is the floor a cut never goes below (or the configured rate, if lower): a tenancy
+	// that allows less than a call every two seconds is throttled by something else than its
+	// rate, which a slower client would not cure.
+	minRate = 0.5
+)
+
+// adaptState is what a bucket has learnt of OCI's limit. Guarded by bucket.mu.
+type adaptState struct {
+	// epoch counts the cuts. A call reports its answer with the epoch its token came from, and a
+	// 429 cuts only if no cut came since: the calls sent in one moment before the first 429 was
+	// seen are refused together, and all of them together mean one cut.
+	epoch uint64
+	// pausedUntil is when the bucket's calls may go again after a Retry-After.
+	pausedUntil time.Time
+	// acceptedTimes are when the last accepted calls were answered, a ring whose next slot is
+	// acceptedNext.
+	acceptedTimes [acceptedRing]time.Time
+	acceptedNext  int
+	// grownAt is when the rate was last cut or a call of the epoch was accepted: the rate grows
+	// for the time since, when the call had waited.
+	grownAt time.Time
+}
+
+// rateChange is a change of a bucket's rate, for logs.
+type rateChange struct {
+	bucket   string
+	from, to float64
+	// restored says the bucket is back at its configured rate and burst.
+	restored bool
+}
+
+// window returns the bucket's epoch and the end of its pause (zero when none).
+func (b *bucket) window() (epoch uint64, pausedUntil time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.epoch, b.pausedUntil
+}
+
+// epochIs reports whether no cut came since epoch.
+func (b *bucket) epochIs(epoch uint64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.epoch == epoch
+}
+
+// acceptedRateLocked is the calls per second OCI accepted in the acceptedWindow before now, and
+// whether there were enough to tell (minAccepted).
+func (b *bucket) acceptedRateLocked(now time.Time) (qps float64, ok bool) {
+	from := now.Add(-acceptedWindow)
+	n := 0
+	for _, t := range b.acceptedTimes {
+		if t.After(from) {
+			n++
+		}
+	}
+	return float64(n) / acceptedWindow.Seconds(), n >= minAccepted
+}
+
+// throttled records a 429 answered at now to a call that took g, with the Retry-After it
+// carried (pause, 0 when none). The whole bucket pauses until then. Unless the bucket was cut
+// since g was granted, the rate is cut and the bucket replaced by an empty one of burst 1, so
+// that the calls after it queue at the new rate from now, and the calls queued at the old rate
+// queue again (wait). It returns the cut, if one was made.
+func (b *bucket) throttled(g grant, now time.Time, pause time.Duration) (rateChange, bool) {
+	b.mu.Lock()
+	if until := now.Add(pause); pause > 0 && until.After(b.pausedUntil) {
+		b.pausedUntil = until
+	}
+	if g.epoch != b.epoch {
+		b.mu.Unlock()
+		return rateChange{}, false
+	}
+	from := float64(b.lim.Limit())
+	to := from * cutFactor
+	if accepted, ok := b.acceptedRateLocked(now); ok {
+		to = min(to, max(from*deepestCut, accepted*acceptedMargin))
+	}
+	to = max(to, b.floor)
+	b.epoch++
+	b.lim = rate.NewLimiter(rate.Limit(to), 1)
+	b.lim.AllowN(now, 1) // a new bucket starts full: empty it
+	b.grownAt = now
+	b.mu.Unlock()
+	if b.observe != nil {
+		b.observe(to)
+	}
+	return rateChange{bucket: b.name, from: from, to: to}, true
+}
+
+// accepted records that OCI answered a call that took g at now, other than with a 429. It
+// counts towards the accepted rate; and if the call had to wait for its token (the rate holds
+// the callers back) and no cut came since, the rate grows by growthPerSecond for the time since
+// the previous accepted call (at most maxGrowthGap), up to the configured rate, where the
+// configured burst comes back. It returns the change, if the rate changed.
+func (b *bucket) accepted(g grant, now time.Time) (rateChange, bool) {
+	b.mu.Lock()
+	b.acceptedTimes[b.acceptedNext] = now
+	b.acceptedNext = (b.acceptedNext + 1) % acceptedRing
+	from := float64(b.lim.Limit())
+	if g.epoch != b.epoch || from >= b.ceiling {
+		b.mu.Unlock()
+		return rateChange{}, false
+	}
+	dt := min(now.Sub(b.grownAt), maxGrowthGap)
+	b.grownAt = now
+	if !g.waited || dt <= 0 {
+		b.mu.Unlock()
+		return rateChange{}, false
+	}
+	to := min(b.ceiling, from*(1+growthPerSecond*dt.Seconds()))
+	b.lim.SetLimitAt(now, rate.Limit(to))
+	restored := to >= b.ceiling
+	if restored {
+		b.lim.SetBurstAt(now, b.fullBurst)
+	}
+	b.mu.Unlock()
+	if b.observe != nil {
+		b.observe(to)
+	}
+	return rateChange{bucket: b.name, from: from, to: to, restored: restored}, true
+}
+
+// observeWith makes the limiter report its rates to m, if m implements LimiterRateObserver,
+// starting with the configured ones.
+func (l *limiter) observeWith(m Metrics) {
+	o, ok := m.(LimiterRateObserver)
+	if !ok {
+		return
+	}
+	for _, b := range []*bucket{l.read, l.write} {
+		if b == nil {
+			continue
+		}
+		name := b.name
+		b.observe = func(qps float64) { o.ObserveLimiterRate(name, qps) }
+		b.observe(b.ceiling)
+	}
+}
+
+// adapt reports OCI's answer to a call that took g to its bucket, and logs a cut or a return
+// to the configured rate at V(2). resp and err are the attempt's.
+func (c *caller) adapt(log logr.Logger, g grant, resp *http.Response, err error) {
+	if g.b == nil {
+		return
+	}
+	now := c.clock.now()
+	status := 0
+	if se, ok := asServiceError(err); ok {
+		status = se.GetHTTPStatusCode()
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		pause, _ := retryAfter(resp, now)
+		if ch, ok := g.b.throttled(g, now, pause); ok {
+			log.V(2).Info("OCI throttled the client: client-side rate cut", "bucket", ch.bucket,
+				"fromQPS", roundRate(ch.from), "toQPS", roundRate(ch.to), "retryAfter", pause)
+		}
+	case err == nil || status != 0:
+		if ch, ok := g.b.accepted(g, now); ok && ch.restored {
+			log.V(2).Info("Client-side rate back at the configured rate", "bucket", ch.bucket,
+				"fromQPS", roundRate(ch.from), "toQPS", roundRate(ch.to))
+		}
+	}
+}
+
+// roundRate keeps two decimals of a rate, for logs.
+func roundRate(qps float64) float64 { return math.Round(qps*100) / 100 }
+
+// CurrentRateLimit is the client-side rate limiter as it stands: Options.RateLimit (defaults
+// applied) until OCI answers 429, then the rates and bursts each bucket has learnt since, which
+// never exceed the configured ones (see Options.RateLimit).
+func (c *Client) CurrentRateLimit() config.RateLimiter {
+	l := c.caller.limiter
+	if l.read == nil {
+		return config.RateLimiter{Disabled: true}
+	}
+	return config.RateLimiter{
+		ReadQPS: float64(l.read.Limit()), ReadBurst: l.read.Burst(),
+		WriteQPS: float64(l.write.Limit()), WriteBurst: l.write.Burst(),
+	}
+}
