@@ -21,12 +21,13 @@ import (
 const subsystem = "ociclient"
 
 // Metrics records an ociclient.Client's measurements in Prometheus metrics. It implements
-// ociclient.Metrics; build it with Register.
+// ociclient.Metrics and ociclient.LimiterRateObserver; build it with Register.
 type Metrics struct {
 	requests         *metrics.CounterVec
 	latency          *metrics.HistogramVec
 	retries          *metrics.CounterVec
 	limiterWait      *metrics.HistogramVec
+	limiterRate      *metrics.GaugeVec
 	workRequestPolls *metrics.CounterVec
 	workRequests     *metrics.CounterVec
 	cacheLookups     *metrics.CounterVec
@@ -39,7 +40,7 @@ type Metrics struct {
 func Register(register func(metrics.Registerable) error) (*Metrics, error) {
 	m := newMetrics()
 	for _, c := range []metrics.Registerable{
-		m.requests, m.latency, m.retries, m.limiterWait, m.workRequestPolls, m.workRequests, m.cacheLookups,
+		m.requests, m.latency, m.retries, m.limiterWait, m.limiterRate, m.workRequestPolls, m.workRequests, m.cacheLookups,
 	} {
 		if err := register(c); err != nil {
 			return nil, fmt.Errorf("registering ociclient metrics: %w", err)
@@ -74,6 +75,12 @@ func newMetrics() *Metrics {
 			Name:           "rate_limiter_wait_seconds",
 			Help:           "Time calls waited for the client-side rate limiter, by bucket.",
 			Buckets:        []float64{0, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30},
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"class"}),
+		limiterRate: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Subsystem:      subsystem,
+			Name:           "rate_limiter_rate",
+			Help:           "Calls per second the client-side rate limiter allows, by bucket: the configured rate, or less after OCI answered 429.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"class"}),
 		workRequestPolls: metrics.NewCounterVec(&metrics.CounterOpts{
@@ -111,6 +118,11 @@ func (m *Metrics) CountRetry(_ context.Context, service, operation, reason strin
 // ObserveLimiterWait observes one wait for the client-side rate limiter.
 func (m *Metrics) ObserveLimiterWait(_ context.Context, bucket string, d time.Duration) {
 	m.limiterWait.WithLabelValues(bucket).Observe(d.Seconds())
+}
+
+// ObserveLimiterRate sets a bucket's rate.
+func (m *Metrics) ObserveLimiterRate(bucket string, qps float64) {
+	m.limiterRate.WithLabelValues(bucket).Set(qps)
 }
 
 // CountWorkRequestPoll counts one work-request poll.

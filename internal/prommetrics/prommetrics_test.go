@@ -19,7 +19,10 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-var _ ociclient.Metrics = (*prommetrics.Metrics)(nil)
+var (
+	_ ociclient.Metrics             = (*prommetrics.Metrics)(nil)
+	_ ociclient.LimiterRateObserver = (*prommetrics.Metrics)(nil)
+)
 
 // The names, labels and help texts below are what dashboards read: this test pins them.
 func TestClientCallsAreServedUnderTheDocumentedMetricNames(t *testing.T) {
@@ -86,6 +89,27 @@ ociclient_work_requests_total{result="succeeded",service="loadbalancer"} 1
 		"ociclient_requests_total", "ociclient_retries_total", "ociclient_cache_lookups_total",
 		"ociclient_work_request_polls_total", "ociclient_work_requests_total"); err != nil {
 		t.Error(err)
+	}
+
+	// The injected 429 cut the read bucket's rate below the configured 20/s (by 30%: no call had
+	// been accepted yet); the calls after it may have raised it a little since.
+	rates := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "ociclient_rate_limiter_rate" {
+			if !strings.HasPrefix(f.GetHelp(), "[ALPHA] Calls per second the client-side rate limiter allows") {
+				t.Errorf("ociclient_rate_limiter_rate help %q", f.GetHelp())
+			}
+			for _, m := range f.GetMetric() {
+				rates[m.GetLabel()[0].GetName()+"="+m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if r := rates["class=read"]; r < 14 || r >= 15 || rates["class=write"] != 5 || len(rates) != 2 {
+		t.Errorf("ociclient_rate_limiter_rate = %v, want read cut from 20 to about 14, write at the configured 5", rates)
 	}
 
 	// Histograms hold timings, so only their sample counts are fixed: one latency sample per
