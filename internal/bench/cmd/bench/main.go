@@ -26,6 +26,7 @@ func main() {
 	quick := flag.Bool("quick", false, "one sweep point only (2 s work requests)")
 	storm := flag.String("storm", "1000x500", "storm size: Services x nodes (\"\" skips the storm)")
 	stormOnly := flag.Bool("storm-only", false, "run only the storm")
+	throttledOnly := flag.Bool("throttled-only", false, "run only the throttled scenario (a tenancy allowing fewer calls than the client's default rates)")
 	stormSyncs := flag.String("storm-syncs", "1,10", "the storm's --concurrent-service-syncs values, comma-separated")
 	stormMode := flag.String("storm-mode", "None", "the storm's security-list management mode: None, or All (with loadBalancer.openNodePortRange)")
 	stormSpeed := flag.Float64("storm-speed", 0, "how many times faster than real time the storm's node phase runs (1: real time; 0: see stormSpeedFor)")
@@ -45,10 +46,13 @@ func main() {
 	klog.SetLogger(logr.Discard())
 	fmt.Printf("Machine load (1-minute load average) at the start: %s.\n\n", bench.LoadAverage())
 	var err error
-	if !*stormOnly {
+	switch {
+	case *throttledOnly:
+		err = bench.Throttled(os.Stdout)
+	case !*stormOnly:
 		err = run(*quick)
 	}
-	if err == nil && *storm != "" {
+	if err == nil && *storm != "" && !*throttledOnly {
 		err = runStorm(*storm, *stormSpeed, config.SecurityListMode(*stormMode), *stormSyncs)
 	}
 	fmt.Printf("\nMachine load (1-minute load average) at the end: %s.\n", bench.LoadAverage())
@@ -103,7 +107,7 @@ func run(quick bool) error {
 	if err := bench.Concurrency(out, ocitest.RealisticDurations(1), "OCI's realistic profile"); err != nil {
 		return err
 	}
-	return nil
+	return bench.Throttled(out)
 }
 
 // defaultStormSpeed is the node phase's clock with more than one worker (stormSpeedFor): about
