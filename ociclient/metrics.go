@@ -17,7 +17,8 @@ import (
 // Implementations must be safe for concurrent use and must not block: every method is called
 // on the path of a request. ctx is the call's context (for exemplars or trace correlation);
 // never store it. Embed NopMetrics to record only some of them, and to stay
-// source-compatible if a method is added before v1.
+// source-compatible if a method is added before v1. A Metrics that also implements
+// LimiterRateObserver is told the rate limiter's rates as the client learns them.
 type Metrics interface {
 	// ObserveRequest is called after every attempt of every call (retries included), with the
 	// service ("loadbalancer", "networkloadbalancer", "compute", "virtualnetwork", "identity"),
