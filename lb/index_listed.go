@@ -74,12 +74,20 @@ func (x *nameIndex) dropListed(id string) {
 }
 
 // getListed is get, answered from the last whole listing when listedOK and it holds the load
-// balancer. Delete and Get never use the listing: before a finalizer is released, or a load
-// balancer reported, it is read afresh.
+// balancer ACTIVE. Delete and Get never use the listing: before a finalizer is released, or a
+// load balancer reported, it is read afresh.
+//
+// A load balancer the listing showed in any other state (CREATING after a restart in the middle
+// of a create, UPDATING, FAILED) is read afresh too, and its entry dropped: such a state says the
+// load balancer is about to change, and a reconcile refused for it ("its creation is still in
+// progress") must see it turn ACTIVE at the next try, not a minute later when the listing expires.
 func (r *Reconciler) getListed(ctx context.Context, e *engine, ref lbRef, listedOK bool) (*found, error) {
 	if listedOK {
 		if lb, ok := e.index.listed(ref.CompartmentID, ref.ID); ok {
-			return &lb, nil
+			if lb.State == lifecycleActive {
+				return &lb, nil
+			}
+			e.index.dropListed(ref.ID)
 		}
 	}
 	return r.get(ctx, e, ref)

@@ -4,6 +4,7 @@
 package lb_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -96,5 +97,49 @@ func TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock(t *testing.T) {
 	clk.Advance(2 * time.Second)
 	if calls := ensure(e.services[1]); calls.Total() != 1 || calls.Op("GetLoadBalancer") != 1 {
 		t.Errorf("61 s after the listing, a reconcile made these calls, want one GetLoadBalancer:\n%s", calls)
+	}
+}
+
+// TestARestartDuringACreateSucceedsOnceTheLoadBalancerIsActive: a process restarted while its
+// load balancer is CREATING lists the compartment at its first reconcile and is refused (the
+// creation is in progress). The first reconcile after OCI finished the create succeeds: a
+// listing that showed the load balancer CREATING does not stand in for the read that finds it
+// ACTIVE.
+func TestARestartDuringACreateSucceedsOnceTheLoadBalancerIsActive(t *testing.T) {
+	e := newEnv(t, withWorkRequestDuration(time.Hour))
+	svc, nodes := service(), readyNodes(2)
+
+	// The first process sends the create and is gone before it finishes.
+	first, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
+		PublicIPs: e.oci.VirtualNetwork, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Ensure(ctx, svc, nodes, nil); err == nil {
+		t.Fatal("Ensure returned with the create's work request still running")
+	}
+	if lbs := e.srv.LoadBalancers(); len(lbs) != 1 || lbs[0].LifecycleState != "CREATING" {
+		t.Fatalf("OCI has %d load balancers, want one CREATING", len(lbs))
+	}
+
+	restarted := newReconciler(t, e.oci, e.cfg, 0)
+	if _, err := restarted.Ensure(ctx, svc, nodes, nil); !errors.Is(err, lb.ErrUnavailable) {
+		t.Fatalf("Ensure after the restart, load balancer CREATING: got %v, want an error matching lb.ErrUnavailable", err)
+	}
+
+	e.srv.CompleteWorkRequests()
+	before := e.srv.Calls()
+	res, err := restarted.Ensure(ctx, svc, nodes, nil)
+	if err != nil {
+		t.Fatalf("Ensure once the load balancer is ACTIVE: %v\ncalls:\n%s", err, e.srv.Calls().Since(before))
+	}
+	if len(res.Status.Ingress) == 0 {
+		t.Errorf("status %+v has no address", res.Status)
+	}
+	if !res.Plan.Empty() {
+		t.Errorf("the created load balancer needs changes: %s", res.Plan)
+	}
+	if calls := e.srv.Calls().Since(before); calls.Op("GetLoadBalancer") != 1 {
+		t.Errorf("the reconcile after the create made these calls, want one GetLoadBalancer (a fresh read):\n%s", calls)
 	}
 }
