@@ -30,8 +30,14 @@ import (
 //	                                       400 InvalidParameter naming the bad statement
 //	GET    /ocitest/policy                 {"statements": [...]}, 404 when no policy is loaded
 //	DELETE /ocitest/policy                 no policy: everything allowed again
+//	POST   /ocitest/workrequests/hold      HoldWorkRequests; body {"operation":"CreateLoadBalancer",
+//	                                       "times":1} ("" any operation, 0 times: every one);
+//	                                       answers {"id": N}
+//	DELETE /ocitest/workrequests/hold/{id} stop holding new work requests (held ones stay held)
+//	POST   /ocitest/workrequests/complete  CompleteWorkRequests; answers {"completed": N}
 func (s *Server) registerAdmin() {
 	s.registerAdminPolicy()
+	s.registerAdminWorkRequests()
 	s.mux.HandleFunc("GET /ocitest/calls", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, s.Calls())
 	})

@@ -193,7 +193,12 @@ func (wr *workRequest) finish(at time.Time) {
 type wrFaultRule struct {
 	match   func(WorkRequestInfo) bool
 	message string
+	// hold makes a matching work request run until CompleteWorkRequests instead of failing it.
+	hold bool
 }
+
+// heldFor is how long a held work request runs: for ever, as far as any test can tell.
+const heldFor = 100 * 365 * 24 * time.Hour
 
 // workQueue holds every work request of both load-balancing APIs. Guarded by Server.mu.
 type workQueue struct {
@@ -225,10 +230,14 @@ func (q *workQueue) submit(wr *workRequest, now, after time.Time, duration time.
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	failed := false
 	for _, id := range ids {
-		if rule := q.rules[id]; rule.match(info) {
-			wr.injected = rule.message
-			break
+		switch rule := q.rules[id]; {
+		case !rule.match(info):
+		case rule.hold:
+			wr.deadline = wr.start.Add(heldFor)
+		case !failed:
+			wr.injected, failed = rule.message, true
 		}
 	}
 	q.byID[wr.id] = wr
@@ -326,6 +335,35 @@ func (s *Server) FailWorkRequests(match func(WorkRequestInfo) bool, message stri
 		defer s.mu.Unlock()
 		delete(s.lb.work.rules, id)
 	}
+}
+
+// HoldWorkRequests makes every work request accepted from now on for which match returns true run
+// until CompleteWorkRequests, however long its duration would be: a work request that never
+// finishes on its own, as OCI has been seen to leave one. Work queued behind it on the same load
+// balancer waits for it, as in OCI. match runs under the server's lock and must not call the
+// Server. Call remove to stop matching new work requests; those already held stay held.
+func (s *Server) HoldWorkRequests(match func(WorkRequestInfo) bool) (remove func()) {
+	id := s.addWorkRule(wrFaultRule{match: match, hold: true})
+	return func() { s.removeWorkRule(id) }
+}
+
+// addWorkRule installs a work-request rule and returns its id for removeWorkRule.
+func (s *Server) addWorkRule(rule wrFaultRule) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.lb.work.nextRule
+	s.lb.work.nextRule++
+	s.lb.work.rules[id] = rule
+	return id
+}
+
+// removeWorkRule uninstalls a work-request rule, and reports whether there was one.
+func (s *Server) removeWorkRule(id int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.lb.work.rules[id]
+	delete(s.lb.work.rules, id)
+	return ok
 }
 
 // CancelWorkRequest cancels a running Network Load Balancer work request, as someone in the

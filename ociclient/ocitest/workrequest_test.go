@@ -4,8 +4,10 @@
 package ocitest
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,4 +175,57 @@ func TestWorkRequestsOfTheOtherAPIAreNotFound(t *testing.T) {
 	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
 	_, err = f.lb.GetWorkRequest(ctx, loadbalancer.GetWorkRequestRequest{WorkRequestId: cn.OpcWorkRequestId})
 	wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
+}
+
+// TestHeldWorkRequestsRunUntilCompleted: a hold (here through the admin API, as the e2e suite
+// sets it) keeps the first matching work request running however long its duration, leaves the
+// next one alone once its count is used up, and CompleteWorkRequests (admin: complete) finishes
+// the held one.
+func TestHeldWorkRequestsRunUntilCompleted(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	id := f.createLB(t, f.basicLB("svc"))
+	adminPost := func(path, body string) map[string]int {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.URL()+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := f.srv.HTTPClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]int
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode >= 300 {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	adminPost("/ocitest/workrequests/hold", `{"operation":"UpdateBackendSet","times":1}`)
+
+	bs := tcpBackendSet("10.0.10.7")
+	update := func() string {
+		t.Helper()
+		resp, err := f.lb.UpdateBackendSet(ctx, loadbalancer.UpdateBackendSetRequest{LoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
+			UpdateBackendSetDetails: loadbalancer.UpdateBackendSetDetails{Policy: bs.Policy, HealthChecker: bs.HealthChecker, Backends: bs.Backends}})
+		if err != nil {
+			t.Fatalf("UpdateBackendSet: %v", err)
+		}
+		return *resp.OpcWorkRequestId
+	}
+	held, next := update(), update()
+	time.Sleep(100 * time.Millisecond) // several times the default duration (30ms)
+	states := map[string]string{}
+	for _, wr := range f.srv.WorkRequests() {
+		states[wr.ID] = wr.State
+	}
+	if (states[held] != WorkRequestAccepted && states[held] != WorkRequestInProgress) || states[next] != WorkRequestAccepted {
+		t.Fatalf("held %s, queued behind it %s; want it still running and the next one queued (ACCEPTED)", states[held], states[next])
+	}
+	if got := adminPost("/ocitest/workrequests/complete", ""); got["completed"] < 1 {
+		t.Fatalf("complete: %v", got)
+	}
+	f.mustSucceed(t, &held)
+	f.mustSucceed(t, &next) // not held: the count of the hold was used up
 }
