@@ -73,11 +73,12 @@ import (
 // they finish (see the comment at the top of async.go); every other plan, and every plan while
 // no FollowUp runs, waits like Ensure. The Result and errors are Ensure's; Result.Plan is what
 // was sent.
+//
+// Update waits at most Options.MaxWait, like Ensure (see background.go).
 func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	res, err := r.ensure(ctx, svc, nodes, secrets, true)
-	return res, r.timedOut(ctx, "update", svc, err)
+	return r.inBackground(ctx, "update", svc, func(ctx context.Context) (*Result, error) {
+		return r.ensure(ctx, svc, nodes, secrets, true)
+	})
 }
 
 // FollowUp follows the work requests that Update returned before they finished, and sends the

@@ -43,10 +43,21 @@ type Options struct {
 	// Concurrency bounds how many independent changes of one plan run at once (default 1: OCI
 	// runs one work request per load balancer at a time and queues the others).
 	Concurrency int
-	// Timeout bounds each Ensure, Plan, Delete and Get (default 5 minutes): a work request that
-	// never finishes must not hold a service-controller worker (by default the only one)
-	// forever.
+	// Timeout bounds the work of each Ensure, Update, Plan, Delete and Get (default 5 minutes),
+	// whether its caller waits for it or it goes on in the background (MaxWait): nothing waits on
+	// OCI forever.
 	Timeout time.Duration
+	// MaxWait bounds how long Ensure, Update and Delete hold their caller (default 1 minute): a
+	// service-controller worker (by default the only one) must not be held by one load balancer
+	// while OCI works. Work still running then goes on in the background and the call returns a
+	// *PendingError; a negative MaxWait waits until the work ends or the caller's context does.
+	// See background.go.
+	MaxWait time.Duration
+	// PendingDone, if set, is called when work that a call left to the background (a
+	// *PendingError) ends: applied is what it did (Summary of its plan, "" when nothing), err how
+	// it failed (nil when it succeeded). It should make the Service sync again, so that the next
+	// sync reports the outcome without waiting for the caller's next retry.
+	PendingDone func(ctx context.Context, namespace, name, applied string, err error) error
 	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI: a
 	// non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a new load balancer is
 	// created in that NSG and an existing one is attached to it, recorded as attached by oci-ccm
@@ -78,11 +89,15 @@ type Reconciler struct {
 	subnets subnetReader // nil when PublicIPs cannot read subnets
 	namer   naming
 	timeout time.Duration
+	maxWait time.Duration
 	nsg     func(ctx context.Context, spec *model.Spec, create bool) (string, error) // Options.FrontendNSG
 	pending *pendingUpdates                                                          // Update's accepted changes (async.go)
+	// pendingDone is Options.PendingDone.
+	pendingDone func(ctx context.Context, namespace, name, applied string, err error) error
 
-	mu  sync.Mutex
-	ids map[types.UID]lbRef // Service UID → load balancer, learned by this process
+	mu   sync.Mutex
+	ids  map[types.UID]lbRef // Service UID → load balancer, learned by this process
+	jobs map[types.UID]*job  // Service UID → its Ensure, Update or Delete (background.go)
 }
 
 // NewReconciler returns a Reconciler, or an error naming the missing option.
@@ -101,16 +116,23 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
+	maxWait := opts.MaxWait
+	if maxWait == 0 {
+		maxWait = defaultMaxWait
+	}
 	r := &Reconciler{
-		subnets: subnetReaderOf(opts.PublicIPs),
-		cfg:     cfg,
-		cluster: opts.Cluster,
-		engines: map[model.Kind]*engine{},
-		namer:   namingFor(cfg),
-		timeout: timeout,
-		nsg:     opts.FrontendNSG,
-		ids:     map[types.UID]lbRef{},
-		pending: newPendingUpdates(),
+		subnets:     subnetReaderOf(opts.PublicIPs),
+		cfg:         cfg,
+		cluster:     opts.Cluster,
+		engines:     map[model.Kind]*engine{},
+		namer:       namingFor(cfg),
+		timeout:     timeout,
+		maxWait:     maxWait,
+		nsg:         opts.FrontendNSG,
+		ids:         map[types.UID]lbRef{},
+		jobs:        map[types.UID]*job{},
+		pending:     newPendingUpdates(),
+		pendingDone: opts.PendingDone,
 	}
 	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
 	if opts.NetworkLoadBalancers != nil {
@@ -172,11 +194,13 @@ type Result struct {
 // what completed, what failed and what was not attempted, which unwraps to OCI's errors (see
 // ociclient's error kinds); the next Ensure re-plans from what is there. A 404 that a fresh read
 // contradicts (a missing IAM policy, most likely) is an *AccessError.
+//
+// Ensure waits at most Options.MaxWait: work still running then goes on in the background and
+// Ensure returns a *PendingError (see background.go).
 func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	res, err := r.ensure(ctx, svc, nodes, secrets, false)
-	return res, r.timedOut(ctx, "ensure", svc, err)
+	return r.inBackground(ctx, "ensure", svc, func(ctx context.Context) (*Result, error) {
+		return r.ensure(ctx, svc, nodes, secrets, false)
+	})
 }
 
 // Plan is a dry run of Ensure: it finds svc's load balancer and returns the plan Ensure would
@@ -184,11 +208,12 @@ func (r *Reconciler) Ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // the Service asks; Plan.LoadBalancerID is empty when it would be created. The errors are
 // Ensure's, except that nothing is applied.
 func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Plan, error) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	p, err := r.plan(ctx, svc, nodes, secrets, false)
 	if err != nil {
-		return nil, r.timedOut(ctx, "plan", svc, err)
+		return nil, r.timedOut(caller, ctx, "plan", svc, err)
 	}
 	if !p.plan.Empty() {
 		klog.FromContext(ctx).V(2).Info("Load balancer plan (dry run)", "service", klog.KObj(svc),
@@ -197,15 +222,23 @@ func (r *Reconciler) Plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	return p.plan, nil
 }
 
-// timedOut says, for an error of a reconcile whose own deadline passed, that it gave up and why.
-func (r *Reconciler) timedOut(ctx context.Context, what string, svc *v1.Service, err error) error {
+// timedOut says, for an error of a reconcile whose deadline passed, that it gave up and whose
+// deadline it was: the caller's (ctx was made from caller, whose deadline came first) or the
+// reconcile timeout (Options.Timeout).
+func (r *Reconciler) timedOut(caller, ctx context.Context, what string, svc *v1.Service, err error) error {
 	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
 	}
-	return fmt.Errorf("%s load balancer of %s/%s gave up at the reconcile timeout (%s): %w", what, svc.Namespace, svc.Name, r.timeout, err)
+	whose := fmt.Sprintf("the reconcile timeout (%s)", r.timeout)
+	if callerDeadline, ok := caller.Deadline(); ok {
+		if own, _ := ctx.Deadline(); !callerDeadline.After(own) && caller != ctx {
+			whose = "the caller's deadline"
+		}
+	}
+	return fmt.Errorf("%s load balancer of %s/%s gave up at %s: %w", what, svc.Namespace, svc.Name, whose, err)
 }
 
 // planned is a plan with what was found on the way to it.
@@ -288,6 +321,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		return nil, err
 	}
 	plan, e := p.plan, p.engine
+	noteProgress(ctx, plan)
 	if !plan.Empty() {
 		e.index.dropListed(plan.LoadBalancerID) // it changes: the next reconcile reads it
 		klog.FromContext(ctx).Info("Applying load balancer plan", "service", klog.KObj(svc),
@@ -327,10 +361,14 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // that is not this Service's: it is left alone (and logged), never deleted. Missing means OCI
 // says so unambiguously: a 404 NotAuthorizedOrNotFound that a listing contradicts is an
 // *AccessError (most likely a missing IAM policy), so the Service keeps its finalizer.
+//
+// Delete waits at most Options.MaxWait: a deletion still running then goes on in the background
+// and Delete returns a *PendingError (see background.go); the Service keeps its finalizer.
 func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	return r.timedOut(ctx, "delete", svc, r.delete(ctx, svc))
+	_, err := r.inBackground(ctx, "delete", svc, func(ctx context.Context) (*Result, error) {
+		return nil, r.delete(ctx, svc)
+	})
+	return err
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
@@ -373,6 +411,7 @@ func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, a
 		return nil, nil
 	}
 	plan := deletePlan(observed)
+	noteProgress(ctx, plan)
 	logger.Info("Deleting load balancer", "plan", plan.String())
 	if _, err := e.applier.apply(ctx, plan); err != nil {
 		return nil, err
@@ -385,6 +424,7 @@ func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, a
 // Get reports svc's load balancer as OCI has it, and whether it exists (false, with a nil
 // Result, when there is none or it is not this Service's). It only reads from OCI.
 func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, error) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	e, err := r.engine(kindOf(svc))
@@ -394,7 +434,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 	adopt, _ := annotation.AdoptLoadBalancerID.Value(svc.Annotations)
 	found, how, err := r.find(ctx, e, svc, adopt, false)
 	if err != nil || found == nil {
-		return nil, false, r.timedOut(ctx, "get", svc, err)
+		return nil, false, r.timedOut(caller, ctx, "get", svc, err)
 	}
 	observed := found.spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
