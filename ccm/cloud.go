@@ -46,6 +46,13 @@ type Options struct {
 	// DriftCheckPeriod is how often load balancers are checked for changes made outside
 	// Kubernetes (see internal/drift): 0 means drift.DefaultPeriod, negative turns it off.
 	DriftCheckPeriod time.Duration
+	// LoadBalancerMaxWait is how long one load balancer sync holds a service-controller worker
+	// while OCI works (lb.Options.MaxWait; 0: a minute). Work still running then goes on in the
+	// background, the sync is retried, and the Service is synced again when the work ends.
+	LoadBalancerMaxWait time.Duration
+	// LoadBalancerTimeout bounds the work of one load balancer sync, waited for or in the
+	// background (lb.Options.Timeout; 0: five minutes).
+	LoadBalancerTimeout time.Duration
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -64,6 +71,7 @@ type Cloud struct {
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed      chan struct{}
 	driftPeriod time.Duration // Options.DriftCheckPeriod
+	maxWait     time.Duration // Options.LoadBalancerMaxWait
 }
 
 var _ interface {
@@ -104,7 +112,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 			return nil, fmt.Errorf("OCI client: %w", err)
 		}
 	}
-	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod}
+	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod, maxWait: opts.LoadBalancerMaxWait}
 	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
 	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
 	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy,
@@ -112,7 +120,8 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		return nil, err
 	}
 	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
-		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now}); err != nil {
+		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
+		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone}); err != nil {
 		return nil, err
 	}
 	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,

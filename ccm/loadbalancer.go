@@ -6,9 +6,12 @@ package ccm
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/api"
+	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
@@ -56,9 +59,18 @@ func (l *loadBalancers) ensure(ctx context.Context, svc *v1.Service, nodes []*v1
 	}
 	nodes = l.c.nodes.WithAddresses(ctx, nodes)
 	res, err := reconcile(ctx, svc, nodes, l.c.secrets(svc))
+	if pe, ok := kube.RecordPending(l.c.events, svc, err); ok {
+		if err := kube.SetPending(ctx, l.c.client, svc, pe); err != nil {
+			klog.FromContext(ctx).Error(err, "Could not record the pending load balancer work in the Service's status", "service", klog.KObj(svc))
+		}
+		return nil, l.c.retryLater(err)
+	}
 	kube.RecordPlan(l.c.events, svc, res, err)
 	if err != nil {
 		return nil, err
+	}
+	if err := kube.ClearPending(ctx, l.c.client, svc); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not clear the pending condition from the Service's status", "service", klog.KObj(svc))
 	}
 	claim, err := l.c.claim(ctx, svc, res.Spec, nodes, true)
 	if err == nil {
@@ -75,6 +87,9 @@ func (l *loadBalancers) ensure(ctx context.Context, svc *v1.Service, nodes []*v1
 // mode NSG, its frontend NSG (which OCI deletes only once no load balancer is in it).
 func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
 	if err := l.c.lbs.Delete(ctx, svc); err != nil {
+		if _, ok := kube.RecordPending(l.c.events, svc, err); ok {
+			return l.c.retryLater(err)
+		}
 		return err
 	}
 	claim := seclist.Claim{Service: key(svc), LBSubnets: l.c.lbs.Subnets(svc, l.c.secrets(svc))}
@@ -97,6 +112,28 @@ func (c *Cloud) claim(ctx context.Context, svc *v1.Service, spec *model.Spec, no
 	}
 	kube.RecordUnplaced(ctx, c.events, svc, unplaced, warn)
 	return seclist.ClaimFor(key(svc), spec, subnets), nil
+}
+
+// retryLater turns an lb.PendingError into the service controller's retry error: the Service is
+// synced again after the wait a sync may hold a worker (lb.Options.MaxWait), and at once when its
+// work ends (pendingDone). Without it the controller would back off exponentially, up to minutes
+// after the work ended.
+func (c *Cloud) retryLater(err error) error {
+	after := c.maxWait
+	if after <= 0 {
+		after = time.Minute
+	}
+	return api.NewRetryError(err.Error(), after)
+}
+
+// pendingDone is lb's Options.PendingDone: work a sync left to the background ended, so the
+// Service is requeued, as a drifted one is, with an Event saying how it ended. Before the
+// informers run nothing is requeued; the service controller's retry (retryLater) syncs it.
+func (c *Cloud) pendingDone(ctx context.Context, namespace, name, applied string, err error) error {
+	if c.client == nil || c.watch == nil {
+		return nil
+	}
+	return kube.RequeuePendingDone(c.client, c.watch.Service, c.events)(ctx, namespace, name, applied, err)
 }
 
 // secrets are the TLS Secrets svc references, from the informers (none before SetInformers).

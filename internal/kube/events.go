@@ -5,9 +5,11 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -37,6 +39,12 @@ const (
 	// EventUpdateFailed says backend changes OCI accepted (a node sync that returned before
 	// they finished, lb.Reconciler.Update) did not take effect; the Service is reconciled again.
 	EventUpdateFailed = "LoadBalancerUpdateFailed"
+	// EventPending says a sync stopped waiting for OCI (lb.Options.MaxWait) and left its work
+	// running in the background (lb.PendingError): what is being applied, and since when.
+	EventPending = "LoadBalancerPending"
+	// EventPendingDone says work left to the background ended, and how; the Service is synced
+	// again, which reports the outcome.
+	EventPendingDone = "LoadBalancerPendingDone"
 )
 
 // AnnotationDriftRequeued is stamped on a Service whose load balancer drifted (changed or deleted
@@ -79,7 +87,7 @@ func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, er
 // with AnnotationDriftRequeued (see Requeue) and records a Warning Event saying what drifted. A
 // Service gone meanwhile is nothing to reconcile.
 func RequeueDrifted(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
-	return requeueWithEvent(client, services, events, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it")
+	return requeueWithEvent(client, services, events, v1.EventTypeWarning, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it")
 }
 
 // RequeueFailedUpdate returns what lb.Reconciler.FollowUp calls when backend changes it accepted
@@ -87,14 +95,62 @@ func RequeueDrifted(client kubernetes.Interface, services func(namespace, name s
 // one is, so the service controller reconciles it through EnsureLoadBalancer (which waits for
 // its work requests), with a Warning Event saying what failed.
 func RequeueFailedUpdate(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
-	return requeueWithEvent(client, services, events, EventUpdateFailed, "Load balancer update accepted by OCI did not take effect (%s); reconciling it again")
+	return requeueWithEvent(client, services, events, v1.EventTypeWarning, EventUpdateFailed, "Load balancer update accepted by OCI did not take effect (%s); reconciling it again")
 }
 
-// requeueWithEvent stamps the Service with AnnotationDriftRequeued and records a Warning Event
-// of reason eventReason, its message format filled with why. services looks a Service up (e.g.
+// RecordPending records an EventPending on svc when err is an lb.PendingError, and returns it.
+func RecordPending(events record.EventRecorder, svc *v1.Service, err error) (*lb.PendingError, bool) {
+	var pe *lb.PendingError
+	if !errors.As(err, &pe) {
+		return nil, false
+	}
+	if events != nil {
+		events.Event(svc, v1.EventTypeNormal, EventPending, cutEvent(pe.Error()))
+	}
+	return pe, true
+}
+
+// RequeuePendingDone returns what lb.Options.PendingDone calls when work a sync left to the
+// background ends: the Service is requeued as a drifted one is, with a Normal Event saying what
+// was applied, or a Warning one saying how it failed.
+func RequeuePendingDone(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, applied string, err error) error {
+	done := requeueWithEvent(client, services, events, v1.EventTypeNormal, EventPendingDone, "Load balancer work left to the background finished (%s); syncing the Service")
+	failed := requeueWithEvent(client, services, events, v1.EventTypeWarning, EventPendingDone, "Load balancer work left to the background failed (%s); syncing the Service again")
+	return func(ctx context.Context, namespace, name, applied string, err error) error {
+		if err != nil {
+			if applied == "" {
+				applied = err.Error()
+			}
+			return failed(ctx, namespace, name, cutEvent(applied))
+		}
+		if applied == "" {
+			applied = "nothing to change"
+		}
+		return done(ctx, namespace, name, applied)
+	}
+}
+
+// maxEventMessage is the longest Event message this package writes; the API server refuses
+// messages over 1 KiB.
+const maxEventMessage = 1000
+
+// cutEvent shortens msg to fit in an Event.
+func cutEvent(msg string) string {
+	if len(msg) <= maxEventMessage {
+		return msg
+	}
+	cut := maxEventMessage - len(" …")
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + " …"
+}
+
+// requeueWithEvent stamps the Service with AnnotationDriftRequeued and records an Event of
+// eventType and eventReason, its message format filled with why. services looks a Service up (e.g.
 // Watcher.Service); events may be nil.
 func requeueWithEvent(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder,
-	eventReason, format string) func(ctx context.Context, namespace, name, reason string) error {
+	eventType, eventReason, format string) func(ctx context.Context, namespace, name, reason string) error {
 	return func(ctx context.Context, namespace, name, reason string) error {
 		svc, err := services(namespace, name)
 		if err != nil || svc == nil {
@@ -104,7 +160,7 @@ func requeueWithEvent(client kubernetes.Interface, services func(namespace, name
 			return err
 		}
 		if events != nil {
-			events.Eventf(svc, v1.EventTypeWarning, eventReason, format, reason)
+			events.Eventf(svc, eventType, eventReason, format, reason)
 		}
 		return nil
 	}

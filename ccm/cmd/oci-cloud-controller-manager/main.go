@@ -44,6 +44,15 @@ func main() {
 	driftPeriod := flags.FlagSet("OCI").Duration("drift-check-period", drift.DefaultPeriod,
 		"How often load balancers are compared with their Services to find changes made outside Kubernetes "+
 			"(one ListLoadBalancers call per 100 load balancers). A negative value turns the check off.")
+	lbOpts := lbFlags{
+		maxWait: flags.FlagSet("OCI").Duration("load-balancer-max-wait", time.Minute,
+			"How long one load balancer sync holds a service-controller worker while OCI works. Work still running then "+
+				"goes on in the background, the sync returns (a LoadBalancerPending Event says what is pending), and the "+
+				"Service is synced again when the work ends. A negative value waits until the work ends or --load-balancer-timeout."),
+		timeout: flags.FlagSet("OCI").Duration("load-balancer-timeout", 5*time.Minute,
+			"The longest one load balancer sync may take, waited for or in the background: a work request that never "+
+				"finishes is given up then, and the Service synced again."),
+	}
 	// SIGTERM releases the leader Lease and ends Run, so a standby takes over at once.
 	lease, stop := leader.New(), make(chan struct{})
 	go lease.StopOnSignal(stop)
@@ -53,16 +62,19 @@ func main() {
 		if err != nil {
 			klog.Fatalf("Cannot build the leader-election client: %v", err)
 		}
-		return lease.Wrap(newCloud(c, *driftPeriod), kube, c.ComponentConfig.Generic.LeaderElection)
+		return lease.Wrap(newCloud(c, *driftPeriod, lbOpts), kube, c.ComponentConfig.Generic.LeaderElection)
 	}, &flags)
 	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
 		names.CCMControllerAliases(), flags, stop)
 	os.Exit(cli.Run(cmd))
 }
 
+// lbFlags are the --load-balancer-* flags.
+type lbFlags struct{ maxWait, timeout *time.Duration }
+
 // newCloud builds the provider from --cloud-provider and --cloud-config. The framework offers no
 // error return here, so a bad configuration ends the process with the validation report.
-func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration) cloudprovider.Interface {
+func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lbFlags) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
@@ -79,7 +91,11 @@ func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration) cloudprov
 	if err != nil {
 		klog.Fatalf("Cannot register the OCI client's metrics: %v", err)
 	}
-	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics})
+	if *lbOpts.timeout <= 0 {
+		klog.Fatalf("--load-balancer-timeout=%s: must be positive", *lbOpts.timeout)
+	}
+	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics,
+		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}
