@@ -116,6 +116,7 @@ func TestEndToEnd(t *testing.T) {
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
 		{"NLBServiceUDPAndTCP", []string{"NodesInitialised"}, testNLBServiceUDPAndTCP},
 		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
+		{"StuckWorkRequest", []string{"NodesInitialised"}, testStuckWorkRequest},
 		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
 		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
