@@ -17,8 +17,9 @@ import (
 // OCI publishes no request rates: its list of API errors
 // (https://docs.oracle.com/en-us/iaas/Content/API/References/apierrors.htm) has 429
 // TooManyRequests but no rate that triggers it, and the limits differ by tenancy. The configured
-// rates cannot be tuned in advance, so each bucket learns its tenancy's rate from the answers. A 429 cuts the rate of the bucket whose token the call took; calls that OCI
-// accepts while the bucket holds them back raise it again, slowly, up to the configured rate.
+// rates cannot be tuned in advance, so each bucket learns its tenancy's rate from the answers. A
+// 429 cuts the rate of the bucket whose token the call took; calls that OCI accepts while the
+// bucket holds them back raise it again, slowly, up to the configured rate.
 // The constants below were tuned with TestAdaptiveLimiterNearlyMatchesAClientConfiguredAtOCIsRate
 // (a tenancy of 5 reads/s against the default 20, and 2 writes/s against 5).
 const (
