@@ -128,9 +128,14 @@ func TestEnsureGivesTheWorkerBackWhileAWorkRequestNeverFinishes(t *testing.T) {
 	if call.service != "default/stuck" || call.err != nil || !strings.Contains(call.applied, "+ load balancer") {
 		t.Errorf("PendingDone got %+v, want default/stuck's create applied", call)
 	}
+	before = e.srv.Calls()
 	res, err := r.Ensure(ctx, stuck, nodes, nil)
 	if err != nil {
 		t.Fatalf("Ensure once the create finished: %v", err)
+	}
+	// What a create longer than MaxWait costs beyond one that is waited for: this sync's read.
+	if calls := e.srv.Calls().Since(before); calls.Total() != 1 || calls.Op("GetLoadBalancer") != 1 {
+		t.Errorf("the sync after the create made these calls, want one GetLoadBalancer:\n%s", calls)
 	}
 	if len(res.Status.Ingress) == 0 || !res.Plan.Empty() {
 		t.Errorf("Ensure once the create finished: status %+v, plan %s; want an address and nothing to change", res.Status, res.Plan)
