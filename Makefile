@@ -9,9 +9,12 @@ BIN       := $(CURDIR)/bin
 TOOLS     := $(BIN)/tools
 BINARY    := $(BIN)/oci-cloud-controller-manager
 CMD_PKG   := ./ccm/cmd/oci-cloud-controller-manager
-# component-base insists on a semantic version: a v* tag, else v0.0.0-dev+<commit>.
+# component-base insists on a semantic version: a v* tag, else v0.0.0-dev+<commit>. Expanded once
+# (:=), so that one make run stamps the binary and tags the image alike even if a commit lands
+# while it runs.
 VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || \
                echo v0.0.0-dev+$$(git rev-parse --short HEAD 2>/dev/null || echo unknown))
+VERSION   := $(VERSION)
 LDFLAGS   := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
              -X k8s.io/component-base/version.gitCommit=$(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 
@@ -40,6 +43,7 @@ IMAGE_TAG         ?= $(subst +,-,$(VERSION))
 IMAGE             ?= $(IMAGE_REPO):$(IMAGE_TAG)
 IMAGE_DIR         := $(BIN)/image
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
 
 # Test packages are everything except the e2e suite, which only builds with -tags e2e.
 UNIT_FLAGS ?= -race -count=1
