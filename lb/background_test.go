@@ -231,3 +231,33 @@ func TestPlanSaysWhenTheCallersDeadlineEndedIt(t *testing.T) {
 		t.Errorf("Plan past the caller's deadline: got %v, want it to blame the caller's deadline", err)
 	}
 }
+
+// TestMaxWaitIsJudgedByTheReconcilersClock: MaxWait passes on Options.Now's clock, so a caller
+// on a fast clock (a benchmark's) is handed back when that clock says so, as production is.
+func TestMaxWaitIsJudgedByTheReconcilersClock(t *testing.T) {
+	e, _, _ := backgroundEnv(t, 0, "CreateLoadBalancer")
+	var clk ocitest.Clock
+	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
+		MaxWait: time.Minute, Timeout: time.Hour, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	returned := make(chan error, 1)
+	go func() {
+		_, err := r.Ensure(ctx, service(), readyNodes(1), nil)
+		returned <- err
+	}()
+	for len(pendingOps(e.srv)) == 0 { // the create sent: Ensure waits for it
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-returned:
+		t.Fatalf("Ensure returned before a minute of its clock passed: %v", err)
+	default:
+	}
+	clk.Advance(61 * time.Second)
+	var pe *lb.PendingError
+	if err := <-returned; !errors.As(err, &pe) || pe.Waited < time.Minute {
+		t.Fatalf("Ensure after a minute of its clock: got %v, want a PendingError after MaxWait", err)
+	}
+}

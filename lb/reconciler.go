@@ -51,7 +51,7 @@ type Options struct {
 	// service-controller worker (by default the only one) must not be held by one load balancer
 	// while OCI works. Work still running then goes on in the background and the call returns a
 	// *PendingError; a negative MaxWait waits until the work ends or the caller's context does.
-	// See background.go.
+	// It is judged by Now's clock. See background.go.
 	MaxWait time.Duration
 	// PendingDone, if set, is called when work that a call left to the background (a
 	// *PendingError) ends: applied is what it did (Summary of its plan, "" when nothing), err how
@@ -90,6 +90,7 @@ type Reconciler struct {
 	namer   naming
 	timeout time.Duration
 	maxWait time.Duration
+	now     func() time.Time                                                         // Options.Now
 	nsg     func(ctx context.Context, spec *model.Spec, create bool) (string, error) // Options.FrontendNSG
 	pending *pendingUpdates                                                          // Update's accepted changes (async.go)
 	// pendingDone is Options.PendingDone.
@@ -128,11 +129,15 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		namer:       namingFor(cfg),
 		timeout:     timeout,
 		maxWait:     maxWait,
+		now:         opts.Now,
 		nsg:         opts.FrontendNSG,
 		ids:         map[types.UID]lbRef{},
 		jobs:        map[types.UID]*job{},
 		pending:     newPendingUpdates(),
 		pendingDone: opts.PendingDone,
+	}
+	if r.now == nil {
+		r.now = time.Now
 	}
 	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
 	if opts.NetworkLoadBalancers != nil {
