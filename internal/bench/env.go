@@ -177,7 +177,7 @@ func (w *World) newCloud(withInformers bool) error {
 		factory.WaitForCacheSync(w.stop)
 	}
 	lbs, _ := cloud.LoadBalancer()
-	w.LB = lbs
+	w.LB = resyncing{LoadBalancer: lbs, clock: w.Clock}
 	return nil
 }
 
