@@ -248,10 +248,13 @@ func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 // report shows OCI sending it for a busy classic load balancer, whose changes queue, but it is
 // harmless to retry) and, from the Network Load Balancer API only, Conflict, which is how that
 // API refuses a change while another work request runs ("Invalid State Transition of NLB
-// lifeCycle state from Updating to Updating"; terraform-provider-oci #1456). The same code also
-// answers a duplicate name there, which a retry turns into the same error a few attempts later:
-// OCI gives no other field to tell them apart, and messages are not matched. Every other answer
-// (400, 401, 404, 412, 409 InvalidatedRetryToken, ...) would fail again.
+// lifeCycle state from Updating to Updating"; terraform-provider-oci #1456). A duplicate backend
+// there is a different code, 409 NotAuthorizedOrResourceAlreadyExists ("Duplicate backend IP/id
+// + port combinations not allowed"; terraform-provider-oci #1593), and is not retried. Whether a
+// duplicate listener or backend set name answers Conflict is not known; if it does, a retry turns
+// it into the same error a few attempts later, as messages are not matched. Every other answer
+// (400, 401, 404, 412, 409 InvalidatedRetryToken, 409 NotAuthorizedOrResourceAlreadyExists, ...)
+// would fail again.
 func retryReason(service string, err error) string {
 	if se, ok := asServiceError(err); ok {
 		switch status := se.GetHTTPStatusCode(); {

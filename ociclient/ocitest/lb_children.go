@@ -235,6 +235,8 @@ func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 		invalid = lbInvalid("weight, backup, drain and offline are required")
 	} else if *u.Weight < 1 || *u.Weight > 100 {
 		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
+	} else {
+		invalid = lbCheckMaxConnections("backend maxConnections", u.MaxConnections)
 	}
 	s.lbChangeChecked(w, r, "UpdateBackend", invalid, func(e *lbEntry) error {
 		return lbBackendExists(&e.lb, set, name)

@@ -43,6 +43,21 @@ func lbConflict(format string, args ...any) error {
 	return &lbError{http.StatusConflict, "Conflict", fmt.Sprintf(format, args...)}
 }
 
+// nlbDuplicateBackend is how the Network Load Balancer API refuses a backend the backend set
+// already has: 409 NotAuthorizedOrResourceAlreadyExists, "Conflict. For <NLB OCID> Duplicate
+// backend IP/id + port combinations not allowed: Backend(...)" (terraform-provider-oci #1593,
+// a CreateBackend). Not Conflict, the code of a busy NLB, so a client that retries Conflict does
+// not retry it.
+// nlbID may be empty (a create names no NLB yet).
+func nlbDuplicateBackend(nlbID, set, backend string) error {
+	for_ := ""
+	if nlbID != "" {
+		for_ = " For " + nlbID
+	}
+	return &lbError{http.StatusConflict, "NotAuthorizedOrResourceAlreadyExists",
+		fmt.Sprintf("Conflict.%s Duplicate backend IP/id + port combinations not allowed: backend %s in backend set '%s'", for_, backend, set)}
+}
+
 func lbLimitExceeded(format string, args ...any) error {
 	return &lbError{http.StatusBadRequest, "LimitExceeded", fmt.Sprintf(format, args...)}
 }

@@ -6,6 +6,7 @@ package ocitest
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -188,6 +189,21 @@ func (f *lbFixture) createLB(t *testing.T, d loadbalancer.CreateLoadBalancerDeta
 	}
 	f.mustSucceed(t, resp.OpcWorkRequestId)
 	return f.lbOfWork(t, *resp.OpcWorkRequestId)
+}
+
+// createLBOrRefused sends a create: one that ok is false for must be refused with 400
+// InvalidParameter, another must be accepted and its work request succeed.
+func (f *lbFixture) createLBOrRefused(t *testing.T, d loadbalancer.CreateLoadBalancerDetails, ok bool) {
+	t.Helper()
+	resp, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+	if !ok {
+		wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+		return
+	}
+	if err != nil {
+		t.Fatalf("CreateLoadBalancer: %v", err)
+	}
+	f.mustSucceed(t, resp.OpcWorkRequestId)
 }
 
 // lbOfWork is the load balancer a work request belongs to.

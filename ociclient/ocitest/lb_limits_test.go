@@ -386,16 +386,7 @@ func TestCertificateNamesAllowOnlyLettersDigitsDashAndUnderscore(t *testing.T) {
 		{"web/tls", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := tlsLB(f, tc.name, loadbalancer.SslConfigurationDetails{})
-			resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
-			if !tc.ok {
-				wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
-				return
-			}
-			if err != nil {
-				t.Fatalf("CreateLoadBalancer: %v", err)
-			}
-			f.mustSucceed(t, resp.OpcWorkRequestId)
+			f.createLBOrRefused(t, tlsLB(f, tc.name, loadbalancer.SslConfigurationDetails{}), tc.ok)
 		})
 	}
 	id := f.createLB(t, f.basicLB("svc"))

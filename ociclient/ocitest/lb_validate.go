@@ -28,16 +28,67 @@ var (
 	lbFlexibleMbps       = [2]int{10, 8000}
 	lbMaxNSGs            = 5
 	lbMaxIdleTimeoutSecs = int64(7200)
+	// lbMinMaxConnections is the least non-zero maxConnections of a backend and
+	// backendMaxConnections of a backend set: the SDK's doc comments of BackendDetails and
+	// BackendSetDetails (v65.130.0) say "must be greater or equal to 256"; 0 means unlimited.
+	lbMinMaxConnections = 256
 )
 
+// lbCipherSuites are the predefined cipher suites of the Load Balancer API, from the SDK's doc
+// comment of CreateSslCipherSuiteDetails.Name (v65.130.0). A listener or backend set may name
+// one of these or a cipher suite of its own load balancer.
+var lbCipherSuites = []string{
+	"oci-default-ssl-cipher-suite-v1", "oci-modern-ssl-cipher-suite-v1",
+	"oci-compatible-ssl-cipher-suite-v1", "oci-wider-compatible-ssl-cipher-suite-v1",
+	"oci-default-http2-ssl-cipher-suite-v1", "oci-default-http2-tls-13-ssl-cipher-suite-v1",
+	"oci-default-http2-tls-12-13-ssl-cipher-suite-v1", "oci-tls-13-recommended-ssl-cipher-suite-v1",
+	"oci-tls-12-13-wider-ssl-cipher-suite-v1", "oci-tls-11-12-13-wider-ssl-cipher-suite-v1",
+}
+
+// lbCustomizedCipherSuite is what GET shows for a cipher configuration changed by Oracle; the
+// SDK's doc comment of SslConfigurationDetails.CipherSuiteName: it "is not accepted as valid
+// input for this field".
+const lbCustomizedCipherSuite = "oci-customized-ssl-cipher-suite"
+
+// lbCheckMaxConnections refuses a maxConnections below OCI's minimum other than 0 (unlimited).
+func lbCheckMaxConnections(what string, v *int) error {
+	if v != nil && *v != 0 && *v < lbMinMaxConnections {
+		return lbInvalid("%s %d is too low: 0 (unlimited) or at least %d", what, *v, lbMinMaxConnections)
+	}
+	return nil
+}
+
+// lbCheckCipherSuites is checkLB's part for cipher suites: every listener and backend set names
+// a predefined suite or one of the load balancer's own (SslCipherSuites). Assumed: OCI's stage
+// and wording for an unknown name are not documented; this fails the work request, as an unknown
+// certificate does.
+func lbCheckCipherSuites(lb *loadbalancer.LoadBalancer) error {
+	known := func(name string) bool {
+		_, own := lb.SslCipherSuites[name]
+		return name == "" || own || slices.Contains(lbCipherSuites, name)
+	}
+	for _, name := range lbSortedKeys(lb.Listeners) {
+		if c := lb.Listeners[name].SslConfiguration; c != nil && !known(lbDeref(c.CipherSuiteName)) {
+			return wrBadInput("Listener '%s' has unknown cipher suite '%s'", name, *c.CipherSuiteName)
+		}
+	}
+	for _, name := range lbSortedKeys(lb.BackendSets) {
+		if c := lb.BackendSets[name].SslConfiguration; c != nil && !known(lbDeref(c.CipherSuiteName)) {
+			return wrBadInput("Backend set '%s' has unknown cipher suite '%s'", name, *c.CipherSuiteName)
+		}
+	}
+	return nil
+}
+
 // lbCheckName enforces OCI's rule for listener and backend set names: 1 to maxLen characters,
-// letters, digits, '-', '_' and '.'.
+// letters, digits, '-' and '_'. The SDK's doc comment of CreateBackendSetDetails.Name (both APIs,
+// v65.130.0): "Valid backend set names include only alphanumeric characters, dashes, and
+// underscores"; listeners are held to the same rule (assumed: the SDK does not say).
 func lbCheckName(kind string, name *string, maxLen int) error {
-	return lbCheckNameChars(kind, name, maxLen, "-_.")
+	return lbCheckNameChars(kind, name, maxLen, "-_")
 }
 
 // lbCheckNameChars is lbCheckName with the punctuation allowed besides letters and digits.
-// Certificate names allow only '-' and '_' (FACTS.md, "Certificates").
 func lbCheckNameChars(kind string, name *string, maxLen int, punct string) error {
 	if name == nil || *name == "" {
 		return lbInvalid("%s name is required", kind)
@@ -182,6 +233,9 @@ func lbCheckSSL(owner string, c *loadbalancer.SslConfigurationDetails, needCerti
 	if needCertificate && (c.CertificateName == nil || *c.CertificateName == "") && len(c.CertificateIds) == 0 {
 		return lbInvalid("%s: sslConfiguration needs certificateName or certificateIds", owner)
 	}
+	if lbDeref(c.CipherSuiteName) == lbCustomizedCipherSuite {
+		return lbInvalid("%s: cipherSuiteName '%s' is reserved by Oracle; give a predefined or custom cipher suite", owner, lbCustomizedCipherSuite)
+	}
 	// OCI accepts verifyDepth 0 when peers are not verified: the upstream CCM sends exactly that
 	// on every TLS listener. A depth only matters, and is checked, when verifying.
 	if d := c.VerifyDepth; d != nil {
@@ -211,6 +265,9 @@ func lbCheckBackendSet(name *string, d loadbalancer.BackendSetDetails, limits LB
 		if err := lbCheckSSL("backend set '"+*name+"'", d.SslConfiguration, false); err != nil {
 			return err
 		}
+	}
+	if err := lbCheckMaxConnections(fmt.Sprintf("backend set '%s' backendMaxConnections", *name), d.BackendMaxConnections); err != nil {
+		return err
 	}
 	if d.SessionPersistenceConfiguration != nil && d.LbCookieSessionPersistenceConfiguration != nil {
 		return lbInvalid("backend set '%s': sessionPersistenceConfiguration and lbCookieSessionPersistenceConfiguration are exclusive", *name)
@@ -269,7 +326,7 @@ func lbCheckBackend(b loadbalancer.BackendDetails) error {
 	if b.Weight != nil && (*b.Weight < 1 || *b.Weight > 100) {
 		return lbInvalid("backend weight %d is out of range 1..100", *b.Weight)
 	}
-	return nil
+	return lbCheckMaxConnections("backend maxConnections", b.MaxConnections)
 }
 
 func lbCheckCertificate(d loadbalancer.CertificateDetails) error {
@@ -309,6 +366,9 @@ func checkLB(lb *loadbalancer.LoadBalancer) error {
 				return wrBadInput("Backend set '%s' has unknown certificate '%s'", name, *c.CertificateName)
 			}
 		}
+	}
+	if err := lbCheckCipherSuites(lb); err != nil {
+		return err
 	}
 	byPort := map[int]string{}
 	for _, name := range lbSortedKeys(lb.Listeners) {

@@ -239,7 +239,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
-			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
+			return nlbDuplicateBackend(lbDeref(n.Id), set, name)
 		}
 		if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet); err != nil {
 			return err

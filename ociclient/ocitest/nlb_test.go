@@ -178,7 +178,8 @@ func TestNetworkLoadBalancerPartsThroughTheirWholeLife(t *testing.T) {
 	must(r2.OpcWorkRequestId, err)
 	_, err = f.nlb.CreateBackend(ctx, nlbapi.CreateBackendRequest{NetworkLoadBalancerId: &id, BackendSetName: set,
 		CreateBackendDetails: nlbapi.CreateBackendDetails{IpAddress: common.String("10.0.10.2"), Port: common.Int(30443)}})
-	wantServiceError(t, err, http.StatusConflict, "Conflict")
+	// OCI's code for a duplicate backend (terraform-provider-oci #1593), not the busy NLB's Conflict.
+	wantServiceError(t, err, http.StatusConflict, "NotAuthorizedOrResourceAlreadyExists")
 	r3, err := f.nlb.UpdateBackend(ctx, nlbapi.UpdateBackendRequest{NetworkLoadBalancerId: &id, BackendSetName: set, BackendName: common.String("10.0.10.2:30443"),
 		UpdateBackendDetails: nlbapi.UpdateBackendDetails{IsDrain: common.Bool(true)}})
 	must(r3.OpcWorkRequestId, err)

@@ -113,7 +113,9 @@ func nlbCheckBackends(set string, v nlbapi.IpVersionEnum, backends []nlbapi.Back
 		}
 		n := nlbBackendName(b)
 		if seen[n] {
-			return lbInvalid("backend set '%s' lists backend %s twice", set, n)
+			// Assumed: a list with a backend twice gets the answer of a CreateBackend that
+			// duplicates one (nlbDuplicateBackend); the request names no NLB yet on create.
+			return nlbDuplicateBackend("", set, n)
 		}
 		seen[n] = true
 	}
