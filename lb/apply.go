@@ -202,6 +202,12 @@ func (a *applier) reservedIPID(ctx context.Context, service, address string) (st
 		return "", fmt.Errorf("look up reserved public IP %s: %w", address, err)
 	case ip.Lifetime != core.PublicIpLifetimeReserved:
 		return "", bad(fmt.Sprintf("a reserved public IP (this one is %s)", ip.Lifetime))
+	case ip.AssignedEntityId != nil:
+		// OCI would accept the create and fail its work request, leaving a FAILED load balancer
+		// behind; the Service that holds the address is another one (or no Service at all), as
+		// a create is only planned when this Service has no load balancer.
+		return "", bad(fmt.Sprintf("a reserved public IP that is not in use (this one is %s, assigned to another resource: %s %s); free it or choose another",
+			ip.LifecycleState, ip.AssignedEntityType, *ip.AssignedEntityId))
 	case ip.LifecycleState != core.PublicIpLifecycleStateAvailable:
 		return "", bad(fmt.Sprintf("a reserved public IP that is AVAILABLE (this one is %s)", ip.LifecycleState))
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,6 +16,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -212,6 +214,44 @@ func TestEnsureWithReservedIP(t *testing.T) {
 	}
 	if n := len(other.srv.LoadBalancers()); n != 0 {
 		t.Errorf("%d load balancers created", n)
+	}
+}
+
+// TestReservedIPOfAnotherLoadBalancerIsRefusedBeforeAnyWrite: a second Service asking for the
+// reserved IP the first one's load balancer holds (ASSIGNED) is refused with a ValidationError on
+// spec.loadBalancerIP before any write, since OCI would leave a FAILED load balancer; the first
+// Service keeps its load balancer and re-syncs without a change.
+func TestReservedIPOfAnotherLoadBalancerIsRefusedBeforeAnyWrite(t *testing.T) {
+	e := newEnv(t)
+	ip := e.srv.AddPublicIP(core.PublicIp{CompartmentId: common.String(e.cfg.CompartmentID), Lifetime: core.PublicIpLifetimeReserved})
+	holder := service(func(s *v1.Service) { s.Spec.LoadBalancerIP = *ip.IpAddress })
+	e.ensure(t, holder, readyNodes(1), nil)
+
+	other := service(func(s *v1.Service) {
+		s.Name, s.UID, s.Spec.LoadBalancerIP = "other", types.UID("0d7f3c55-1b2a-4c6e-9f80-7a6b5c4d3e2f"), *ip.IpAddress
+	})
+	before := e.srv.Calls()
+	_, err := e.r.Ensure(ctx, other, readyNodes(1), nil)
+	var verr *lb.ValidationError
+	if !errors.As(err, &verr) || len(verr.Problems) != 1 || verr.Problems[0].Field != "spec.loadBalancerIP" || verr.Problems[0].Value != *ip.IpAddress {
+		t.Fatalf("Ensure with an assigned reserved IP = %v, want a ValidationError on spec.loadBalancerIP naming %s", err, *ip.IpAddress)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "ASSIGNED") || !strings.Contains(msg, "assigned to another resource") {
+		t.Errorf("error %q does not say the IP is assigned to another resource", msg)
+	}
+	if n := e.srv.Calls().Since(before).Class(ocitest.ClassWrite); n != 0 {
+		t.Errorf("the refused Service made %d writes, want none", n)
+	}
+	if n := len(e.srv.LoadBalancers()); n != 1 {
+		t.Errorf("%d load balancers, want the holder's only", n)
+	}
+
+	res, calls := e.ensure(t, holder, readyNodes(1), nil)
+	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP != *ip.IpAddress {
+		t.Errorf("holder's status %+v, want the reserved IP %s", res.Status, *ip.IpAddress)
+	}
+	if n := calls.Class(ocitest.ClassWrite); n != 0 {
+		t.Errorf("the holder's re-sync made %d writes, want none", n)
 	}
 }
 

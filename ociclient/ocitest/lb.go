@@ -5,6 +5,7 @@ package ocitest
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 	"slices"
 
@@ -188,18 +189,27 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	id := s.NewID("loadbalancer")
 	private := lbDeref(d.IsPrivate)
 	var addr loadbalancer.IpAddress
+	var taken error // the reserved IP is another resource's: the work request fails
 	if len(d.ReservedIps) == 1 {
 		rid := *d.ReservedIps[0].Id
 		ip, err := s.lbClaimReserved(rid, id)
-		if err != nil {
+		var wf *wrFailure
+		switch {
+		case errors.As(err, &wf):
+			taken = err
+		case err != nil:
 			writeLBError(w, r, err)
 			return
+		default:
+			addr = loadbalancer.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(true),
+				ReservedIp: &loadbalancer.ReservedIp{Id: common.String(rid)}}
 		}
-		addr = loadbalancer.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(true),
-			ReservedIp: &loadbalancer.ReservedIp{Id: common.String(rid)}}
 	}
 	// A full subnet fails the work request, not the request; the load balancer gets no address.
-	held, full := s.lbHoldSubnetAddresses(id, d.SubnetIds)
+	held, full := []string{""}, taken
+	if taken == nil {
+		held, full = s.lbHoldSubnetAddresses(id, d.SubnetIds)
+	}
 	switch {
 	case addr.IpAddress != nil || full != nil:
 	case private && held[0] != "":

@@ -5,6 +5,7 @@ package ocitest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -126,18 +127,32 @@ func (s *Server) lbFreeSubnetAddress(subnetID string, prefix netip.Prefix) (stri
 }
 
 // lbClaimReserved assigns the reserved public IP with this OCID to a resource and returns its
-// address. A reserved IP the VCN API knows gives its own address; one it does not know gets a
-// stable address from 192.0.2.0/24 onwards. Caller holds s.mu.
+// address. A reserved IP the VCN API knows gives its own address and turns ASSIGNED, to a private
+// IP of the load balancer (lbAssignPublicIP); one it does not know gets a stable address from
+// 192.0.2.0/24 onwards. A reserved IP assigned to another resource gives a *wrFailure: the create
+// is accepted and its work request fails (assumed, see lbReservedAssigned). Caller holds s.mu.
 func (s *Server) lbClaimReserved(id, user string) (string, error) {
 	if other, ok := s.lb.ips.reservedUser[id]; ok && other != user {
-		return "", lbConflict("Reserved public IP %s is already assigned to %s", id, other)
+		if p, known := s.vcn.publicIPs.get(id); known && p.AssignedEntityId != nil {
+			other = *p.AssignedEntityId // what the Networking API shows as its holder
+		}
+		return "", lbReservedAssigned(id, other)
 	}
 	addr, err := s.lbReservedAddress(id)
 	if err != nil {
 		return "", err
 	}
 	s.lb.ips.reservedUser[id] = user
+	s.lbAssignPublicIP(id)
 	return addr, nil
+}
+
+// lbReservedAssigned is the failure of a create that asks for a reserved public IP another
+// resource holds. OCI documents neither the stage nor the words; ocitest fails the create's work
+// request (the load balancer is left FAILED without an address), which is harder on a client than
+// a synchronous 409: it must check the IP itself first, or clean up a FAILED load balancer.
+func lbReservedAssigned(id, holder string) error {
+	return wrBadInput("Reserved public IP %s is already assigned to %s", id, holder)
 }
 
 func (s *Server) lbReservedAddress(id string) (string, error) {
@@ -146,7 +161,7 @@ func (s *Server) lbReservedAddress(id string) (string, error) {
 		case p.Lifetime != core.PublicIpLifetimeReserved:
 			return "", lbInvalid("Public IP %s is not a reserved public IP", id)
 		case p.AssignedEntityId != nil:
-			return "", lbConflict("Reserved public IP %s is already assigned to %s", id, *p.AssignedEntityId)
+			return "", lbReservedAssigned(id, *p.AssignedEntityId)
 		}
 		return lbDeref(p.IpAddress), nil
 	}
@@ -161,12 +176,37 @@ func (s *Server) lbReservedAddress(id string) (string, error) {
 	return addr, nil
 }
 
-// lbReleaseReserved frees every address the deleted resource holds: its reserved IPs and the
+// lbAssignPublicIP shows a reserved public IP the VCN API knows as ASSIGNED, as OCI does once a
+// load balancer takes it: assignedEntityType PRIVATE_IP (the SDK's PublicIpAssignedEntityTypeEnum
+// has only PRIVATE_IP and NAT_GATEWAY) and assignedEntityId a private IP of the load balancer's,
+// which lives in Oracle's tenancy and is not the load balancer's OCID, so GetPrivateIp does not
+// find it (assumed). privateIpId, deprecated, carries the same OCID.
+func (s *Server) lbAssignPublicIP(id string) {
+	p, ok := s.vcn.publicIPs.get(id)
+	if !ok {
+		return
+	}
+	entity := s.NewID("privateip")
+	p.LifecycleState = core.PublicIpLifecycleStateAssigned
+	p.AssignedEntityId, p.PrivateIpId = &entity, &entity
+	p.AssignedEntityType = core.PublicIpAssignedEntityTypePrivateIp
+	s.vcn.publicIPs.put(id, p)
+}
+
+// lbReleaseReserved frees every address the deleted resource holds: its reserved IPs (a reserved
+// public IP the VCN API knows is AVAILABLE again: the SDK's doc comment of ReservedIp, "Reserved
+// IPs will not be deleted when the Load balancer is deleted. They will be unattached") and the
 // private addresses it took in its subnets. Caller holds s.mu.
 func (s *Server) lbReleaseReserved(user string) {
 	for id, u := range s.lb.ips.reservedUser {
-		if u == user {
-			delete(s.lb.ips.reservedUser, id)
+		if u != user {
+			continue
+		}
+		delete(s.lb.ips.reservedUser, id)
+		if p, ok := s.vcn.publicIPs.get(id); ok {
+			p.LifecycleState = core.PublicIpLifecycleStateAvailable
+			p.AssignedEntityId, p.PrivateIpId, p.AssignedEntityType = nil, nil, ""
+			s.vcn.publicIPs.put(id, p)
 		}
 	}
 	for _, held := range s.lb.ips.held {
@@ -222,7 +262,11 @@ func (s *Server) nlbIPv4Addresses(id string, private bool, subnet string, byKind
 	}
 	if rid := byKind[nlbReservedPublic]; rid != "" {
 		ip, err := s.lbClaimReserved(rid, id)
-		if err != nil {
+		var taken *wrFailure
+		switch {
+		case errors.As(err, &taken):
+			return nil, err, nil // held by another resource: the work request fails
+		case err != nil:
 			return nil, nil, err
 		}
 		addrs = append(addrs, v4(ip, true, rid))
