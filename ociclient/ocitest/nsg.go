@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
 )
@@ -244,9 +245,17 @@ func (s *Server) NetworkSecurityGroup(id string) (core.NetworkSecurityGroup, []c
 	return jsonClone(n.group), jsonClone(n.rules), ok
 }
 
+// nsgToken is what the server remembers of a CreateNetworkSecurityGroup's opc-retry-token: the
+// group it created and when, by the server's clock. Like every retry token it expires after 24
+// hours (retryTokenLifetime), then a request with it creates a new group.
+type nsgToken struct {
+	group string
+	first time.Time
+}
+
 // createNSG creates a network security group in a VCN, synchronously (OCI answers with the
-// group AVAILABLE; no work request). An opc-retry-token seen before answers the group it
-// created, or 409 InvalidatedRetryToken once that group is deleted.
+// group AVAILABLE; no work request). An opc-retry-token seen in the last 24 hours answers the
+// group it created, or 409 InvalidatedRetryToken once that group is deleted.
 func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 	var d core.CreateNetworkSecurityGroupDetails
 	if !readJSON(w, r, &d) {
@@ -259,7 +268,12 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 	token := r.Header.Get("opc-retry-token")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id, ok := s.vcn.nsgTokens[token]; ok && token != "" {
+	now := s.now()
+	if t, ok := s.vcn.nsgTokens[token]; ok && token != "" && !now.Before(t.first.Add(retryTokenLifetime)) {
+		delete(s.vcn.nsgTokens, token) // expired: the request runs anew
+	}
+	if t, ok := s.vcn.nsgTokens[token]; ok && token != "" {
+		id := t.group
 		n, ok := s.vcn.nsgs.get(id)
 		if !ok {
 			writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken,
@@ -282,9 +296,9 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 	}
 	if token != "" {
 		if s.vcn.nsgTokens == nil {
-			s.vcn.nsgTokens = map[string]string{}
+			s.vcn.nsgTokens = map[string]nsgToken{}
 		}
-		s.vcn.nsgTokens[token] = *g.Id
+		s.vcn.nsgTokens[token] = nsgToken{group: *g.Id, first: now}
 	}
 	w.Header().Set("etag", nsgETag(g))
 	writeJSON(w, r, http.StatusOK, jsonClone(g))

@@ -6,6 +6,7 @@ package ocitest_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/core"
@@ -170,12 +171,17 @@ func TestCreateNSGKeepsTagsAndIsListedByCompartmentVCNAndName(t *testing.T) {
 	}
 }
 
+// createNSGWithToken creates a group in vcn with an opc-retry-token.
+func createNSGWithToken(t *testing.T, f *coreFixture, vcn core.Vcn, token string) (core.CreateNetworkSecurityGroupResponse, error) {
+	return f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{OpcRetryToken: &token,
+		CreateNetworkSecurityGroupDetails: core.CreateNetworkSecurityGroupDetails{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id}})
+}
+
 func TestCreateNSGRetryTokenAnswersTheSameGroup(t *testing.T) {
 	f := newCoreFixture(t, ocitest.Options{})
 	vcn := f.srv.AddVCN(core.Vcn{})
 	create := func() (core.CreateNetworkSecurityGroupResponse, error) {
-		return f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{OpcRetryToken: new("token-1"),
-			CreateNetworkSecurityGroupDetails: core.CreateNetworkSecurityGroupDetails{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id}})
+		return createNSGWithToken(t, f, vcn, "token-1")
 	}
 	first, err := create()
 	if err != nil {
@@ -190,6 +196,34 @@ func TestCreateNSGRetryTokenAnswersTheSameGroup(t *testing.T) {
 	}
 	_, err = create()
 	wantStatus(t, err, http.StatusConflict, "InvalidatedRetryToken")
+}
+
+// TestCreateNSGRetryTokenExpiresAfter24Hours: OCI forgets a retry token after 24 hours ("Retry
+// tokens expire after 24 hours", every opc-retry-token parameter), for NSGs as for load
+// balancers; the same token then creates a new group, even after its first group was deleted.
+func TestCreateNSGRetryTokenExpiresAfter24Hours(t *testing.T) {
+	clock := &ocitest.Clock{}
+	f := newCoreFixture(t, ocitest.Options{Now: clock.Now})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	create := func() (core.CreateNetworkSecurityGroupResponse, error) {
+		return createNSGWithToken(t, f, vcn, "token-1")
+	}
+	first, err := create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(24*time.Hour - time.Second)
+	if again, err := create(); err != nil || *again.Id != *first.Id {
+		t.Fatalf("retry within 24 h answered %v, %v; want the first group %s", again.Id, err, *first.Id)
+	}
+	if _, err := f.vcn.DeleteNetworkSecurityGroup(t.Context(), core.DeleteNetworkSecurityGroupRequest{NetworkSecurityGroupId: first.Id}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	later, err := create()
+	if err != nil || *later.Id == *first.Id {
+		t.Fatalf("the token after 24 h answered %v, %v; want a new group", later.Id, err)
+	}
 }
 
 func TestDeleteNSGRefusedWhileALoadBalancerOrVNICIsInIt(t *testing.T) {

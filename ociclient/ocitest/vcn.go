@@ -25,7 +25,7 @@ type vcnStore struct {
 	subnets    ordered[core.Subnet]
 	secLists   ordered[secList]
 	nsgs       ordered[nsgState]
-	nsgTokens  map[string]string // opc-retry-token of a CreateNetworkSecurityGroup → the group it created
+	nsgTokens  map[string]nsgToken // opc-retry-token of a CreateNetworkSecurityGroup → what it created
 	vnics      ordered[core.Vnic]
 	privateIPs ordered[core.PrivateIp]
 	publicIPs  ordered[core.PublicIp]
