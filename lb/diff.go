@@ -51,6 +51,9 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	}
 	desiredNSGs := target.NetworkSecurityGroups
 	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
+	if err := checkNSGTotal(target, desiredNSGs); err != nil {
+		return nil, err
+	}
 	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
 	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
 	before, after := model.Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, model.Settings{Name: target.Name, FreeformTags: tags}
@@ -260,4 +263,17 @@ func diffNamed[V any](observed, target map[string]V, equal func(a, b V) bool, cr
 		}
 	}
 	return out
+}
+
+// checkNSGTotal refuses a plan whose NSGs, the Service's and those someone else attached to the
+// load balancer, exceed the maxNetworkSecurityGroups OCI allows per resource: OCI would refuse
+// the UpdateNetworkSecurityGroups with 400 LimitExceeded after the plan's other changes ran.
+func checkNSGTotal(target *model.Spec, desired []string) error {
+	if len(target.NetworkSecurityGroups) <= maxNetworkSecurityGroups {
+		return nil
+	}
+	others := len(target.NetworkSecurityGroups) - len(desired)
+	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
+		strings.Join(desired, ","), "at most %d OCIDs: the load balancer is also in %d NSG(s) oci-ccm did not attach, and OCI allows %d in all",
+		maxNetworkSecurityGroups-others, others, maxNetworkSecurityGroups)}}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +68,36 @@ func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNSGsWithAUsersBeyondFiveAreAValidationErrorBeforeAnyWrite: the Service's NSGs and those a
+// user attached together exceed OCI's five per load balancer; OCI (and ocitest) would refuse the
+// UpdateNetworkSecurityGroups with 400 LimitExceeded, after the plan's other changes, so the
+// plan is refused first, naming the annotation and how many it may list.
+func TestNSGsWithAUsersBeyondFiveAreAValidationErrorBeforeAnyWrite(t *testing.T) {
+	e := newEnv(t)
+	e.ensure(t, service(), readyNodes(1), nil)
+	e.srv.EditLoadBalancer(e.only(t).ID, func(l *loadbalancer.LoadBalancer) {
+		l.NetworkSecurityGroupIds = []string{"ocid1.networksecuritygroup.oc1.phx.user1", "ocid1.networksecuritygroup.oc1.phx.user2"}
+	})
+	var ours []string
+	for i := range 4 {
+		ours = append(ours, fmt.Sprintf("ocid1.networksecuritygroup.oc1.phx.ours%d", i))
+	}
+	before := e.srv.Calls()
+	_, err := e.r.Ensure(ctx, service(annotate(annotation.NetworkSecurityGroups, strings.Join(ours, ",")), ports(80, 8080)), readyNodes(1), nil)
+	var verr *lb.ValidationError
+	if !errors.As(err, &verr) || verr.Problems[0].Field != string(annotation.NetworkSecurityGroups) ||
+		!strings.Contains(verr.Problems[0].Allowed, "at most 3 OCIDs") {
+		t.Fatalf("Ensure = %v, want a ValidationError on %s allowing at most 3", err, annotation.NetworkSecurityGroups)
+	}
+	if n := e.srv.Calls().Since(before).Class(ocitest.ClassWrite); n != 0 {
+		t.Errorf("the refused plan made %d writes, want none", n)
+	}
+	e.ensure(t, service(annotate(annotation.NetworkSecurityGroups, strings.Join(ours[:3], ","))), readyNodes(1), nil)
+	if n := len(e.only(t).NetworkSecurityGroups); n != 5 {
+		t.Errorf("%d NSGs after three of ours, want 5", n)
 	}
 }
 
