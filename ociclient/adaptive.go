@@ -55,6 +55,15 @@ const (
 	// maxGrowthGap bounds the time one accepted call counts for in the growth: a call after a
 	// quiet minute shows that OCI accepts one call, not a rate a minute higher.
 	maxGrowthGap = time.Second
+	// edgeShare is the share of 429s among the answers of the last acceptedWindow below which a
+	// 429 is taken for the edge of OCI's limit rather than for a rate far above it: the bucket
+	// runs at about what OCI allows, and one call came a little early (OCI's bucket and this one
+	// see the calls at different moments). Such a 429 cuts the rate by edgeCut only: a deep cut
+	// there would idle the writes of a storm running at the tenancy's rate for half a minute.
+	edgeShare = 0.15
+	// edgeCut is what an edge 429 leaves of the rate; growthPerSecond wins it back in ten
+	// seconds.
+	edgeCut = 0.9
 	// minRate is the floor a cut never goes below (or the configured rate, if lower): a tenancy
 	// that allows less than a call every two seconds is throttled by something else than its
 	// rate, which a slower client would not cure.
@@ -70,9 +79,11 @@ type adaptState struct {
 	// pausedUntil is when the bucket's calls may go again after a Retry-After.
 	pausedUntil time.Time
 	// acceptedTimes are when the last accepted calls were answered, a ring whose next slot is
-	// acceptedNext.
-	acceptedTimes [acceptedRing]time.Time
-	acceptedNext  int
+	// acceptedNext; throttledTimes the same for the 429s.
+	acceptedTimes  [acceptedRing]time.Time
+	acceptedNext   int
+	throttledTimes [acceptedRing]time.Time
+	throttledNext  int
 	// grownAt is when the rate was last cut or a call of the epoch was accepted: the rate grows
 	// for the time since, when the call had waited.
 	grownAt time.Time
@@ -103,14 +114,32 @@ func (b *bucket) epochIs(epoch uint64) bool {
 // acceptedRateLocked is the calls per second OCI accepted in the acceptedWindow before now, and
 // whether there were enough to tell (minAccepted).
 func (b *bucket) acceptedRateLocked(now time.Time) (qps float64, ok bool) {
+	n := countSince(b.acceptedTimes[:], now.Add(-acceptedWindow))
+	return float64(n) / acceptedWindow.Seconds(), n >= minAccepted
+}
+
+// edgeLocked reports whether a 429 at now is the edge of OCI's limit, not a rate far above it:
+// the 429s are fewer than edgeShare of the answers of the acceptedWindow before now (the 429
+// being recorded included), or the bucket's calls were too few to have pushed its rate (fewer
+// answers than half what the rate allows in the window). In the second case what OCI accepted
+// says how many calls there were, not how many OCI takes: a storm's deferred writes trickling
+// out at first would otherwise cut the rate to a fifth, and its writes would idle for a minute.
+func (b *bucket) edgeLocked(now time.Time, qps float64) bool {
 	from := now.Add(-acceptedWindow)
+	accepted, throttled := countSince(b.acceptedTimes[:], from), countSince(b.throttledTimes[:], from)
+	answers := float64(accepted + throttled)
+	return float64(throttled) < edgeShare*answers || answers < 0.5*qps*acceptedWindow.Seconds()
+}
+
+// countSince counts the times after from.
+func countSince(times []time.Time, from time.Time) int {
 	n := 0
-	for _, t := range b.acceptedTimes {
+	for _, t := range times {
 		if t.After(from) {
 			n++
 		}
 	}
-	return float64(n) / acceptedWindow.Seconds(), n >= minAccepted
+	return n
 }
 
 // throttled records a 429 answered at now to a call that took g, with the Retry-After it
@@ -123,13 +152,18 @@ func (b *bucket) throttled(g grant, now time.Time, pause time.Duration) (rateCha
 	if until := now.Add(pause); pause > 0 && until.After(b.pausedUntil) {
 		b.pausedUntil = until
 	}
+	b.throttledTimes[b.throttledNext] = now
+	b.throttledNext = (b.throttledNext + 1) % acceptedRing
 	if g.epoch != b.epoch {
 		b.mu.Unlock()
 		return rateChange{}, false
 	}
 	from := float64(b.lim.Limit())
 	to := from * cutFactor
-	if accepted, ok := b.acceptedRateLocked(now); ok {
+	switch accepted, ok := b.acceptedRateLocked(now); {
+	case ok && b.edgeLocked(now, from):
+		to = from * edgeCut
+	case ok:
 		to = min(to, max(from*deepestCut, accepted*acceptedMargin))
 	}
 	to = max(to, b.floor)

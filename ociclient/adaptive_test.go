@@ -61,9 +61,11 @@ func TestA429CutsItsBucketToJustUnderWhatOCIAcceptedAndEmptiesIt(t *testing.T) {
 	for range 3 {
 		e.accept(t, classRead)
 	}
+	// Two calls sent at the old rate were refused too (they did not cut: see the next test).
+	e.l.read.throttledTimes[0], e.l.read.throttledTimes[1] = e.clk.now(), e.clk.now()
 	g := e.take(t, classRead)
 	ch, ok := e.l.read.throttled(g, e.clk.now(), 0)
-	// OCI took 3 calls in the last second and refused the fourth: 0.9 × 3/s.
+	// OCI took 3 calls in the last second and refused three: 0.9 × 3/s.
 	if diff := cmp.Diff(rateChange{bucket: "read", from: 10, to: 2.7}, ch, cmp.AllowUnexported(rateChange{}), approx); !ok || diff != "" {
 		t.Errorf("cut (-want +got):\n%s", diff)
 	}
@@ -90,21 +92,27 @@ func TestACutKeepsBetweenAFifthAnd70PercentOfTheRate(t *testing.T) {
 		name     string
 		qps      float64
 		accepted int
+		refused  int           // 429s answered just before this one, which did not cut
 		before   time.Duration // how long before the 429 the accepted calls were answered
 		want     float64
 	}{
 		{name: "nothing accepted: 70%", qps: 10, want: 7},
 		{name: "one accepted call is too few to tell a rate: 70%", qps: 10, accepted: 1, want: 7},
-		{name: "OCI accepted more than 70%: 70%", qps: 10, accepted: 9, want: 7},
-		{name: "OCI accepted less: 90% of it", qps: 10, accepted: 5, want: 4.5},
-		{name: "calls answered more than a second ago do not count", qps: 10, accepted: 5, before: 2 * time.Second, want: 7},
-		{name: "OCI accepted much less: a fifth", qps: 100, accepted: 2, want: 20},
+		{name: "OCI accepted more than 70%: 70%", qps: 10, accepted: 9, refused: 3, want: 7},
+		{name: "OCI accepted less: 90% of it", qps: 10, accepted: 5, refused: 3, want: 4.5},
+		{name: "one 429 among calls OCI accepted: the edge of its limit, 90% of the rate", qps: 10, accepted: 9, want: 9},
+		{name: "calls answered more than a second ago do not count", qps: 10, accepted: 5, refused: 3, before: 2 * time.Second, want: 7},
+		{name: "OCI accepted much less: a fifth", qps: 100, accepted: 2, refused: 48, want: 20},
+		{name: "too few calls to have pushed the rate: the edge, 90%", qps: 10, accepted: 2, refused: 1, want: 9},
 		{name: "never below the floor", qps: 0.6, want: minRate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newAdaptiveEnv(config.RateLimiter{ReadQPS: tc.qps, ReadBurst: 100})
 			for range tc.accepted {
 				e.accept(t, classRead)
+			}
+			for i := range tc.refused {
+				e.l.read.throttledTimes[i] = e.clk.now()
 			}
 			e.fc.advance(tc.before)
 			g := e.take(t, classRead)

@@ -151,8 +151,10 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 		}
 		if b.epochIs(epoch) {
 			observe()
-			// A yielding call waits by choice, not because the rate holds it back.
-			return grant{b: b, epoch: epoch, waited: slept && !yield}, nil
+			// A yielding call that slept waited for a token too: while only yielding calls run
+			// (a storm's deferred writes, polls), the rate holds them back, and must be able to
+			// grow.
+			return grant{b: b, epoch: epoch, waited: slept}, nil
 		}
 	}
 }
