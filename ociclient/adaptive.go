@@ -23,13 +23,15 @@ import (
 // The constants below were tuned with TestAdaptiveLimiterNearlyMatchesAClientConfiguredAtOCIsRate
 // (a tenancy of 5 reads/s against the default 20, and 2 writes/s against 5).
 const (
-	// cutFactor is the most a 429 leaves of the rate: a cut takes off at least 30%, the margin
-	// that lets OCI's own bucket refill before the rate climbs back to where it was refused.
+	// cutFactor is what a 429 leaves of the rate when too few answers came in the last
+	// acceptedWindow to tell what OCI accepts (minAccepted): a 30% cut, the margin that lets
+	// OCI's own bucket refill before the rate climbs back to where it was refused.
 	cutFactor = 0.7
-	// acceptedMargin is the share of the accepted rate (see acceptedWindow) a cut keeps when that
-	// is below cutFactor of the rate: the first 429 of a client running far above its tenancy's
-	// limit lands the rate just under what OCI took, in one cut, where cutting by 30% at a time
-	// from 20/s would take four, each costing a 429 per call in flight.
+	// acceptedMargin is the share of the accepted rate (see acceptedWindow) a cut keeps, up to
+	// edgeCut of the rate: the first 429 of a client running far above its tenancy's limit lands
+	// the rate just under what OCI took, in one cut, where cutting by 30% at a time from 20/s
+	// would take four, each costing a 429 per call in flight; one running at about OCI's limit
+	// is cut by edgeCut only.
 	acceptedMargin = 0.9
 	// deepestCut is the least a cut leaves of the rate, however little OCI accepted: a 429 to a
 	// caller that calls rarely says the tenancy is busy, not that it allows only that caller's
@@ -39,19 +41,26 @@ const (
 	// than with a 429 in the last acceptedWindow, divided by it. A second: long enough to count
 	// a few calls at OCI's lower rates, short enough to forget the rate of a minute ago.
 	acceptedWindow = time.Second
-	// acceptedRing is how many accepted calls the estimate remembers. Past acceptedRing calls a
-	// second the estimate saturates, where cutFactor is the smaller cut anyway.
-	acceptedRing = 64
+	// acceptedRing is how many accepted calls (and 429s) the estimate remembers: past
+	// acceptedRing calls a second it saturates, and a bucket of a higher rate would take the
+	// edge of OCI's limit for a rate far above it. A few times the default read rate.
+	acceptedRing = 256
 	// minAccepted is how many accepted calls the estimate needs for a cut to use it: with fewer
 	// (a 429 to the first call in a while, or one whose answer came before those of the calls
 	// sent with it), a cut only applies cutFactor.
 	minAccepted = 2
 	// growthPerSecond is how fast the rate recovers after a cut: 1% a second while the bucket
-	// holds calls back and OCI accepts them, 36 s from a cut back to the rate refused and 140 s
-	// from a quarter of the configured rate to all of it. Every climb past OCI's limit costs a
+	// holds calls back and OCI accepts them (slower near OCI's limit: probeZone), 140 s from a
+	// quarter of the configured rate to all of it. Every climb past OCI's limit costs a
 	// 429 once OCI's own burst is spent; at 2% a second, a climb came every 20 s at 2 writes/s
 	// and the 429s passed 5% of the calls.
 	growthPerSecond = 0.01
+	// probeZone and probeGrowth slow the climb near the rate OCI last refused (adaptState.limit):
+	// above probeZone of it the rate grows at probeGrowth of growthPerSecond. Climbing back to a
+	// rate OCI has just refused costs a 429 each time it is passed; slowly there, the climbs
+	// come a quarter as often, and a limit that rose is still found.
+	probeZone   = 0.95
+	probeGrowth = 0.25
 	// maxGrowthGap bounds the time one accepted call counts for in the growth: a call after a
 	// quiet minute shows that OCI accepts one call, not a rate a minute higher.
 	maxGrowthGap = time.Second
@@ -84,6 +93,10 @@ type adaptState struct {
 	acceptedNext   int
 	throttledTimes [acceptedRing]time.Time
 	throttledNext  int
+	// limit is the rate at which OCI last refused a call: what it accepted in the last
+	// acceptedWindow when there were enough answers to tell, else the rate that was cut. Zero
+	// before the first cut.
+	limit float64
 	// grownAt is when the rate was last cut or a call of the epoch was accepted: the rate grows
 	// for the time since, when the call had waited.
 	grownAt time.Time
@@ -160,11 +173,20 @@ func (b *bucket) throttled(g grant, now time.Time, pause time.Duration) (rateCha
 	}
 	from := float64(b.lim.Limit())
 	to := from * cutFactor
-	switch accepted, ok := b.acceptedRateLocked(now); {
+	accepted, ok := b.acceptedRateLocked(now)
+	b.limit = from
+	if ok {
+		b.limit = min(from, accepted)
+	}
+	switch {
 	case ok && b.edgeLocked(now, from):
 		to = from * edgeCut
 	case ok:
-		to = min(to, max(from*deepestCut, accepted*acceptedMargin))
+		// What OCI accepted says how far above its limit the bucket ran, whatever the share of
+		// 429s: a burst of them from calls that reached OCI together (answers held up by a busy
+		// machine or network, then sent at once) while OCI took about the bucket's rate is the
+		// edge, and a 30% cut there would starve the bucket's callers for half a minute.
+		to = min(from*edgeCut, max(from*deepestCut, accepted*acceptedMargin))
 	}
 	to = max(to, b.floor)
 	b.epoch++
@@ -198,7 +220,11 @@ func (b *bucket) accepted(g grant, now time.Time) (rateChange, bool) {
 		b.mu.Unlock()
 		return rateChange{}, false
 	}
-	to := min(b.ceiling, from*(1+growthPerSecond*dt.Seconds()))
+	growth := growthPerSecond
+	if from >= probeZone*b.limit {
+		growth *= probeGrowth
+	}
+	to := min(b.ceiling, from*(1+growth*dt.Seconds()))
 	b.lim.SetLimitAt(now, rate.Limit(to))
 	restored := to >= b.ceiling
 	if restored {

@@ -87,7 +87,7 @@ func TestA429CutsItsBucketToJustUnderWhatOCIAcceptedAndEmptiesIt(t *testing.T) {
 	}
 }
 
-func TestACutKeepsBetweenAFifthAnd70PercentOfTheRate(t *testing.T) {
+func TestACutKeepsBetweenAFifthAnd90PercentOfTheRate(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		qps      float64
@@ -98,7 +98,8 @@ func TestACutKeepsBetweenAFifthAnd70PercentOfTheRate(t *testing.T) {
 	}{
 		{name: "nothing accepted: 70%", qps: 10, want: 7},
 		{name: "one accepted call is too few to tell a rate: 70%", qps: 10, accepted: 1, want: 7},
-		{name: "OCI accepted more than 70%: 70%", qps: 10, accepted: 9, refused: 3, want: 7},
+		{name: "OCI accepted 90% with many 429s: 90% of it", qps: 10, accepted: 9, refused: 3, want: 8.1},
+		{name: "a burst of 429s while OCI accepted the whole rate: the edge, 90%", qps: 10, accepted: 10, refused: 6, want: 9},
 		{name: "OCI accepted less: 90% of it", qps: 10, accepted: 5, refused: 3, want: 4.5},
 		{name: "one 429 among calls OCI accepted: the edge of its limit, 90% of the rate", qps: 10, accepted: 9, want: 9},
 		{name: "calls answered more than a second ago do not count", qps: 10, accepted: 5, refused: 3, before: 2 * time.Second, want: 7},
@@ -175,7 +176,8 @@ func TestAcceptedCallsThatWaitedRaiseTheRateBackToTheConfiguredRateAndBurst(t *t
 	if limit := float64(e.l.read.Limit()); limit != 7 {
 		t.Fatalf("rate %v/s after a call that did not wait, want 7/s", limit)
 	}
-	// Calls that wait and are accepted raise it by 1% a second, to 10/s in ln(10/7)/1% ≈ 36 s.
+	// Calls that wait and are accepted raise it by 1% a second to 95% of the rate refused, then
+	// by a quarter of that: to 10/s in ln(9.5/7)/1% + ln(10/9.5)/0.25% ≈ 51 s.
 	start := e.clk.now()
 	prev := 7.0
 	for float64(e.l.read.Limit()) < 10 {
@@ -189,8 +191,8 @@ func TestAcceptedCallsThatWaitedRaiseTheRateBackToTheConfiguredRateAndBurst(t *t
 			t.Fatalf("rate %v/s after a minute, want 10/s", limit)
 		}
 	}
-	if took := e.clk.now().Sub(start); took < 35*time.Second || took > 37*time.Second {
-		t.Errorf("the rate took %v to climb from 7/s to 10/s, want about 36s", took)
+	if took := e.clk.now().Sub(start); took < 50*time.Second || took > 52*time.Second {
+		t.Errorf("the rate took %v to climb from 7/s to 10/s, want about 51s", took)
 	}
 	if burst := e.l.read.Burst(); burst != 20 {
 		t.Errorf("burst back at the configured rate = %d, want the configured 20", burst)
@@ -202,6 +204,40 @@ func TestAcceptedCallsThatWaitedRaiseTheRateBackToTheConfiguredRateAndBurst(t *t
 	rates := e.rates.ratesOf("read")
 	if rates[len(rates)-1] != 10 {
 		t.Errorf("last rate reported %v, want 10", rates[len(rates)-1])
+	}
+}
+
+func TestTheRateClimbsSlowlyNearWhatOCIAcceptedWhenItRefused(t *testing.T) {
+	e := newAdaptiveEnv(config.RateLimiter{ReadQPS: 10, ReadBurst: 10})
+	for range 5 {
+		e.accept(t, classRead)
+	}
+	e.l.read.throttledTimes[0], e.l.read.throttledTimes[1] = e.clk.now(), e.clk.now()
+	e.l.read.throttled(e.take(t, classRead), e.clk.now(), 0) // OCI took 5/s: cut to 4.5/s
+	if limit := float64(e.l.read.Limit()); math.Abs(limit-4.5) > 1e-9 {
+		t.Fatalf("rate %v/s after the cut, want 4.5/s", limit)
+	}
+	// 1% a second to 4.75/s (95% of the 5/s OCI took), then 0.25% a second.
+	climb := func(to float64) time.Duration {
+		start := e.clk.now()
+		for float64(e.l.read.Limit()) < to {
+			e.accept(t, classRead)
+			if e.clk.now().Sub(start) > 10*time.Minute {
+				t.Fatalf("rate %v/s after ten minutes, want %v/s", e.l.read.Limit(), to)
+			}
+		}
+		return e.clk.now().Sub(start)
+	}
+	fast, slow := climb(4.75), climb(5)
+	if want := seconds(math.Log(4.75/4.5) / 0.01); fast < want-time.Second || fast > want+time.Second {
+		t.Errorf("4.5/s to 4.75/s took %v, want about %v (1%% a second)", fast, want)
+	}
+	if want := seconds(math.Log(5/4.75) / 0.0025); slow < want-time.Second || slow > want+time.Second {
+		t.Errorf("4.75/s to 5/s took %v, want about %v (0.25%% a second)", slow, want)
+	}
+	// Past the rate refused it goes on at that pace: the limit may have risen.
+	if past := climb(5.1); past > seconds(math.Log(5.1/5)/0.0025)+time.Second {
+		t.Errorf("5/s to 5.1/s took %v, want it to go on climbing", past)
 	}
 }
 
