@@ -38,10 +38,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond})
 	t.Cleanup(srv.Close)
-	seeded, err := srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := srv.Seeded()
 	creds, err := srv.NewCredentials()
 	if err != nil {
 		t.Fatal(err)

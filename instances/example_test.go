@@ -20,11 +20,7 @@ import (
 func Example() {
 	srv := ocitest.New(ocitest.Options{})
 	defer srv.Close()
-	seeded, err := srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	seeded := srv.Seeded() // every server starts with ocitest.DefaultTenancy
 	client, err := ociclient.New(ociclient.ForServer(srv))
 	if err != nil {
 		fmt.Println(err)

@@ -23,10 +23,7 @@ import (
 func TestLogsGoToTheLoggerInTheContext(t *testing.T) {
 	srv := ocitest.New(ocitest.Options{})
 	defer srv.Close()
-	seeded, err := srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := srv.Seeded()
 	client, err := ociclient.New(ociclient.ForServer(srv))
 	if err != nil {
 		t.Fatal(err)

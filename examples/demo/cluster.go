@@ -56,7 +56,8 @@ type cluster struct {
 // startCluster starts everything and returns once the informers have synced. Call stop to end
 // it; stop waits for the controllers to return.
 func startCluster(ctx context.Context) (_ *cluster, err error) {
-	srv, err := ocitest.Listen(ocitest.Options{WorkRequestDuration: workRequestDuration})
+	ten := tenancy()
+	srv, err := ocitest.Listen(ocitest.Options{WorkRequestDuration: workRequestDuration, Tenancy: &ten})
 	if err != nil {
 		return nil, fmt.Errorf("starting the in-memory OCI: %w", err)
 	}
@@ -65,10 +66,7 @@ func startCluster(ctx context.Context) (_ *cluster, err error) {
 			srv.Close()
 		}
 	}()
-	seeded, err := srv.Seed(tenancy())
-	if err != nil {
-		return nil, fmt.Errorf("seeding the tenancy: %w", err)
-	}
+	seeded := srv.Seeded()
 	cfg, client, err := providerConfig(srv, seeded)
 	if err != nil {
 		return nil, err

@@ -30,9 +30,7 @@ const cluster = "thirdparty" // this cluster's identity in ownership tags and ru
 
 func main() {
 	ctx := context.Background()
-	srv := ocitest.New(ocitest.Options{})
-	defer srv.Close()
-	tenancy := ocitest.DefaultTenancy() // a VCN, two LB subnets, a node subnet, three instances
+	tenancy := ocitest.DefaultTenancy() // a VCN, load balancer and node subnets, three instances
 	var nodes []*v1.Node
 	for i := range tenancy.Instances {
 		in := &tenancy.Instances[i]
@@ -40,8 +38,9 @@ func main() {
 		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.Name},
 			Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: in.PrivateIP}}}})
 	}
-	seeded, err := srv.Seed(tenancy)
-	check(err)
+	srv := ocitest.New(ocitest.Options{Tenancy: &tenancy})
+	defer srv.Close()
+	seeded := srv.Seeded()
 	oci, err := ociclient.New(ociclient.ForServer(srv)) // srv's signing key, URL and TLS trust
 	check(err)
 	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{

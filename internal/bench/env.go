@@ -101,13 +101,13 @@ func NewWorld(o WorldOptions) (*World, error) {
 		scale = Scale
 	}
 	clk := NewClock(scale)
-	srv := ocitest.New(ocitest.Options{Now: clk.Now, WorkRequestDurations: o.Durations, PageSize: 100})
-	w := &World{Clock: clk, Srv: srv, stop: make(chan struct{}), scale: scale}
-	seeded, err := srv.Seed(tenancy(o.Nodes))
+	ten := tenancy(o.Nodes)
+	srv, err := ocitest.Listen(ocitest.Options{Now: clk.Now, WorkRequestDurations: o.Durations, PageSize: 100, Tenancy: &ten})
 	if err != nil {
-		w.Close()
 		return nil, err
 	}
+	w := &World{Clock: clk, Srv: srv, stop: make(chan struct{}), scale: scale}
+	seeded := srv.Seeded()
 	w.Seeded = seeded
 	if o.WriteQPS > 0 {
 		srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/scale, int(o.WriteQPS))

@@ -150,7 +150,9 @@ func TestListInstancesWithoutCompartmentIsBadRequest(t *testing.T) {
 }
 
 func TestVnicAttachmentsLeadToTheInstanceAddresses(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty: the test expects the public pool's first address, which the default tenancy's
+	// instances would have taken.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 	_, _, sn := smallNetwork(f.srv)
 	inst := f.srv.AddInstance(ocitest.Instance{
 		Instance: core.Instance{DisplayName: new("Node-1")},

@@ -11,16 +11,12 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-// Start an in-memory OCI, seed a tenancy by name, point a client at it, make OCI throttle once,
-// and count the calls the code under test made.
+// Start an in-memory OCI (it starts with DefaultTenancy seeded, its OCIDs by name in Seeded),
+// point a client at it, make OCI throttle once, and count the calls the code under test made.
 func Example() {
 	srv := ocitest.New(ocitest.Options{})
 	defer srv.Close()
-	seeded, err := srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	seeded := srv.Seeded()
 	client, err := ociclient.New(ociclient.ForServer(srv))
 	if err != nil {
 		fmt.Println(err)
@@ -37,6 +33,6 @@ func Example() {
 	fmt.Println(len(subnets), "subnets;", len(seeded.LoadBalancerSubnets), "for load balancers")
 	fmt.Println(calls.Op("ListSubnets"), "ListSubnets calls,", calls.Status(429), "throttled")
 	// Output:
-	// 3 subnets; 2 for load balancers
+	// 5 subnets; 2 for load balancers
 	// 2 ListSubnets calls, 1 throttled
 }

@@ -63,10 +63,7 @@ func TestUseLoadBalancersChangesChildrenButOnlyManageCreatesAndDeletes(t *testin
 
 func TestCreateLoadBalancerNeedsUseOnItsSubnets(t *testing.T) {
 	f := newLBFixture(t, Options{})
-	seeded, err := f.srv.Seed(DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := f.srv.Seeded()
 	f.comp = seeded.Compartment
 	d := f.basicLB("lb-1")
 	d.SubnetIds = seeded.LoadBalancerSubnets

@@ -18,18 +18,15 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-// twoCompartments seeds the default tenancy with node-3 (its VNIC and attachment too) in a
-// second compartment, "other".
-func twoCompartments(t *testing.T, f *coreFixture) ocitest.Seeded {
+// twoCompartments is a server with the default tenancy but node-3 (its VNIC and attachment
+// too) in a second compartment, "other".
+func twoCompartments(t *testing.T) (*coreFixture, ocitest.Seeded) {
 	t.Helper()
 	ten := ocitest.DefaultTenancy()
 	ten.Compartments = []string{"other"}
 	ten.Instances[2].Compartment = "other"
-	seeded, err := f.srv.Seed(ten)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return seeded
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &ten})
+	return f, f.srv.Seeded()
 }
 
 // ociErr returns the status, code and message of an OCI error.
@@ -43,8 +40,7 @@ func ociErr(t *testing.T, err error) (int, string, string) {
 }
 
 func TestGetInstanceOutsideThePolicysCompartmentsLooksExactlyLikeAMissingInstance(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
-	seeded := twoCompartments(t, f)
+	f, seeded := twoCompartments(t)
 	if err := f.srv.SetPolicy("Allow dynamic-group ccm to read instance-family in compartment cluster"); err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +66,7 @@ func TestGetInstanceOutsideThePolicysCompartmentsLooksExactlyLikeAMissingInstanc
 }
 
 func TestListingsOfACompartmentThePolicyDoesNotCoverAreDenied(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
-	seeded := twoCompartments(t, f)
+	f, seeded := twoCompartments(t)
 	err := f.srv.SetPolicy(
 		"Allow dynamic-group ccm to read instance-family in compartment cluster",
 		"Allow dynamic-group ccm to read virtual-network-family in compartment cluster")
@@ -134,14 +129,11 @@ func TestVerbsIncludeTheLowerOnesAndOnlyManageUpdatesASecurityList(t *testing.T)
 	}
 	for _, tt := range tests {
 		t.Run(tt.statement, func(t *testing.T) {
-			f := newCoreFixture(t, ocitest.Options{})
 			ten := ocitest.DefaultTenancy()
 			ten.Compartments = []string{"net"}
 			ten.SecurityLists[2].Compartment = "net"
-			seeded, err := f.srv.Seed(ten)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := newCoreFixture(t, ocitest.Options{Tenancy: &ten})
+			seeded := f.srv.Seeded()
 			if err := f.srv.SetPolicy(tt.statement); err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +195,8 @@ func TestPolicyStatementsWithErrorsAreRefusedNamingTheWord(t *testing.T) {
 }
 
 func TestTenancySeedLoadsItsPolicyAndRefusesABadOne(t *testing.T) {
-	srv := ocitest.New(ocitest.Options{})
+	// Empty: the test seeds the default tenancy itself, to see Seed load its policy.
+	srv := ocitest.New(ocitest.Options{EmptyTenancy: true})
 	defer srv.Close()
 	ten := ocitest.DefaultTenancy()
 	ten.Instances[0].Compartment = "elsewhere"
@@ -227,10 +220,7 @@ func TestTenancySeedLoadsItsPolicyAndRefusesABadOne(t *testing.T) {
 
 func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
 	f := newCoreFixture(t, ocitest.Options{})
-	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := f.srv.Seeded()
 	id := seeded.Instances["node-1"]
 	get := func() error {
 		_, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &id})
@@ -266,10 +256,7 @@ func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
 
 func TestDeniedCallsAreCountedAndRecorded(t *testing.T) {
 	f := newCoreFixture(t, ocitest.Options{})
-	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := f.srv.Seeded()
 	f.srv.DenyAll()
 	id := seeded.Instances["node-1"]
 	if _, err := f.compute.GetInstance(t.Context(), core.GetInstanceRequest{InstanceId: &id}); err == nil {
@@ -287,7 +274,6 @@ func TestDeniedCallsAreCountedAndRecorded(t *testing.T) {
 }
 
 func TestCallsOnResourcesInAnotherCompartmentAreDeniedWhateverTheirKind(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
 	ten := ocitest.DefaultTenancy()
 	ten.Compartments = []string{"other"}
 	ten.VCN.Compartment = "other"
@@ -296,10 +282,8 @@ func TestCallsOnResourcesInAnotherCompartmentAreDeniedWhateverTheirKind(t *testi
 	ten.Instances[2].Compartment = "other"
 	ten.ReservedPublicIPs[0].Compartment = "other"
 	ten.ReservedPublicIPs[0].IP = "198.51.100.250"
-	seeded, err := f.srv.Seed(ten)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &ten})
+	seeded := f.srv.Seeded()
 	if err := f.srv.SetPolicy("Allow any-user to manage all-resources in compartment cluster"); err != nil {
 		t.Fatal(err)
 	}
@@ -368,12 +352,9 @@ func TestCallsOnResourcesInAnotherCompartmentAreDeniedWhateverTheirKind(t *testi
 }
 
 func TestSeedingTwiceMakesAFreshCompartmentThatTheNameThenMeans(t *testing.T) {
-	srv := ocitest.New(ocitest.Options{})
+	srv := ocitest.New(ocitest.Options{}) // the first seed: DefaultTenancy
 	defer srv.Close()
-	first, err := srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := srv.Seeded()
 	ten := ocitest.DefaultTenancy()
 	ten.VCN.CIDR, ten.Subnets = "10.1.0.0/16", nil
 	ten.Instances, ten.ReservedPublicIPs, ten.SecurityLists = nil, nil, nil

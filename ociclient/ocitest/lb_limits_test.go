@@ -404,17 +404,15 @@ func TestTenancySeedSetsFixedShapeLimits(t *testing.T) {
 	}
 	def := DefaultTenancy()
 	def.LoadBalancerShapeLimits = tn.LoadBalancerShapeLimits
-	f := newLBFixture(t, Options{})
-	if _, err := f.srv.Seed(def); err != nil {
-		t.Fatalf("Seed: %v", err)
-	}
+	f := newLBFixture(t, Options{Tenancy: &def})
 	f.createLB(t, fixedShape(f, "one", "100Mbps"))
 	_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: fixedShape(f, "two", "100Mbps")})
 	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
 
 	for _, bad := range []map[string]int{{"flexible": 1}, {"1Gbps": 1}, {"400Mbps": -1}} {
 		def.LoadBalancerShapeLimits = bad
-		srv := New(Options{})
+		// Empty: the test seeds the bad tenancy itself, to read Seed's error.
+		srv := New(Options{EmptyTenancy: true})
 		t.Cleanup(srv.Close)
 		if _, err := srv.Seed(def); err == nil || !strings.Contains(err.Error(), "loadBalancerShapeLimits") {
 			t.Errorf("Seed with shape limits %v: %v, want an error naming loadBalancerShapeLimits", bad, err)

@@ -66,6 +66,7 @@ type Server struct {
 	comps   compartmentSet // named compartments, for policies and the seed
 	ops     []string       // every registered operation, for the IAM table's completeness test
 	denials []Denial       // calls the policy refused since it was set
+	seeded  Seeded         // what New seeded (Options.Tenancy, DefaultTenancy, or nothing)
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
 
@@ -108,6 +109,15 @@ type Options struct {
 	// NLBDeletedRetention is how long a deleted network load balancer stays visible, DELETED, to
 	// Get and List (default an hour of the server's clock; negative: gone at once, 404).
 	NLBDeletedRetention time.Duration
+	// Tenancy is the tenancy the server starts with; nil means DefaultTenancy(). Seeded returns
+	// its OCIDs. A server always starts with a tenancy, so code under test meets subnets,
+	// security lists and instances as OCI has them, and a subnet nobody seeded is as unknown
+	// to the server as it would be to OCI.
+	Tenancy *Tenancy
+	// EmptyTenancy starts the server with nothing seeded (Tenancy is then ignored): no VCN,
+	// subnets, instances or compartments, only what the test adds itself. A test that sets it
+	// says why in a comment; most want the default tenancy and build on it.
+	EmptyTenancy bool
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
@@ -152,6 +162,17 @@ func Listen(opts Options) (*Server, error) {
 	s.registerIdentity()
 	s.registerMetadata()
 	s.registerAdmin()
+	if !opts.EmptyTenancy {
+		t := DefaultTenancy()
+		if opts.Tenancy != nil {
+			t = *opts.Tenancy
+		}
+		seeded, err := s.Seed(t)
+		if err != nil {
+			return nil, fmt.Errorf("seed Options.Tenancy: %w", err)
+		}
+		s.seeded = seeded
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// Counted, so a client calling an operation ocitest lacks shows up in Calls.
 		s.ctl.serve(route{auth: authNone}, w, r, func(w http.ResponseWriter, r *http.Request) {
@@ -208,6 +229,14 @@ func (s *Server) Region() string { return s.opts.Region }
 
 // TenancyID is the tenancy OCID the server serves.
 func (s *Server) TenancyID() string { return s.opts.TenancyID }
+
+// Seeded returns the OCIDs of the tenancy the server started with (Options.Tenancy, else
+// DefaultTenancy()); with Options.EmptyTenancy, the zero Seeded.
+func (s *Server) Seeded() Seeded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seeded.clone()
+}
 
 // NewID returns a fresh, well-formed OCID of the given resource type, e.g. "loadbalancer".
 func (s *Server) NewID(resourceType string) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,17 +165,26 @@ type Seeded struct {
 	ReservedPublicIPs     map[string]string `json:"reservedPublicIPs"`
 }
 
-// DefaultTenancy is the small tenancy the demo and the end-to-end tests run against: VCN
-// 10.0.0.0/16 with two public load balancer subnets in AD-1 and AD-2 (10.0.1.0/24, 10.0.2.0/24,
-// the classic subnet1/subnet2 pair), each with its own security list, a regional node subnet
-// 10.0.10.0/24 with a security list, three running instances node-1..3, one per availability
-// domain and fault domain, with private and public IPs (node-1 is "self" for the metadata
-// service), and one reserved public IP.
+// DefaultTenancy is the tenancy a server starts with (see Options.Tenancy), and the one the
+// demo and the end-to-end tests run against. In availability domains Uocm:PHX-AD-1..3, compartment
+// "cluster":
+//
+//   - VCN cluster-vcn, 10.0.0.0/16 and 2001:db8:0:100::/56;
+//   - load balancer subnets lb-1 (10.0.1.0/24, AD-1) and lb-2 (10.0.2.0/24, AD-2), public, each
+//     with its own security list: the classic subnet1/subnet2 pair (Seeded.LoadBalancerSubnets);
+//   - public, a public regional subnet 10.0.3.0/24 with IPv6 prefix 2001:db8:0:103::/64, and
+//     private, a private regional subnet (prohibitPublicIpOnVnic) 10.0.4.0/24 with IPv6 prefix
+//     2001:db8:0:104::/64, each with its own security list: for one-subnet, internal and
+//     dual-stack load balancers;
+//   - nodes, a public regional subnet 10.0.10.0/24 with a security list (node to node, ssh);
+//   - instances node-1..3 in nodes, one per availability domain and fault domain, running, with
+//     private (10.0.10.2-4) and public IPs; node-1 is "self" for the metadata service;
+//   - one reserved public IP, reserved-1.
 func DefaultTenancy() Tenancy {
 	allOut := []TenancyRule{{Protocol: "all", CIDR: "0.0.0.0/0", Description: "all egress"}}
 	t := Tenancy{
 		AvailabilityDomains: []string{"Uocm:PHX-AD-1", "Uocm:PHX-AD-2", "Uocm:PHX-AD-3"},
-		VCN:                 TenancyVCN{Name: "cluster-vcn", CIDR: "10.0.0.0/16"},
+		VCN:                 TenancyVCN{Name: "cluster-vcn", CIDR: "10.0.0.0/16", IPv6CIDR: "2001:db8:0:100::/56"},
 		SecurityLists: []TenancySecurityList{
 			{Name: "lb-1", Egress: allOut},
 			{Name: "lb-2", Egress: allOut},
@@ -182,11 +192,15 @@ func DefaultTenancy() Tenancy {
 				{Protocol: "all", CIDR: "10.0.10.0/24", Description: "node to node"},
 				{Protocol: "tcp", CIDR: "0.0.0.0/0", Ports: "22", Description: "ssh"},
 			}},
+			{Name: "public", Egress: allOut},
+			{Name: "private", Egress: allOut},
 		},
 		Subnets: []TenancySubnet{
 			{Name: "lb-1", CIDR: "10.0.1.0/24", AvailabilityDomain: "Uocm:PHX-AD-1", Public: true, Role: RoleLoadBalancer, SecurityLists: []string{"lb-1"}},
 			{Name: "lb-2", CIDR: "10.0.2.0/24", AvailabilityDomain: "Uocm:PHX-AD-2", Public: true, Role: RoleLoadBalancer, SecurityLists: []string{"lb-2"}},
 			{Name: "nodes", CIDR: "10.0.10.0/24", Public: true, Role: RoleNode, SecurityLists: []string{"nodes"}},
+			{Name: "public", CIDR: "10.0.3.0/24", IPv6CIDR: "2001:db8:0:103::/64", Public: true, SecurityLists: []string{"public"}},
+			{Name: "private", CIDR: "10.0.4.0/24", IPv6CIDR: "2001:db8:0:104::/64", SecurityLists: []string{"private"}},
 		},
 		ReservedPublicIPs: []TenancyPublicIP{{Name: "reserved-1"}},
 	}
@@ -202,6 +216,22 @@ func DefaultTenancy() Tenancy {
 		})
 	}
 	return t
+}
+
+// clone is a deep copy, so callers of Server.Seeded cannot change the server's.
+func (sd Seeded) clone() Seeded {
+	out := sd
+	out.Compartments = maps.Clone(sd.Compartments)
+	out.AvailabilityDomains = slices.Clone(sd.AvailabilityDomains)
+	out.LoadBalancerSubnets = slices.Clone(sd.LoadBalancerSubnets)
+	out.NodeSubnets = slices.Clone(sd.NodeSubnets)
+	out.SubnetSecurityLists = maps.Clone(sd.SubnetSecurityLists)
+	out.Subnets = maps.Clone(sd.Subnets)
+	out.SecurityLists = maps.Clone(sd.SecurityLists)
+	out.NetworkSecurityGroups = maps.Clone(sd.NetworkSecurityGroups)
+	out.Instances = maps.Clone(sd.Instances)
+	out.ReservedPublicIPs = maps.Clone(sd.ReservedPublicIPs)
+	return out
 }
 
 // Seed creates the tenancy's resources and returns their OCIDs. It validates the whole

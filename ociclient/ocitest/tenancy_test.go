@@ -16,11 +16,8 @@ import (
 )
 
 func TestDefaultTenancySeedsWhatTheDemoNeeds(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
-	seeded, err := f.srv.Seed(ocitest.DefaultTenancy())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newCoreFixture(t, ocitest.Options{}) // a server starts with DefaultTenancy
+	seeded := f.srv.Seeded()
 	comp := &seeded.Compartment
 	if seeded.Compartment == f.srv.TenancyID() || !strings.HasPrefix(seeded.Compartment, "ocid1.compartment.") {
 		t.Errorf("compartment %s, want a generated compartment distinct from the tenancy", seeded.Compartment)
@@ -38,7 +35,10 @@ func TestDefaultTenancySeedsWhatTheDemoNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type subnet struct{ CIDR, AD, SecurityList string }
+	type subnet struct {
+		CIDR, AD, SecurityList, IPv6 string
+		Public                       bool
+	}
 	var gotSubnets []subnet
 	for _, sn := range subnets.Items {
 		if len(sn.SecurityListIds) != 1 {
@@ -48,9 +48,16 @@ func TestDefaultTenancySeedsWhatTheDemoNeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gotSubnets = append(gotSubnets, subnet{*sn.CidrBlock, textOr(sn.AvailabilityDomain), *l.DisplayName})
+		gotSubnets = append(gotSubnets, subnet{*sn.CidrBlock, textOr(sn.AvailabilityDomain), *l.DisplayName, textOr(sn.Ipv6CidrBlock),
+			!*sn.ProhibitPublicIpOnVnic})
 	}
-	wantSubnets := []subnet{{"10.0.1.0/24", "Uocm:PHX-AD-1", "lb-1"}, {"10.0.2.0/24", "Uocm:PHX-AD-2", "lb-2"}, {"10.0.10.0/24", "", "nodes"}}
+	wantSubnets := []subnet{
+		{"10.0.1.0/24", "Uocm:PHX-AD-1", "lb-1", "", true},
+		{"10.0.2.0/24", "Uocm:PHX-AD-2", "lb-2", "", true},
+		{"10.0.10.0/24", "", "nodes", "", true},
+		{"10.0.3.0/24", "", "public", "2001:db8:0:103::/64", true},
+		{"10.0.4.0/24", "", "private", "2001:db8:0:104::/64", false},
+	}
 	if diff := cmp.Diff(wantSubnets, gotSubnets); diff != "" {
 		t.Errorf("subnets (-want +got):\n%s", diff)
 	}
@@ -123,11 +130,8 @@ reservedPublicIPs:
 	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
 		t.Fatal(err)
 	}
-	f := newCoreFixture(t, ocitest.Options{})
-	seeded, err := f.srv.Seed(tn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn})
+	seeded := f.srv.Seeded()
 	if seeded.Compartment != "ocid1.compartment.oc1..team" || len(seeded.NodeSubnets) != 1 || len(seeded.NetworkSecurityGroups) != 1 {
 		t.Errorf("seeded %+v", seeded)
 	}
@@ -164,7 +168,7 @@ func TestSeedReportsEveryProblemWithItsPlaceAndCreatesNothing(t *testing.T) {
 	bad.VCN.Name = ""
 	bad.Subnets[1].CIDR = "10.0.1.128/25"                    // overlaps lb-1
 	bad.Subnets[2].SecurityLists = []string{"nodes", "nope"} // unknown list
-	bad.Subnets = append(bad.Subnets, ocitest.TenancySubnet{Name: "lb-1", CIDR: "10.0.3.0/24", Role: "edge"})
+	bad.Subnets = append(bad.Subnets, ocitest.TenancySubnet{Name: "lb-1", CIDR: "10.0.5.0/24", Role: "edge"})
 	bad.SecurityLists[0].Ingress = []ocitest.TenancyRule{{Protocol: "icmp", CIDR: "0.0.0.0/0", Ports: "80"}}
 	bad.Instances[0].Subnet = "missing"
 	bad.Instances[1].PublicIP = "not-an-ip"
@@ -178,8 +182,8 @@ func TestSeedReportsEveryProblemWithItsPlaceAndCreatesNothing(t *testing.T) {
 		t.Fatal("Seed accepted a broken tenancy")
 	}
 	for _, place := range []string{
-		"region:", "vcn.name:", "subnets[1] (lb-2).cidr:", "subnets[2] (nodes).securityLists:", "subnets[3].name:",
-		"subnets[3] (lb-1).role:", "securityLists[0] (lb-1): ingress[0]", "instances[0] (node-1).subnet:",
+		"region:", "vcn.name:", "subnets[1] (lb-2).cidr:", "subnets[2] (nodes).securityLists:", "subnets[5].name:",
+		"subnets[5] (lb-1).role:", "securityLists[0] (lb-1): ingress[0]", "instances[0] (node-1).subnet:",
 		"instances[1] (node-2).publicIP:", "instances[2] (node-3).state:", "instances: 2 are marked self",
 		"reservedPublicIPs[1].name:",
 	} {

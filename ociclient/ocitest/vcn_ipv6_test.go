@@ -16,14 +16,11 @@ import (
 )
 
 func TestIPv6SubnetsAreSeededAndServedWithTheirPrefixes(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
 	tn := ocitest.DefaultTenancy()
 	tn.VCN.IPv6CIDR = "2001:db8:0:100::/56"
 	tn.Subnets[0].IPv6CIDR = "2001:db8:0:101::/64"
-	seeded, err := f.srv.Seed(tn)
-	if err != nil {
-		t.Fatalf("Seed: %v", err)
-	}
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn})
+	seeded := f.srv.Seeded()
 	dual := seeded.Subnets[tn.Subnets[0].Name]
 	v4only := seeded.Subnets[tn.Subnets[1].Name]
 	got, err := f.vcn.GetSubnet(t.Context(), core.GetSubnetRequest{SubnetId: &dual})
@@ -58,7 +55,8 @@ func TestIPv6SubnetPrefixesAreCheckedAsOCIDoes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newCoreFixture(t, ocitest.Options{})
+			// Empty: the test seeds the broken tenancy itself, to read Seed's error.
+			f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 			tn := ocitest.DefaultTenancy()
 			tn.VCN.IPv6CIDR = tc.vcn6
 			tn.Subnets[0].IPv6CIDR = tc.subnet6
@@ -112,11 +110,8 @@ subnets:
 	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
 		t.Fatalf("yaml: %v", err)
 	}
-	f := newCoreFixture(t, ocitest.Options{})
-	seeded, err := f.srv.Seed(tn)
-	if err != nil {
-		t.Fatalf("Seed: %v", err)
-	}
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn})
+	seeded := f.srv.Seeded()
 	id := seeded.Subnets["lb"]
 	got, err := f.vcn.GetSubnet(t.Context(), core.GetSubnetRequest{SubnetId: &id})
 	if err != nil || deref(got.Ipv6CidrBlock) != "2001:db8:0:201::/64" {

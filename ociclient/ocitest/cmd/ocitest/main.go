@@ -93,15 +93,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts.Addr, opts.TLS, opts.WorkRequestDuration, opts.Region = *addr, *useTLS, *wrDuration, tenancy.Region
+	opts.Tenancy = &tenancy
 	srv, err := ocitest.Listen(opts)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", orDefault(*tenancyFile, "the default tenancy"), err)
 	}
 	defer srv.Close()
-	seeded, err := srv.Seed(tenancy)
-	if err != nil {
-		return fmt.Errorf("seed %s: %w", orDefault(*tenancyFile, "the default tenancy"), err)
-	}
+	seeded := srv.Seeded()
 	if *policyFile != "" {
 		statements, err := readPolicy(*policyFile)
 		if err != nil {
