@@ -45,7 +45,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.cacheTTL == 0 {
 		o.cacheTTL = -1
 	}
-	srv := ocitest.New(ocitest.Options{PageSize: o.pageSize})
+	ten := ocitest.DefaultTenancy()
+	ten.Instances = nil // the tests count and name the instances they add themselves
+	srv := ocitest.New(ocitest.Options{PageSize: o.pageSize, Tenancy: &ten})
 	t.Cleanup(srv.Close)
 	srv.AddAvailabilityDomain(testAD)
 	v := core.Vcn{CidrBlock: common.String("10.0.0.0/16")}
@@ -58,7 +60,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		sn.Ipv6CidrBlock = common.String("2603:c020:4:1::/64")
 	}
 	subnet := srv.AddSubnet(sn)
-	e := &env{srv: srv, compartment: srv.TenancyID(), subnet: subnet}
+	e := &env{srv: srv, compartment: srv.Seeded().Compartment, subnet: subnet}
 	e.client = e.newClient(t, o.cacheTTL)
 	e.inst = e.newInstances(t)
 	return e

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/oracle/oci-go-sdk/v65/common"
-	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
@@ -23,14 +21,9 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-// nlbSubnets adds a VCN with an IPv4-only subnet and one with an IPv6 prefix, and returns them.
+// nlbSubnets are the tenancy's IPv4-only lb-1 subnet and its dual-stack public subnet.
 func nlbSubnets(e *env) (v4only, dual string) {
-	vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.20.0.0/16"},
-		Ipv6CidrBlocks: []string{"2603:c020:4015:2100::/56"}})
-	a := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.1.0/24")})
-	b := e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.20.2.0/24"),
-		Ipv6CidrBlock: common.String("2603:c020:4015:2100::/64"), Ipv6CidrBlocks: []string{"2603:c020:4015:2100::/64"}})
-	return *a.Id, *b.Id
+	return e.seeded.Subnets["lb-1"], e.seeded.Subnets["public"]
 }
 
 func dualStackService(policy v1.IPFamilyPolicy, subnet string) *v1.Service {

@@ -28,11 +28,7 @@ import (
 // output; failures print the plans they are about.
 var ctx = klog.NewContext(context.Background(), logr.Discard())
 
-const (
-	subnet1     = "ocid1.subnet.oc1.phx.lbsubnet1"
-	subnet2     = "ocid1.subnet.oc1.phx.lbsubnet2"
-	clusterName = "prod"
-)
+const clusterName = "prod"
 
 // busyMode is what ocitest's Load Balancer API does with a change sent while a work request
 // runs. OCI queues it (ocitest.LBBusyQueue, the default); TestMain runs every test a second time
@@ -51,15 +47,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// env is an in-memory OCI, the real ociclient over it, and a Reconciler.
+// env is an in-memory OCI (ocitest's default tenancy), the real ociclient over it, and a
+// Reconciler whose load balancers go in the tenancy's compartment and its lb-1 and lb-2 subnets.
 type env struct {
-	srv *ocitest.Server
-	oci *ociclient.Client
-	cfg *config.Config
-	r   *lb.Reconciler
+	srv    *ocitest.Server
+	seeded ocitest.Seeded
+	oci    *ociclient.Client
+	cfg    *config.Config
+	r      *lb.Reconciler
 	// instances are the OCIDs of instances seeded for Nodes (instanceNodes).
-	instances  []string
-	nodeSubnet string
+	instances []string
 }
 
 type envOption func(*envSettings)
@@ -96,14 +93,16 @@ func withNaming(scheme config.NamingScheme) envOption {
 
 func newEnv(tb testing.TB, opts ...envOption) *env {
 	tb.Helper()
-	s := envSettings{cfg: &config.Config{LoadBalancer: config.LoadBalancer{Subnet1: subnet1, Subnet2: subnet2}}, wrDuration: 5 * time.Millisecond,
+	s := envSettings{cfg: &config.Config{}, wrDuration: 5 * time.Millisecond,
 		poll: ociclient.PollPolicy{Initial: 2 * time.Millisecond, Max: 10 * time.Millisecond, Factor: 2}}
 	for _, o := range opts {
 		o(&s)
 	}
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, WorkRequestDurations: s.wrDurations, LBBusy: busyMode})
 	tb.Cleanup(srv.Close)
-	s.cfg.CompartmentID = srv.TenancyID()
+	seeded := srv.Seeded()
+	s.cfg.CompartmentID = seeded.Compartment
+	s.cfg.LoadBalancer.Subnet1, s.cfg.LoadBalancer.Subnet2 = seeded.LoadBalancerSubnets[0], seeded.LoadBalancerSubnets[1]
 	oci, err := ociclient.New(ociclient.Options{
 		Provider:   srv.ConfigurationProvider(),
 		Region:     srv.Region(),
@@ -126,7 +125,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &env{srv: srv, oci: oci, cfg: s.cfg, r: r}
+	return &env{srv: srv, seeded: seeded, oci: oci, cfg: s.cfg, r: r}
 }
 
 func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *lb.Reconciler {
@@ -193,6 +192,11 @@ func ports(ps ...int32) svcOpt {
 	}
 }
 
+// nodeIP is the address of readyNodes' node-k in the tenancy's node subnet (10.0.10.0/24), above
+// the addresses of the tenancy's own instances.
+func nodeIP(k int) string { return fmt.Sprintf("10.0.10.%d", 10+k) }
+
+// readyNodes are n ready Nodes node-1..n with addresses nodeIP(1..n).
 func readyNodes(n int) []*v1.Node {
 	out := make([]*v1.Node, n)
 	for i := range out {
@@ -200,7 +204,7 @@ func readyNodes(n int) []*v1.Node {
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i+1)},
 			Status: v1.NodeStatus{
 				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-				Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: fmt.Sprintf("10.0.1.%d", i+1)}},
+				Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: nodeIP(i + 1)}},
 			},
 		}
 	}

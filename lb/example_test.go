@@ -105,10 +105,11 @@ func ExampleReconciler_Plan() {
 		fmt.Println(err)
 		return
 	}
+	tenancy := srv.Seeded() // ocitest's default tenancy
 	cfg := &config.Config{
-		CompartmentID: srv.TenancyID(),
+		CompartmentID: tenancy.Compartment,
 		LoadBalancer: config.LoadBalancer{
-			Subnet1: "ocid1.subnet.oc1.phx.example",
+			Subnet1: tenancy.Subnets["public"], // a public regional subnet
 			Naming:  config.Naming{Scheme: config.NamingName},
 		},
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // upstreamLoadBalancer stores in ocitest what the upstream OCI CCM leaves for svc (ports 80 and
-// 443, TLS on 443 from Secret web-tls, on nodes 10.0.1.1-2): a load balancer named by the
+// 443, TLS on 443 from Secret web-tls, on nodes 10.0.10.11-12): a load balancer named by the
 // Service UID without ownership tags, listeners and backend sets named "<protocol>-<port>", the
 // health check on kube-proxy's /healthz, and the certificate named after the Secret.
 func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.LoadBalancer {
@@ -25,8 +25,8 @@ func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.
 		return loadbalancer.BackendSet{
 			Name: common.String(name), Policy: common.String("ROUND_ROBIN"),
 			Backends: []loadbalancer.Backend{
-				{IpAddress: common.String("10.0.1.1"), Port: common.Int(nodePort), Weight: common.Int(1)},
-				{IpAddress: common.String("10.0.1.2"), Port: common.Int(nodePort), Weight: common.Int(1)},
+				{IpAddress: common.String(nodeIP(1)), Port: common.Int(nodePort), Weight: common.Int(1)},
+				{IpAddress: common.String(nodeIP(2)), Port: common.Int(nodePort), Weight: common.Int(1)},
 			},
 			HealthChecker: &loadbalancer.HealthChecker{Protocol: common.String("HTTP"), Port: common.Int(lb.KubeProxyHealthPort),
 				UrlPath: common.String("/healthz"), ReturnCode: common.Int(200), Retries: common.Int(3),
@@ -43,7 +43,7 @@ func upstreamLoadBalancer(e *env, uid string, secret lb.TLSSecret) loadbalancer.
 		VerifyPeerCertificate: common.Bool(false)}
 	return e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(uid),
-		ShapeName: common.String("flexible"), SubnetIds: []string{subnet1, subnet2},
+		ShapeName: common.String("flexible"), SubnetIds: e.seeded.LoadBalancerSubnets,
 		ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
 		Listeners:    map[string]loadbalancer.Listener{"TCP-80": listener("TCP-80", 80), "TCP-443": https},
 		BackendSets:  map[string]loadbalancer.BackendSet{"TCP-80": backendSet("TCP-80", 30080), "TCP-443": backendSet("TCP-443", 30443)},

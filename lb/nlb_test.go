@@ -26,19 +26,16 @@ import (
 
 func asNLB(s *v1.Service) { s.Annotations[string(annotation.LoadBalancerType)] = "nlb" }
 
-// instanceNodes are ready Nodes with an instance providerID each, the instances seeded in
-// ocitest (OCI refuses a targetId backend whose instance does not exist).
+// instanceNodes are ready Nodes with an instance providerID each, the instances added to the
+// tenancy's node subnet at the Nodes' addresses (OCI refuses a targetId backend whose instance
+// does not exist).
 func (e *env) instanceNodes(n int) []*v1.Node {
 	out := readyNodes(n)
 	for i, node := range out {
-		if e.nodeSubnet == "" {
-			vcn := e.srv.AddVCN(core.Vcn{CompartmentId: common.String(e.cfg.CompartmentID), CidrBlocks: []string{"10.0.0.0/16"}})
-			e.nodeSubnet = *e.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.1.0/24")}).Id
-		}
 		for len(e.instances) <= i {
 			k := len(e.instances) + 1
 			inst := e.srv.AddInstance(ocitest.Instance{Instance: core.Instance{DisplayName: common.String(fmt.Sprintf("node-%d", k))},
-				VNICs: []core.Vnic{{SubnetId: common.String(e.nodeSubnet), PrivateIp: common.String(fmt.Sprintf("10.0.1.%d", k))}}})
+				VNICs: []core.Vnic{{SubnetId: common.String(e.seeded.Subnets["nodes"]), PrivateIp: common.String(nodeIP(k))}}})
 			e.instances = append(e.instances, *inst.Id)
 		}
 		node.Spec.ProviderID = "oci://" + e.instances[i]
@@ -86,7 +83,7 @@ func TestNLBLifecycleThroughOneMachinery(t *testing.T) {
 	}
 	wantSet := model.BackendSet{Name: "TCP-80", Policy: "FIVE_TUPLE", HealthCheck: model.HealthCheck{Protocol: "HTTP", Port: lb.KubeProxyHealthPort,
 		Path: "/healthz", ReturnCode: 200, Retries: 3, IntervalMillis: 10000, TimeoutMillis: 3000},
-		Backends: []model.Backend{{IP: "10.0.1.1", Port: 30080, TargetID: e.instances[0]}, {IP: "10.0.1.2", Port: 30080, TargetID: e.instances[1]}}}
+		Backends: []model.Backend{{IP: nodeIP(1), Port: 30080, TargetID: e.instances[0]}, {IP: nodeIP(2), Port: 30080, TargetID: e.instances[1]}}}
 	if diff := cmp.Diff(map[string]model.BackendSet{"TCP-80": wantSet}, got.BackendSets, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("backend sets in OCI (-want +got):\n%s", diff)
 	}
@@ -159,7 +156,7 @@ func TestNLBUDPAndTCPAndUDPListeners(t *testing.T) {
 	if diff := cmp.Diff(want, got.Listeners); diff != "" {
 		t.Errorf("listeners (-want +got):\n%s", diff)
 	}
-	if b := got.BackendSets["UDP-514"].Backends; len(b) != 1 || b[0].IP != "10.0.1.1" || b[0].Port != 30514 {
+	if b := got.BackendSets["UDP-514"].Backends; len(b) != 1 || b[0].IP != nodeIP(1) || b[0].Port != 30514 {
 		t.Errorf("UDP backends = %v, want the node by address (no providerID)", b)
 	}
 	if _, calls := e.ensure(t, svc, readyNodes(1), nil); calls.Class(ocitest.ClassWrite) != 0 {
@@ -239,7 +236,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	e := newEnv(t, withNLBs())
 	svc := service(asNLB, ports(80))
 	created, wr, err := e.oci.NetworkLoadBalancers.CreateNetworkLoadBalancer(ctx, networkloadbalancer.CreateNetworkLoadBalancerDetails{
-		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)), SubnetId: common.String(subnet1), IsPrivate: common.Bool(false)}, "")
+		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)), SubnetId: common.String(e.seeded.Subnets["public"]), IsPrivate: common.Bool(false)}, "")
 	if err == nil {
 		err = e.oci.NetworkLoadBalancers.WaitForWorkRequest(ctx, wr)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 
@@ -21,11 +22,21 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
+// nsgs adds n network security groups to the tenancy's VCN and returns their OCIDs.
+func (e *env) nsgs(n int) []string {
+	var out []string
+	for range n {
+		out = append(out, *e.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: &e.seeded.VCN}).Id)
+	}
+	return out
+}
+
 func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
+	// The groups' OCIDs, one server's, by name: the steps are written before the server exists.
 	const (
-		user = "ocid1.networksecuritygroup.oc1.phx.user"
-		a    = "ocid1.networksecuritygroup.oc1.phx.a"
-		b    = "ocid1.networksecuritygroup.oc1.phx.b"
+		user = "user"
+		a    = "a"
+		b    = "b"
 	)
 	type step struct {
 		name       string
@@ -52,18 +63,24 @@ func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
+			ids := e.nsgs(3)
+			ocid := strings.NewReplacer(user, ids[0], a, ids[1], b, ids[2])
 			for _, s := range tc.steps {
 				if s.addUser {
 					e.srv.EditLoadBalancer(e.only(t).ID, func(l *loadbalancer.LoadBalancer) {
-						l.NetworkSecurityGroupIds = append(l.NetworkSecurityGroupIds, user)
+						l.NetworkSecurityGroupIds = append(l.NetworkSecurityGroupIds, ids[0])
 					})
 				}
 				svc := service()
 				if s.annotation != "-" {
-					svc = service(annotate(annotation.NetworkSecurityGroups, s.annotation))
+					svc = service(annotate(annotation.NetworkSecurityGroups, ocid.Replace(s.annotation)))
 				}
 				e.ensure(t, svc, readyNodes(1), nil)
-				if diff := cmp.Diff(s.want, e.only(t).NetworkSecurityGroups, compareEmpty); diff != "" {
+				var want []string
+				for _, name := range s.want {
+					want = append(want, ocid.Replace(name))
+				}
+				if diff := cmp.Diff(want, e.only(t).NetworkSecurityGroups, compareEmpty); diff != "" {
 					t.Fatalf("%s: NSGs (-want +got):\n%s", s.name, diff)
 				}
 			}
@@ -78,13 +95,11 @@ func TestNSGsNotListedInTheAnnotationAreLeftAlone(t *testing.T) {
 func TestNSGsWithAUsersBeyondFiveAreAValidationErrorBeforeAnyWrite(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(), readyNodes(1), nil)
+	users := e.nsgs(2)
 	e.srv.EditLoadBalancer(e.only(t).ID, func(l *loadbalancer.LoadBalancer) {
-		l.NetworkSecurityGroupIds = []string{"ocid1.networksecuritygroup.oc1.phx.user1", "ocid1.networksecuritygroup.oc1.phx.user2"}
+		l.NetworkSecurityGroupIds = users
 	})
-	var ours []string
-	for i := range 4 {
-		ours = append(ours, fmt.Sprintf("ocid1.networksecuritygroup.oc1.phx.ours%d", i))
-	}
+	ours := e.nsgs(4)
 	before := e.srv.Calls()
 	_, err := e.r.Ensure(ctx, service(annotate(annotation.NetworkSecurityGroups, strings.Join(ours, ",")), ports(80, 8080)), readyNodes(1), nil)
 	var verr *lb.ValidationError
@@ -101,25 +116,31 @@ func TestNSGsWithAUsersBeyondFiveAreAValidationErrorBeforeAnyWrite(t *testing.T)
 	}
 }
 
-var compareEmpty = cmp.Comparer(func(x, y []string) bool { return slices.Equal(x, y) || len(x) == 0 && len(y) == 0 })
+// compareEmpty compares lists of NSG OCIDs as sets (the product sorts them; generated OCIDs sort
+// in no order a test can write down), nil and empty alike.
+var compareEmpty = cmp.Comparer(func(x, y []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(x)), slices.Sorted(slices.Values(y)))
+})
 
 func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *testing.T) {
-	const frontend = "ocid1.networksecuritygroup.oc1.phx.frontend"
 	var calls []string
-	answer := frontend
+	var answer string
 	e := newEnv(t, func(s *envSettings) {
 		s.frontendNSG = func(_ context.Context, spec *model.Spec, create bool) (string, error) {
 			calls = append(calls, fmt.Sprintf("%s create=%v", spec.Owner.Service, create))
 			return answer, nil
 		}
 	})
-	svc := service(annotate(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a"))
+	ids := e.nsgs(2)
+	a, frontend := ids[0], ids[1]
+	answer = frontend
+	svc := service(annotate(annotation.NetworkSecurityGroups, a))
 	_, created := e.ensure(t, svc, readyNodes(1), nil)
 	if got := created.Op("UpdateNetworkSecurityGroups") + created.Op("UpdateLoadBalancer"); got != 0 {
 		t.Errorf("create made %d NSG or settings updates, want 0: the create attaches the frontend NSG\ncalls:\n%s", got, created)
 	}
-	want := []string{"ocid1.networksecuritygroup.oc1.phx.a", frontend}
-	if diff := cmp.Diff(want, e.only(t).NetworkSecurityGroups); diff != "" {
+	want := []string{a, frontend}
+	if diff := cmp.Diff(want, e.only(t).NetworkSecurityGroups, compareEmpty); diff != "" {
 		t.Errorf("NSGs after create (-want +got):\n%s", diff)
 	}
 	_, again := e.ensure(t, svc, readyNodes(1), nil)
@@ -140,7 +161,7 @@ func TestFrontendNSGIsAttachedByTheCreateAndDetachedWhenNoLongerReturned(t *test
 // only read, so they ask Options.FrontendNSG to look the group up, never to make it; a Service
 // whose group does not exist yet plans a load balancer without it, and Ensure creates both.
 func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
-	const frontend = "ocid1.networksecuritygroup.oc1.phx.frontend"
+	var frontend string // the group Ensure's call "creates"
 	var calls []string
 	existing := ""
 	e := newEnv(t, func(s *envSettings) {
@@ -152,6 +173,7 @@ func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
 			return existing, nil
 		}
 	})
+	frontend = e.nsgs(1)[0]
 	svc := service()
 	e.srv.ResetCalls()
 	plan, err := e.r.Plan(t.Context(), svc, readyNodes(1), nil)
@@ -200,11 +222,13 @@ func TestFrontendNSGBeyondTheLoadBalancersFiveIsAValidationError(t *testing.T) {
 }
 
 func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
+	var frontend string
 	e := newEnv(t, func(s *envSettings) {
 		s.frontendNSG = func(context.Context, *model.Spec, bool) (string, error) {
-			return "ocid1.networksecuritygroup.oc1.phx.frontend", nil
+			return frontend, nil
 		}
 	})
+	frontend = e.nsgs(1)[0]
 	svc := service()
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)
 	svc.Status.LoadBalancer = *res.Status

@@ -55,7 +55,7 @@ func TestEnsureCreatesLoadBalancerInOneCall(t *testing.T) {
 	if len(res.Status.Ingress) != 1 || res.Status.Ingress[0].IP == "" {
 		t.Errorf("status = %+v, want the load balancer's public IP", res.Status)
 	}
-	if res.Spec.ID != got.ID || !slices.Equal(res.Spec.Subnets, []string{subnet1, subnet2}) {
+	if res.Spec.ID != got.ID || !slices.Equal(res.Spec.Subnets, e.seeded.LoadBalancerSubnets) {
 		t.Errorf("result spec ID %q subnets %v; want %q and the config subnets", res.Spec.ID, res.Spec.Subnets, got.ID)
 	}
 }
@@ -171,14 +171,15 @@ func TestEnsureTLSRotationSwitchesCertificateWithoutConflicts(t *testing.T) {
 func TestEnsureShapeAndNSGChangesUpdateInPlace(t *testing.T) {
 	e := newEnv(t)
 	e.ensure(t, service(), readyNodes(1), nil)
+	nsg := e.nsgs(1)[0]
 	_, calls := e.ensure(t, service(annotate(annotation.ShapeFlexMax, "400"),
-		annotate(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.phx.a")), readyNodes(1), nil)
+		annotate(annotation.NetworkSecurityGroups, nsg)), readyNodes(1), nil)
 	// UpdateLoadBalancer records the NSG oci-ccm attached, so that only it is ever detached.
 	if diff := cmp.Diff(map[string]int{"UpdateLoadBalancer": 1, "UpdateLoadBalancerShape": 1, "UpdateNetworkSecurityGroups": 1}, writes(calls)); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	got := e.only(t)
-	if got.Shape != (model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) || !slices.Equal(got.NetworkSecurityGroups, []string{"ocid1.networksecuritygroup.oc1.phx.a"}) {
+	if got.Shape != (model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 400}) || !slices.Equal(got.NetworkSecurityGroups, []string{nsg}) {
 		t.Errorf("shape %v, NSGs %v", got.Shape, got.NetworkSecurityGroups)
 	}
 }
@@ -341,7 +342,7 @@ func TestUpstreamLoadBalancerIsAdoptedByUIDAndRenamedUnderNameScheme(t *testing.
 	// What the upstream CCM left: named by UID, no ownership tags, a user's tag.
 	upstream := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(string(svc.UID)),
-		ShapeName: common.String("100Mbps"), SubnetIds: []string{subnet1, subnet2}, FreeformTags: map[string]string{"team": "web"},
+		ShapeName: common.String("100Mbps"), SubnetIds: e.seeded.LoadBalancerSubnets, FreeformTags: map[string]string{"team": "web"},
 	})
 	res, calls := e.ensure(t, svc, readyNodes(1), nil)
 	if calls.Op("CreateLoadBalancer") != 0 || calls.Op("UpdateLoadBalancer") != 1 || calls.Op("UpdateLoadBalancerShape") != 0 {
@@ -395,7 +396,7 @@ func TestAdoptionAnnotationTakesOverAnUntaggedLoadBalancer(t *testing.T) {
 	existing := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String("hand-made"),
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},
-		SubnetIds: []string{subnet1, subnet2},
+		SubnetIds: e.seeded.LoadBalancerSubnets,
 	})
 	svc := service(annotate(annotation.AdoptLoadBalancerID, *existing.Id))
 	res, calls := e.ensure(t, svc, readyNodes(1), nil)

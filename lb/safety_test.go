@@ -301,7 +301,7 @@ func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T
 	existing := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(other), DisplayName: common.String("hand-made"),
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},
-		SubnetIds: []string{subnet1, subnet2},
+		SubnetIds: e.seeded.LoadBalancerSubnets,
 	})
 	svc := service(annotate(annotation.AdoptLoadBalancerID, *existing.Id))
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)

@@ -282,7 +282,7 @@ func TestCachesStayBoundedUnderInstanceChurn(t *testing.T) {
 		server: ocitest.Options{PageSize: 1000}})
 	vcn := env.srv.AddVCN(core.Vcn{})
 	subnet := env.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.0.0/20")})
-	compartment := env.srv.TenancyID()
+	compartment := env.srv.Seeded().Compartment
 	ctx := context.Background()
 	var live []string
 	for n := 0; n < total; n += wave {

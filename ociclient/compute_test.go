@@ -191,7 +191,7 @@ func BenchmarkGetInstance(b *testing.B) {
 func TestListInstancesFreshRereadsACachedListingAndIsShared(t *testing.T) {
 	env, _ := computeEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, 2)
 	ctx := context.Background()
-	compartment := env.srv.TenancyID()
+	compartment := env.srv.Seeded().Compartment
 	if _, err := env.client.Compute.ListInstances(ctx, compartment); err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@ func Example() {
 	}
 	ctx := context.Background()
 	wr, err := c.LoadBalancers.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerDetails{
-		CompartmentId: common.String(srv.TenancyID()),
+		CompartmentId: common.String(srv.Seeded().Compartment),
 		DisplayName:   common.String("web"),
 		ShapeName:     common.String("flexible"),
 		ShapeDetails:  &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
-		SubnetIds:     []string{srv.NewID("subnet")},
+		SubnetIds:     []string{srv.Seeded().Subnets["public"]}, // the default tenancy's public regional subnet
 	}, "service-uid-1") // the same token on a repeated call never creates a second load balancer
 	if err != nil {
 		fmt.Println(err)
@@ -40,7 +40,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	lbs, err := c.LoadBalancers.ListLoadBalancers(ctx, srv.TenancyID(), "web")
+	lbs, err := c.LoadBalancers.ListLoadBalancers(ctx, srv.Seeded().Compartment, "web")
 	if err != nil {
 		fmt.Println(err)
 		return

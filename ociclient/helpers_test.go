@@ -105,6 +105,9 @@ type envConfig struct {
 
 func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
 	t.Helper()
+	if cfg.server.Tenancy == nil {
+		cfg.server.Tenancy = withoutInstances()
+	}
 	srv := ocitest.New(cfg.server)
 	t.Cleanup(srv.Close)
 	opts := cfg.client
@@ -197,4 +200,12 @@ func (r *recordedMetrics) CountWorkRequest(_ context.Context, service, result st
 }
 func (r *recordedMetrics) CountCacheLookup(_ context.Context, cache, result string) {
 	r.add("cache", cache, result)
+}
+
+// withoutInstances is ocitest's default tenancy without its instances: the tests count the
+// instances of the compartment, and add the ones they need.
+func withoutInstances() *ocitest.Tenancy {
+	t := ocitest.DefaultTenancy()
+	t.Instances = nil
+	return &t
 }

@@ -55,7 +55,7 @@ func TestCallsLogToTheLoggerInTheirContextElseToOptionsLogger(t *testing.T) {
 	if _, err := env.client.LoadBalancers.GetLoadBalancer(ctx, *lb.Id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.client.LoadBalancers.ListLoadBalancers(context.Background(), env.srv.TenancyID(), ""); err != nil {
+	if _, err := env.client.LoadBalancers.ListLoadBalancers(context.Background(), env.srv.Seeded().Compartment, ""); err != nil {
 		t.Fatal(err)
 	}
 

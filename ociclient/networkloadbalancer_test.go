@@ -18,9 +18,9 @@ import (
 
 func createNLBDetails(srv *ocitest.Server, name string) nlb.CreateNetworkLoadBalancerDetails {
 	return nlb.CreateNetworkLoadBalancerDetails{
-		CompartmentId: common.String(srv.TenancyID()),
+		CompartmentId: common.String(srv.Seeded().Compartment),
 		DisplayName:   common.String(name),
-		SubnetId:      common.String(srv.NewID("subnet")),
+		SubnetId:      common.String(srv.Seeded().Subnets["public"]),
 	}
 }
 
@@ -87,7 +87,7 @@ func TestNLBRetriedCreateReusesTheRetryToken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
 	}
-	list, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(context.Background(), env.srv.TenancyID(), "")
+	list, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(context.Background(), env.srv.Seeded().Compartment, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +107,14 @@ func TestNLBListFiltersByDisplayNameAndFollowsPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(ctx, env.srv.TenancyID(), "")
+	all, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(ctx, env.srv.Seeded().Compartment, "")
 	if err != nil || len(all) != 3 {
 		t.Fatalf("ListNetworkLoadBalancers = %d items, %v; want 3", len(all), err)
 	}
 	if calls := env.srv.Calls().Op(ocitest.NLB("ListNetworkLoadBalancers")); calls != 3 {
 		t.Errorf("ListNetworkLoadBalancers calls = %d, want 3 (pages of 1)", calls)
 	}
-	named, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(ctx, env.srv.TenancyID(), "b")
+	named, err := env.client.NetworkLoadBalancers.ListNetworkLoadBalancers(ctx, env.srv.Seeded().Compartment, "b")
 	if err != nil || len(named) != 1 || *named[0].DisplayName != "b" {
 		t.Fatalf("ListNetworkLoadBalancers(b) = %v, %v; want the one named b", named, err)
 	}

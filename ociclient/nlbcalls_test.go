@@ -42,7 +42,7 @@ func TestNLBClientMakesEveryCallOfAReconcilerOnceMeteredAndRateLimited(t *testin
 	if got, err := nlbs.GetNetworkLoadBalancer(ctx, id); err != nil || got.LifecycleState != nlb.LifecycleStateActive {
 		t.Fatalf("GetNetworkLoadBalancer = %s, %v", got.LifecycleState, err)
 	}
-	if got, err := nlbs.ListNetworkLoadBalancers(ctx, env.srv.TenancyID(), "svc"); err != nil || len(got) != 1 {
+	if got, err := nlbs.ListNetworkLoadBalancers(ctx, env.srv.Seeded().Compartment, "svc"); err != nil || len(got) != 1 {
 		t.Fatalf("ListNetworkLoadBalancers = %d, %v", len(got), err)
 	}
 	check := &nlb.HealthChecker{Protocol: nlb.HealthCheckProtocolsUdp, Port: common.Int(53), RequestData: []byte("q"), ResponseData: []byte("a")}

@@ -22,7 +22,7 @@ func TestListsFollowEveryPage(t *testing.T) {
 		lb := env.srv.AddLoadBalancer(loadbalancer.LoadBalancer{DisplayName: common.String(fmt.Sprintf("lb-%d", i))})
 		want = append(want, *lb.Id)
 	}
-	got, err := env.client.LoadBalancers.ListLoadBalancers(context.Background(), env.srv.TenancyID(), "")
+	got, err := env.client.LoadBalancers.ListLoadBalancers(context.Background(), env.srv.Seeded().Compartment, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (j throttledJob) run(t *testing.T, rl config.RateLimiter) throttledRun {
 	for g := range j.goroutines {
 		wg.Go(func() {
 			for i := int(next.Add(1)); i <= j.calls; i = int(next.Add(1)) {
-				if err := j.call(ctx, c, i, lbs[g], srv.TenancyID()); err != nil {
+				if err := j.call(ctx, c, i, lbs[g], srv.Seeded().Compartment); err != nil {
 					failed.Add(1)
 				}
 			}

@@ -23,11 +23,11 @@ var fastPoll = PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, 
 func createLBDetails(t testing.TB, srv *ocitest.Server, name string) loadbalancer.CreateLoadBalancerDetails {
 	t.Helper()
 	return loadbalancer.CreateLoadBalancerDetails{
-		CompartmentId: common.String(srv.TenancyID()),
+		CompartmentId: common.String(srv.Seeded().Compartment),
 		DisplayName:   common.String(name),
 		ShapeName:     common.String("flexible"),
 		ShapeDetails:  &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
-		SubnetIds:     []string{srv.NewID("subnet")},
+		SubnetIds:     []string{srv.Seeded().Subnets["public"]},
 		Listeners:     map[string]loadbalancer.ListenerDetails{},
 		BackendSets:   map[string]loadbalancer.BackendSetDetails{},
 	}

@@ -231,7 +231,7 @@ func TestNSGModeAfterARestartFindsTheFrontendNSGByItsTags(t *testing.T) {
 	if calls.Op("CreateNetworkSecurityGroup") != 0 || calls.Class(ocitest.ClassWrite) != 0 {
 		t.Errorf("a restart wrote (want a listing and reads only):\n%s", calls)
 	}
-	groups, err := n.vn.ListNetworkSecurityGroups(t.Context(), n.srv.TenancyID(), "")
+	groups, err := n.vn.ListNetworkSecurityGroups(t.Context(), n.srv.Seeded().Compartment, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,8 +71,9 @@ func newWorld(t *testing.T, names ...string) *world {
 	t.Helper()
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: time.Millisecond})
 	t.Cleanup(srv.Close)
-	cfg := &config.Config{CompartmentID: srv.TenancyID(), LoadBalancer: config.LoadBalancer{
-		Subnet1: "ocid1.subnet.oc1.phx.lbsubnet1", Subnet2: "ocid1.subnet.oc1.phx.lbsubnet2"}}
+	seeded := srv.Seeded()
+	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
+		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
 	oci, err := ociclient.New(ociclient.Options{
 		Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
 		RateLimit: config.RateLimiter{Disabled: true},

@@ -14,7 +14,8 @@ import (
 )
 
 func TestGetInstanceReturnsSeededInstanceWithDefaults(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 	_, _, sn := smallNetwork(f.srv)
 	f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1")
 	seeded := f.srv.AddInstance(ocitest.Instance{
@@ -43,7 +44,8 @@ func TestGetInstanceReturnsSeededInstanceWithDefaults(t *testing.T) {
 }
 
 func TestListInstancesFiltersByQuery(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 	ad1 := *f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1").Name
 	ad2 := *f.srv.AddAvailabilityDomain("Uocm:PHX-AD-2").Name
 	other := "ocid1.compartment.oc1..other"
@@ -86,7 +88,8 @@ func TestListInstancesFiltersByQuery(t *testing.T) {
 }
 
 func TestListInstancesPagesThroughEveryInstance(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{PageSize: 2})
+	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{PageSize: 2, EmptyTenancy: true})
 	var want []string
 	for i := range 7 {
 		want = append(want, *f.srv.AddInstance(ocitest.Instance{Instance: core.Instance{DisplayName: new(fmt.Sprint("n", i))}}).Id)
@@ -116,7 +119,8 @@ func TestListInstancesPagesThroughEveryInstance(t *testing.T) {
 }
 
 func TestListInstancesHonoursSmallerClientLimit(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 	for range 5 {
 		f.srv.AddInstance(ocitest.Instance{})
 	}
@@ -222,7 +226,8 @@ func TestInstanceStateChangesAreVisible(t *testing.T) {
 }
 
 func TestRemovedInstanceAndItsVNICsAreNotFound(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
 	_, _, sn := smallNetwork(f.srv)
 	reserved := f.srv.AddPublicIP(core.PublicIp{})
 	inst := f.srv.AddInstance(ocitest.Instance{VNICs: []core.Vnic{{SubnetId: sn.Id, PublicIp: new("")}}})

@@ -21,7 +21,9 @@ type lbFixture struct {
 	srv  *Server
 	lb   loadbalancer.LoadBalancerClient
 	nlb  nlbapi.NetworkLoadBalancerClient
-	comp string // the compartment tests create in
+	comp string // the compartment tests create in: the seeded tenancy's
+	// seeded is the tenancy the server started with; load balancers go in its subnets.
+	seeded Seeded
 }
 
 func newLBFixture(t *testing.T, opts Options) *lbFixture {
@@ -43,7 +45,8 @@ func newLBFixture(t *testing.T, opts Options) *lbFixture {
 	nlbc.Host = srv.URL()
 	nlbc.Configuration.RetryPolicy = &noRetry
 	nlbc.Configuration.CircuitBreaker = nil
-	return &lbFixture{srv: srv, lb: lbc, nlb: nlbc, comp: srv.TenancyID()}
+	seeded := srv.Seeded()
+	return &lbFixture{srv: srv, lb: lbc, nlb: nlbc, comp: seeded.Compartment, seeded: seeded}
 }
 
 // slowWork makes work requests last an hour, so tests see them running and finish them with
@@ -157,7 +160,7 @@ func (f *lbFixture) basicLB(name string) loadbalancer.CreateLoadBalancerDetails 
 		ShapeDetails: &loadbalancer.ShapeDetails{
 			MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100),
 		},
-		SubnetIds: []string{"ocid1.subnet.oc1..a", "ocid1.subnet.oc1..b"},
+		SubnetIds: f.seeded.LoadBalancerSubnets,
 		Listeners: map[string]loadbalancer.ListenerDetails{
 			"TCP-80": {DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(80), Protocol: common.String("TCP")},
 		},

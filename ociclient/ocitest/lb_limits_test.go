@@ -280,36 +280,50 @@ func TestCreateInAFullSubnetFailsItsWorkRequestNotTheRequest(t *testing.T) {
 }
 
 func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
-	const (
-		pub1, pub2   = "ocid1.publicip.oc1..p1", "ocid1.publicip.oc1..p2"
-		priv1, priv2 = "ocid1.privateip.oc1..q1", "ocid1.privateip.oc1..q2"
-		ipv6         = "ocid1.ipv6.oc1..v1"
-	)
 	addr := func(ip string, public bool, reserved string) nlbapi.IpAddress {
 		return nlbapi.IpAddress{IpAddress: common.String(ip), IsPublic: common.Bool(public), IpVersion: nlbapi.IpVersionIpv4,
 			ReservedIp: &nlbapi.ReservedIp{Id: common.String(reserved)}}
 	}
+	// Reserved IPs by name: pub1 and pub2 reserved public IPs,
+	// priv1 and priv2 reserved private IPs in the network load balancer's subnet (its lowest
+	// free addresses), ipv6 a reserved IPv6 (taken on trust: ocitest has no IPv6 objects).
+	type ips map[string]core.PrivateIp
 	tests := []struct {
 		name     string
 		private  bool
 		reserved []string
-		want     []nlbapi.IpAddress // nil: refused with 400 InvalidParameter
+		want     func(pub1 core.PublicIp, priv ips) []nlbapi.IpAddress // nil: refused with 400 InvalidParameter
 	}{
-		{"public and private", false, []string{pub1, priv1}, []nlbapi.IpAddress{addr("192.0.2.1", true, pub1), addr("10.0.0.1", false, priv1)}},
-		{"private only, on a private NLB", true, []string{priv1}, []nlbapi.IpAddress{addr("10.0.0.1", false, priv1)}},
-		{"two public", false, []string{pub1, pub2}, nil},
-		{"two private", false, []string{priv1, priv2}, nil},
-		{"the same twice", false, []string{pub1, pub1}, nil},
-		{"public on a private NLB", true, []string{pub1}, nil},
+		{"public and private", false, []string{"pub1", "priv1"}, func(pub1 core.PublicIp, priv ips) []nlbapi.IpAddress {
+			return []nlbapi.IpAddress{addr(*pub1.IpAddress, true, *pub1.Id), addr(*priv["priv1"].IpAddress, false, *priv["priv1"].Id)}
+		}},
+		{"private only, on a private NLB", true, []string{"priv1"}, func(_ core.PublicIp, priv ips) []nlbapi.IpAddress {
+			return []nlbapi.IpAddress{addr(*priv["priv1"].IpAddress, false, *priv["priv1"].Id)}
+		}},
+		{"two public", false, []string{"pub1", "pub2"}, nil},
+		{"two private", false, []string{"priv1", "priv2"}, nil},
+		{"the same twice", false, []string{"pub1", "pub1"}, nil},
+		{"public on a private NLB", true, []string{"pub1"}, nil},
 		{"not an IP", false, []string{"ocid1.vnic.oc1..x"}, nil},
-		{"IPv6 on an IPv4 network load balancer", false, []string{ipv6}, nil},
+		{"IPv6 on an IPv4 network load balancer", false, []string{"ocid1.ipv6.oc1..v1"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newLBFixture(t, Options{})
 			d := f.basicNLB("nlb")
+			pub1 := f.srv.AddPublicIP(core.PublicIp{CompartmentId: &f.comp})
+			ids := map[string]string{"pub1": *pub1.Id, "pub2": *f.srv.AddPublicIP(core.PublicIp{CompartmentId: &f.comp}).Id}
+			priv := ips{}
+			for _, name := range []string{"priv1", "priv2"} {
+				priv[name] = f.srv.AddPrivateIP(core.PrivateIp{SubnetId: d.SubnetId})
+				ids[name] = *priv[name].Id
+			}
 			d.IsPrivate = common.Bool(tc.private)
-			for _, id := range tc.reserved {
+			for _, name := range tc.reserved {
+				id := ids[name]
+				if id == "" {
+					id = name
+				}
 				d.ReservedIps = append(d.ReservedIps, nlbapi.ReservedIp{Id: common.String(id)})
 			}
 			resp, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
@@ -321,14 +335,13 @@ func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
 				t.Fatalf("CreateNetworkLoadBalancer: %v", err)
 			}
 			f.nlbMustSucceed(t, resp.OpcWorkRequestId)
-			if diff := cmp.Diff(tc.want, f.getNLB(t, *resp.Id).IpAddresses); diff != "" {
+			if diff := cmp.Diff(tc.want(pub1, priv), f.getNLB(t, *resp.Id).IpAddresses); diff != "" {
 				t.Errorf("addresses (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// tlsLB is a valid create request with a certificate and one TLS listener using it.
 func tlsLB(f *lbFixture, certName string, ssl loadbalancer.SslConfigurationDetails) loadbalancer.CreateLoadBalancerDetails {
 	d := f.basicLB("tls")
 	d.Certificates = map[string]loadbalancer.CertificateDetails{certName: {CertificateName: common.String(certName),

@@ -122,9 +122,7 @@ func (s *Server) AddLoadBalancer(lb loadbalancer.LoadBalancer) loadbalancer.Load
 	if lb.Id == nil {
 		lb.Id = common.String(s.NewID("loadbalancer"))
 	}
-	if lb.CompartmentId == nil {
-		lb.CompartmentId = common.String(s.opts.TenancyID)
-	}
+	s.defaultCompartment(&lb.CompartmentId)
 	if lb.DisplayName == nil {
 		lb.DisplayName = common.String(*lb.Id)
 	}

@@ -50,7 +50,7 @@ func TestCreateLoadBalancerIsCreatingUntilItsWorkRequestSucceeds(t *testing.T) {
 		ShapeDetails:   &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(100)},
 		IpAddresses:    []loadbalancer.IpAddress{{IpAddress: common.String("203.0.113.1"), IsPublic: common.Bool(true)}},
 		IsPrivate:      common.Bool(false), IsDeleteProtectionEnabled: common.Bool(false),
-		SubnetIds:               []string{"ocid1.subnet.oc1..a", "ocid1.subnet.oc1..b"},
+		SubnetIds:               f.seeded.LoadBalancerSubnets,
 		NetworkSecurityGroupIds: []string{},
 		Listeners: map[string]loadbalancer.Listener{"TCP-80": {
 			Name: common.String("TCP-80"), DefaultBackendSetName: common.String("TCP-80"),
@@ -297,7 +297,10 @@ func TestUpdateLoadBalancerShapeAndNetworkSecurityGroups(t *testing.T) {
 		})
 	}
 
-	nsgs := []string{"ocid1.networksecuritygroup.oc1..a", "ocid1.networksecuritygroup.oc1..b"}
+	var nsgs []string
+	for range 2 {
+		nsgs = append(nsgs, *f.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: &f.seeded.VCN}).Id)
+	}
 	resp, err := f.lb.UpdateNetworkSecurityGroups(ctx, loadbalancer.UpdateNetworkSecurityGroupsRequest{LoadBalancerId: &flexID,
 		UpdateNetworkSecurityGroupsDetails: loadbalancer.UpdateNetworkSecurityGroupsDetails{NetworkSecurityGroupIds: nsgs}})
 	if err != nil {
@@ -316,7 +319,7 @@ func TestDeleteLoadBalancerIsDeletingThenGone(t *testing.T) {
 	f := newLBFixture(t, slowWork())
 	ctx := testCtx(t)
 	d := f.basicLB("svc")
-	d.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String("ocid1.publicip.oc1..reserved")}}
+	d.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String(f.seeded.ReservedPublicIPs["reserved-1"])}}
 	resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
 	if err != nil {
 		t.Fatalf("CreateLoadBalancer: %v", err)
@@ -486,16 +489,17 @@ func TestLoadBalancerAddresses(t *testing.T) {
 	ctx := testCtx(t)
 	public := f.getLB(t, f.createLB(t, f.basicLB("public")))
 	private := f.basicLB("private")
-	private.IsPrivate, private.SubnetIds = common.Bool(true), []string{"ocid1.subnet.oc1..a"}
+	private.IsPrivate, private.SubnetIds = common.Bool(true), []string{f.seeded.Subnets["private"]}
 	priv := f.getLB(t, f.createLB(t, private))
 	reserved := f.basicLB("reserved")
-	reserved.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String("ocid1.publicip.oc1..r")}}
+	ip := f.srv.AddPublicIP(core.PublicIp{IpAddress: common.String("198.51.100.77")})
+	reserved.ReservedIps = []loadbalancer.ReservedIp{{Id: ip.Id}}
 	res := f.getLB(t, f.createLB(t, reserved))
 
 	want := [][]loadbalancer.IpAddress{
 		{{IpAddress: common.String("203.0.113.1"), IsPublic: common.Bool(true)}},
-		{{IpAddress: common.String("10.0.0.1"), IsPublic: common.Bool(false)}},
-		{{IpAddress: common.String("192.0.2.1"), IsPublic: common.Bool(true), ReservedIp: &loadbalancer.ReservedIp{Id: common.String("ocid1.publicip.oc1..r")}}},
+		{{IpAddress: common.String("10.0.4.254"), IsPublic: common.Bool(false)}}, // the private subnet's highest free address
+		{{IpAddress: common.String("198.51.100.77"), IsPublic: common.Bool(true), ReservedIp: &loadbalancer.ReservedIp{Id: ip.Id}}},
 	}
 	if diff := cmp.Diff(want, [][]loadbalancer.IpAddress{public.IpAddresses, priv.IpAddresses, res.IpAddresses}); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)

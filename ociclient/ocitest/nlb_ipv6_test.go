@@ -71,8 +71,6 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 			want: []nlbapi.IpAddress{nlbAddr("2001:db8:0:1::100", true, v6)}},
 		{name: "reserved IPv6", subnet: "dual", version: only6, reserved: reserved6,
 			want: []nlbapi.IpAddress{withReserved(nlbAddr("2001:db8:0:1::100", true, v6), reserved6)}},
-		{name: "a subnet ocitest does not know is taken on trust", subnet: "ocid1.subnet.oc1..unknown", version: only6,
-			want: []nlbapi.IpAddress{nlbAddr("2001:db8:ffff:ffff::100", true, v6)}},
 		{name: "IPv6 in a subnet without IPv6", subnet: "v4only", version: dual, wantCode: http.StatusBadRequest},
 		{name: "IPv6-only in a subnet without IPv6", subnet: "v4only", version: only6, wantCode: http.StatusBadRequest},
 		{name: "a prefix the subnet does not have", subnet: "dual", version: dual, cidr: "2001:db8:0:9::/64", wantCode: http.StatusBadRequest},

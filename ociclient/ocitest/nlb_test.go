@@ -22,7 +22,7 @@ func (f *lbFixture) basicNLB(name string) nlbapi.CreateNetworkLoadBalancerDetail
 	return nlbapi.CreateNetworkLoadBalancerDetails{
 		CompartmentId: common.String(f.comp),
 		DisplayName:   common.String(name),
-		SubnetId:      common.String("ocid1.subnet.oc1..a"),
+		SubnetId:      common.String(f.seeded.Subnets["public"]),
 		IsPrivate:     common.Bool(false), // OCI's default is private
 		Listeners: map[string]nlbapi.ListenerDetails{
 			"TCP-80": {Name: common.String("TCP-80"), DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(80), Protocol: nlbapi.ListenerProtocolsTcp},
@@ -83,7 +83,7 @@ func TestCreateNetworkLoadBalancerAnswersWithItAndItsWorkRequest(t *testing.T) {
 		t.Fatalf("state %s, want ACTIVE", got.LifecycleState)
 	}
 	wantAddrs := []nlbapi.IpAddress{{IpAddress: common.String("203.0.113.1"), IsPublic: common.Bool(true), IpVersion: nlbapi.IpVersionIpv4},
-		{IpAddress: common.String("10.0.0.1"), IsPublic: common.Bool(false), IpVersion: nlbapi.IpVersionIpv4}} // a public NLB lists its private address too
+		{IpAddress: common.String("10.0.3.254"), IsPublic: common.Bool(false), IpVersion: nlbapi.IpVersionIpv4}} // a public NLB lists its private address too
 	if diff := cmp.Diff(wantAddrs, got.IpAddresses); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
@@ -308,7 +308,7 @@ func TestDeleteNetworkLoadBalancerIsDeletingThenDeletedThenGone(t *testing.T) {
 		t.Fatalf("CreateNetworkLoadBalancer: %v", err)
 	}
 	f.srv.CompleteWorkRequests()
-	nsgs := []string{"ocid1.networksecuritygroup.oc1..a"}
+	nsgs := []string{*f.srv.AddNetworkSecurityGroup(core.NetworkSecurityGroup{VcnId: &f.seeded.VCN}).Id}
 	u, err := f.nlb.UpdateNetworkSecurityGroups(ctx, nlbapi.UpdateNetworkSecurityGroupsRequest{NetworkLoadBalancerId: resp.Id,
 		UpdateNetworkSecurityGroupsDetails: nlbapi.UpdateNetworkSecurityGroupsDetails{NetworkSecurityGroupIds: nsgs}})
 	if err != nil {

@@ -431,6 +431,45 @@ func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
 	return p, nil
 }
 
+// AddPrivateIP adds a reserved private IP (lifetime RESERVED, on no VNIC), as a network load
+// balancer's reservedIps may name one. SubnetId is required; the address defaults to the
+// subnet's lowest free one; the compartment to the subnet's. It panics on an unknown subnet or an
+// address outside it or in use.
+func (s *Server) AddPrivateIP(p core.PrivateIp) core.PrivateIp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p = jsonClone(p)
+	sn, ok := s.vcn.subnets.get(textOf(p.SubnetId))
+	if !ok {
+		panic(fmt.Sprintf("ocitest: AddPrivateIP: no subnet %q", textOf(p.SubnetId)))
+	}
+	if textOf(p.IpAddress) == "" {
+		addr, err := s.nextPrivateAddressLocked(sn)
+		if err != nil {
+			panic(fmt.Sprintf("ocitest: AddPrivateIP: %v", err))
+		}
+		p.IpAddress = &addr
+	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !netip.MustParsePrefix(*sn.CidrBlock).Contains(a) ||
+		len(s.vcn.privateIPs.filter(func(o core.PrivateIp) bool {
+			return textOf(o.SubnetId) == *sn.Id && textOf(o.IpAddress) == *p.IpAddress
+		})) > 0 {
+		panic(fmt.Sprintf("ocitest: AddPrivateIP: %s is not a free address of subnet %s (%s)", *p.IpAddress, *sn.Id, *sn.CidrBlock))
+	}
+	p.Id = new(s.NewID("privateip"))
+	p.Lifetime = core.PrivateIpLifetimeReserved
+	p.VnicId = nil
+	if p.CompartmentId == nil {
+		p.CompartmentId = sn.CompartmentId
+	}
+	if p.DisplayName == nil {
+		p.DisplayName = p.IpAddress
+	}
+	p.IsPrimary = new(false)
+	p.TimeCreated = timeCreatedNow()
+	s.vcn.privateIPs.put(*p.Id, p)
+	return jsonClone(p)
+}
+
 // nextPublicAddressLocked hands out addresses from 198.51.100.1 (TEST-NET-2, reserved for
 // documentation) upwards, skipping network and broadcast-looking ones and any a test assigned
 // by hand. Load balancer addresses come from other ranges, so the two never meet.
@@ -469,9 +508,14 @@ func (s *Server) nextPrivateAddressLocked(sn core.Subnet) (string, error) {
 	return "", fmt.Errorf("subnet %s (%s) has no free address", *sn.Id, *sn.CidrBlock)
 }
 
-// defaultCompartment fills an unset compartment with the tenancy (the root compartment).
+// defaultCompartment fills an unset compartment with the compartment of the tenancy the server
+// started with, or with the tenancy (the root compartment) when it started empty.
 func (s *Server) defaultCompartment(p **string) {
-	if *p == nil {
+	switch {
+	case *p != nil:
+	case s.seeded.Compartment != "":
+		*p = new(s.seeded.Compartment)
+	default:
 		*p = new(s.opts.TenancyID)
 	}
 }
