@@ -180,6 +180,13 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	err := lbCheckCreate(d, s.lb.limits)
 	if err == nil {
+		var reserved []string
+		for _, ip := range d.ReservedIps {
+			reserved = append(reserved, lbDeref(ip.Id))
+		}
+		err = s.checkRelatedLocked(d.SubnetIds, d.NetworkSecurityGroupIds, reserved)
+	}
+	if err == nil {
 		err = s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName)
 	}
 	if err != nil {
@@ -345,7 +352,8 @@ func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &d) {
 		return
 	}
-	s.lbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), func(lb *loadbalancer.LoadBalancer) error {
+	related := func(*lbEntry) error { return s.checkRelatedLocked(nil, d.NetworkSecurityGroupIds, nil) }
+	s.lbChangeChecked(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), related, func(lb *loadbalancer.LoadBalancer) error {
 		lb.NetworkSecurityGroupIds = append([]string{}, d.NetworkSecurityGroupIds...)
 		return nil
 	})

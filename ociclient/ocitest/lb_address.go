@@ -14,11 +14,12 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
-// This file hands out the addresses of load balancers and network load balancers. Where the
-// VCN API's state knows the subnet or the reserved IP a request names, the address comes from
-// there, as in OCI: a load balancer holds an address in each known subnet until it is deleted,
-// and a full subnet fails its create's work request. Otherwise addresses come from a pool, so
-// tests that never seed a VCN still work. Addresses never repeat across both APIs.
+// This file hands out the addresses of load balancers and network load balancers. The subnets and
+// reserved IPs a create names are ones the VCN API knows (the create is refused otherwise,
+// related.go), and the address comes from there, as in OCI: a load balancer holds an address in
+// each subnet until it is deleted, and a full subnet fails its create's work request. Only a
+// load balancer seeded by hand (AddLoadBalancer) may name a subnet nobody seeded; its address
+// then comes from a pool. Addresses never repeat across both APIs.
 
 // lbIPAllocator is the pools' state. Guarded by Server.mu.
 type lbIPAllocator struct {
@@ -66,8 +67,8 @@ func (s *Server) lbPrivateAddress(subnetID string) string {
 
 // lbHoldSubnetAddresses takes one private address in each subnet for the (network) load
 // balancer holder, as OCI places a load balancer's nodes in its subnets, and returns them in
-// order. A subnet the VCN API does not know gives "" (the caller takes a pool address if it needs
-// one), so tests that seed no VCN still work. When a known subnet has no free address it takes nothing
+// order. A subnet the VCN API does not know (only a hand-seeded load balancer's) gives "" (the
+// caller takes a pool address if it needs one). When a known subnet has no free address it takes nothing
 // and returns OCI's error, which fails the create's work request. Caller holds s.mu.
 func (s *Server) lbHoldSubnetAddresses(holder string, subnetIDs []string) ([]string, error) {
 	out := make([]string, len(subnetIDs))
@@ -128,8 +129,8 @@ func (s *Server) lbFreeSubnetAddress(subnetID string, prefix netip.Prefix) (stri
 
 // lbClaimReserved assigns the reserved public IP with this OCID to a resource and returns its
 // address. A reserved IP the VCN API knows gives its own address and turns ASSIGNED, to a private
-// IP of the load balancer (lbAssignPublicIP); one it does not know gets a stable address from
-// 192.0.2.0/24 onwards. A reserved IP assigned to another resource gives a *wrFailure: the create
+// IP of the load balancer (lbAssignPublicIP); the APIs refuse one it does not know (related.go),
+// except a reserved IPv6, which gets a stable address from 192.0.2.0/24 onwards. A reserved IP assigned to another resource gives a *wrFailure: the create
 // is accepted and its work request fails (assumed, see lbReservedAssigned). Caller holds s.mu.
 func (s *Server) lbClaimReserved(id, user string) (string, error) {
 	if other, ok := s.lb.ips.reservedUser[id]; ok && other != user {

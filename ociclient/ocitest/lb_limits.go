@@ -104,9 +104,8 @@ func (s *Server) lbCheckShapeLimit(shape string) error {
 	return nil
 }
 
-// lbCheckPlacement applies OCI's rules for the subnets of a load balancer to the subnets the
-// VCN API knows (others are taken on trust, so tests that seed no VCN still work): a public load
-// balancer never goes in a private subnet (prohibitPublicIpOnVnic), and in a region with several
+// lbCheckPlacement applies OCI's rules for the subnets of a load balancer (the create has made
+// sure the VCN API knows them, related.go): a public load balancer never goes in a private subnet (prohibitPublicIpOnVnic), and in a region with several
 // availability domains it needs a regional subnet or two AD-specific subnets in different ADs.
 // Caller holds s.mu.
 func (s *Server) lbCheckPlacement(private bool, subnetIDs []string) error {

@@ -342,6 +342,45 @@ func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
 	}
 }
 
+func TestCreatesNamingAResourceNobodySeededAreRefusedAsOCIRefusesThem(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	unknown := map[string]func(*loadbalancer.CreateLoadBalancerDetails){
+		"subnet": func(d *loadbalancer.CreateLoadBalancerDetails) {
+			d.SubnetIds = []string{f.seeded.Subnets["lb-1"], "ocid1.subnet.oc1.phx.nobody"}
+		},
+		"network security group": func(d *loadbalancer.CreateLoadBalancerDetails) {
+			d.NetworkSecurityGroupIds = []string{"ocid1.networksecuritygroup.oc1.phx.nobody"}
+		},
+		"reserved IP": func(d *loadbalancer.CreateLoadBalancerDetails) {
+			d.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String("ocid1.publicip.oc1.phx.nobody")}}
+		},
+	}
+	for what, change := range unknown {
+		d := f.basicLB("lb")
+		change(&d)
+		_, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
+		t.Run("load balancer, "+what, func(t *testing.T) {
+			wantServiceError(t, err, http.StatusBadRequest, "RelatedResourceNotAuthorizedOrNotFound")
+		})
+	}
+	n := f.basicNLB("nlb")
+	n.SubnetId = common.String("ocid1.subnet.oc1.phx.nobody")
+	_, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: n})
+	t.Run("network load balancer, subnet", func(t *testing.T) {
+		wantServiceError(t, err, http.StatusBadRequest, "RelatedResourceNotAuthorizedOrNotFound")
+	})
+	n = f.basicNLB("nlb")
+	n.ReservedIps = []nlbapi.ReservedIp{{Id: common.String("ocid1.privateip.oc1.phx.nobody")}}
+	_, err = f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: n})
+	t.Run("network load balancer, reserved private IP", func(t *testing.T) {
+		wantServiceError(t, err, http.StatusBadRequest, "RelatedResourceNotAuthorizedOrNotFound")
+	})
+	if lbs, nlbs := f.srv.LoadBalancers(), f.srv.NetworkLoadBalancers(); len(lbs)+len(nlbs) != 0 {
+		t.Errorf("refused creates left %d load balancers and %d network load balancers", len(lbs), len(nlbs))
+	}
+}
+
 func tlsLB(f *lbFixture, certName string, ssl loadbalancer.SslConfigurationDetails) loadbalancer.CreateLoadBalancerDetails {
 	d := f.basicLB("tls")
 	d.Certificates = map[string]loadbalancer.CertificateDetails{certName: {CertificateName: common.String(certName),

@@ -376,6 +376,14 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		writeLBError(w, r, err)
 		return
 	}
+	var reserved []string
+	for _, ip := range d.ReservedIps {
+		reserved = append(reserved, lbDeref(ip.Id))
+	}
+	if err := s.checkRelatedLocked([]string{*d.SubnetId}, d.NetworkSecurityGroupIds, reserved); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
 	if err := s.nlbResolveCreate(&d); err != nil {
 		writeLBError(w, r, err)
 		return
@@ -489,7 +497,10 @@ func (s *Server) nlbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &d) {
 		return
 	}
-	s.nlbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), nil, func(n *nlbapi.NetworkLoadBalancer) error {
+	related := func(*nlbapi.NetworkLoadBalancer, LBLimits) error {
+		return s.checkRelatedLocked(nil, d.NetworkSecurityGroupIds, nil)
+	}
+	s.nlbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), related, func(n *nlbapi.NetworkLoadBalancer) error {
 		n.NetworkSecurityGroupIds = append([]string{}, d.NetworkSecurityGroupIds...)
 		return nil
 	})

@@ -16,13 +16,12 @@ import (
 
 // This file gives network load balancers their IP versions: IPV4 (the default), IPV4_AND_IPV6
 // (dual-stack) and IPV6, as the SDK's NlbIpVersionEnum lists them. An IPv6 address comes from the
-// IPv6 prefix of the network load balancer's subnet, so the subnet must be IPv6-enabled when the
-// VCN API knows it (seed it with Ipv6CidrBlock); a subnet it does not know is taken on trust and
-// gives addresses from nlbIPv6Pool. Listeners and backend sets carry an ipVersion of their own,
+// IPv6 prefix of the network load balancer's subnet, so the subnet must be IPv6-enabled (seed it
+// with Ipv6CidrBlock); a create naming a subnet the VCN API does not know is refused (related.go). Listeners and backend sets carry an ipVersion of their own,
 // which the network load balancer must serve.
 
-// nlbIPv6Pool gives IPv6 addresses in subnets the VCN API does not know (a documentation prefix,
-// RFC 3849).
+// nlbIPv6Pool gives IPv6 addresses in subnets the VCN API does not know, which only a network
+// load balancer's subnet could be if the VCN API lost it (a documentation prefix, RFC 3849).
 var nlbIPv6Pool = netip.MustParsePrefix("2001:db8:ffff:ffff::/64")
 
 // nlbIPv6FirstHost is the first host number handed out in a /64 (OCI picks addresses it does not

@@ -285,7 +285,7 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, ok := s.vcn.vcns.get(*d.VcnId); !ok {
-		notFound(w, r, "vcn", *d.VcnId)
+		writeLBError(w, r, relatedNotFound("vcn", *d.VcnId))
 		return
 	}
 	g, err := s.addNSGLocked(core.NetworkSecurityGroup{CompartmentId: d.CompartmentId, VcnId: d.VcnId,
