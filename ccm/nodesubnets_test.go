@@ -20,9 +20,12 @@ import (
 
 // seedNetworkCompartment adds, in a compartment and VCN of their own (a network compartment),
 // a node subnet with its security list and an instance in it, and returns that instance's Node.
+// The policy gets the documented statements for nodes and security lists once more for the
+// network compartment, as seclist/README.md tells users to write them per compartment.
 func (e *env) seedNetworkCompartment(t *testing.T) (*v1.Node, ocitest.Seeded) {
 	t.Helper()
 	net, err := e.srv.Seed(ocitest.Tenancy{
+		CompartmentName:     "network",
 		AvailabilityDomains: []string{"Uocm:PHX-AD-1"},
 		VCN:                 ocitest.TenancyVCN{Name: "network-vcn", CIDR: "10.1.0.0/16"},
 		SecurityLists:       []ocitest.TenancySecurityList{{Name: "net-nodes"}},
@@ -31,6 +34,13 @@ func (e *env) seedNetworkCompartment(t *testing.T) (*v1.Node, ocitest.Seeded) {
 		Instances: []ocitest.TenancyInstance{{Name: "node-x", Shape: "VM.Standard.E4.Flex", Subnet: "net-nodes"}},
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	policy := ocitest.DefaultPolicy()
+	for _, grant := range []string{"read instance-family", "read virtual-network-family", "manage security-lists"} {
+		policy = append(policy, "Allow dynamic-group ccm to "+grant+" in compartment id "+net.Compartment)
+	}
+	if err := e.srv.SetPolicy(policy...); err != nil {
 		t.Fatal(err)
 	}
 	ip := *e.srv.InstanceVNICs(net.Instances["node-x"])[0].PrivateIp

@@ -60,7 +60,7 @@ func TestLiveInstanceInAnotherCompartmentIsNeverReportedGoneOnAnAmbiguous404(t *
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
 			e := newEnv(t, envOptions{})
-			other := e.srv.NewID("compartment")
+			other := e.otherCompartment(t)
 			inst := e.addInstance("node-x", inCompartment(other))
 			node := nodeFor(inst)
 			if tc.annotate {
@@ -133,7 +133,7 @@ func TestGoneInstanceIsConfirmedAbsentWhereItIsKnownToLive(t *testing.T) {
 			e := newEnv(t, envOptions{cacheTTL: time.Hour})
 			compartment := e.compartment
 			if tc.other {
-				compartment = e.srv.NewID("compartment")
+				compartment = e.otherCompartment(t)
 			}
 			inst := e.addInstance("node-a", inCompartment(compartment))
 			node := nodeFor(inst)
@@ -257,7 +257,7 @@ func TestManyNodesAnsweringAmbiguous404sShareFreshListings(t *testing.T) {
 	const n = 100
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{cacheTTL: time.Hour})
-	other := e.srv.NewID("compartment")
+	other := e.otherCompartment(t)
 	nodes := make([]*v1.Node, n)
 	for k := range nodes {
 		nodes[k] = withCompartment(nodeFor(e.addInstance("node", inCompartment(other))), other)

@@ -135,3 +135,18 @@ func namedNode(name string, internalIPs ...string) *v1.Node {
 	}
 	return n
 }
+
+// otherCompartment is a compartment besides the tenancy's, with the documented policy's
+// statements for instances written once more for it, as seclist/README.md tells users to do for
+// every compartment nodes live in. Tests that want a call there refused inject the 404.
+func (e *env) otherCompartment(t testing.TB) string {
+	t.Helper()
+	id := e.srv.NewID("compartment")
+	policy := append(ocitest.DefaultPolicy(),
+		"Allow dynamic-group ccm to read instance-family in compartment id "+id,
+		"Allow dynamic-group ccm to read virtual-network-family in compartment id "+id)
+	if err := e.srv.SetPolicy(policy...); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

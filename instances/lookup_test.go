@@ -109,7 +109,7 @@ func TestLookupByNamePrefersLiveInstancesAndRefusesToGuess(t *testing.T) {
 func TestInstanceInAnotherCompartmentIsReadByIDAndJudgedByItsOwnCompartment(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	e := newEnv(t, envOptions{})
-	other := e.srv.NewID("compartment")
+	other := e.otherCompartment(t)
 	inst := e.addInstance("node-x", inCompartment(other))
 	node := nodeFor(inst)
 

@@ -259,7 +259,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	if err := fresh.Delete(ctx, svc); err == nil || !strings.Contains(err.Error(), "network-load-balancers") {
 		t.Errorf("Delete with network load balancers refused = %v, want the Service kept naming the permission", err)
 	}
-	if err := e.srv.SetPolicy(); err != nil {
+	if err := e.srv.SetPolicy(ocitest.DefaultPolicy()...); err != nil { // the documented policy again
 		t.Fatal(err)
 	}
 	if err := fresh.Delete(ctx, svc); err != nil {

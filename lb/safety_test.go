@@ -298,6 +298,10 @@ func TestRenamedLoadBalancerIsNeverDuplicatedByANewRetryToken(t *testing.T) {
 func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T) {
 	e := newEnv(t)
 	other := e.srv.NewID("compartment")
+	// The documented policy, with load balancers allowed in the other compartment too.
+	if err := e.srv.SetPolicy(append(ocitest.DefaultPolicy(), "Allow dynamic-group ccm to manage load-balancers in compartment id "+other)...); err != nil {
+		t.Fatal(err)
+	}
 	existing := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(other), DisplayName: common.String("hand-made"),
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},

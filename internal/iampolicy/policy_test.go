@@ -66,18 +66,13 @@ type world struct {
 
 func newWorld(t *testing.T, policy []string) *world {
 	t.Helper()
-	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond})
-	t.Cleanup(srv.Close)
 	ten := ocitest.DefaultTenancy()
 	ten.NetworkSecurityGroups = []string{"lb-nsg", "nodes-nsg"}
 	ten.ReservedPublicIPs[0].IP = reservedIP
-	seeded, err := srv.Seed(ten)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetPolicy(policy...); err != nil {
-		t.Fatal(err)
-	}
+	ten.Policy = policy
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, Tenancy: &ten})
+	t.Cleanup(srv.Close)
+	seeded := srv.Seeded()
 	creds, err := srv.NewCredentials()
 	if err != nil {
 		t.Fatal(err)
@@ -261,6 +256,17 @@ func runSuite(t *testing.T, w *world) (string, error) {
 	return "", nil
 }
 
+// TestOcitestsDefaultTenancyCarriesTheDocumentedPolicy: every test on ocitest's default tenancy
+// runs under the policy this package proves sufficient and minimal, so the two must not drift.
+func TestOcitestsDefaultTenancyCarriesTheDocumentedPolicy(t *testing.T) {
+	if diff := cmp.Diff(documented(t), ocitest.DefaultPolicy()); diff != "" {
+		t.Errorf("ocitest.DefaultPolicy differs from seclist/README.md's policy (-README +ocitest):\n%s", diff)
+	}
+	if diff := cmp.Diff(ocitest.DefaultPolicy(), ocitest.DefaultTenancy().Policy); diff != "" {
+		t.Errorf("DefaultTenancy's policy (-want +got):\n%s", diff)
+	}
+}
+
 func TestDocumentedIAMPolicyIsSufficientForTheWholeReconcileSuite(t *testing.T) {
 	w := newWorld(t, documented(t))
 	if step, err := runSuite(t, w); err != nil {
@@ -367,16 +373,20 @@ func TestWeakerVerbsThanDocumentedAreNotEnough(t *testing.T) {
 	}
 }
 
-// assertDenied requires the suite to have failed with 404 NotAuthorizedOrNotFound, the first
-// call the policy refused being wantOp.
+// assertDenied requires the suite to have failed as OCI refuses a call the policy does not
+// allow: 404 NotAuthorizedOrNotFound, or 400 RelatedResourceNotAuthorizedOrNotFound when what is
+// not allowed is a resource the request names (a subnet, an NSG, a reserved IP); the first call
+// the policy refused being wantOp.
 func assertDenied(t *testing.T, w *world, step string, err error, wantOp string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("the whole suite succeeded; want %s refused", wantOp)
 	}
 	var se common.ServiceError
-	if !errors.As(err, &se) || se.GetHTTPStatusCode() != http.StatusNotFound || se.GetCode() != "NotAuthorizedOrNotFound" {
-		t.Fatalf("step %s failed with %v, want a 404 NotAuthorizedOrNotFound", step, err)
+	refused := errors.As(err, &se) && (se.GetHTTPStatusCode() == http.StatusNotFound && se.GetCode() == "NotAuthorizedOrNotFound" ||
+		se.GetHTTPStatusCode() == http.StatusBadRequest && se.GetCode() == "RelatedResourceNotAuthorizedOrNotFound")
+	if !refused {
+		t.Fatalf("step %s failed with %v, want 404 NotAuthorizedOrNotFound or 400 RelatedResourceNotAuthorizedOrNotFound", step, err)
 	}
 	denials := w.srv.Denials()
 	if len(denials) == 0 {

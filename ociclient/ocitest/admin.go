@@ -28,8 +28,8 @@ import (
 //	DELETE /ocitest/instances/{id}         RemoveInstance
 //	PUT    /ocitest/policy                 SetPolicy; body {"statements": ["Allow ...", ...]};
 //	                                       400 InvalidParameter naming the bad statement
-//	GET    /ocitest/policy                 {"statements": [...]}, 404 when no policy is loaded
-//	DELETE /ocitest/policy                 no policy: everything allowed again
+//	GET    /ocitest/policy                 {"statements": [...]}, or {"allowAll": true} with IAM off
+//	DELETE /ocitest/policy                 DenyAll: no statements, nothing allowed
 //	POST   /ocitest/workrequests/hold      HoldWorkRequests; body {"operation":"CreateLoadBalancer",
 //	                                       "times":1} ("" any operation, 0 times: every one);
 //	                                       answers {"id": N}

@@ -53,6 +53,7 @@ func TestSignatureVerification(t *testing.T) {
 	srv := ocitest.New(ocitest.Options{})
 	t.Cleanup(srv.Close)
 	srv.AddPublicIP(core.PublicIp{IpAddress: new("192.0.2.1")})
+	list := "/20160918/instances?compartmentId=" + srv.Seeded().Compartment // the default policy allows it
 	body := []byte(`{"ipAddress":"192.0.2.1"}`)
 	const lookup = "/20160918/publicIps/actions/getByIpAddress"
 	tests := []struct {
@@ -61,9 +62,9 @@ func TestSignatureVerification(t *testing.T) {
 		edit, tamper func(*http.Request)
 		wantStatus   int
 	}{
-		{name: "signed GET", method: "GET", path: "/20160918/instances?compartmentId=x", wantStatus: 200},
+		{name: "signed GET", method: "GET", path: list, wantStatus: 200},
 		{name: "signed POST with body", method: "POST", path: lookup, wantStatus: 200},
-		{name: "unsigned", method: "GET", path: "/20160918/instances?compartmentId=x", wantStatus: 401,
+		{name: "unsigned", method: "GET", path: list, wantStatus: 401,
 			tamper: func(r *http.Request) { r.Header.Del("Authorization") }},
 		{name: "body changed after signing", method: "POST", path: lookup, wantStatus: 401,
 			tamper: func(r *http.Request) {
@@ -133,12 +134,12 @@ func TestNewCredentialsAreTrustedAlongsideTheDefault(t *testing.T) {
 	}
 	p := common.NewRawConfigurationProvider(creds.TenancyID, creds.UserID, srv.Region(), creds.Fingerprint, string(creds.PrivateKeyPEM), nil)
 	_, vcn, _ := coreClients(t, srv, p)
-	tenancy := srv.TenancyID()
-	if _, err := vcn.ListVcns(t.Context(), core.ListVcnsRequest{CompartmentId: &tenancy}); err != nil {
+	comp := srv.Seeded().Compartment // where the default policy lets every signed caller list VCNs
+	if _, err := vcn.ListVcns(t.Context(), core.ListVcnsRequest{CompartmentId: &comp}); err != nil {
 		t.Fatalf("second user rejected: %v", err)
 	}
 	_, vcn, _ = coreClients(t, srv, srv.ConfigurationProvider())
-	if _, err := vcn.ListVcns(t.Context(), core.ListVcnsRequest{CompartmentId: &tenancy}); err != nil {
+	if _, err := vcn.ListVcns(t.Context(), core.ListVcnsRequest{CompartmentId: &comp}); err != nil {
 		t.Fatalf("default user rejected: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 func TestGetInstanceReturnsSeededInstanceWithDefaults(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	_, _, sn := smallNetwork(f.srv)
 	f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1")
 	seeded := f.srv.AddInstance(ocitest.Instance{
@@ -44,8 +44,8 @@ func TestGetInstanceReturnsSeededInstanceWithDefaults(t *testing.T) {
 }
 
 func TestListInstancesFiltersByQuery(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	ad1 := *f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1").Name
 	ad2 := *f.srv.AddAvailabilityDomain("Uocm:PHX-AD-2").Name
 	other := "ocid1.compartment.oc1..other"
@@ -88,8 +88,8 @@ func TestListInstancesFiltersByQuery(t *testing.T) {
 }
 
 func TestListInstancesPagesThroughEveryInstance(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{PageSize: 2, EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{PageSize: 2, EmptyTenancy: true, AllowAll: true})
 	var want []string
 	for i := range 7 {
 		want = append(want, *f.srv.AddInstance(ocitest.Instance{Instance: core.Instance{DisplayName: new(fmt.Sprint("n", i))}}).Id)
@@ -119,8 +119,8 @@ func TestListInstancesPagesThroughEveryInstance(t *testing.T) {
 }
 
 func TestListInstancesHonoursSmallerClientLimit(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	for range 5 {
 		f.srv.AddInstance(ocitest.Instance{})
 	}
@@ -154,9 +154,9 @@ func TestListInstancesWithoutCompartmentIsBadRequest(t *testing.T) {
 }
 
 func TestVnicAttachmentsLeadToTheInstanceAddresses(t *testing.T) {
-	// Empty: the test expects the public pool's first address, which the default tenancy's
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test expects the public pool's first address, which the default tenancy's
 	// instances would have taken.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	_, _, sn := smallNetwork(f.srv)
 	inst := f.srv.AddInstance(ocitest.Instance{
 		Instance: core.Instance{DisplayName: new("Node-1")},
@@ -226,8 +226,8 @@ func TestInstanceStateChangesAreVisible(t *testing.T) {
 }
 
 func TestRemovedInstanceAndItsVNICsAreNotFound(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	_, _, sn := smallNetwork(f.srv)
 	reserved := f.srv.AddPublicIP(core.PublicIp{})
 	inst := f.srv.AddInstance(ocitest.Instance{VNICs: []core.Vnic{{SubnetId: sn.Id, PublicIp: new("")}}})
@@ -259,7 +259,9 @@ func TestRemovedInstanceAndItsVNICsAreNotFound(t *testing.T) {
 }
 
 func TestAddInstancePanicsOnAnAddressOutsideItsSubnet(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM):
+	// the test counts the instances of the root compartment.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	_, _, sn := smallNetwork(f.srv)
 	defer func() {
 		if recover() == nil {

@@ -14,11 +14,14 @@ import (
 
 // IAM, as far as ocitest models it.
 //
-// A server with no policy allows every signed call (the behaviour before IAM was modelled, and
-// what most tests want). SetPolicy, the tenancy seed's policy and the admin API load OCI policy
-// statements; from then on every operation is checked against the verb and resource type OCI
-// requires for it (iam_ops.go), in the compartment the resource lives in, and a call the policy
-// does not allow answers 404 NotAuthorizedOrNotFound, exactly as a missing resource does.
+// IAM is on from the start: every operation is checked against the verb and resource type OCI
+// requires for it (iam_ops.go), in the compartment the resource lives in, under the policy the
+// tenancy seed loaded (the default tenancy's is DefaultPolicy), SetPolicy or the admin API. A call
+// the policy does not allow on the resource it acts on answers 404 NotAuthorizedOrNotFound,
+// exactly as a missing resource does; one whose body names a resource the policy does not allow
+// (a subnet, an NSG, a reserved IP) answers 400 RelatedResourceNotAuthorizedOrNotFound, as a
+// missing one does (related.go). A server without statements allows nothing. Only
+// Options.AllowAll or AllowAll turns the checks off.
 //
 // Principals: every signed caller is a member of every group and dynamic group the statements
 // name. ocitest does not model users, groups or instance principals, so a statement's subject
@@ -103,7 +106,7 @@ type statement struct {
 	compartment string
 }
 
-// policy is a loaded set of statements; nil means no policy: everything is allowed.
+// policy is a loaded set of statements; nil means IAM is off (AllowAll): everything is allowed.
 type policy struct {
 	statements []statement
 }
@@ -130,8 +133,8 @@ func (p *policy) allows(v verb, t, compartment string) bool {
 // Tenancy.CompartmentName), resolved to OCIDs now; "compartment id <ocid>" names one by OCID.
 // A statement with a syntax
 // error, an unknown verb, resource type or compartment, or a condition ("where ...") is refused
-// with an error naming it, and nothing changes. With no statements, the server goes back to
-// allowing everything (use DenyAll for a policy that allows nothing).
+// with an error naming it, and nothing changes. With no statements nothing is allowed, as DenyAll;
+// AllowAll turns the checks off.
 func (s *Server) SetPolicy(statements ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,7 +150,16 @@ func (s *Server) DenyAll() {
 	s.denials = nil
 }
 
-// Policy returns the statements of the loaded policy, and false when none is loaded.
+// AllowAll turns IAM off: every signed call is allowed until SetPolicy or DenyAll loads a policy
+// again. Tests that call it say why: most prove a policy sufficient by running under it.
+func (s *Server) AllowAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.iam = nil
+	s.denials = nil
+}
+
+// Policy returns the statements of the loaded policy, and false when IAM is off (AllowAll).
 func (s *Server) Policy() ([]string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,10 +175,6 @@ func (s *Server) Policy() ([]string, bool) {
 
 func (s *Server) setPolicyLocked(statements []string) error {
 	s.denials = nil
-	if len(statements) == 0 {
-		s.iam = nil
-		return nil
-	}
 	p := &policy{}
 	var errs []error
 	for i, text := range statements {
@@ -297,9 +305,10 @@ func validPrincipalName(name string) bool {
 	return true
 }
 
-// adminPolicy is the admin API's policy document.
+// adminPolicy is the admin API's policy document: statements, or allowAll to turn IAM off.
 type adminPolicy struct {
 	Statements []string `json:"statements"`
+	AllowAll   bool     `json:"allowAll,omitempty"`
 }
 
 func (s *Server) registerAdminPolicy() {
@@ -308,8 +317,18 @@ func (s *Server) registerAdminPolicy() {
 		if !readJSON(w, r, &body) {
 			return
 		}
+		if body.AllowAll {
+			if len(body.Statements) > 0 {
+				writeError(w, r, http.StatusBadRequest, "InvalidParameter", "statements and allowAll exclude each other")
+				return
+			}
+			s.AllowAll()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		if len(body.Statements) == 0 {
-			writeError(w, r, http.StatusBadRequest, "InvalidParameter", "statements: at least one is required (DELETE /ocitest/policy removes the policy)")
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter",
+				`statements: at least one is required (DELETE /ocitest/policy allows nothing; {"allowAll": true} turns IAM off)`)
 			return
 		}
 		if err := s.SetPolicy(body.Statements...); err != nil {
@@ -320,17 +339,13 @@ func (s *Server) registerAdminPolicy() {
 	})
 	s.mux.HandleFunc("GET /ocitest/policy", func(w http.ResponseWriter, r *http.Request) {
 		statements, ok := s.Policy()
-		if !ok {
-			writeError(w, r, http.StatusNotFound, "NotFound", "no policy is loaded: every call is allowed")
-			return
-		}
-		writeJSON(w, r, http.StatusOK, adminPolicy{Statements: statements})
+		writeJSON(w, r, http.StatusOK, adminPolicy{Statements: statements, AllowAll: !ok})
 	})
 	s.mux.HandleFunc("GET /ocitest/policy/denials", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, s.Denials())
 	})
 	s.mux.HandleFunc("DELETE /ocitest/policy", func(w http.ResponseWriter, r *http.Request) {
-		_ = s.SetPolicy()
+		s.DenyAll()
 		w.WriteHeader(http.StatusNoContent)
 	})
 }

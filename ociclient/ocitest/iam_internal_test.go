@@ -69,22 +69,27 @@ func TestCreateLoadBalancerNeedsUseOnItsSubnets(t *testing.T) {
 	d.SubnetIds = seeded.LoadBalancerSubnets
 	for _, tt := range []struct {
 		policy []string
-		ok     bool
+		// status and code of the refusal; 0 when the create is allowed. A subnet the body names
+		// and the policy does not allow is a related resource: 400; the vnics of the load
+		// balancer's own compartment: 404.
+		status int
+		code   string
 	}{
-		{[]string{"Allow group g to manage load-balancers in compartment cluster"}, false},
-		{[]string{"Allow group g to manage load-balancers in compartment cluster", "Allow group g to use subnets in compartment cluster"}, false},
+		{[]string{"Allow group g to manage load-balancers in compartment cluster"}, 400, "RelatedResourceNotAuthorizedOrNotFound"},
+		{[]string{"Allow group g to manage load-balancers in compartment cluster", "Allow group g to use subnets in compartment cluster"},
+			404, "NotAuthorizedOrNotFound"},
 		{[]string{"Allow group g to manage load-balancers in compartment cluster", "Allow group g to use subnets in compartment cluster",
-			"Allow group g to use vnics in compartment cluster"}, true},
+			"Allow group g to use vnics in compartment cluster"}, 0, ""},
 	} {
 		if err := f.srv.SetPolicy(tt.policy...); err != nil {
 			t.Fatal(err)
 		}
 		_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: d})
-		if tt.ok && err != nil {
+		if tt.status == 0 && err != nil {
 			t.Errorf("policy %q: %v", tt.policy, err)
 		}
-		if !tt.ok {
-			wantServiceError(t, err, http.StatusNotFound, "NotAuthorizedOrNotFound")
+		if tt.status != 0 {
+			wantServiceError(t, err, tt.status, tt.code)
 		}
 	}
 }

@@ -155,6 +155,9 @@ type requirement struct {
 type target struct {
 	compartment string
 	what, id    string // for the 404 message, as the handler would word it
+	// related marks a resource the request's body names (a subnet, NSG, reserved IP, VCN), not
+	// the one the call acts on: refused, it answers 400 RelatedResourceNotAuthorizedOrNotFound.
+	related bool
 }
 
 // locator finds the targets of a call, under Server.mu; none means the requirement does not
@@ -286,7 +289,7 @@ func inBodyVCN(c *authzCall) []target {
 	if id == "" || !ok {
 		return nil
 	}
-	return []target{{compartment: comp, what: kindVCN.what, id: id}}
+	return []target{{compartment: comp, what: kindVCN.what, id: id, related: true}}
 }
 
 // inNSGVCN locates the VCN of the group in the path, in its compartment.
@@ -314,12 +317,20 @@ func compartmentTarget(id string) []target {
 func inBodySubnets(c *authzCall) []target {
 	b := c.decodedBody()
 	ids := append([]string{b.SubnetID}, b.SubnetIDs...)
-	return c.resources(kindSubnet, ids)
+	return related(c.resources(kindSubnet, ids))
 }
 
 // inBodyNSGs locates the network security groups a body names.
 func inBodyNSGs(c *authzCall) []target {
-	return c.resources(kindNSG, c.decodedBody().NSGIDs)
+	return related(c.resources(kindNSG, c.decodedBody().NSGIDs))
+}
+
+// related marks targets as named by the request's body.
+func related(ts []target) []target {
+	for i := range ts {
+		ts[i].related = true
+	}
+	return ts
 }
 
 // inBodyReservedIPs locates the reserved public IPs a create asks for.
@@ -328,7 +339,7 @@ func inBodyReservedIPs(c *authzCall) []target {
 	for _, ip := range c.decodedBody().ReservedIPs {
 		ids = append(ids, ip.ID)
 	}
-	return c.resources(kindPublicIP, ids)
+	return related(c.resources(kindPublicIP, ids))
 }
 
 // inBodyPublicIPAddress locates the public IP GetPublicIpByIpAddress asks for.
@@ -371,9 +382,11 @@ func (c *authzCall) resources(k resourceKind, ids []string) []target {
 	return out
 }
 
-// authorize wraps an operation's handler with the policy check: with a policy loaded, a call
-// the policy does not allow answers 404 NotAuthorizedOrNotFound, worded as the handler words a
-// missing resource. It runs after the control layer, so a refused call is still counted.
+// authorize wraps an operation's handler with the policy check: unless IAM is off, a call the
+// policy does not allow answers 404 NotAuthorizedOrNotFound, worded as the handler words a
+// missing resource, or, when what is not allowed is a resource the body names, 400
+// RelatedResourceNotAuthorizedOrNotFound, as for a missing one (related.go). It runs after the
+// control layer, so a refused call is still counted.
 func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 	reqs, known := opRules[op]
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -396,11 +409,14 @@ func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 				Compartment: denied.compartment, Resource: denied.id})
 		}
 		s.mu.Unlock()
-		if ok {
+		switch {
+		case ok:
 			h(w, r)
-			return
+		case denied.related:
+			writeLBError(w, r, relatedNotFound(denied.what, denied.id))
+		default:
+			notFound(w, r, denied.what, denied.id)
 		}
-		notFound(w, r, denied.what, denied.id)
 	}
 }
 

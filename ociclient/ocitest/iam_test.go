@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,16 +188,16 @@ func TestPolicyStatementsWithErrorsAreRefusedNamingTheWord(t *testing.T) {
 			if !strings.Contains(err.Error(), "statement 2") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("message %q does not name statement 2 and %q", err, tt.want)
 			}
-			if _, loaded := srv.Policy(); loaded {
-				t.Error("a policy was loaded despite the error")
+			if got, _ := srv.Policy(); !slices.Equal(got, ocitest.DefaultPolicy()) {
+				t.Errorf("the policy changed despite the error: %q", got)
 			}
 		})
 	}
 }
 
 func TestTenancySeedLoadsItsPolicyAndRefusesABadOne(t *testing.T) {
-	// Empty: the test seeds the default tenancy itself, to see Seed load its policy.
-	srv := ocitest.New(ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test seeds the default tenancy itself, to see Seed load its policy.
+	srv := ocitest.New(ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	defer srv.Close()
 	ten := ocitest.DefaultTenancy()
 	ten.Instances[0].Compartment = "elsewhere"
@@ -229,9 +230,7 @@ func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
 	if status, body := admin(t, f.srv, "PUT", "/ocitest/policy", `{"statements":["Allow group g to reed instances in tenancy"]}`); status != 400 || !strings.Contains(string(body), "reed") {
 		t.Fatalf("bad statement: %d %s, want 400 naming it", status, body)
 	}
-	if status, _ := admin(t, f.srv, "GET", "/ocitest/policy", ""); status != 404 {
-		t.Fatalf("GET with no policy: %d, want 404", status)
-	}
+
 	statements := []string{"Allow group g to read load-balancers in tenancy"}
 	body, _ := json.Marshal(map[string][]string{"statements": statements})
 	if status, b := admin(t, f.srv, "PUT", "/ocitest/policy", string(body)); status != 204 {
@@ -249,8 +248,17 @@ func TestAdminAPILoadsReportsAndRemovesThePolicy(t *testing.T) {
 	if status, _ := admin(t, f.srv, "DELETE", "/ocitest/policy", ""); status != 204 {
 		t.Fatalf("DELETE: %d", status)
 	}
+	if err := get(); err == nil {
+		t.Fatal("GetInstance allowed with no statements")
+	}
+	if status, b := admin(t, f.srv, "PUT", "/ocitest/policy", `{"allowAll":true}`); status != 204 {
+		t.Fatalf("PUT allowAll: %d %s", status, b)
+	}
 	if err := get(); err != nil {
-		t.Fatalf("GetInstance with no policy: %v", err)
+		t.Fatalf("GetInstance with IAM off: %v", err)
+	}
+	if _, b := admin(t, f.srv, "GET", "/ocitest/policy", ""); !strings.Contains(string(b), `"allowAll":true`) {
+		t.Errorf("GET with IAM off: %s, want allowAll", b)
 	}
 }
 

@@ -463,8 +463,8 @@ func TestTenancySeedSetsFixedShapeLimits(t *testing.T) {
 
 	for _, bad := range []map[string]int{{"flexible": 1}, {"1Gbps": 1}, {"400Mbps": -1}} {
 		def.LoadBalancerShapeLimits = bad
-		// Empty: the test seeds the bad tenancy itself, to read Seed's error.
-		srv := New(Options{EmptyTenancy: true})
+		// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test seeds the bad tenancy itself, to read Seed's error.
+		srv := New(Options{EmptyTenancy: true, AllowAll: true})
 		t.Cleanup(srv.Close)
 		if _, err := srv.Seed(def); err == nil || !strings.Contains(err.Error(), "loadBalancerShapeLimits") {
 			t.Errorf("Seed with shape limits %v: %v, want an error naming loadBalancerShapeLimits", bad, err)

@@ -201,6 +201,11 @@ func TestRejectModeRefusesAChangeWhileAWorkRequestRuns(t *testing.T) {
 func TestListLoadBalancersPagesFiltersAndSorts(t *testing.T) {
 	f := newLBFixture(t, Options{PageSize: 2, WorkRequestDuration: slowWork().WorkRequestDuration})
 	ctx := testCtx(t)
+	other := f.srv.AddCompartment("other")
+	if err := f.srv.SetPolicy(append(DefaultPolicy(), "Allow dynamic-group ccm to manage load-balancers in compartment other",
+		"Allow dynamic-group ccm to use vnics in compartment other")...); err != nil {
+		t.Fatal(err)
+	}
 	var created []string
 	for i := range 7 {
 		resp, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{
@@ -211,9 +216,9 @@ func TestListLoadBalancersPagesFiltersAndSorts(t *testing.T) {
 		created = append(created, f.lbOfWork(t, *resp.OpcWorkRequestId))
 	}
 	f.srv.CompleteWorkRequests()
-	other := f.basicLB("elsewhere")
-	other.CompartmentId = common.String("ocid1.compartment.oc1..other")
-	if _, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: other}); err != nil {
+	elsewhere := f.basicLB("elsewhere")
+	elsewhere.CompartmentId = common.String(other)
+	if _, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: elsewhere}); err != nil {
 		t.Fatalf("CreateLoadBalancer: %v", err)
 	}
 

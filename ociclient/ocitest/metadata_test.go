@@ -17,9 +17,9 @@ import (
 )
 
 func TestListAvailabilityDomains(t *testing.T) {
-	// Empty: the test counts the availability domains it adds itself, the default tenancy's three
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts the availability domains it adds itself, the default tenancy's three
 	// would hide whether a repeated name is added twice.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	for _, name := range []string{"Uocm:PHX-AD-1", "Uocm:PHX-AD-2", "Uocm:PHX-AD-1"} {
 		f.srv.AddAvailabilityDomain(name)
 	}
@@ -77,8 +77,8 @@ func TestInstanceMetadataNeedsTheBearerHeader(t *testing.T) {
 }
 
 func TestInstanceMetadataDescribesSelf(t *testing.T) {
-	// Empty: the default tenancy's node-1 is "self", and the test starts from a server without one.
-	srv := ocitest.New(ocitest.Options{Region: "us-ashburn-1", EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the default tenancy's node-1 is "self", and the test starts from a server without one.
+	srv := ocitest.New(ocitest.Options{Region: "us-ashburn-1", EmptyTenancy: true, AllowAll: true})
 	t.Cleanup(srv.Close)
 	if status, _ := metadataGet(t, srv, "/opc/v2/instance/", "Bearer Oracle"); status != http.StatusNotFound {
 		t.Errorf("no self: status %d, want 404", status)

@@ -10,8 +10,11 @@
 // Every request passes a control layer before its handler: the request signature is verified
 // against the registered keys (401 NotAuthenticated otherwise), a per-class token bucket may
 // answer 429 (SetRateLimit), injected faults may answer, delay or drop it (InjectFault), and the
-// call is counted (Calls). Then, when an IAM policy is loaded (SetPolicy), the call is checked
-// against it and answers 404 NotAuthorizedOrNotFound if not allowed, as OCI does. Paths under
+// call is counted (Calls). Then the call is checked against the IAM policy (the tenancy's,
+// DefaultPolicy for the default one; SetPolicy) and answers 404 NotAuthorizedOrNotFound, or 400
+// RelatedResourceNotAuthorizedOrNotFound for a resource its body names, if not allowed, as OCI
+// does; Options.AllowAll turns the check off. A server starts with a tenancy (DefaultTenancy
+// unless Options.Tenancy gives another), so a subnet nobody seeded is unknown, as in OCI. Paths under
 // /ocitest/ are an unsigned admin API for tests that drive
 // a server in another process (cmd/ocitest). README.md lists what is emulated and what is not.
 package ocitest
@@ -118,6 +121,11 @@ type Options struct {
 	// subnets, instances or compartments, only what the test adds itself. A test that sets it
 	// says why in a comment; most want the default tenancy and build on it.
 	EmptyTenancy bool
+	// AllowAll turns IAM off: every signed call is allowed, whatever the tenancy's policy says.
+	// Without it a server checks every call against the policy (the tenancy's, DefaultPolicy for
+	// the default tenancy; none allows nothing), as OCI does. A test that sets it says why in a
+	// comment. Server.AllowAll does the same later.
+	AllowAll bool
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
@@ -162,6 +170,7 @@ func Listen(opts Options) (*Server, error) {
 	s.registerIdentity()
 	s.registerMetadata()
 	s.registerAdmin()
+	s.iam = &policy{} // IAM is on: nothing is allowed until a policy says so
 	if !opts.EmptyTenancy {
 		t := DefaultTenancy()
 		if opts.Tenancy != nil {
@@ -172,6 +181,9 @@ func Listen(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("seed Options.Tenancy: %w", err)
 		}
 		s.seeded = seeded
+	}
+	if opts.AllowAll {
+		s.AllowAll()
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// Counted, so a client calling an operation ocitest lacks shows up in Calls.

@@ -29,8 +29,9 @@ type Tenancy struct {
 	// Compartments are the names of further compartments (each gets a generated OCID). Resources
 	// go in Compartment unless their own compartment field names one of these.
 	Compartments []string `json:"compartments,omitempty" yaml:"compartments,omitempty"`
-	// Policy holds OCI policy statements, loaded after seeding (see Server.SetPolicy); none
-	// means no policy: every call is allowed.
+	// Policy holds OCI policy statements, loaded after seeding (see Server.SetPolicy). A server
+	// started with a tenancy without statements allows nothing (Options.AllowAll turns IAM off);
+	// Seed of a further tenancy without statements leaves the loaded policy as it is.
 	Policy []string `json:"policy,omitempty" yaml:"policy,omitempty"`
 	// AvailabilityDomains are the ADs' names, e.g. "Uocm:PHX-AD-1".
 	AvailabilityDomains []string `json:"availabilityDomains" yaml:"availabilityDomains"`
@@ -179,7 +180,8 @@ type Seeded struct {
 //   - nodes, a public regional subnet 10.0.10.0/24 with a security list (node to node, ssh);
 //   - instances node-1..3 in nodes, one per availability domain and fault domain, running, with
 //     private (10.0.10.2-4) and public IPs; node-1 is "self" for the metadata service;
-//   - one reserved public IP, reserved-1.
+//   - one reserved public IP, reserved-1;
+//   - Policy, DefaultPolicy().
 func DefaultTenancy() Tenancy {
 	allOut := []TenancyRule{{Protocol: "all", CIDR: "0.0.0.0/0", Description: "all egress"}}
 	t := Tenancy{
@@ -203,6 +205,7 @@ func DefaultTenancy() Tenancy {
 			{Name: "private", CIDR: "10.0.4.0/24", IPv6CIDR: "2001:db8:0:104::/64", SecurityLists: []string{"private"}},
 		},
 		ReservedPublicIPs: []TenancyPublicIP{{Name: "reserved-1"}},
+		Policy:            DefaultPolicy(),
 	}
 	for i := 1; i <= 3; i++ {
 		t.Instances = append(t.Instances, TenancyInstance{
@@ -216,6 +219,22 @@ func DefaultTenancy() Tenancy {
 		})
 	}
 	return t
+}
+
+// DefaultPolicy is the default tenancy's IAM policy: the minimal policy the CCM documents
+// (seclist/README.md, "IAM policy") for dynamic group ccm in compartment cluster, so every test
+// on the default tenancy runs under it. internal/iampolicy holds the two equal and proves the
+// policy sufficient and minimal.
+func DefaultPolicy() []string {
+	var out []string
+	for _, grant := range []string{
+		"manage load-balancers", "manage network-load-balancers", "read instance-family",
+		"read virtual-network-family", "use subnets", "use vnics", "manage security-lists",
+		"manage network-security-groups", "use vcns", "use public-ips",
+	} {
+		out = append(out, "Allow dynamic-group ccm to "+grant+" in compartment cluster")
+	}
+	return out
 }
 
 // clone is a deep copy, so callers of Server.Seeded cannot change the server's.

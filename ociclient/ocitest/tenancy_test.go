@@ -130,7 +130,8 @@ reservedPublicIPs:
 	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
 		t.Fatal(err)
 	}
-	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn})
+	// IAM off: the file has no policy (which would allow nothing); the test reads what it seeded.
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn, AllowAll: true})
 	seeded := f.srv.Seeded()
 	if seeded.Compartment != "ocid1.compartment.oc1..team" || len(seeded.NodeSubnets) != 1 || len(seeded.NetworkSecurityGroups) != 1 {
 		t.Errorf("seeded %+v", seeded)
@@ -176,7 +177,9 @@ func TestSeedReportsEveryProblemWithItsPlaceAndCreatesNothing(t *testing.T) {
 	bad.Instances[2].Self = true
 	bad.ReservedPublicIPs = append(bad.ReservedPublicIPs, ocitest.TenancyPublicIP{Name: "reserved-1"})
 
-	f := newCoreFixture(t, ocitest.Options{})
+	// IAM off: the test lists the rejected tenancy's compartment, which no policy names, to see
+	// that Seed created nothing there.
+	f := newCoreFixture(t, ocitest.Options{AllowAll: true})
 	_, err := f.srv.Seed(bad)
 	if err == nil {
 		t.Fatal("Seed accepted a broken tenancy")

@@ -55,8 +55,8 @@ func TestIPv6SubnetPrefixesAreCheckedAsOCIDoes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			// Empty: the test seeds the broken tenancy itself, to read Seed's error.
-			f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+			// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test seeds the broken tenancy itself, to read Seed's error.
+			f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 			tn := ocitest.DefaultTenancy()
 			tn.VCN.IPv6CIDR = tc.vcn6
 			tn.Subnets[0].IPv6CIDR = tc.subnet6
@@ -110,7 +110,8 @@ subnets:
 	if err := yaml.Unmarshal([]byte(doc), &tn); err != nil {
 		t.Fatalf("yaml: %v", err)
 	}
-	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn})
+	// IAM off: the file has no policy (which would allow nothing); the test reads what it seeded.
+	f := newCoreFixture(t, ocitest.Options{Tenancy: &tn, AllowAll: true})
 	seeded := f.srv.Seeded()
 	id := seeded.Subnets["lb"]
 	got, err := f.vcn.GetSubnet(t.Context(), core.GetSubnetRequest{SubnetId: &id})

@@ -14,8 +14,8 @@ import (
 )
 
 func TestGetAndListVCNsAndSubnets(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	vcn, sl, sn := smallNetwork(f.srv)
 	other := f.srv.AddVCN(core.Vcn{CidrBlock: new("172.16.0.0/16")})
 	f.srv.AddSubnet(core.Subnet{VcnId: other.Id, CidrBlock: new("172.16.1.0/24")})
@@ -147,8 +147,8 @@ func TestPrivateIPsListBySubnetOrVnic(t *testing.T) {
 }
 
 func TestPublicIPsByScopeLifetimeAndAddress(t *testing.T) {
-	// Empty: the test counts what it seeds in the root compartment, without the default tenancy.
-	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true})
+	// Empty and IAM off (no tenancy means no policy to test under; the test is not about IAM): the test counts what it seeds in the root compartment, without the default tenancy.
+	f := newCoreFixture(t, ocitest.Options{EmptyTenancy: true, AllowAll: true})
 	_, _, sn := smallNetwork(f.srv)
 	ad := *f.srv.AddAvailabilityDomain("Uocm:PHX-AD-1").Name
 	reserved := f.srv.AddPublicIP(core.PublicIp{IpAddress: new("192.0.2.10"), DisplayName: new("ingress")})

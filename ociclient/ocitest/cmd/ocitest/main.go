@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "URL=%s\nDIR=%s\nCONFIG=%s\n", srv.URL(), dir, configPath)
-	policy := "no IAM policy: every call allowed"
+	policy := "IAM off: every call allowed"
 	if statements, ok := srv.Policy(); ok {
 		policy = fmt.Sprintf("%d IAM policy statements", len(statements))
 	}
