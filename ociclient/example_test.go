@@ -16,7 +16,9 @@ import (
 
 // Create a load balancer and wait for OCI to finish, against the in-memory OCI server.
 func Example() {
-	srv := ocitest.New(ocitest.Options{})
+	// The example lists what it has just created; OCI's listings may lag behind a create, and
+	// ocitest's do unless told not to.
+	srv := ocitest.New(ocitest.Options{ListingLag: ocitest.NoLag})
 	defer srv.Close()
 
 	c, err := ociclient.New(ociclient.ForServer(srv)) // its key, region, URL and TLS trust

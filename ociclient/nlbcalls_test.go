@@ -18,7 +18,9 @@ import (
 // load balancer through the client, as a reconciler would, and checks that each operation is one
 // request to OCI, recorded in the metrics and taken from the rate limiter's bucket of its class.
 func TestNLBClientMakesEveryCallOfAReconcilerOnceMeteredAndRateLimited(t *testing.T) {
-	env := newTestEnv(t, envConfig{client: Options{Poll: fastPoll}})
+	// Counts each call of a reconcile once, listing an NLB it has just made: not when a listing
+	// shows it (ocitest.Options.ListingLag).
+	env := newTestEnv(t, envConfig{server: ocitest.Options{ListingLag: ocitest.NoLag}, client: Options{Poll: fastPoll}})
 	ctx := context.Background()
 	nlbs := env.client.NetworkLoadBalancers
 	step := func(what string, wr string, err error) {

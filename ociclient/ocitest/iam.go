@@ -138,7 +138,12 @@ func (p *policy) allows(v verb, t, compartment string) bool {
 func (s *Server) SetPolicy(statements ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.setPolicyLocked(statements)
+	before := s.iam
+	if err := s.setPolicyLocked(statements); err != nil {
+		return err
+	}
+	s.lag.policyChangedLocked(before, s.iam, s.now())
+	return nil
 }
 
 // DenyAll loads an empty policy: every signed call is refused with 404 NotAuthorizedOrNotFound,

@@ -25,7 +25,8 @@ func TestEveryEmulatedOperationHasAnIAMRule(t *testing.T) {
 }
 
 func TestUseLoadBalancersChangesChildrenButOnlyManageCreatesAndDeletes(t *testing.T) {
-	f := newLBFixture(t, Options{})
+	// What each policy allows, not when: the delay is consistency_test.go's.
+	f := newLBFixture(t, Options{PolicyDelay: NoLag})
 	f.comp = f.srv.AddCompartment("cluster")
 	id := f.createLB(t, f.basicLB("lb-1")) // no policy yet
 	if err := f.srv.SetPolicy("Allow dynamic-group ccm to use load-balancers in compartment cluster"); err != nil {
@@ -62,7 +63,8 @@ func TestUseLoadBalancersChangesChildrenButOnlyManageCreatesAndDeletes(t *testin
 }
 
 func TestCreateLoadBalancerNeedsUseOnItsSubnets(t *testing.T) {
-	f := newLBFixture(t, Options{})
+	// What each policy allows, not when: the delay is consistency_test.go's.
+	f := newLBFixture(t, Options{PolicyDelay: NoLag})
 	seeded := f.srv.Seeded()
 	f.comp = seeded.Compartment
 	d := f.basicLB("lb-1")

@@ -406,7 +406,7 @@ func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 		denied, ok := s.deniedLocked(p, reqs, r)
 		if !ok {
 			s.denials = append(s.denials, Denial{Operation: op, Verb: denied.verb.String(), ResourceType: denied.rtype,
-				Compartment: denied.compartment, Resource: denied.id})
+				Compartment: denied.compartment, Resource: denied.id, Propagating: denied.propagating})
 		}
 		s.mu.Unlock()
 		switch {
@@ -425,6 +425,8 @@ type refusal struct {
 	target
 	verb  verb
 	rtype string
+	// propagating: the policy allows it, but the change that allowed it has not taken effect.
+	propagating bool
 }
 
 // deniedLocked checks every requirement and returns the first target the policy does not allow.
@@ -434,6 +436,9 @@ func (s *Server) deniedLocked(p *policy, reqs []requirement, r *http.Request) (r
 		for _, t := range req.where(c) {
 			if !p.allows(req.verb, req.rtype, t.compartment) {
 				return refusal{target: t, verb: req.verb, rtype: req.rtype}, false
+			}
+			if s.lag.propagatingLocked(s.now(), req.verb, req.rtype, t.compartment) {
+				return refusal{target: t, verb: req.verb, rtype: req.rtype, propagating: true}, false
 			}
 		}
 	}
@@ -449,6 +454,9 @@ type Denial struct {
 	Compartment  string `json:"compartment"`
 	// Resource is the OCID (or, for lists and creates, the compartment) the call touched.
 	Resource string `json:"resource"`
+	// Propagating is set when the policy allows the call but was set less than
+	// Options.PolicyDelay ago, and the policy before it did not (see consistency.go).
+	Propagating bool `json:"propagating,omitempty"`
 }
 
 // Denials returns the calls refused since the policy was last set, oldest first.

@@ -45,12 +45,12 @@ func (s *Server) lbList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	s.lockLB()
+	now := s.lockLB()
 	defer s.mu.Unlock()
 	var items []loadbalancer.LoadBalancer
 	for _, e := range s.sortedLBs() {
 		lb := e.lb
-		if lbDeref(lb.CompartmentId) != compartment ||
+		if lbDeref(lb.CompartmentId) != compartment || !s.lag.listedLocked(lbDeref(lb.Id), now) ||
 			q.Has("displayName") && lbDeref(lb.DisplayName) != q.Get("displayName") ||
 			q.Has("lifecycleState") && string(lb.LifecycleState) != q.Get("lifecycleState") {
 			continue
@@ -264,6 +264,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	s.lb.seq++
 	e := &lbEntry{lb: jsonClone(lb), seq: s.lb.seq}
 	s.lb.lbs[id] = e
+	s.lag.createdLocked(id, now)
 
 	// OCI shows the new load balancer with its configuration at once, CREATING, and checks the
 	// configuration as the work request runs: an inconsistent one leaves the load balancer FAILED.

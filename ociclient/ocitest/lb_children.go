@@ -354,8 +354,11 @@ func (s *Server) lbDeleteListener(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lbListCertificates(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
 		out := make([]loadbalancer.Certificate, 0, len(lb.Certificates))
+		now := s.now()
 		for _, name := range lbSortedKeys(lb.Certificates) {
-			out = append(out, lb.Certificates[name])
+			if s.lag.listedLocked(lagKeyCertificate(lbDeref(lb.Id), name), now) {
+				out = append(out, lb.Certificates[name])
+			}
 		}
 		return out, nil
 	})
@@ -377,6 +380,7 @@ func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request) {
 			return wrBadInput("Certificate '%s' already exists", *d.CertificateName)
 		}
 		lb.Certificates[*d.CertificateName] = lbCertificateFrom(d)
+		s.lag.createdLocked(lagKeyCertificate(lbDeref(lb.Id), *d.CertificateName), s.now())
 		return nil
 	})
 }

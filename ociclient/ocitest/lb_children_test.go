@@ -151,7 +151,9 @@ func TestPortChangeInTheRightOrderSucceeds(t *testing.T) {
 }
 
 func TestListenerChangesAreCheckedWhenTheirWorkRequestRuns(t *testing.T) {
-	f := newLBFixture(t, Options{})
+	// It lists a certificate it has just added to check its fields, not when it is listed (the
+	// lag is consistency_test.go's).
+	f := newLBFixture(t, Options{ListingLag: NoLag})
 	ctx := testCtx(t)
 	id := f.createLB(t, f.basicLB("svc"))
 	cert := loadbalancer.CreateCertificateDetails{CertificateName: common.String("tls-abc123"),

@@ -199,7 +199,9 @@ func TestRejectModeRefusesAChangeWhileAWorkRequestRuns(t *testing.T) {
 }
 
 func TestListLoadBalancersPagesFiltersAndSorts(t *testing.T) {
-	f := newLBFixture(t, Options{PageSize: 2, WorkRequestDuration: slowWork().WorkRequestDuration})
+	// Paging, filters and order of load balancers just created, not when they are listed (the
+	// lag is consistency_test.go's).
+	f := newLBFixture(t, Options{PageSize: 2, WorkRequestDuration: slowWork().WorkRequestDuration, ListingLag: NoLag})
 	ctx := testCtx(t)
 	other := f.srv.AddCompartment("other")
 	if err := f.srv.SetPolicy(append(DefaultPolicy(), "Allow dynamic-group ccm to manage load-balancers in compartment other",

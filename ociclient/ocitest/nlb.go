@@ -272,12 +272,12 @@ func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	s.lockLB()
+	now := s.lockLB()
 	defer s.mu.Unlock()
 	var items []nlbapi.NetworkLoadBalancerSummary
 	for _, e := range s.sortedNLBs() {
 		n := e.nlb
-		if s.nlbGone(e) || lbDeref(n.CompartmentId) != compartment ||
+		if s.nlbGone(e) || lbDeref(n.CompartmentId) != compartment || !s.lag.listedLocked(lbDeref(n.Id), now) ||
 			q.Has("displayName") && lbDeref(n.DisplayName) != q.Get("displayName") ||
 			q.Has("lifecycleState") && string(n.LifecycleState) != q.Get("lifecycleState") {
 			continue
@@ -431,6 +431,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	s.nlb.seq++
 	e := &nlbEntry{nlb: n, seq: s.nlb.seq}
 	s.nlb.nlbs[id] = e
+	s.lag.createdLocked(id, now)
 	wr := s.newNLBWork(e, op, func() error {
 		if full != nil {
 			return full // a full subnet fails the work request, not the request

@@ -18,7 +18,9 @@ import (
 // primary VNIC has 10.0.10.9 (and the private IP's OCID).
 func targetFixture(t *testing.T) (f *lbFixture, subnet string, inst core.Instance, privateIP string) {
 	t.Helper()
-	f = newLBFixture(t, Options{})
+	// TestUpdateNetworkLoadBalancerChangesNameTagsAndPreservation lists an NLB it has just made,
+	// for its new name, not for when it is listed (the lag is consistency_test.go's).
+	f = newLBFixture(t, Options{ListingLag: NoLag})
 	vcn := f.srv.AddVCN(core.Vcn{})
 	sn := f.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.10.0/24"), ProhibitPublicIpOnVnic: common.Bool(true)})
 	inst = f.srv.AddInstance(Instance{VNICs: []core.Vnic{{SubnetId: sn.Id, PrivateIp: common.String("10.0.10.9")}}})

@@ -254,7 +254,9 @@ func TestNetworkLoadBalancerPartsThroughTheirWholeLife(t *testing.T) {
 }
 
 func TestNetworkLoadBalancersAreListedInPages(t *testing.T) {
-	f := newLBFixture(t, Options{PageSize: 2})
+	// Paging and filters of NLBs just created, not when they are listed (the lag is
+	// consistency_test.go's).
+	f := newLBFixture(t, Options{PageSize: 2, ListingLag: NoLag})
 	ctx := testCtx(t)
 	for i := range 5 {
 		f.createNLB(t, f.basicNLB(fmt.Sprintf("nlb-%d", i)))
@@ -328,6 +330,7 @@ func TestDeleteNetworkLoadBalancerIsDeletingThenDeletedThenGone(t *testing.T) {
 		t.Errorf("state %s while deleting, want DELETING", got)
 	}
 	f.srv.CompleteWorkRequests()
+	clk.Advance(DefaultListingLag) // old enough to be listed
 	// OCI still shows it, DELETED, to Get and List for a while; it takes no change or delete.
 	if got := f.getNLB(t, *resp.Id).LifecycleState; got != nlbapi.LifecycleStateDeleted {
 		t.Errorf("state %s after the delete, want DELETED", got)

@@ -53,9 +53,10 @@ func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
 	}
 	serveList(s, w, r, func() []core.NetworkSecurityGroup {
 		out := []core.NetworkSecurityGroup{} // OCI answers an empty list as [], which the SDK needs
+		now := s.now()
 		for _, n := range s.vcn.nsgs.filter(nil) {
 			g := n.group
-			if queryMatches(r, "compartmentId", textOf(g.CompartmentId)) && queryMatches(r, "vcnId", textOf(g.VcnId)) &&
+			if s.lag.listedLocked(textOf(g.Id), now) && queryMatches(r, "compartmentId", textOf(g.CompartmentId)) && queryMatches(r, "vcnId", textOf(g.VcnId)) &&
 				queryMatches(r, "displayName", textOf(g.DisplayName)) &&
 				queryMatches(r, "lifecycleState", string(g.LifecycleState)) {
 				out = append(out, g)
@@ -245,6 +246,18 @@ func (s *Server) NetworkSecurityGroup(id string) (core.NetworkSecurityGroup, []c
 	return jsonClone(n.group), jsonClone(n.rules), ok
 }
 
+// NetworkSecurityGroups returns copies of every network security group as stored now, in
+// creation order: the ones a listing would not show yet (Options.ListingLag) included.
+func (s *Server) NetworkSecurityGroups() []core.NetworkSecurityGroup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []core.NetworkSecurityGroup
+	for _, n := range s.vcn.nsgs.filter(nil) {
+		out = append(out, jsonClone(n.group))
+	}
+	return out
+}
+
 // nsgToken is what the server remembers of a CreateNetworkSecurityGroup's opc-retry-token: the
 // group it created and when, by the server's clock. Like every retry token it expires after 24
 // hours (retryTokenLifetime), then a request with it creates a new group.
@@ -294,6 +307,7 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error())
 		return
 	}
+	s.lag.createdLocked(*g.Id, now)
 	if token != "" {
 		if s.vcn.nsgTokens == nil {
 			s.vcn.nsgTokens = map[string]nsgToken{}

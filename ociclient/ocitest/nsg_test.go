@@ -137,7 +137,9 @@ func TestGetAndListNSGs(t *testing.T) {
 }
 
 func TestCreateNSGKeepsTagsAndIsListedByCompartmentVCNAndName(t *testing.T) {
-	f := newCoreFixture(t, ocitest.Options{})
+	// The filters of a listing of a group just created, not when it is listed (the lag is
+	// consistency_test.go's).
+	f := newCoreFixture(t, ocitest.Options{ListingLag: ocitest.NoLag})
 	vcn := f.srv.AddVCN(core.Vcn{})
 	tags := map[string]string{"oci-ccm-cluster": "prod", "oci-ccm-service": "default/web"}
 	resp, err := f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{

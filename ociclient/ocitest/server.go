@@ -70,6 +70,7 @@ type Server struct {
 	ops     []string       // every registered operation, for the IAM table's completeness test
 	denials []Denial       // calls the policy refused since it was set
 	seeded  Seeded         // what New seeded (Options.Tenancy, DefaultTenancy, or nothing)
+	lag     *consistency   // policy and listing lags (consistency.go)
 
 	ctl *control // faults, rate limit, call accounting, keys; has its own lock
 
@@ -126,6 +127,11 @@ type Options struct {
 	// the default tenancy; none allows nothing), as OCI does. A test that sets it says why in a
 	// comment. Server.AllowAll does the same later.
 	AllowAll bool
+	// PolicyDelay is how long a policy set with SetPolicy takes to apply (default
+	// DefaultPolicyDelay; NoLag: at once). ListingLag is how long a resource created through the
+	// API is missing from its List… (default DefaultListingLag; NoLag: never). Both run on Now's
+	// clock; see consistency.go.
+	PolicyDelay, ListingLag time.Duration
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
@@ -163,6 +169,7 @@ func Listen(opts Options) (*Server, error) {
 	s.vcn = newVCNStore()
 	s.ident = newIdentityStore()
 	s.meta = newMetadataStore()
+	s.lag = newConsistency(opts)
 	s.registerLB()
 	s.registerNLB()
 	s.registerCompute()

@@ -7,10 +7,14 @@
 //
 //	ocitest [-addr 127.0.0.1:0] [-tls] [-tenancy file.yaml] [-policy file] [-out DIR] [-work-request-duration 200ms]
 //	        [-work-request-profile fixed|realistic] [-time-scale 0.01] [-lb-busy queue|reject]
+//	        [-policy-delay 10s] [-listing-lag 2s]
 //
 // With -policy (or a tenancy file's policy field) every call is checked against those OCI IAM
 // policy statements, one per line of the file (blank lines and lines starting with # are
-// skipped); a call they do not allow answers 404 NotAuthorizedOrNotFound, as OCI does.
+// skipped); a call they do not allow answers 404 NotAuthorizedOrNotFound, as OCI does. That
+// policy is in force from the start; one set later through the admin API takes -policy-delay to
+// apply, and a new load balancer, network load balancer, NSG or certificate is missing from its
+// listing for -listing-lag (0 turns either off; see package ocitest, consistency.go).
 //
 // -work-request-profile realistic runs work requests for OCI's own durations (create 1–2 min,
 // listener or backend change 20–40 s) multiplied by -time-scale, instead of the fixed
@@ -70,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wrDuration := fs.Duration("work-request-duration", 200*time.Millisecond, "how long load balancer work requests stay in progress")
 	profile := fs.String("work-request-profile", "fixed", "`fixed` (every work request lasts -work-request-duration) or realistic (OCI's durations times -time-scale)")
 	scale := fs.Float64("time-scale", 1, "`factor` for the realistic profile's durations, e.g. 0.01 for real OCI time ÷ 100")
+	policyDelay := fs.Duration("policy-delay", ocitest.DefaultPolicyDelay, "how long a policy set through the admin API takes to apply (0: at once)")
+	listingLag := fs.Duration("listing-lag", ocitest.DefaultListingLag, "how long a new load balancer, network load balancer, NSG or certificate is missing from its listing (0: never)")
 	busy := fs.String("lb-busy", "queue", "what the Load Balancer API does with a change while a work request runs: `queue` or reject (409)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -88,27 +94,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if *policyFile != "" {
+		// The tenancy as it is when the server starts: in force at once, not propagating.
+		statements, err := readPolicy(*policyFile)
+		if err != nil {
+			return err
+		}
+		tenancy.Policy = statements
+	}
+
 	opts, err := serverOptions(*profile, *scale, *busy)
 	if err != nil {
 		return err
 	}
 	opts.Addr, opts.TLS, opts.WorkRequestDuration, opts.Region = *addr, *useTLS, *wrDuration, tenancy.Region
 	opts.Tenancy = &tenancy
+	opts.PolicyDelay, opts.ListingLag = lagOption(*policyDelay), lagOption(*listingLag)
 	srv, err := ocitest.Listen(opts)
 	if err != nil {
+		if *policyFile != "" {
+			return fmt.Errorf("%s with policy %s: %w", orDefault(*tenancyFile, "the default tenancy"), *policyFile, err)
+		}
 		return fmt.Errorf("%s: %w", orDefault(*tenancyFile, "the default tenancy"), err)
 	}
 	defer srv.Close()
 	seeded := srv.Seeded()
-	if *policyFile != "" {
-		statements, err := readPolicy(*policyFile)
-		if err != nil {
-			return err
-		}
-		if err := srv.SetPolicy(statements...); err != nil {
-			return fmt.Errorf("policy %s: %w", *policyFile, err)
-		}
-	}
 	creds, err := srv.NewCredentials()
 	if err != nil {
 		return err
@@ -293,4 +303,12 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// lagOption is a lag flag as an Options field: 0 on the command line turns the lag off.
+func lagOption(d time.Duration) time.Duration {
+	if d <= 0 {
+		return ocitest.NoLag
+	}
+	return d
 }
