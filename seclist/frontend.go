@@ -8,12 +8,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -61,24 +63,63 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool
 	if err != nil {
 		return "", err
 	}
-	if id, err := m.findFrontend(ctx, home, service); id != "" || err != nil || !create {
+	// Only a look waits out the listing lag; a create needs no proof of absence, as its retry
+	// token finds a group the process before made under the same token.
+	if id, err := m.findFrontend(ctx, home, service, !create); id != "" || err != nil || !create {
 		return id, err
 	}
-	g, err := m.vn.CreateNetworkSecurityGroup(ctx, core.CreateNetworkSecurityGroupDetails{
-		CompartmentId: common.String(home.compartment),
-		VcnId:         common.String(home.vcn),
-		DisplayName:   common.String(frontendName(m.opts.Policy.Cluster, service)),
-		FreeformTags: map[string]string{model.TagCluster: m.opts.Policy.Cluster, model.TagService: service,
-			model.TagServiceUID: spec.Owner.UID},
-	}, "")
+	g, err := m.createFrontend(ctx, home, spec)
 	if err != nil {
 		return "", fmt.Errorf("creating the frontend network security group of %s: %w", service, err)
 	}
 	id := deref(g.Id)
 	m.loggerFor(ctx).Info("Created the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
 	m.rememberFrontend(service, id)
-	m.writerFor(id).rememberNSG(nil) // a new group has no rules: its first sync needs no read
+	if g.TimeCreated == nil || !g.TimeCreated.Before(m.started) {
+		m.writerFor(id).rememberNSG(nil) // a new group has no rules: its first sync needs no read
+	} // else the process before made it (its retry token was answered again): it may hold rules
 	return id, nil
+}
+
+// createFrontend creates the frontend NSG of spec's Service in home. Its retry token depends
+// on the Service UID only (frontendRetryToken), so a group made for the Service by this process
+// or the one before it, within the 24 hours OCI keeps a token, is answered again instead of made
+// twice: a listing right after a restart may lack it (Options.ListingLag). A token whose group
+// was deleted (OCI answers 409 InvalidatedRetryToken) gives way to the next generation's.
+func (m *Manager) createFrontend(ctx context.Context, home nsgHome, spec *model.Spec) (core.NetworkSecurityGroup, error) {
+	service := spec.Owner.Service
+	details := core.CreateNetworkSecurityGroupDetails{
+		CompartmentId: common.String(home.compartment),
+		VcnId:         common.String(home.vcn),
+		DisplayName:   common.String(frontendName(m.opts.Policy.Cluster, service)),
+		FreeformTags: map[string]string{model.TagCluster: m.opts.Policy.Cluster, model.TagService: service,
+			model.TagServiceUID: spec.Owner.UID},
+	}
+	for generation := range maxFrontendGenerations {
+		g, err := m.vn.CreateNetworkSecurityGroup(ctx, details, frontendRetryToken(spec.Owner.UID, generation))
+		if !ociclient.IsInvalidatedRetryToken(err) {
+			return g, err
+		}
+	}
+	return core.NetworkSecurityGroup{}, fmt.Errorf("the retry tokens of %d frontend network security groups of Service UID %s are all used "+
+		"up by groups since deleted; retry after OCI forgets them (24 h)", maxFrontendGenerations, spec.Owner.UID)
+}
+
+// maxFrontendGenerations bounds the retry tokens one create tries: each frontend NSG made for
+// a Service and deleted (the Service left mode NSG) within OCI's 24 hours uses one up.
+const maxFrontendGenerations = 16
+
+// frontendRetryToken is the opc-retry-token of the create of a Service's frontend NSG, from the
+// Service's UID and a generation (see createFrontend); "" (a fresh token per call) without a
+// UID.
+func frontendRetryToken(uid string, generation int) string {
+	if uid == "" {
+		return ""
+	}
+	if generation == 0 {
+		return "oci-ccm-nsg-" + uid
+	}
+	return "oci-ccm-nsg-" + uid + "-" + strconv.Itoa(generation)
 }
 
 // frontendName is a frontend NSG's display name: the prefix, cluster and Service.
@@ -112,13 +153,33 @@ func (m *Manager) frontendHome(ctx context.Context, subnets []string, compartmen
 // Service); after that, a Service not remembered has none, because only this process creates
 // them. Should a race between two processes (a leader change) have made two for one Service,
 // the oldest wins, and the others are logged for a person to remove. Caller holds nsgMu.
-func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string) (string, error) {
+//
+// A listing made before m.settled may lack a group the process before this one created just
+// before it stopped (Options.ListingLag): it does not count as the first, and with wait a
+// Service missing from it is looked for again in a listing made once m.settled has passed.
+func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string, wait bool) (string, error) {
 	if id := m.knownFrontend(service); id != "" {
 		return id, nil
 	}
 	if m.listedHomes[home] {
 		return "", nil
 	}
+	id, err := m.listFrontends(ctx, home, service)
+	if id != "" || err != nil || !m.now().Before(m.settled) || !wait {
+		return id, err
+	}
+	m.loggerFor(ctx).V(2).Info("A listing right after the start may lack a frontend network security group; looking again once it settles",
+		"service", service, "settled", m.settled)
+	if err := ctxtime.Sleep(ctx, m.settled.Sub(m.now())); err != nil {
+		return "", fmt.Errorf("waiting for the network security groups of %s to settle after the start: %w", service, err)
+	}
+	return m.listFrontends(ctx, home, service)
+}
+
+// listFrontends lists the groups of home, remembers the frontend NSG of every Service of this
+// cluster found there, and returns service's. Caller holds nsgMu.
+func (m *Manager) listFrontends(ctx context.Context, home nsgHome, service string) (string, error) {
+	complete := !m.now().Before(m.settled)
 	groups, err := m.vn.ListNetworkSecurityGroups(ctx, home.compartment, home.vcn)
 	if err != nil {
 		return "", fmt.Errorf("listing network security groups to find the frontend one of %s: %w", service, err)
@@ -146,7 +207,7 @@ func (m *Manager) findFrontend(ctx context.Context, home nsgHome, service string
 			m.version++
 		}
 	}
-	m.listedHomes[home] = true
+	m.listedHomes[home] = complete
 	return m.frontends[service], nil
 }
 
@@ -168,7 +229,7 @@ func (m *Manager) frontendOf(ctx context.Context, service string, lbSubnets []st
 	if err != nil {
 		return "", err
 	}
-	return m.findFrontend(ctx, home, service)
+	return m.findFrontend(ctx, home, service, true)
 }
 
 // knowFrontends finds the frontend NSGs of the claims in mode NSG that have none yet (claims of

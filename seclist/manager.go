@@ -59,6 +59,10 @@ const (
 	// before deciding, so a rule of ours removed by hand comes back within this time of the
 	// next reconcile that touches the list.
 	DefaultMaxListAge = 10 * time.Minute
+	// DefaultListingLag is how long after a network security group is created a listing may
+	// still lack it. OCI documents no figure for this (assumed); ocitest lags 2 seconds by
+	// default.
+	DefaultListingLag = 5 * time.Second
 )
 
 // Options configure a Manager.
@@ -87,6 +91,12 @@ type Options struct {
 	// (Policy.AdoptUndescribed), with those rules and the Services that need them — e.g. to
 	// record an Event on each Service. It runs on the list's writer and must not block.
 	OnAdopt func([]Adopted)
+	// ListingLag is how long after a network security group is created OCI's listings may still
+	// lack it: zero means DefaultListingLag, negative none. A listing made within it of the
+	// Manager's start may lack a frontend NSG the process before created just before it stopped,
+	// so a Service's frontend NSG missing from such a listing is looked for again once ListingLag
+	// has passed since the start, before it is taken to have none (see frontend.go).
+	ListingLag time.Duration
 }
 
 // Manager keeps the security lists of one cluster in line with the claims of all its load
@@ -128,6 +138,9 @@ type Manager struct {
 	// listedHomes are the compartment and VCN pairs whose groups this process has listed (see
 	// findFrontend). Guarded by nsgMu.
 	listedHomes map[nsgHome]bool
+	// started is when the Manager was made; settled is when a listing shows every group the
+	// processes before this one created: started plus Options.ListingLag.
+	started, settled time.Time
 
 	now func() time.Time // the clock that ages remembered lists; tests replace it
 }
@@ -150,6 +163,7 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 	opts.MaxDelay = cmp.Or(opts.MaxDelay, DefaultMaxDelay)
 	opts.SyncTimeout = cmp.Or(opts.SyncTimeout, DefaultSyncTimeout)
 	opts.MaxListAge = cmp.Or(opts.MaxListAge, DefaultMaxListAge)
+	opts.ListingLag = max(cmp.Or(opts.ListingLag, DefaultListingLag), 0)
 	if opts.Attempts < 1 || opts.BaseDelay < 0 || opts.MaxDelay < opts.BaseDelay || opts.SyncTimeout < 0 ||
 		opts.Limits.Ingress < 0 || opts.Limits.Egress < 0 || opts.NSGLimits.Ingress < 0 || opts.NSGLimits.Egress < 0 || opts.NSGLimits.Total < 0 {
 		return nil, fmt.Errorf("%w: retry, timeout and limit options must be positive, MaxDelay at least BaseDelay", ErrInvalid)
@@ -158,6 +172,7 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 	if logger.GetSink() != nil {
 		logger = logger.WithName("seclist")
 	}
+	start := time.Now()
 	return &Manager{
 		vn:      vn,
 		opts:    opts,
@@ -169,6 +184,8 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		subnets: map[string]Subnet{},
 		writers: map[string]*writer{},
 		now:     time.Now,
+		started: start,
+		settled: start.Add(opts.ListingLag),
 		version: 1,
 
 		frontends:   map[string]string{},
@@ -271,6 +288,13 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 			return fmt.Errorf("service %s: %w (is lb.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
 		}
 		c.FrontendNSG = id
+	} else if c.FrontendNSG == "" && m.usesNSGs() {
+		// A Service that left mode NSG while no CCM ran may have a frontend NSG to retire, which
+		// only a listing finds (m.frontends, below); one made before the lag settled may have
+		// missed it. Opportunistic: a failure leaves the group for a later reconcile.
+		if _, err := m.frontendOf(ctx, c.Service, c.LBSubnets); err != nil {
+			m.loggerFor(ctx).V(2).Info("Could not look for a frontend network security group to retire", "service", c.Service, "err", err)
+		}
 	}
 	// The lists of the claim being replaced need rewriting too; learn its subnets if a Prime
 	// snapshot brought it in unresolved. One that no longer exists has no list to clean.
@@ -548,4 +572,17 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// usesNSGs reports whether a Service of the cluster is in mode NSG: only then may another one
+// have a frontend NSG to retire.
+func (m *Manager) usesNSGs() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.claims {
+		if m.opts.Policy.mode(c) == config.SecurityListModeNSG {
+			return true
+		}
+	}
+	return false
 }
