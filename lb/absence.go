@@ -96,8 +96,13 @@ func listed(ctx context.Context, l product, ref lbRef) (*found, error) {
 }
 
 // confirmLoadBalancerGone decides what a 404 from op on the load balancer ref meant: nil if a
-// listing confirms it is gone, an *AccessError if it is still listed.
-func confirmLoadBalancerGone(ctx context.Context, l product, ref lbRef, op, permission string, notFound error) error {
+// listing confirms it is gone, an *AccessError if it is still listed. The listing begins once
+// lag says it would show the load balancer (lag.go): one made earlier may lack it although it
+// exists.
+func confirmLoadBalancerGone(ctx context.Context, l product, lag *listingLag, ref lbRef, op, permission string, notFound error) error {
+	if err := lag.await(ctx, ref.ID); err != nil {
+		return fmt.Errorf("confirm %s %s is gone after %s answered 404: %w", l.words().noun, ref.ID, op, err)
+	}
 	still, err := listed(ctx, l, ref)
 	if err != nil {
 		return err
@@ -122,6 +127,9 @@ func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change
 	var current *found
 	switch {
 	case ociclient.IsNotFound(err):
+		if err := a.lag.await(ctx, ref.ID); err != nil {
+			return fmt.Errorf("confirm %s %s is gone: %w", a.p.words().noun, ref.ID, err)
+		}
 		if current, err = listed(ctx, a.p, ref); err != nil {
 			return err
 		}

@@ -33,6 +33,8 @@ type applier struct {
 	// Concurrency bounds how many independent changes of one plan run at once (default
 	// defaultConcurrency). Dependent changes always run in order.
 	Concurrency int
+	// lag says when a listing may prove a load balancer absent (lag.go); nil: at once.
+	lag *listingLag
 }
 
 // apply carries out plan. It returns the load balancer read after a create (nil otherwise), so
@@ -111,6 +113,12 @@ func (e *staleTokenError) Error() string {
 func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, token string) (*found, error) {
 	noun := a.p.words().noun
 	wr, id, err := a.p.create(ctx, spec, reservedID, token)
+	// Whatever the answer, OCI may have made it by now (a lost answer): lag.go.
+	var accepted time.Time
+	if a.lag != nil {
+		accepted = a.lag.now()
+		a.lag.recordCreate(serviceKey(spec.Owner.UID))
+	}
 	switch {
 	case ociclient.IsInvalidatedRetryToken(err):
 		return nil, &staleTokenError{token: token}
@@ -132,6 +140,13 @@ func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, 
 	if werr == nil {
 		if mine, err = a.createdByID(ctx, spec, createdID); err != nil {
 			return nil, fmt.Errorf("read created %s %q: %w", noun, spec.Name, err)
+		}
+	}
+	if mine == nil {
+		// Not found by its OCID: look in a listing that shows what was created a moment ago
+		// (lag.go), or a new token would make a second one.
+		if err := a.lag.awaitCreate(ctx, accepted); err != nil {
+			return nil, fmt.Errorf("find created %s %q: %w", noun, spec.Name, err)
 		}
 	}
 	for _, name := range []string{spec.Name, ""} {
@@ -317,7 +332,7 @@ func (a *applier) do(ctx context.Context, ref lbRef, c model.Change) error {
 	switch {
 	case err != nil && c.Action == model.ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
 		w := a.p.words()
-		return confirmLoadBalancerGone(ctx, a.p, ref, w.delete, "manage "+w.resource, err)
+		return confirmLoadBalancerGone(ctx, a.p, a.lag, ref, w.delete, "manage "+w.resource, err)
 	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
 		return a.confirmPartGone(ctx, ref, c, err)
 	case err != nil:

@@ -254,10 +254,7 @@ func TestQueueNotFinishedInTimeRequeuesTheDeferredSetToo(t *testing.T) {
 	e := newAsyncEnv(t)
 	svc := service(ports(80, 443))
 	e.ensure(t, svc, readyNodes(2), nil)
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := e.settledReconciler(t, lb.Options{Timeout: time.Second}) // a second process, up for a while
 	e.followUp(t, r)
 	e.hold.Store(true)
 

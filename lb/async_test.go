@@ -297,10 +297,7 @@ func TestAcceptedUpdateThatNeverFinishesIsRequeuedAfterTheTimeout(t *testing.T) 
 	e := newAsyncEnv(t)
 	svc := service(ports(80))
 	e.ensure(t, svc, readyNodes(2), nil)
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := e.settledReconciler(t, lb.Options{Timeout: time.Second}) // a second process, up for a while
 	e.followUp(t, r)
 
 	e.hold.Store(true)
@@ -402,6 +399,7 @@ func TestDriftCheckStaysQuietWhileAnAcceptedUpdateIsPending(t *testing.T) {
 		t.Fatalf("Update: %v", err)
 	}
 
+	e.clock.Advance(ocitest.DefaultListingLag) // the check runs once OCI's listings show the load balancer
 	report, err := e.r.Drift(ctx, []*v1.Service{svc}, readyNodes(3), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +409,7 @@ func TestDriftCheckStaysQuietWhileAnAcceptedUpdateIsPending(t *testing.T) {
 	}
 	// Another process, which knows of no pending change, sees the difference: the check above
 	// was quiet because of the pending change, not because it could not see it.
-	other, err := newReconciler(t, e.oci, e.cfg, 0).Drift(ctx, []*v1.Service{svc}, readyNodes(3), nil)
+	other, err := e.settledReconciler(t, lb.Options{}).Drift(ctx, []*v1.Service{svc}, readyNodes(3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

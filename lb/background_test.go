@@ -73,11 +73,7 @@ func backgroundEnv(t *testing.T, maxWait time.Duration, stuck ...string) (*env, 
 		}
 	})
 	done := newPendingDone()
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
-		MaxWait: maxWait, Timeout: time.Hour, PendingDone: done.record})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := e.settledReconciler(t, lb.Options{MaxWait: maxWait, Timeout: time.Hour, PendingDone: done.record})
 	return e, r, done
 }
 
@@ -207,7 +203,7 @@ func TestAPendingErrorSaysWhoseDeadlineEndedTheWait(t *testing.T) {
 	e2 := newEnv(t, func(s *envSettings) {
 		s.wrDurations = func(string, string, uint64) time.Duration { return time.Hour }
 	})
-	r2, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e2.cfg, Client: e2.oci.LoadBalancers, PublicIPs: e2.oci.VirtualNetwork,
+	r2, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e2.cfg, Client: e2.oci.LoadBalancers, PublicIPs: e2.oci.VirtualNetwork,
 		MaxWait: -1, Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +233,7 @@ func TestPlanSaysWhenTheCallersDeadlineEndedIt(t *testing.T) {
 func TestMaxWaitIsJudgedByTheReconcilersClock(t *testing.T) {
 	e, _, _ := backgroundEnv(t, 0, "CreateLoadBalancer")
 	var clk ocitest.Clock
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
+	r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
 		MaxWait: time.Minute, Timeout: time.Hour, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,6 +45,11 @@ type driftChecker struct {
 	// pending are Update's accepted backend changes, laid over the listing: a load balancer
 	// whose accepted update is still in OCI's queue has not drifted (see async.go).
 	pending *pendingUpdates
+	// lag and loadBalancerOf say whether a listing shows a Service's load balancer yet (lag.go):
+	// a listing that began too soon after the Reconciler's start, or its create, proves no
+	// deletion.
+	lag            *listingLag
+	loadBalancerOf func(types.UID) string
 }
 
 // Drift checks the load balancers of the Reconciler's cluster for changes made outside
@@ -51,7 +57,8 @@ type driftChecker struct {
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
 	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, settle: r.dualStack,
-		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending}
+		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending,
+		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
 	return d.check(ctx, services, nodes, secrets)
 }
 
@@ -140,13 +147,14 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 	})
 	for _, comp := range keys {
 		p := d.engines[comp.kind].p
+		began := d.engines[comp.kind].index.now()
 		lbs, err := p.list(ctx, comp.compartment, "")
 		if err != nil {
 			errs = append(errs, fmt.Errorf("list %ss of compartment %s: %w", p.words().noun, comp.compartment, err))
 			report.Skipped["compartment not listed"] += len(byCompartment[comp])
 			continue
 		}
-		listing := newDriftListing(lbs)
+		listing := newDriftListing(lbs, began)
 		for _, it := range byCompartment[comp] {
 			drift, skip := d.compare(listing, it.svc, it.desired)
 			if skip != "" {
@@ -178,6 +186,11 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 			// An adopted load balancer may live in any compartment: this listing cannot prove
 			// it gone.
 			return nil, "adopted load balancer not in the listing"
+		case !listedGone && d.loadBalancerOf != nil && (!d.lag.complete(d.loadBalancerOf(svc.UID), l.began) ||
+			!d.lag.complete(serviceKey(string(svc.UID)), l.began)):
+			// Made a moment ago, by this process or the one before it: the listing may not show
+			// it yet. The next check decides.
+			return nil, "listing too early to show its load balancer"
 		}
 		drift.LoadBalancerID = desired.AdoptID
 		drift.Deleted = true
@@ -241,13 +254,14 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spe
 
 // driftListing indexes one compartment's load balancers.
 type driftListing struct {
+	began  time.Time // when the listing began, by the Reconciler's clock
 	byID   map[string]*found
 	byName map[string][]*found // live ones only
 	live   []*found
 }
 
-func newDriftListing(lbs []found) *driftListing {
-	l := &driftListing{byID: make(map[string]*found, len(lbs)), byName: make(map[string][]*found, len(lbs))}
+func newDriftListing(lbs []found, began time.Time) *driftListing {
+	l := &driftListing{began: began, byID: make(map[string]*found, len(lbs)), byName: make(map[string][]*found, len(lbs))}
 	for i := range lbs {
 		lb := &lbs[i]
 		l.byID[lb.ID] = lb

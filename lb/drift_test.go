@@ -43,7 +43,7 @@ func newDriftEnv(t *testing.T, names ...string) *driftEnv {
 		e.services = append(e.services, svc)
 		e.lbIDs[name] = res.Spec.ID
 	}
-	e.checker = newReconciler(t, e.oci, e.cfg, 0)
+	e.checker = e.settledReconciler(t, lb.Options{}) // checks run a while after the creates
 	return e
 }
 

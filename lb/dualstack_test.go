@@ -71,7 +71,7 @@ func TestNLBDualStackFollowsTheSubnet(t *testing.T) {
 	}
 
 	// Without a client that reads subnets, PreferDualStack is served single-stack.
-	blind, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: other.cfg, Client: other.oci.LoadBalancers,
+	blind, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: other.cfg, Client: other.oci.LoadBalancers,
 		NetworkLoadBalancers: other.oci.NetworkLoadBalancers})
 	if err != nil {
 		t.Fatal(err)

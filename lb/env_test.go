@@ -4,6 +4,7 @@
 package lb_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -55,6 +56,9 @@ type env struct {
 	oci    *ociclient.Client
 	cfg    *config.Config
 	r      *lb.Reconciler
+	// clock is the server's and r's: Advance it past ocitest.DefaultListingLag to let OCI's
+	// listings show what was created a moment ago.
+	clock *ocitest.Clock
 	// instances are the OCIDs of instances seeded for Nodes (instanceNodes).
 	instances []string
 }
@@ -98,12 +102,10 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	// ListingLag off: lb does not survive a lagging listing yet (issue 27, item 2, open). With it,
-	// a listing that lacks a load balancer created a moment ago is still taken for its absence:
-	// Delete releases a Service whose load balancer exists (TestDeleteNeverTakesNotAuthorizedOrNotFoundForGone),
-	// the drift check reports new load balancers deleted, and a restart replays creates.
-	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, WorkRequestDurations: s.wrDurations, LBBusy: busyMode,
-		ListingLag: ocitest.NoLag})
+	// ocitest's listing lag is on (ocitest.DefaultListingLag), on a clock the server and the
+	// Reconciler share, so a test can let it pass (e.clock.Advance) without waiting for it.
+	clock := &ocitest.Clock{}
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: s.wrDuration, WorkRequestDurations: s.wrDurations, LBBusy: busyMode, Now: clock.Now})
 	tb.Cleanup(srv.Close)
 	seeded := srv.Seeded()
 	s.cfg.CompartmentID = seeded.Compartment
@@ -122,7 +124,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 		tb.Fatal(err)
 	}
 	ro := lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
-		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG}
+		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG, Now: clock.Now, ListingLag: ocitest.DefaultListingLag}
 	if s.nlbs {
 		ro.NetworkLoadBalancers = oci.NetworkLoadBalancers
 	}
@@ -130,15 +132,34 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &env{srv: srv, seeded: seeded, oci: oci, cfg: s.cfg, r: r}
+	// The Reconciler has run for the lag before the test begins (nothing was created yet), as a
+	// CCM has by the time Services come: its listings are complete from the first. A Reconciler
+	// made later in a test (a restart) starts young and must survive the lag.
+	clock.Advance(ocitest.DefaultListingLag)
+	return &env{srv: srv, seeded: seeded, oci: oci, cfg: s.cfg, r: r, clock: clock}
 }
 
 func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *lb.Reconciler {
 	tb.Helper()
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
+	r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return r
+}
+
+// settledReconciler is a second Reconciler on e's OCI (another process) that has run for OCI's
+// listing lag, on e's clock: its listings show every load balancer created before it was made.
+// o's Cluster, Config, clients, Now and ListingLag are filled in.
+func (e *env) settledReconciler(tb testing.TB, o lb.Options) *lb.Reconciler {
+	tb.Helper()
+	o.Cluster = cmp.Or(o.Cluster, clusterName)
+	o.Config, o.Client, o.PublicIPs, o.Now, o.ListingLag = e.cfg, e.oci.LoadBalancers, e.oci.VirtualNetwork, e.clock.Now, ocitest.DefaultListingLag
+	r, err := lb.NewReconciler(o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.clock.Advance(ocitest.DefaultListingLag)
 	return r
 }
 

@@ -165,6 +165,17 @@ func (x *nameIndex) refreshName(ctx context.Context, compartmentID, name string)
 	})
 }
 
+// Relist lists each of names afresh (one page each) and records what it finds, whether or not
+// the index knew them: the miss of a listing made too early is not believed (lag.go).
+func (x *nameIndex) Relist(ctx context.Context, compartmentID string, names ...string) error {
+	for _, n := range names {
+		if err := x.refreshName(ctx, compartmentID, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // compartment returns the index of a compartment, made empty if new. Caller holds x.mu.
 func (x *nameIndex) compartment(compartmentID string) *compartmentIndex {
 	c := x.comps[compartmentID]

@@ -243,6 +243,8 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The upstream CCM made it well before this one met the Service: OCI's listings show it.
+	e.clock.Advance(ocitest.DefaultListingLag)
 	res, calls := e.ensure(t, svc, readyNodes(1), nil)
 	if res.LoadBalancerID != *created.Id || calls.Op(ocitest.NLB("CreateNetworkLoadBalancer")) != 0 {
 		t.Fatalf("Ensure used %s, want the upstream one %s:\n%s", res.LoadBalancerID, *created.Id, calls)
@@ -280,7 +282,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 // newEnvReconciler is a second Reconciler on e's OCI with the NLB client: a restarted process.
 func newEnvReconciler(t *testing.T, e *env) *lb.Reconciler {
 	t.Helper()
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
+	r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
 		NetworkLoadBalancers: e.oci.NetworkLoadBalancers, PublicIPs: e.oci.VirtualNetwork})
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +323,7 @@ func TestNLBDriftFindsAListenerDeletedOutOfBand(t *testing.T) {
 		t.Fatal("no network load balancer to edit")
 	}
 	before := e.srv.Calls()
+	e.clock.Advance(ocitest.DefaultListingLag) // the check runs once OCI's listings show the load balancers
 	report, err := e.r.Drift(ctx, []*v1.Service{nlbSvc, lbSvc}, readyNodes(1), nil)
 	if err != nil {
 		t.Fatal(err)

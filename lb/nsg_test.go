@@ -191,6 +191,7 @@ func TestPlanAndDriftCheckNeverAskForAFrontendNSGToBeCreated(t *testing.T) {
 		t.Errorf("NSGs after Ensure (-want +got):\n%s", diff)
 	}
 	svc.Status.LoadBalancer = *res.Status
+	e.clock.Advance(ocitest.DefaultListingLag) // the check runs once OCI's listings show the load balancer
 	report, err := e.r.Drift(t.Context(), []*v1.Service{svc}, readyNodes(1), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +233,7 @@ func TestDriftCheckCountsTheFrontendNSGAsWanted(t *testing.T) {
 	svc := service()
 	res, _ := e.ensure(t, svc, readyNodes(1), nil)
 	svc.Status.LoadBalancer = *res.Status
+	e.clock.Advance(ocitest.DefaultListingLag) // the check runs once OCI's listings show the load balancer
 	report, err := e.r.Drift(t.Context(), []*v1.Service{svc}, readyNodes(1), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func TestPlanRefusesWhatEnsureRefusesAndWritesNothing(t *testing.T) {
 // newReconcilerFor is a second Reconciler on e's tenancy, for the cluster named cluster.
 func newReconcilerFor(tb testing.TB, e *env, cluster string) *lb.Reconciler {
 	tb.Helper()
-	r, err := lb.NewReconciler(lb.Options{Cluster: cluster, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork})
+	r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: cluster, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork})
 	if err != nil {
 		tb.Fatal(err)
 	}

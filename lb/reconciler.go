@@ -72,6 +72,11 @@ type Options struct {
 	// (ociclient.Client.Clock().Now), so that a benchmark on a fast clock judges ages as
 	// production does.
 	Now func() time.Time
+	// ListingLag is how long after a load balancer is created OCI's listings may still lack it
+	// (zero means DefaultListingLag, negative none). A listing is taken as proof that a load
+	// balancer is absent only once it began ListingLag after the Reconciler started and after the
+	// Reconciler's own create of it; before, Delete and Get wait and list again (see lag.go).
+	ListingLag time.Duration
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -91,6 +96,7 @@ type Reconciler struct {
 	timeout time.Duration
 	maxWait time.Duration
 	now     func() time.Time                                                         // Options.Now
+	lag     *listingLag                                                              // Options.ListingLag (lag.go)
 	nsg     func(ctx context.Context, spec *model.Spec, create bool) (string, error) // Options.FrontendNSG
 	pending *pendingUpdates                                                          // Update's accepted changes (async.go)
 	// pendingDone is Options.PendingDone.
@@ -139,9 +145,14 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if r.now == nil {
 		r.now = time.Now
 	}
-	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts)
+	lag := opts.ListingLag
+	if lag == 0 {
+		lag = DefaultListingLag
+	}
+	r.lag = newListingLag(r.now, lag)
+	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts, r.lag)
 	if opts.NetworkLoadBalancers != nil {
-		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts)
+		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts, r.lag)
 	}
 	return r, nil
 }
@@ -153,12 +164,8 @@ type engine struct {
 	applier *applier
 }
 
-func newEngine(p product, opts Options) *engine {
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	return &engine{p: p, index: newNameIndex(p, now), applier: &applier{p: p, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency}}
+func newEngine(p product, opts Options, lag *listingLag) *engine {
+	return &engine{p: p, index: newNameIndex(p, lag.now), applier: &applier{p: p, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency, lag: lag}}
 }
 
 // engine returns the engine of kind, or an error saying what is missing.
@@ -344,6 +351,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	}
 	current := p.found
 	if created != nil {
+		r.lag.recordCreate(created.ID)
 		current = created
 	}
 	if current == nil {
@@ -423,6 +431,7 @@ func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, a
 	}
 	r.pending.settled(plan)
 	e.index.Remove(observed.CompartmentID, observed.ID)
+	r.lag.deleted(observed.ID, serviceKey(string(svc.UID)))
 	return found, nil
 }
 
@@ -504,13 +513,35 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 	}
 	// Twice at most: when every indexed match turns out gone, the index has forgotten them and
 	// the second lookup asks OCI (a load balancer made by another process, e.g. before a restart).
+	began := r.now()
 	for range 2 {
 		lb, claim, stale, err := r.findByName(ctx, e, svc, listedOK)
-		if lb != nil || err != nil || !stale {
+		if lb != nil || err != nil {
 			return lb, claim, err
 		}
+		if !stale {
+			break
+		}
 	}
-	return nil, foundByName, nil
+	if r.lag.complete(serviceKey(string(svc.UID)), began) {
+		return nil, foundByName, nil
+	}
+	// The listing began too soon after the start to show what the process before this one made
+	// just before it stopped, or after this one's own create for the Service whose answer was
+	// lost (lag.go): look again once it would. Delete and Get would take the
+	// miss for absence; Ensure would make a second load balancer, as its retry token answers the
+	// first only if the Service is unchanged since (OCI refuses a token reused with another body).
+	klog.FromContext(ctx).V(2).Info("A listing right after the start may lack a load balancer; looking again once it shows every one",
+		"service", klog.KObj(svc), "from", r.lag.shows(serviceKey(string(svc.UID))))
+	if err := r.lag.await(ctx, serviceKey(string(svc.UID))); err != nil {
+		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.words().noun, svc.Namespace, svc.Name, err)
+	}
+	if err := e.index.Relist(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...); err != nil {
+		w := e.p.words()
+		return nil, foundByName, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
+	}
+	lb, claim, _, err := r.findByName(ctx, e, svc, listedOK)
+	return lb, claim, err
 }
 
 // findByName is find through the name index; stale reports that nothing was found and every
@@ -561,7 +592,7 @@ func (r *Reconciler) get(ctx context.Context, e *engine, ref lbRef) (*found, err
 	w := e.p.words()
 	switch {
 	case ociclient.IsNotFound(err):
-		return nil, confirmLoadBalancerGone(ctx, e.p, ref, w.get, "read "+w.resource, err)
+		return nil, confirmLoadBalancerGone(ctx, e.p, r.lag, ref, w.get, "read "+w.resource, err)
 	case err != nil:
 		return nil, fmt.Errorf("get %s %s: %w", w.noun, ref.ID, err)
 	case lb.gone():

@@ -74,7 +74,7 @@ func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
 func TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock(t *testing.T) {
 	e := newDriftEnvOf(t, 2)
 	var clk ocitest.Clock
-	restarted, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
+	restarted, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
 		PublicIPs: e.oci.VirtualNetwork, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -110,11 +110,7 @@ func TestARestartDuringACreateSucceedsOnceTheLoadBalancerIsActive(t *testing.T) 
 	svc, nodes := service(), readyNodes(2)
 
 	// The first process sends the create and is gone before it finishes.
-	first, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers,
-		PublicIPs: e.oci.VirtualNetwork, Timeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := e.settledReconciler(t, lb.Options{Timeout: 300 * time.Millisecond})
 	if _, err := first.Ensure(ctx, svc, nodes, nil); err == nil {
 		t.Fatal("Ensure returned with the create's work request still running")
 	}

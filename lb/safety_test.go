@@ -173,6 +173,7 @@ func TestLoadBalancerGoneSinceItsCreateIsRecreated(t *testing.T) {
 			r := e.r
 			if tc.restart {
 				r = newReconciler(t, e.oci, e.cfg, 0)
+				e.r = r // the process before is gone: the last check below is the new one's
 			}
 			if tc.invalidated {
 				e.srv.InjectFault(ocitest.Fault{Operation: "CreateLoadBalancer", Status: http.StatusConflict, Code: "InvalidatedRetryToken",
@@ -268,11 +269,7 @@ func TestNewServiceLooksItsNameUpWithoutListingTheCompartment(t *testing.T) {
 // newReconcilerWithTimeout is a second Reconciler over e's OCI whose reconciles are bounded by d.
 func newReconcilerWithTimeout(t *testing.T, e *env, d time.Duration) *lb.Reconciler {
 	t.Helper()
-	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork, Timeout: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return e.settledReconciler(t, lb.Options{Timeout: d}) // another process, up for a while
 }
 
 func TestRenamedLoadBalancerIsNeverDuplicatedByANewRetryToken(t *testing.T) {
