@@ -78,9 +78,7 @@ func TestConcurrentIdenticalReadsMakeOneCall(t *testing.T) {
 }
 
 func TestFailedReadsAreNotCached(t *testing.T) {
-	// Past a new install's window: the first call's 404 would be retried as a policy still
-	// propagating (newinstall.go), and this test is about what a 404 leaves in the cache.
-	env, _, subnets := subnetEnv(t, envConfig{client: Options{Retry: RetryPolicy{NewInstallWindow: -1}}}, "10.0.1.0/24")
+	env, _, subnets := subnetEnv(t, envConfig{}, "10.0.1.0/24")
 	id := *subnets[0].Id
 	env.srv.InjectFault(ocitest.Fault{Operation: "GetSubnet", Status: 404, Times: 1})
 	ctx := context.Background()

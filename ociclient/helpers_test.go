@@ -129,7 +129,6 @@ func newTestEnv(t testing.TB, cfg envConfig) *testEnv {
 	if cfg.fakeClock {
 		env.clock = newFakeClock()
 		c.caller.clock = env.clock.clock()
-		c.caller.newInstall = newNewInstall(env.clock.now, c.caller.retry.NewInstallWindow) // on the fake clock
 	}
 	return env
 }

@@ -27,9 +27,7 @@ type Metrics interface {
 	// "timeout", "connection", "canceled", "error") and how long the attempt took.
 	ObserveRequest(ctx context.Context, service, operation, outcome string, d time.Duration)
 	// CountRetry is called before a call is retried, with the reason ("throttled",
-	// "server_error", "incorrect_state", "nlb_busy", "timeout", "connection",
-	// "eventual_consistency": a new install's policy still propagating, see
-	// RetryPolicy.NewInstallWindow).
+	// "server_error", "incorrect_state", "nlb_busy", "timeout", "connection").
 	CountRetry(ctx context.Context, service, operation, reason string)
 	// ObserveLimiterWait is called each time a call takes a token from the client-side rate
 	// limiter's bucket ("read" or "write"), with how long it waited for it.

@@ -96,12 +96,6 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// MaxElapsed bounds the total time of a call: no retry starts if its wait would pass it.
 	MaxElapsed time.Duration
-	// NewInstallWindow bounds how long after the client is made the answers of an IAM policy
-	// still propagating (common.IsErrorAffectedByEventualConsistency) are retried, with reason
-	// "eventual_consistency", until OCI first answers a call successfully: zero means
-	// DefaultNewInstallWindow, negative never. Those retries are bounded by the window and the
-	// call's context, not by MaxAttempts and MaxElapsed. See newinstall.go.
-	NewInstallWindow time.Duration
 }
 
 // PollPolicy shapes how work requests are polled. The first poll comes after Initial, or, once
@@ -149,7 +143,6 @@ func (o Options) withDefaults() (Options, error) {
 	r.BaseDelay = orDefault(r.BaseDelay, DefaultBaseDelay)
 	r.MaxDelay = orDefault(r.MaxDelay, DefaultMaxDelay)
 	r.MaxElapsed = orDefault(r.MaxElapsed, DefaultMaxElapsed)
-	r.NewInstallWindow = orDefault(r.NewInstallWindow, DefaultNewInstallWindow)
 	if r.MaxDelay < r.BaseDelay {
 		errs = append(errs, fmt.Errorf("retry: MaxDelay %v is below BaseDelay %v", r.MaxDelay, r.BaseDelay))
 	}

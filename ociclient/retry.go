@@ -70,9 +70,6 @@ const (
 	reasonNLBBusy        = "nlb_busy"
 	reasonTimeout        = "timeout"
 	reasonConnection     = "connection"
-	// reasonEventualConsistency: an answer of a policy still propagating, in the window of a
-	// new install (newinstall.go).
-	reasonEventualConsistency = "eventual_consistency"
 )
 
 // clock is time as the retry layer, rate limiter, caches and waiter see it. Tests replace it to
@@ -113,23 +110,19 @@ type caller struct {
 	clock    clock
 	// history is how long recent work requests took, by kind, for the polling schedule.
 	history durationHistory
-	// newInstall is the window after the client's start in which a policy may still propagate.
-	newInstall *newInstall
 }
 
 func newCaller(opts Options) *caller {
 	l := newLimiter(opts.RateLimit)
 	l.observeWith(opts.Metrics)
-	clk := clockOf(opts.Clock)
 	return &caller{
-		limiter:    l,
-		retry:      opts.Retry,
-		poll:       opts.Poll,
-		cacheTTL:   opts.CacheTTL,
-		metrics:    opts.Metrics,
-		log:        opts.Logger.WithName("ociclient"),
-		clock:      clk,
-		newInstall: newNewInstall(clk.now(), opts.Retry.NewInstallWindow),
+		limiter:  l,
+		retry:    opts.Retry,
+		poll:     opts.Poll,
+		cacheTTL: opts.CacheTTL,
+		metrics:  opts.Metrics,
+		log:      opts.Logger.WithName("ociclient"),
+		clock:    clockOf(opts.Clock),
 	}
 }
 
@@ -170,12 +163,6 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		log = log.WithValues("resource", op.resource)
 	}
 	var lastErr error
-	// lagged counts the attempts refused while a new install's policy may still propagate: they
-	// have their own bounds (newinstall.go), not MaxAttempts'.
-	lagged := 0
-	// since is when MaxElapsed starts to count: the call's start, or the end of its last
-	// eventual-consistency wait.
-	since := start
 	for attempt := 1; ; attempt++ {
 		g, err := c.limiter.wait(ctx, op.class, c.clock, c.metrics)
 		if err != nil {
@@ -188,7 +175,6 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 		c.metrics.ObserveRequest(ctx, op.service, op.name, outcome(err), elapsed)
 		c.adapt(log, g, resp.HTTPResponse(), err)
 		if err == nil {
-			c.newInstall.succeed()
 			log.V(4).Info("OCI call succeeded", "opcRequestID", requestID, "attempt", attempt, "duration", elapsed)
 			return resp, nil
 		}
@@ -202,23 +188,12 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 			return fail(ctxErr)
 		}
 		reason := retryReason(op.service, err)
-		var delay time.Duration
-		var fromServer bool
-		if now := c.clock.now(); reason == "" && c.newInstall.open(now) && affectedByEventualConsistency(err) {
-			reason = reasonEventualConsistency
-			lagged++
-			delay = c.newInstallDelay(lagged)
-			if now.Add(delay).After(c.newInstall.end) {
-				return fail(nil)
-			}
-		} else {
-			if reason == "" || attempt-lagged >= c.retry.MaxAttempts {
-				return fail(nil)
-			}
-			delay, fromServer = c.retryDelay(attempt-lagged, resp.HTTPResponse())
-			if c.clock.now().Add(delay).Sub(since) > c.retry.MaxElapsed {
-				return fail(nil)
-			}
+		if reason == "" || attempt >= c.retry.MaxAttempts {
+			return fail(nil)
+		}
+		delay, fromServer := c.retryDelay(attempt, resp.HTTPResponse())
+		if c.clock.now().Add(delay).Sub(start) > c.retry.MaxElapsed {
+			return fail(nil)
 		}
 		if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
 			// Waiting would only end in the deadline: give up now and keep OCI's error.
@@ -229,9 +204,6 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 			"delay", delay, "retryAfter", fromServer, "err", summarise(err))
 		if err := c.clock.sleep(ctx, delay); err != nil {
 			return fail(err)
-		}
-		if reason == reasonEventualConsistency {
-			since = c.clock.now()
 		}
 	}
 }
@@ -247,16 +219,6 @@ func (c *caller) retryDelay(attempt int, resp *http.Response) (d time.Duration, 
 		ceiling *= 2
 	}
 	return c.clock.jitter(min(ceiling, c.retry.MaxDelay)), false
-}
-
-// newInstallDelay is the wait before the lagged-th retry of an answer of a policy still
-// propagating: full jitter over a ceiling that doubles from BaseDelay up to newInstallMaxDelay.
-func (c *caller) newInstallDelay(lagged int) time.Duration {
-	ceiling := c.retry.BaseDelay
-	for i := 1; i < lagged && ceiling < newInstallMaxDelay; i++ {
-		ceiling *= 2
-	}
-	return c.clock.jitter(min(ceiling, max(newInstallMaxDelay, c.retry.BaseDelay)))
 }
 
 // retryAfter reads a Retry-After header in either of its forms, delay-seconds or HTTP-date.

@@ -27,9 +27,6 @@ func retryEnv(t *testing.T, retry RetryPolicy) (*testEnv, string) {
 		fakeClock: true,
 	})
 	lb := env.srv.AddLoadBalancer(loadbalancer.LoadBalancer{})
-	// A client that has talked to OCI: past a new install's window, where a 404 would be retried
-	// as a policy still propagating (newinstall.go).
-	env.client.caller.newInstall.succeed()
 	return env, *lb.Id
 }
 
