@@ -53,6 +53,10 @@ type Options struct {
 	// LoadBalancerTimeout bounds the work of one load balancer sync, waited for or in the
 	// background (lb.Options.Timeout; 0: five minutes).
 	LoadBalancerTimeout time.Duration
+	// ListingLag is how long after a create OCI's listings may still lack a load balancer or
+	// network security group (lb.Options.ListingLag and seclist.Options.ListingLag: zero means
+	// their defaults, negative none). Tests against a server without the lag set it negative.
+	ListingLag time.Duration
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -115,13 +119,13 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod, maxWait: opts.LoadBalancerMaxWait}
 	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
 	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
-	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy,
+	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy, ListingLag: opts.ListingLag,
 		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err
 	}
 	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
-		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone}); err != nil {
+		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag}); err != nil {
 		return nil, err
 	}
 	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,

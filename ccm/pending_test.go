@@ -26,7 +26,7 @@ import (
 func TestEnsureLoadBalancerHandsBackTheWorkerWhileOCIWorks(t *testing.T) {
 	e := newEnv(t)
 	const maxWait = 200 * time.Millisecond
-	cloud, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client, LoadBalancerMaxWait: maxWait})
+	cloud, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client, LoadBalancerMaxWait: maxWait, ListingLag: noListingLag})
 	if err != nil {
 		t.Fatal(err)
 	}

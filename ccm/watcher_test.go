@@ -116,7 +116,7 @@ func TestStartUpPrimesClaimsSoOtherServicesKeepTheirRules(t *testing.T) {
 		}
 	}
 	// A restarted provider: a fresh Cloud on the same OCI, knowing nothing of either Service.
-	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client})
+	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client, ListingLag: noListingLag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestServiceInvalidAtStartUpKeepsItsRules(t *testing.T) {
 	// While the provider was down, someone mistyped an annotation on api.
 	api = api.DeepCopy()
 	api.Annotations = map[string]string{string(annotation.ShapeFlexMin): "banana"}
-	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client})
+	restarted, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: e.client, ListingLag: noListingLag})
 	if err != nil {
 		t.Fatal(err)
 	}
