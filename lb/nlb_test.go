@@ -264,6 +264,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	if err := e.srv.SetPolicy(ocitest.DefaultPolicy()...); err != nil { // the documented policy again
 		t.Fatal(err)
 	}
+	e.clock.Advance(ocitest.DefaultPolicyDelay) // what it grants again has propagated
 	if err := fresh.Delete(ctx, svc); err != nil {
 		t.Fatal(err)
 	}

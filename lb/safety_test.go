@@ -299,6 +299,7 @@ func TestAdoptedLoadBalancerInAnotherCompartmentIsNeverTakenForGone(t *testing.T
 	if err := e.srv.SetPolicy(append(ocitest.DefaultPolicy(), "Allow dynamic-group ccm to manage load-balancers in compartment id "+other)...); err != nil {
 		t.Fatal(err)
 	}
+	e.clock.Advance(ocitest.DefaultPolicyDelay) // the grant has propagated
 	existing := e.srv.AddLoadBalancer(loadbalancer.LoadBalancer{
 		CompartmentId: common.String(other), DisplayName: common.String("hand-made"),
 		ShapeName: common.String("flexible"), ShapeDetails: &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(10), MaximumBandwidthInMbps: common.Int(10)},

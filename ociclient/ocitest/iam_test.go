@@ -133,7 +133,8 @@ func TestVerbsIncludeTheLowerOnesAndOnlyManageUpdatesASecurityList(t *testing.T)
 			ten := ocitest.DefaultTenancy()
 			ten.Compartments = []string{"net"}
 			ten.SecurityLists[2].Compartment = "net"
-			f := newCoreFixture(t, ocitest.Options{Tenancy: &ten})
+			// What each statement allows, not when: consistency_test.go tests the delay.
+			f := newCoreFixture(t, ocitest.Options{Tenancy: &ten, PolicyDelay: ocitest.NoLag})
 			seeded := f.srv.Seeded()
 			if err := f.srv.SetPolicy(tt.statement); err != nil {
 				t.Fatal(err)

@@ -201,7 +201,8 @@ func TestRejectModeRefusesAChangeWhileAWorkRequestRuns(t *testing.T) {
 func TestListLoadBalancersPagesFiltersAndSorts(t *testing.T) {
 	// Paging, filters and order of load balancers just created, not when they are listed (the
 	// lag is consistency_test.go's).
-	f := newLBFixture(t, Options{PageSize: 2, WorkRequestDuration: slowWork().WorkRequestDuration, ListingLag: NoLag})
+	// No lags: this is about pages and filters, not when a grant or a new load balancer shows.
+	f := newLBFixture(t, Options{PageSize: 2, WorkRequestDuration: slowWork().WorkRequestDuration, ListingLag: NoLag, PolicyDelay: NoLag})
 	ctx := testCtx(t)
 	other := f.srv.AddCompartment("other")
 	if err := f.srv.SetPolicy(append(DefaultPolicy(), "Allow dynamic-group ccm to manage load-balancers in compartment other",
