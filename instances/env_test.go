@@ -47,6 +47,15 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	ten := ocitest.DefaultTenancy()
 	ten.Instances = nil // the tests count and name the instances they add themselves
+	// A second compartment for nodes, with the documented policy's statements for instances
+	// written once more for it, as seclist/README.md tells users to do for every compartment
+	// nodes live in. It is part of the tenancy as it was before the test, so its grants are in
+	// force from the start; a grant set mid-test would still be propagating (see ocitest's
+	// Options.PolicyDelay).
+	ten.Compartments = append(ten.Compartments, otherCompartmentName)
+	ten.Policy = append(ocitest.DefaultPolicy(),
+		"Allow dynamic-group ccm to read instance-family in compartment "+otherCompartmentName,
+		"Allow dynamic-group ccm to read virtual-network-family in compartment "+otherCompartmentName)
 	srv := ocitest.New(ocitest.Options{PageSize: o.pageSize, Tenancy: &ten})
 	t.Cleanup(srv.Close)
 	srv.AddAvailabilityDomain(testAD)
@@ -136,17 +145,16 @@ func namedNode(name string, internalIPs ...string) *v1.Node {
 	return n
 }
 
-// otherCompartment is a compartment besides the tenancy's, with the documented policy's
-// statements for instances written once more for it, as seclist/README.md tells users to do for
-// every compartment nodes live in. Tests that want a call there refused inject the 404.
+// otherCompartmentName names the tenancy's second compartment in newEnv.
+const otherCompartmentName = "other-nodes"
+
+// otherCompartment is the OCID of the tenancy's second compartment, where the policy lets the
+// CCM read instances too. Tests that want a call there refused inject the 404.
 func (e *env) otherCompartment(t testing.TB) string {
 	t.Helper()
-	id := e.srv.NewID("compartment")
-	policy := append(ocitest.DefaultPolicy(),
-		"Allow dynamic-group ccm to read instance-family in compartment id "+id,
-		"Allow dynamic-group ccm to read virtual-network-family in compartment id "+id)
-	if err := e.srv.SetPolicy(policy...); err != nil {
-		t.Fatal(err)
+	id, ok := e.srv.Seeded().Compartments[otherCompartmentName]
+	if !ok {
+		t.Fatalf("the tenancy has no compartment %q", otherCompartmentName)
 	}
 	return id
 }
