@@ -215,8 +215,6 @@ func (s *suite) startOCITest(t *testing.T) error {
 	p, err := proc.Start(context.Background(), "ocitest", bins.ocitest, []string{
 		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile, "-work-request-duration", "200ms",
 		"-policy", policyFile,
-		// lb does not survive a lagging listing yet (issue 27, item 2, open): see lb/env_test.go.
-		"-listing-lag", "0",
 	}, nil, filepath.Join(s.dir, "ocitest.log"), w)
 	w.Close() // the child has its own copy
 	if err != nil {
