@@ -249,10 +249,25 @@ func (v *ociView) loadBalancersNamed(ctx context.Context, name string) ([]loadba
 	}
 }
 
+// listingSettle bounds how long loadBalancerNamed waits for a load balancer to appear in the
+// listing: ocitest leaves one created a moment ago out of ListLoadBalancers for its listing lag
+// (ocitest.DefaultListingLag, 2 s), as a real tenancy may, so a Service that already has its
+// address can have a load balancer the listing does not show yet.
+const listingSettle = 5 * ocitest.DefaultListingLag
+
 // loadBalancerNamed returns the one load balancer with this display name; ok is false when there
-// is none, and more than one is an error.
+// is none, and more than one is an error. Finding none, it lists again until listingSettle has
+// passed, so that a load balancer just created is not taken for missing.
 func (v *ociView) loadBalancerNamed(ctx context.Context, name string) (lb loadbalancer.LoadBalancer, ok bool, err error) {
 	lbs, err := v.loadBalancersNamed(ctx, name)
+	for deadline := time.Now().Add(listingSettle); err == nil && len(lbs) == 0 && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return lb, false, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		lbs, err = v.loadBalancersNamed(ctx, name)
+	}
 	switch {
 	case err != nil:
 		return lb, false, err
