@@ -4,6 +4,7 @@
 package ocitest
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -263,12 +264,14 @@ func (s *Server) NetworkSecurityGroups() []core.NetworkSecurityGroup {
 // hours (retryTokenLifetime), then a request with it creates a new group.
 type nsgToken struct {
 	group string
+	body  [sha256.Size]byte // of the request that first used the token
 	first time.Time
 }
 
 // createNSG creates a network security group in a VCN, synchronously (OCI answers with the
 // group AVAILABLE; no work request). An opc-retry-token seen in the last 24 hours answers the
-// group it created, or 409 InvalidatedRetryToken once that group is deleted.
+// group it created, or 409 InvalidatedRetryToken once that group is deleted or when the body
+// differs from the first request's (as the load balancer APIs answer; assumed for OCI).
 func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 	var d core.CreateNetworkSecurityGroupDetails
 	if !readJSON(w, r, &d) {
@@ -293,6 +296,11 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("The retry token was invalidated: network security group %s, which it created, has been deleted", id))
 			return
 		}
+		if lbBodyHash(r) != t.body {
+			writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken,
+				"The retry token was first used for a request with a different body; a retry must repeat the request exactly")
+			return
+		}
 		w.Header().Set("etag", nsgETag(n.group))
 		writeJSON(w, r, http.StatusOK, n.group)
 		return
@@ -312,7 +320,7 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 		if s.vcn.nsgTokens == nil {
 			s.vcn.nsgTokens = map[string]nsgToken{}
 		}
-		s.vcn.nsgTokens[token] = nsgToken{group: *g.Id, first: now}
+		s.vcn.nsgTokens[token] = nsgToken{group: *g.Id, body: lbBodyHash(r), first: now}
 	}
 	w.Header().Set("etag", nsgETag(g))
 	writeJSON(w, r, http.StatusOK, jsonClone(g))

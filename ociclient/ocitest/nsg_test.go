@@ -200,6 +200,27 @@ func TestCreateNSGRetryTokenAnswersTheSameGroup(t *testing.T) {
 	wantStatus(t, err, http.StatusConflict, "InvalidatedRetryToken")
 }
 
+// TestCreateNSGRetryTokenWithAnotherBodyIsRefused: a token reused with a different body is 409
+// InvalidatedRetryToken, as the load balancer APIs answer it, not the first group replayed.
+func TestCreateNSGRetryTokenWithAnotherBodyIsRefused(t *testing.T) {
+	f := newCoreFixture(t, ocitest.Options{})
+	vcn := f.srv.AddVCN(core.Vcn{})
+	first, err := createNSGWithToken(t, f, vcn, "token-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.vcn.CreateNetworkSecurityGroup(t.Context(), core.CreateNetworkSecurityGroupRequest{OpcRetryToken: new("token-1"),
+		CreateNetworkSecurityGroupDetails: core.CreateNetworkSecurityGroupDetails{CompartmentId: vcn.CompartmentId, VcnId: vcn.Id,
+			DisplayName: new("another")}})
+	wantStatus(t, err, http.StatusConflict, "InvalidatedRetryToken")
+	if got := f.srv.NetworkSecurityGroups(); len(got) != 1 || *got[0].Id != *first.Id {
+		t.Errorf("groups after the refused retry: %d; want only the first", len(got))
+	}
+	if again, err := createNSGWithToken(t, f, vcn, "token-1"); err != nil || *again.Id != *first.Id {
+		t.Errorf("the same body again answered %v, %v; want the first group %s", again.Id, err, *first.Id)
+	}
+}
+
 // TestCreateNSGRetryTokenExpiresAfter24Hours: OCI forgets a retry token after 24 hours ("Retry
 // tokens expire after 24 hours", every opc-retry-token parameter), for NSGs as for load
 // balancers; the same token then creates a new group, even after its first group was deleted.
