@@ -98,6 +98,7 @@ type lbRetryEntry struct {
 	body        [sha256.Size]byte // of the request that first used the token
 	first       time.Time         // when it was first used, by the server's clock
 	invalidated bool              // the resource it acted on was deleted since
+	deleted     string            // when a part the call created was deleted: which (lb_parts.go)
 }
 
 // lbRetryKey scopes a token to the operation and its target, so one token reused for another call
@@ -140,6 +141,9 @@ func (s *Server) lbReplay(w http.ResponseWriter, r *http.Request, op string, now
 		return false
 	}
 	switch {
+	case t.invalidated && t.deleted != "":
+		writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken, fmt.Sprintf(
+			"The retry token was invalidated: %s, which the request it was first used for created, has been deleted", t.deleted))
 	case t.invalidated:
 		writeError(w, r, http.StatusConflict, codeInvalidatedRetryToken, fmt.Sprintf(
 			"The retry token was invalidated: resource %s, which the request it was first used for acted on, has been deleted", t.res.resourceID))
@@ -180,6 +184,7 @@ func (s *Server) lbSweepTokens(now time.Time) {
 // lbInvalidateTokens marks every retry token of a call on the (network) load balancer id as
 // invalidated, because it was deleted. Caller holds s.mu.
 func (s *Server) lbInvalidateTokens(id string) {
+	s.lbForgetParts(id)
 	for _, t := range s.lb.tokens {
 		if t.res.resourceID == id {
 			t.invalidated = true

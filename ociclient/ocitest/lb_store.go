@@ -21,17 +21,21 @@ type lbStore struct {
 	work   workQueue
 	wrSeq  uint64 // work requests accepted so far, for WorkRequestDurations
 	tokens map[string]*lbRetryEntry
-	ips    lbIPAllocator
-	limits LBLimits
+	// partCreators maps "<resource> <part>" to the work request that created the part, so
+	// deleting the part invalidates that call's retry token (lb_parts.go).
+	partCreators map[string]string
+	ips          lbIPAllocator
+	limits       LBLimits
 }
 
 func newLBStore() *lbStore {
 	return &lbStore{
-		lbs:    map[string]*lbEntry{},
-		work:   newWorkQueue(),
-		tokens: map[string]*lbRetryEntry{},
-		ips:    newLBIPAllocator(),
-		limits: LBLimits{}.withDefaults(),
+		lbs:          map[string]*lbEntry{},
+		work:         newWorkQueue(),
+		tokens:       map[string]*lbRetryEntry{},
+		partCreators: map[string]string{},
+		ips:          newLBIPAllocator(),
+		limits:       LBLimits{}.withDefaults(),
 	}
 }
 
@@ -292,7 +296,8 @@ func (s *Server) RemoveLoadBalancer(id string) bool {
 // s.mu.
 func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.Time, e *lbEntry, op string,
 	mutate func(lb *loadbalancer.LoadBalancer) error) {
-	wr := &workRequest{
+	var wr *workRequest
+	wr = &workRequest{
 		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
 		resourceID: *e.lb.Id, compartmentID: lbDeref(e.lb.CompartmentId),
 		apply: func() error {
@@ -303,6 +308,7 @@ func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.
 			if err := checkLB(&next); err != nil {
 				return err
 			}
+			s.lbPartsChanged(*e.lb.Id, op, wr.id, lbPartsOf(&e.lb), lbPartsOf(&next))
 			e.lb = next
 			e.version++
 			return nil

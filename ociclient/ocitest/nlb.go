@@ -223,7 +223,8 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 	prev, prevDetails := e.nlb.LifecycleState, e.nlb.LifecycleDetails
 	e.nlb.LifecycleState = nlbapi.LifecycleStateUpdating
 	e.version++
-	wr := s.newNLBWork(e, op, func() error {
+	var wr *workRequest
+	wr = s.newNLBWork(e, op, func() error {
 		next := jsonClone(e.nlb)
 		if err := mutate(&next); err != nil {
 			return err
@@ -233,6 +234,7 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 		}
 		next.TimeUpdated = &common.SDKTime{Time: now}
 		next.LifecycleDetails = nil
+		s.lbPartsChanged(*e.nlb.Id, op, wr.id, nlbPartsOf(&e.nlb), nlbPartsOf(&next))
 		e.nlb = next
 		return nil
 	}, func(err error) {

@@ -126,3 +126,66 @@ func TestRetryTokenReusedWithAnotherBodyIsRefused(t *testing.T) {
 		t.Errorf("%d load balancers, want 1", n)
 	}
 }
+
+// TestRetryTokenIsInvalidatedWhenThePartItCreatedIsDeleted: the token of a call that created a
+// backend set or listener is refused (409 InvalidatedRetryToken) once that part is deleted, as a
+// load balancer's is once the load balancer is (assumed for parts, the harder choice); before
+// the delete it replays the first work request.
+func TestRetryTokenIsInvalidatedWhenThePartItCreatedIsDeleted(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	lb := f.createLB(t, f.basicLB("svc"))
+	nlb := f.createNLB(t, f.basicNLB("svc"))
+	tests := []struct {
+		name           string
+		create, delete func() (*string, error)
+		wait           func(t *testing.T, id *string)
+	}{
+		{"LB backend set", func() (*string, error) {
+			resp, err := f.lb.CreateBackendSet(ctx, loadbalancer.CreateBackendSetRequest{LoadBalancerId: &lb, OpcRetryToken: common.String("bs-1"),
+				CreateBackendSetDetails: loadbalancer.CreateBackendSetDetails{Name: common.String("extra"), Policy: common.String("ROUND_ROBIN"),
+					HealthChecker: &loadbalancer.HealthCheckerDetails{Protocol: common.String("TCP"), Port: common.Int(10256)}}})
+			return resp.OpcWorkRequestId, err
+		}, func() (*string, error) {
+			resp, err := f.lb.DeleteBackendSet(ctx, loadbalancer.DeleteBackendSetRequest{LoadBalancerId: &lb, BackendSetName: common.String("extra")})
+			return resp.OpcWorkRequestId, err
+		}, f.mustSucceed},
+		{"LB listener", func() (*string, error) {
+			resp, err := f.lb.CreateListener(ctx, loadbalancer.CreateListenerRequest{LoadBalancerId: &lb, OpcRetryToken: common.String("l-1"),
+				CreateListenerDetails: loadbalancer.CreateListenerDetails{Name: common.String("TCP-81"), Port: common.Int(81),
+					Protocol: common.String("TCP"), DefaultBackendSetName: common.String("TCP-80")}})
+			return resp.OpcWorkRequestId, err
+		}, func() (*string, error) {
+			resp, err := f.lb.DeleteListener(ctx, loadbalancer.DeleteListenerRequest{LoadBalancerId: &lb, ListenerName: common.String("TCP-81")})
+			return resp.OpcWorkRequestId, err
+		}, f.mustSucceed},
+		{"NLB backend set", func() (*string, error) {
+			resp, err := f.nlb.CreateBackendSet(ctx, nlbapi.CreateBackendSetRequest{NetworkLoadBalancerId: &nlb, OpcRetryToken: common.String("nbs-1"),
+				CreateBackendSetDetails: nlbapi.CreateBackendSetDetails{Name: common.String("extra"), Policy: nlbapi.NetworkLoadBalancingPolicyFiveTuple,
+					HealthChecker: &nlbapi.HealthCheckerDetails{Protocol: nlbapi.HealthCheckProtocolsTcp, Port: common.Int(10256)}}})
+			return resp.OpcWorkRequestId, err
+		}, func() (*string, error) {
+			resp, err := f.nlb.DeleteBackendSet(ctx, nlbapi.DeleteBackendSetRequest{NetworkLoadBalancerId: &nlb, BackendSetName: common.String("extra")})
+			return resp.OpcWorkRequestId, err
+		}, f.nlbMustSucceed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			first, err := tc.create()
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			tc.wait(t, first)
+			if again, err := tc.create(); err != nil || *again != *first {
+				t.Fatalf("retry before the delete: %v, %v; want the first work request %s", again, err, *first)
+			}
+			del, err := tc.delete()
+			if err != nil {
+				t.Fatalf("delete: %v", err)
+			}
+			tc.wait(t, del)
+			_, err = tc.create()
+			wantServiceError(t, err, http.StatusConflict, "InvalidatedRetryToken")
+		})
+	}
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package ocitest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
+)
+
+// A retry token of a call that created a part of a (network) load balancer (a backend set,
+// backend, listener or certificate) is invalidated once that part is deleted, as the token of
+// the call that created a load balancer is once the load balancer is. OCI documents the rule for
+// "the resource" a token's call acted on; applying it to parts is assumed, the harder choice: a
+// retry after the part was deleted is refused (409 InvalidatedRetryToken) rather than answered
+// with the old work request, whose part no longer exists.
+
+// partKindCreatedBy is the kind of part each create operation makes, in both APIs.
+var partKindCreatedBy = map[string]string{
+	"CreateBackendSet":  "backendSet",
+	"CreateBackend":     "backend",
+	"CreateListener":    "listener",
+	"CreateCertificate": "certificate",
+}
+
+// lbPartsOf names the parts of a load balancer: "<kind>/<name>", backends "backend/<set>/<name>".
+func lbPartsOf(lb *loadbalancer.LoadBalancer) map[string]bool {
+	parts := map[string]bool{}
+	for name, bs := range lb.BackendSets {
+		parts["backendSet/"+name] = true
+		for _, b := range bs.Backends {
+			parts["backend/"+name+"/"+partBackendName(b.Name, b.IpAddress, b.Port)] = true
+		}
+	}
+	for name := range lb.Listeners {
+		parts["listener/"+name] = true
+	}
+	for name := range lb.Certificates {
+		parts["certificate/"+name] = true
+	}
+	return parts
+}
+
+// nlbPartsOf names the parts of a network load balancer as lbPartsOf does.
+func nlbPartsOf(n *nlbapi.NetworkLoadBalancer) map[string]bool {
+	parts := map[string]bool{}
+	for name, bs := range n.BackendSets {
+		parts["backendSet/"+name] = true
+		for _, b := range bs.Backends {
+			parts["backend/"+name+"/"+partBackendName(b.Name, b.IpAddress, b.Port)] = true
+		}
+	}
+	for name := range n.Listeners {
+		parts["listener/"+name] = true
+	}
+	return parts
+}
+
+// partBackendName is a backend's name, or ip:port when it has none.
+func partBackendName(name, ip *string, port *int) string {
+	if name != nil && *name != "" {
+		return *name
+	}
+	p := 0
+	if port != nil {
+		p = *port
+	}
+	return fmt.Sprintf("%s:%d", textOf(ip), p)
+}
+
+// lbPartsChanged records, after work request wrID of op on resource succeeded, the parts it
+// created (of the kind op creates) and invalidates the retry tokens of the calls that created
+// parts it removed. Caller holds s.mu.
+func (s *Server) lbPartsChanged(resource, op, wrID string, before, after map[string]bool) {
+	if kind, ok := partKindCreatedBy[op]; ok {
+		for p := range after {
+			if !before[p] && strings.HasPrefix(p, kind+"/") {
+				s.lb.partCreators[resource+" "+p] = wrID
+			}
+		}
+	}
+	for p := range before {
+		if after[p] {
+			continue
+		}
+		key := resource + " " + p
+		creator, ok := s.lb.partCreators[key]
+		if !ok {
+			continue
+		}
+		delete(s.lb.partCreators, key)
+		for _, t := range s.lb.tokens {
+			if t.res.wrID == creator && !t.invalidated {
+				t.invalidated = true
+				t.deleted = p + " of " + resource
+			}
+		}
+	}
+}
+
+// lbForgetParts drops what lbPartsChanged recorded of a deleted (network) load balancer.
+// Caller holds s.mu.
+func (s *Server) lbForgetParts(resource string) {
+	for key := range s.lb.partCreators {
+		if strings.HasPrefix(key, resource+" ") {
+			delete(s.lb.partCreators, key)
+		}
+	}
+}
