@@ -130,7 +130,8 @@ func (s *Server) lbFreeSubnetAddress(subnetID string, prefix netip.Prefix) (stri
 // lbClaimReserved assigns the reserved public IP with this OCID to a resource and returns its
 // address. A reserved IP the VCN API knows gives its own address and turns ASSIGNED, to a private
 // IP of the load balancer (lbAssignPublicIP); the APIs refuse one it does not know (related.go),
-// except a reserved IPv6, which gets a stable address from 192.0.2.0/24 onwards. A reserved IP assigned to another resource gives a *wrFailure: the create
+// so only a load balancer seeded by hand gets one nobody seeded, with a stable address from
+// 192.0.2.0/24 onwards. A reserved IP assigned to another resource gives a *wrFailure: the create
 // is accepted and its work request fails (assumed, see lbReservedAssigned). Caller holds s.mu.
 func (s *Server) lbClaimReserved(id, user string) (string, error) {
 	if other, ok := s.lb.ips.reservedUser[id]; ok && other != user {

@@ -164,6 +164,17 @@ func (s *Server) nlbCheckIPv6Placement(holder, subnetID string, cidr, assigned *
 		if other, ok := s.lb.ips.reservedUser[reservedID]; ok && other != holder {
 			return lbConflict("Reserved IPv6 %s is already assigned to %s", reservedID, other)
 		}
+		if v6, known := s.vcn.ipv6s.get(reservedID); known {
+			a := netip.MustParseAddr(*v6.IpAddress)
+			switch {
+			case v6.VnicId != nil:
+				return lbConflict("Reserved IPv6 %s is already assigned to %s", reservedID, *v6.VnicId)
+			case textOf(v6.SubnetId) != subnetID:
+				return lbInvalid("Reserved IPv6 %s is in subnet %s, not in the network load balancer's subnet %s", reservedID, textOf(v6.SubnetId), subnetID)
+			case !prefixesContain(prefixes, a):
+				return lbInvalid("Reserved IPv6 %s (%s) is not in the IPv6 prefixes %v", reservedID, a, prefixes)
+			}
+		}
 	}
 	return nil
 }
@@ -188,6 +199,12 @@ func (s *Server) nlbIPv6InUse(subnetID, addr, holder string) bool {
 			return true
 		}
 	}
+	for _, v6 := range s.vcn.ipv6s.filter(func(v6 core.Ipv6) bool { return lbDeref(v6.SubnetId) == subnetID }) {
+		// A seeded reserved IPv6 holds its address even while nothing uses it.
+		if *v6.IpAddress == addr && (holder == "" || s.lb.ips.reservedUser[*v6.Id] != holder) {
+			return true
+		}
+	}
 	for _, v := range s.vcn.vnics.filter(func(v core.Vnic) bool { return lbDeref(v.SubnetId) == subnetID }) {
 		for _, a := range v.Ipv6Addresses {
 			if a == addr {
@@ -199,8 +216,8 @@ func (s *Server) nlbIPv6InUse(subnetID, addr, holder string) bool {
 }
 
 // nlbTakeIPv6 gives the network load balancer holder its IPv6 address in the subnet, as checked
-// by nlbCheckIPv6Placement: the reserved IPv6's (a stable address per OCID: ocitest's VCN API has
-// no IPv6 objects, so the OCID is taken on trust), the assigned one, or the lowest free host from
+// by nlbCheckIPv6Placement: the reserved IPv6's (AddIPv6; only an NLB seeded by hand may name one
+// nobody seeded, which gets a stable address per OCID), the assigned one, or the lowest free host from
 // nlbIPv6FirstHost of the first prefix. public says whether it is listed as public (a public
 // network load balancer's is). Caller holds s.mu.
 func (s *Server) nlbTakeIPv6(holder, subnetID string, public bool, cidr, assigned *string, reservedID string) (nlbapi.IpAddress, error) {
@@ -212,7 +229,9 @@ func (s *Server) nlbTakeIPv6(holder, subnetID string, public bool, cidr, assigne
 	switch {
 	case reservedID != "":
 		addr = s.lb.ips.reservedAddr[reservedID]
-		if addr == "" {
+		if v6, known := s.vcn.ipv6s.get(reservedID); known {
+			addr = *v6.IpAddress
+		} else if addr == "" {
 			addr = s.nlbFreeIPv6(subnetID, prefixes[0])
 			s.lb.ips.reservedAddr[reservedID] = addr
 		}
@@ -315,6 +334,11 @@ func (s *Server) nlbCheckVersionChange(n *nlbapi.NetworkLoadBalancer, d nlbapi.U
 		rid := lbDeref(d.ReservedIpv6Id)
 		if rid != "" && nlbReservedKind(rid) != nlbReservedIPv6 {
 			return lbInvalid("reservedIpv6Id %s is not the OCID of an IPv6 address", rid)
+		}
+		if rid != "" {
+			if err := s.checkRelatedLocked(nil, nil, []string{rid}); err != nil {
+				return err
+			}
 		}
 		return s.nlbCheckIPv6Placement(*n.Id, *n.SubnetId, d.SubnetIpv6Cidr, d.AssignedIpv6, rid)
 	}

@@ -41,7 +41,7 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 	const (
 		v4, v6      = nlbapi.IpVersionIpv4, nlbapi.IpVersionIpv6
 		dual, only6 = nlbapi.NlbIpVersionIpv4AndIpv6, nlbapi.NlbIpVersionIpv6
-		reserved6   = "ocid1.ipv6.oc1..r6"
+		reserved6   = "seeded" // a reserved IPv6 AddIPv6 seeds in the "dual" subnet for the case
 	)
 	withReserved := func(a nlbapi.IpAddress, id string) nlbapi.IpAddress {
 		a.ReservedIp = &nlbapi.ReservedIp{Id: common.String(id)}
@@ -56,7 +56,8 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 		assigned string // assignedIpv6
 		reserved string // a reserved IP OCID
 		want     []nlbapi.IpAddress
-		wantCode int // when not 0: refused with this status
+		wantCode int    // when not 0: refused with this status
+		wantErr  string // and this code ("": InvalidParameter)
 	}{
 		{name: "IPv4 by default, public with its private address", subnet: "dual",
 			want: []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, v4), nlbAddr("10.0.1.254", false, v4)}},
@@ -79,6 +80,9 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 		{name: "subnetIpv6Cidr on an IPv4 NLB", subnet: "dual", cidr: "2001:db8:0:1::/64", wantCode: http.StatusBadRequest},
 		{name: "an IPv4 address as assignedIpv6", subnet: "dual", version: dual, assigned: "10.0.1.9", wantCode: http.StatusBadRequest},
 		{name: "reserved IPv6 on an IPv4 NLB", subnet: "dual", reserved: reserved6, wantCode: http.StatusBadRequest},
+		{name: "a reserved IPv6 nobody seeded", subnet: "dual", version: dual, reserved: "ocid1.ipv6.oc1..unknown",
+			wantCode: http.StatusBadRequest, wantErr: "RelatedResourceNotAuthorizedOrNotFound"},
+		{name: "a reserved IPv6 of another subnet", subnet: "dual-private", version: dual, private: true, reserved: reserved6, wantCode: http.StatusBadRequest},
 		{name: "reserved public IPv4 on an IPv6-only NLB", subnet: "dual", version: only6, reserved: "ocid1.publicip.oc1..p", wantCode: http.StatusBadRequest},
 	}
 	for _, tc := range tests {
@@ -97,12 +101,25 @@ func TestNetworkLoadBalancerIPVersionsGiveAddressesOfEachFamily(t *testing.T) {
 			if tc.assigned != "" {
 				d.AssignedIpv6 = common.String(tc.assigned)
 			}
+			if tc.reserved == reserved6 {
+				seeded := *f.srv.AddIPv6(core.Ipv6{SubnetId: common.String(sn["dual"])}).Id
+				tc.reserved = seeded
+				for i, a := range tc.want {
+					if a.ReservedIp != nil && *a.ReservedIp.Id == reserved6 {
+						tc.want[i] = withReserved(a, seeded)
+					}
+				}
+			}
 			if tc.reserved != "" {
 				d.ReservedIps = []nlbapi.ReservedIp{{Id: common.String(tc.reserved)}}
 			}
 			resp, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
 			if tc.wantCode != 0 {
-				wantServiceError(t, err, tc.wantCode, "InvalidParameter")
+				code := tc.wantErr
+				if code == "" {
+					code = "InvalidParameter"
+				}
+				wantServiceError(t, err, tc.wantCode, code)
 				return
 			}
 			if err != nil {
@@ -266,13 +283,17 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 		resp, err := f.nlb.UpdateNetworkLoadBalancer(ctx, nlbapi.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id, UpdateNetworkLoadBalancerDetails: u})
 		return resp.OpcWorkRequestId, err
 	}
-	// IPV4 -> IPV6 in one step is refused; so is a reserved IPv6 on an update that adds none.
+	// IPV4 -> IPV6 in one step is refused; so is a reserved IPv6 on an update that adds none, and
+	// one nobody seeded.
+	reserved := f.srv.AddIPv6(core.Ipv6{SubnetId: common.String(sn["dual"])}).Id
 	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv6})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
-	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String("x"), ReservedIpv6Id: common.String("ocid1.ipv6.oc1..r")})
+	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String("x"), ReservedIpv6Id: reserved})
 	wantServiceError(t, err, http.StatusBadRequest, "InvalidParameter")
+	_, err = update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv4AndIpv6, ReservedIpv6Id: common.String("ocid1.ipv6.oc1..r")})
+	wantServiceError(t, err, http.StatusBadRequest, "RelatedResourceNotAuthorizedOrNotFound")
 
-	wr, err := update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv4AndIpv6, ReservedIpv6Id: common.String("ocid1.ipv6.oc1..r")})
+	wr, err := update(nlbapi.UpdateNetworkLoadBalancerDetails{NlbIpVersion: nlbapi.NlbIpVersionIpv4AndIpv6, ReservedIpv6Id: reserved})
 	if err != nil {
 		t.Fatalf("update to IPV4_AND_IPV6: %v", err)
 	}
@@ -281,7 +302,7 @@ func TestUpdateNetworkLoadBalancerMovesBetweenSingleAndDualStack(t *testing.T) {
 	}
 	finish(wr)
 	six := nlbAddr("2001:db8:0:1::100", true, nlbapi.IpVersionIpv6)
-	six.ReservedIp = &nlbapi.ReservedIp{Id: common.String("ocid1.ipv6.oc1..r")}
+	six.ReservedIp = &nlbapi.ReservedIp{Id: reserved}
 	want := []nlbapi.IpAddress{nlbAddr("203.0.113.1", true, nlbapi.IpVersionIpv4), nlbAddr("10.0.1.254", false, nlbapi.IpVersionIpv4), six}
 	got := f.getNLB(t, id)
 	if diff := cmp.Diff(want, got.IpAddresses); diff != "" || got.NlbIpVersion != nlbapi.NlbIpVersionIpv4AndIpv6 {
@@ -331,4 +352,24 @@ func withName(d nlbapi.BackendSetDetails, name string) nlbapi.BackendSet {
 	bs := nlbConvert[nlbapi.BackendSet](d)
 	bs.Name = common.String(name)
 	return bs
+}
+
+// TestSeededReservedIPv6HoldsItsAddress: an unused reserved IPv6 keeps its address; a network
+// load balancer without it gets the next free one, and may not assign it to itself.
+func TestSeededReservedIPv6HoldsItsAddress(t *testing.T) {
+	f, sn := ipv6Fixture(t, Options{})
+	v6 := f.srv.AddIPv6(core.Ipv6{SubnetId: common.String(sn["dual"])})
+	if *v6.IpAddress != "2001:db8:0:1::100" || v6.Lifetime != core.Ipv6LifetimeReserved {
+		t.Fatalf("seeded IPv6 %s %s; want 2001:db8:0:1::100 RESERVED", *v6.IpAddress, v6.Lifetime)
+	}
+	d := f.basicNLB("nlb")
+	d.Listeners, d.BackendSets = nil, nil
+	d.SubnetId, d.NlbIpVersion = common.String(sn["dual"]), nlbapi.NlbIpVersionIpv6
+	got := f.getNLB(t, f.createNLB(t, d))
+	if a := *got.IpAddresses[0].IpAddress; a == *v6.IpAddress {
+		t.Errorf("an NLB without the reserved IPv6 got its address %s", a)
+	}
+	d.AssignedIpv6 = v6.IpAddress
+	_, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
+	wantServiceError(t, err, http.StatusConflict, "Conflict")
 }

@@ -6,7 +6,6 @@ package ocitest
 import (
 	"fmt"
 	"net/http"
-	"strings"
 )
 
 // A request whose body names another resource (the subnets and network security groups of a
@@ -28,9 +27,8 @@ func relatedNotFound(what, id string) error {
 		fmt.Sprintf("Authorization failed or the related resource was not found: %s %s", what, id)}
 }
 
-// checkRelatedLocked refuses subnets, network security groups and reserved IPs the VCN API does
-// not know. A reserved IPv6 (ocid1.ipv6...) is taken on trust: ocitest has no IPv6 objects.
-// Caller holds s.mu.
+// checkRelatedLocked refuses subnets, network security groups and reserved IPs (public, private
+// and IPv6, see AddIPv6) the VCN API does not know. Caller holds s.mu.
 func (s *Server) checkRelatedLocked(subnets, nsgs, reserved []string) error {
 	for _, id := range subnets {
 		if _, ok := s.vcn.subnets.get(id); !ok {
@@ -45,7 +43,8 @@ func (s *Server) checkRelatedLocked(subnets, nsgs, reserved []string) error {
 	for _, id := range reserved {
 		_, public := s.vcn.publicIPs.get(id)
 		_, private := s.vcn.privateIPs.get(id)
-		if !public && !private && !strings.HasPrefix(id, "ocid1.ipv6.") {
+		_, v6 := s.vcn.ipv6s.get(id)
+		if !public && !private && !v6 {
 			return relatedNotFound("reserved IP", id)
 		}
 	}

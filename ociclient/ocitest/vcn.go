@@ -29,6 +29,7 @@ type vcnStore struct {
 	vnics      ordered[core.Vnic]
 	privateIPs ordered[core.PrivateIp]
 	publicIPs  ordered[core.PublicIp]
+	ipv6s      ordered[core.Ipv6] // reserved IPv6s (AddIPv6), for a network load balancer's reservedIps
 
 	publicIPsHandedOut uint32 // addresses taken from the public pool, including skipped ones
 	macs               uint32 // MAC addresses handed out
@@ -429,6 +430,48 @@ func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.publicIPs.put(*p.Id, p)
 	return p, nil
+}
+
+// AddIPv6 adds a reserved IPv6 (lifetime RESERVED, on no VNIC), as a network load balancer's
+// reservedIps (an ocid1.ipv6. OCID) or UpdateNetworkLoadBalancer's reservedIpv6Id may name one;
+// an IPv6 OCID the server does not know is refused there, as an unknown reserved public IP is.
+// SubnetId is required and must name an IPv6-enabled subnet; the address defaults to the lowest
+// free one from <prefix>::100 of its first prefix; the compartment to the subnet's. It panics on
+// an unknown subnet, one without IPv6, or an address outside its prefixes or in use.
+func (s *Server) AddIPv6(p core.Ipv6) core.Ipv6 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p = jsonClone(p)
+	sn, ok := s.vcn.subnets.get(textOf(p.SubnetId))
+	if !ok {
+		panic(fmt.Sprintf("ocitest: AddIPv6: no subnet %q", textOf(p.SubnetId)))
+	}
+	prefixes := subnetIPv6Prefixes(sn)
+	if len(prefixes) == 0 {
+		panic(fmt.Sprintf("ocitest: AddIPv6: subnet %s has no IPv6 prefix", *sn.Id))
+	}
+	if textOf(p.IpAddress) == "" {
+		p.IpAddress = new(s.nlbFreeIPv6(*sn.Id, prefixes[0]))
+	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !a.Is6() || !prefixesContain(prefixes, a) ||
+		s.nlbIPv6InUse(*sn.Id, a.String(), "") {
+		panic(fmt.Sprintf("ocitest: AddIPv6: %s is not a free address in the IPv6 prefixes of subnet %s (%v)", *p.IpAddress, *sn.Id, prefixes))
+	} else {
+		p.IpAddress = new(a.String())
+	}
+	p.Id = new(s.NewID("ipv6"))
+	p.Lifetime = core.Ipv6LifetimeReserved
+	p.LifecycleState = core.Ipv6LifecycleStateAvailable
+	p.IpState = core.Ipv6IpStateAvailable
+	p.VnicId = nil
+	if p.CompartmentId == nil {
+		p.CompartmentId = sn.CompartmentId
+	}
+	if p.DisplayName == nil {
+		p.DisplayName = p.IpAddress
+	}
+	p.TimeCreated = timeCreatedNow()
+	s.vcn.ipv6s.put(*p.Id, p)
+	return jsonClone(p)
 }
 
 // AddPrivateIP adds a reserved private IP (lifetime RESERVED, on no VNIC), as a network load
