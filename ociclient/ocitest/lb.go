@@ -187,6 +187,9 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 		err = s.checkRelatedLocked(d.SubnetIds, d.NetworkSecurityGroupIds, reserved)
 	}
 	if err == nil {
+		err = s.checkDefinedTagsLocked(d.DefinedTags)
+	}
+	if err == nil {
 		err = s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName)
 	}
 	if err != nil {
@@ -301,7 +304,8 @@ func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
 	if len(d.ReservedIps) > 0 || d.IpMode != "" || d.Ipv6SubnetCidr != nil {
 		err = lbInvalid("changing reserved IPs or the IP mode is not emulated by ocitest")
 	}
-	s.lbChange(w, r, "UpdateLoadBalancer", err, func(lb *loadbalancer.LoadBalancer) error {
+	tags := func(*lbEntry) error { return s.checkDefinedTagsLocked(d.DefinedTags) }
+	s.lbChangeChecked(w, r, "UpdateLoadBalancer", err, tags, func(lb *loadbalancer.LoadBalancer) error {
 		if d.DisplayName != nil {
 			lb.DisplayName = common.String(*d.DisplayName)
 		}

@@ -386,6 +386,10 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		writeLBError(w, r, err)
 		return
 	}
+	if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
 	if err := s.nlbResolveCreate(&d); err != nil {
 		writeLBError(w, r, err)
 		return
@@ -465,6 +469,9 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 		invalid = lbCheckOneOf("nlbIpVersion", &v, nlbIPVersions)
 	}
 	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+		if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
+			return err
+		}
 		if lbDeref(d.IsPreserveSourceDestination) && !lbDeref(n.IsPrivate) {
 			return lbInvalid(nlbTransparentPublic)
 		}

@@ -198,7 +198,7 @@ func TestSourceDestinationPreservationIsForPrivateNLBsWithBackendsByTargetOnly(t
 }
 
 func TestUpdateNetworkLoadBalancerChangesNameTagsAndPreservation(t *testing.T) {
-	f, subnet, inst, _ := targetFixture(t)
+	f, subnet, inst, _ := targetFixture(t) // the default tenancy: it defines Operations.CostCenter
 	ctx := testCtx(t)
 	d := f.basicNLB("old")
 	d.SubnetId, d.IsPrivate = &subnet, common.Bool(true)
@@ -209,7 +209,7 @@ func TestUpdateNetworkLoadBalancerChangesNameTagsAndPreservation(t *testing.T) {
 	resp, err := f.nlb.UpdateNetworkLoadBalancer(ctx, nlbapi.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id,
 		UpdateNetworkLoadBalancerDetails: nlbapi.UpdateNetworkLoadBalancerDetails{
 			DisplayName: common.String("new"), IsPreserveSourceDestination: common.Bool(true),
-			FreeformTags: map[string]string{"owner": "oci-ccm"}, DefinedTags: map[string]map[string]any{"ns": {"k": "v"}}}})
+			FreeformTags: map[string]string{"owner": "oci-ccm"}, DefinedTags: map[string]map[string]any{"Operations": {"CostCenter": "42"}}}})
 	if err != nil {
 		t.Fatalf("UpdateNetworkLoadBalancer: %v", err)
 	}
@@ -218,7 +218,7 @@ func TestUpdateNetworkLoadBalancerChangesNameTagsAndPreservation(t *testing.T) {
 		t.Fatalf("work request %s %s %+v", wr.Status, wr.OperationType, wr.Resources)
 	}
 	got := f.getNLB(t, id)
-	want := []any{"new", true, map[string]string{"owner": "oci-ccm"}, map[string]map[string]any{"ns": {"k": "v"}}, nlbapi.LifecycleStateActive}
+	want := []any{"new", true, map[string]string{"owner": "oci-ccm"}, map[string]map[string]any{"Operations": {"CostCenter": "42"}}, nlbapi.LifecycleStateActive}
 	if diff := cmp.Diff(want, []any{lbDeref(got.DisplayName), lbDeref(got.IsPreserveSourceDestination), got.FreeformTags, got.DefinedTags, got.LifecycleState}); diff != "" {
 		t.Errorf("after the update (-want +got):\n%s", diff)
 	}

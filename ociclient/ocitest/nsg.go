@@ -309,6 +309,10 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
 		writeLBError(w, r, relatedNotFound("vcn", *d.VcnId))
 		return
 	}
+	if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
+		writeLBError(w, r, err)
+		return
+	}
 	g, err := s.addNSGLocked(core.NetworkSecurityGroup{CompartmentId: d.CompartmentId, VcnId: d.VcnId,
 		DisplayName: d.DisplayName, FreeformTags: d.FreeformTags, DefinedTags: d.DefinedTags})
 	if err != nil {

@@ -103,6 +103,11 @@ func (s *Server) updateSecurityList(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error())
 		return
 	}
+	if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
+		s.mu.Unlock()
+		writeLBError(w, r, err)
+		return
+	}
 	etag := s.newETag()
 	s.vcn.secLists.put(id, secList{list: next, etag: etag})
 	s.mu.Unlock()

@@ -65,6 +65,7 @@ type Server struct {
 	vcn     *vcnStore
 	ident   *identityStore
 	meta    *metadataStore
+	tags    tagStore       // the tenancy's tag namespaces and keys (tags.go)
 	iam     *policy        // nil: no policy, everything allowed (iam.go)
 	comps   compartmentSet // named compartments, for policies and the seed
 	ops     []string       // every registered operation, for the IAM table's completeness test
@@ -168,6 +169,7 @@ func Listen(opts Options) (*Server, error) {
 	s.compute = newComputeStore()
 	s.vcn = newVCNStore()
 	s.ident = newIdentityStore()
+	s.tags = tagStore{}
 	s.meta = newMetadataStore()
 	s.lag = newConsistency(opts)
 	s.registerLB()

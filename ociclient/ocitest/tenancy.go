@@ -50,6 +50,10 @@ type Tenancy struct {
 	// LoadBalancerShapeLimits is the tenancy's limit of load balancers per fixed shape, e.g.
 	// {"100Mbps": 2}; a shape not listed has none, as in a new tenancy (see LBLimits.FixedShapes).
 	LoadBalancerShapeLimits map[string]int `json:"loadBalancerShapeLimits,omitempty" yaml:"loadBalancerShapeLimits,omitempty"`
+	// TagNamespaces are the tenancy's tag namespaces, each with its key definitions, e.g.
+	// {"Operations": ["CostCenter"]}: definedTags naming any other namespace or key are refused
+	// (tags.go).
+	TagNamespaces map[string][]string `json:"tagNamespaces,omitempty" yaml:"tagNamespaces,omitempty"`
 }
 
 // TenancyVCN describes the VCN.
@@ -181,6 +185,8 @@ type Seeded struct {
 //   - instances node-1..3 in nodes, one per availability domain and fault domain, running, with
 //     private (10.0.10.2-4) and public IPs; node-1 is "self" for the metadata service;
 //   - one reserved public IP, reserved-1;
+//   - tag namespace Operations with key CostCenter, the defined tag examples/cloud-provider.yaml
+//     and the SDK's doc comments use;
 //   - Policy, DefaultPolicy().
 func DefaultTenancy() Tenancy {
 	allOut := []TenancyRule{{Protocol: "all", CIDR: "0.0.0.0/0", Description: "all egress"}}
@@ -205,6 +211,7 @@ func DefaultTenancy() Tenancy {
 			{Name: "private", CIDR: "10.0.4.0/24", IPv6CIDR: "2001:db8:0:104::/64", SecurityLists: []string{"private"}},
 		},
 		ReservedPublicIPs: []TenancyPublicIP{{Name: "reserved-1"}},
+		TagNamespaces:     map[string][]string{"Operations": {"CostCenter"}},
 		Policy:            DefaultPolicy(),
 	}
 	for i := 1; i <= 3; i++ {
@@ -371,6 +378,11 @@ func (s *Server) Seed(t Tenancy) (Seeded, error) {
 		}
 		out.ReservedPublicIPs[ip.Name] = *created.Id
 	}
+	for _, ns := range slices.Sorted(maps.Keys(t.TagNamespaces)) {
+		if err := s.addTagNamespaceLocked(ns, t.TagNamespaces[ns]); err != nil {
+			return out, fmt.Errorf("tagNamespaces: %w", err) // unreachable: validateTenancy checked it
+		}
+	}
 	if len(t.Policy) > 0 {
 		if err := s.setPolicyLocked(t.Policy); err != nil {
 			return out, fmt.Errorf("policy: %w", err) // unreachable: validateTenancy parsed it
@@ -418,6 +430,16 @@ func (s *Server) validateTenancy(t Tenancy) error {
 	}
 	for i, ip := range t.ReservedPublicIPs {
 		inComp(fmt.Sprintf("reservedPublicIPs[%d] (%s)", i, ip.Name), ip.Compartment)
+	}
+	for _, ns := range slices.Sorted(maps.Keys(t.TagNamespaces)) {
+		if err := checkTagName("namespace", ns); err != nil {
+			bad("tagNamespaces: %v", err)
+		}
+		for _, k := range t.TagNamespaces[ns] {
+			if err := checkTagName("key", k); err != nil {
+				bad("tagNamespaces[%s]: %v", ns, err)
+			}
+		}
 	}
 	for i, text := range t.Policy {
 		if _, err := parseStatement(text, comps); err != nil {
