@@ -6,9 +6,14 @@ package lb
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oracle/oci-go-sdk/v65/common"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -221,4 +226,51 @@ func joinChanges(cs []model.Change) string {
 		parts[i] = c.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// DefinedTagsError is a create OCI refused because its defined tags name a tag namespace or key
+// the tenancy does not define (OCI: 400 "The following tag namespaces / keys are not authorized
+// or not found", or "Failed to validate tags"). Field says where the tags came from: the
+// Service's annotation, or cloud-provider.yaml's loadBalancer.tags.definedTags. Retrying cannot
+// help until the namespace and key exist in the tenancy or the field changes.
+type DefinedTagsError struct {
+	Field string
+	Err   error // OCI's answer
+}
+
+func (e *DefinedTagsError) Error() string {
+	return fmt.Sprintf("%s: OCI refused the defined tags (create the tag namespace and key in the tenancy, or change the field): %v", e.Field, e.Err)
+}
+
+func (e *DefinedTagsError) Unwrap() error { return e.Err }
+
+// definedTagsError turns OCI's refusal of a create's defined tags into a *DefinedTagsError naming
+// the field they came from; other errors pass unchanged.
+func definedTagsError(err error, svc *v1.Service, desired *model.Spec, creating bool) error {
+	if err == nil || !creating || desired == nil || len(desired.DefinedTags) == 0 || !isTagRefusal(err) {
+		return err
+	}
+	field := "cloud-provider.yaml loadBalancer.tags.definedTags"
+	names := []annotation.Name{annotation.InitialDefinedTags}
+	if desired.Kind == model.KindNetworkLoadBalancer {
+		names = []annotation.Name{annotation.NLBInitialDefinedTags, annotation.InitialDefinedTags}
+	}
+	for _, a := range names {
+		if _, ok := svc.Annotations[string(a)]; ok {
+			field = "annotation " + string(a)
+			break
+		}
+	}
+	return &DefinedTagsError{Field: field, Err: err}
+}
+
+// isTagRefusal reports whether OCI answered 400 to defined tags it does not know.
+func isTagRefusal(err error) bool {
+	var se common.ServiceError
+	if !errors.As(err, &se) || se.GetHTTPStatusCode() != http.StatusBadRequest {
+		return false
+	}
+	msg := se.GetMessage()
+	return strings.Contains(msg, "tag namespaces / keys are not authorized or not found") ||
+		strings.Contains(msg, "Failed to validate tags")
 }

@@ -347,7 +347,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		created, err = r.applyWaiting(ctx, e, plan)
 	}
 	if err != nil {
-		return nil, err
+		creating := len(plan.Changes) > 0 && plan.Changes[0].Action == model.ActionCreateLoadBalancer
+		return nil, definedTagsError(err, svc, p.desired, creating)
 	}
 	current := p.found
 	if created != nil {
