@@ -286,7 +286,8 @@ func TestNetworkLoadBalancerTakesAtMostOneReservedIPOfEachKind(t *testing.T) {
 	}
 	// Reserved IPs by name: pub1 and pub2 reserved public IPs,
 	// priv1 and priv2 reserved private IPs in the network load balancer's subnet (its lowest
-	// free addresses), ipv6 a reserved IPv6 (taken on trust: ocitest has no IPv6 objects).
+	// free addresses). The IPv6 case names an OCID nobody seeded: the IP-version check refuses
+	// it (400 InvalidParameter) before its existence is looked at.
 	type ips map[string]core.PrivateIp
 	tests := []struct {
 		name     string
