@@ -101,8 +101,8 @@ func TestPerLoadBalancerCountsAreLimited(t *testing.T) {
 		{"513 backends in a set", func(d *loadbalancer.CreateLoadBalancerDetails) {
 			d.BackendSets["TCP-80"] = tcpBackendSet(hosts(513)...)
 		}, "LimitExceeded"},
-		{"1024 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1024) }, ""},
-		{"1025 backends in total", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 1025) }, "LimitExceeded"},
+		{"512 backends in total, over two sets", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 512, 300) }, ""},
+		{"513 backends in total, over two sets", func(d *loadbalancer.CreateLoadBalancerDetails) { spreadBackends(d, 513, 300) }, "LimitExceeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,10 +121,11 @@ func TestPerLoadBalancerCountsAreLimited(t *testing.T) {
 }
 
 // spreadBackends replaces the backend sets with n backends in sets of at most 512.
-func spreadBackends(d *loadbalancer.CreateLoadBalancerDetails, n int) {
+// spreadBackends puts n backends in sets of at most per.
+func spreadBackends(d *loadbalancer.CreateLoadBalancerDetails, n, per int) {
 	all := hosts(n)
 	for i := 0; len(all) > 0; i++ {
-		name, k := fmt.Sprintf("B%d", i), min(512, len(all))
+		name, k := fmt.Sprintf("B%d", i), min(per, len(all))
 		if i == 0 {
 			name = "TCP-80"
 		}
@@ -477,14 +478,14 @@ func TestBackendsOverAllSetsAreLimitedWhenASetIsAdded(t *testing.T) {
 	f := newLBFixture(t, Options{})
 	ctx := testCtx(t)
 	d := f.basicLB("svc")
-	all := hosts(1023)
-	d.BackendSets["TCP-80"], d.BackendSets["B1"] = tcpBackendSet(all[:511]...), tcpBackendSet(all[511:]...)
+	all := hosts(511)
+	d.BackendSets["TCP-80"], d.BackendSets["B1"] = tcpBackendSet(all[:300]...), tcpBackendSet(all[300:]...)
 	id := f.createLB(t, d)
 
 	add, err := f.lb.CreateBackend(ctx, loadbalancer.CreateBackendRequest{LoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
 		CreateBackendDetails: loadbalancer.CreateBackendDetails{IpAddress: common.String("10.2.0.1"), Port: common.Int(30080)}})
 	if err != nil {
-		t.Fatalf("CreateBackend up to 1024 in total: %v", err)
+		t.Fatalf("CreateBackend up to 512 in total: %v", err)
 	}
 	f.mustSucceed(t, add.OpcWorkRequestId)
 	_, err = f.lb.CreateBackendSet(ctx, loadbalancer.CreateBackendSetRequest{LoadBalancerId: &id,
