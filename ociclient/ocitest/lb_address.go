@@ -65,13 +65,22 @@ func (s *Server) lbPrivateAddress(subnetID string) string {
 	return addrs[0]
 }
 
-// lbHoldSubnetAddresses takes one private address in each subnet for the (network) load
-// balancer holder, as OCI places a load balancer's nodes in its subnets, and returns them in
-// order. A subnet the VCN API does not know (only a hand-seeded load balancer's) gives "" (the
-// caller takes a pool address if it needs one). When a known subnet has no free address it takes nothing
-// and returns OCI's error, which fails the create's work request. Caller holds s.mu.
+// lbAddressesPerSubnet is how many private addresses a (network) load balancer takes in each of
+// its subnets: the one it shows and two it does not, for the primary and standby nodes OCI runs
+// it on ("Overview of Load Balancing": a primary and a standby load balancer). OCI does not
+// document the count; three is the harder guess than one, so a subnet fills up no later in
+// ocitest than it could in OCI.
+const lbAddressesPerSubnet = 3
+
+// lbHoldSubnetAddresses takes lbAddressesPerSubnet private addresses in each subnet for the
+// (network) load balancer holder, as OCI places a load balancer's nodes in its subnets, and
+// returns the first of each subnet, the one the load balancer shows, in order. A subnet the VCN
+// API does not know (only a hand-seeded load balancer's) gives "" (the caller takes a pool
+// address if it needs one). When a known subnet has too few free addresses it takes nothing and
+// returns OCI's error, which fails the create's work request. Caller holds s.mu.
 func (s *Server) lbHoldSubnetAddresses(holder string, subnetIDs []string) ([]string, error) {
 	out := make([]string, len(subnetIDs))
+	var taken [][2]string // subnet, address: released if a later subnet is full
 	for i, id := range subnetIDs {
 		sn, ok := s.vcn.subnets.get(id)
 		if !ok || sn.CidrBlock == nil {
@@ -81,23 +90,26 @@ func (s *Server) lbHoldSubnetAddresses(holder string, subnetIDs []string) ([]str
 		if err != nil || !prefix.Addr().Is4() {
 			continue
 		}
-		addr, ok := s.lbFreeSubnetAddress(id, prefix.Masked())
-		if !ok {
-			for j, taken := range out[:i] {
-				if taken != "" {
-					delete(s.lb.ips.held[subnetIDs[j]], taken)
+		for n := range lbAddressesPerSubnet {
+			addr, ok := s.lbFreeSubnetAddress(id, prefix.Masked())
+			if !ok {
+				for _, t := range taken {
+					delete(s.lb.ips.held[t[0]], t[1])
 				}
+				// OCI's words, from its list of work request errors; the size is the subnet's less
+				// the network address, the virtual router's and the broadcast address.
+				return nil, wrBadInput("All %d non-reserved IP addresses of the %s for %s have already been allocated.",
+					(1<<(32-prefix.Bits()))-3, prefix.Masked(), id)
 			}
-			// OCI's words, from its list of work request errors; the size is the subnet's less the
-			// network address, the virtual router's and the broadcast address.
-			return nil, wrBadInput("All %d non-reserved IP addresses of the %s for %s have already been allocated.",
-				(1<<(32-prefix.Bits()))-3, prefix.Masked(), id)
+			if s.lb.ips.held[id] == nil {
+				s.lb.ips.held[id] = map[string]string{}
+			}
+			s.lb.ips.held[id][addr] = holder
+			taken = append(taken, [2]string{id, addr})
+			if n == 0 {
+				out[i] = addr
+			}
 		}
-		if s.lb.ips.held[id] == nil {
-			s.lb.ips.held[id] = map[string]string{}
-		}
-		s.lb.ips.held[id][addr] = holder
-		out[i] = addr
 	}
 	return out, nil
 }

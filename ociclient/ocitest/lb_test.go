@@ -647,8 +647,9 @@ func TestAddressesComeFromTheVCNWhenItKnowsTheSubnetAndReservedIP(t *testing.T) 
 	private.IsPrivate, private.SubnetIds = common.Bool(true), []string{*subnet.Id}
 	first := f.getLB(t, f.createLB(t, private)).IpAddresses[0]
 	second := f.getLB(t, f.createLB(t, private)).IpAddresses[0]
-	if *first.IpAddress != "10.0.7.254" || *second.IpAddress != "10.0.7.253" {
-		t.Errorf("private addresses %s and %s, want 10.0.7.254 and 10.0.7.253", *first.IpAddress, *second.IpAddress)
+	// Each takes three addresses from the top (lbAddressesPerSubnet) and shows the first.
+	if *first.IpAddress != "10.0.7.254" || *second.IpAddress != "10.0.7.251" {
+		t.Errorf("private addresses %s and %s, want 10.0.7.254 and 10.0.7.251", *first.IpAddress, *second.IpAddress)
 	}
 
 	public := f.basicLB("reserved")
@@ -659,8 +660,8 @@ func TestAddressesComeFromTheVCNWhenItKnowsTheSubnetAndReservedIP(t *testing.T) 
 	}
 	n := f.basicNLB("nlb")
 	n.IsPrivate, n.SubnetId = common.Bool(true), subnet.Id
-	if addr := f.getNLB(t, f.createNLB(t, n)).IpAddresses[0]; *addr.IpAddress != "10.0.7.252" {
-		t.Errorf("NLB private address %s, want 10.0.7.252", *addr.IpAddress)
+	if addr := f.getNLB(t, f.createNLB(t, n)).IpAddresses[0]; *addr.IpAddress != "10.0.7.248" {
+		t.Errorf("NLB private address %s, want 10.0.7.248", *addr.IpAddress)
 	}
 	public.ReservedIps = []loadbalancer.ReservedIp{{Id: ephemeral.Id}}
 	_, err := f.lb.CreateLoadBalancer(ctx, loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: public})
