@@ -291,3 +291,48 @@ func TestNetworkLoadBalancerListenersAndBackendSetsAreLimitedPerNLB(t *testing.T
 	_, err = f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
 	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
 }
+
+// TestAnyAndL3IPListenerRules: an ANY listener needs transparent mode; an L3IP listener listens
+// on port 0 and is the NLB's only one. Otherwise the create's work request fails.
+func TestAnyAndL3IPListenerRules(t *testing.T) {
+	f, subnet, _, _ := targetFixture(t)
+	ctx := testCtx(t)
+	tests := []struct {
+		name        string
+		listeners   map[string]nlbapi.ListenerDetails
+		transparent bool
+		ok          bool
+	}{
+		{"ANY without transparent mode", map[string]nlbapi.ListenerDetails{"any": {Protocol: nlbapi.ListenerProtocolsAny, Port: common.Int(0)}}, false, false},
+		{"ANY in transparent mode", map[string]nlbapi.ListenerDetails{"any": {Protocol: nlbapi.ListenerProtocolsAny, Port: common.Int(0)}}, true, true},
+		{"L3IP on port 0", map[string]nlbapi.ListenerDetails{"l3": {Protocol: nlbapi.ListenerProtocolsL3Ip, Port: common.Int(0)}}, false, true},
+		{"L3IP on port 80", map[string]nlbapi.ListenerDetails{"l3": {Protocol: nlbapi.ListenerProtocolsL3Ip, Port: common.Int(80)}}, false, false},
+		{"L3IP with another listener", map[string]nlbapi.ListenerDetails{"l3": {Protocol: nlbapi.ListenerProtocolsL3Ip, Port: common.Int(0)},
+			"TCP-80": {Protocol: nlbapi.ListenerProtocolsTcp, Port: common.Int(80)}}, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := f.basicNLB("nlb")
+			d.SubnetId, d.IsPrivate, d.IsPreserveSourceDestination = &subnet, common.Bool(true), common.Bool(tc.transparent)
+			bs := d.BackendSets["TCP-80"]
+			bs.Backends = nil
+			d.BackendSets["TCP-80"] = bs
+			d.Listeners = map[string]nlbapi.ListenerDetails{}
+			for name, l := range tc.listeners {
+				l.Name, l.DefaultBackendSetName = common.String(name), common.String("TCP-80")
+				d.Listeners[name] = l
+			}
+			resp, err := f.nlb.CreateNetworkLoadBalancer(ctx, nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
+			if err != nil {
+				t.Fatalf("CreateNetworkLoadBalancer: %v", err)
+			}
+			want := nlbapi.OperationStatusFailed
+			if tc.ok {
+				want = nlbapi.OperationStatusSucceeded
+			}
+			if wr := f.waitNLBWork(t, resp.OpcWorkRequestId); wr.Status != want {
+				t.Errorf("work request %s, want %s", wr.Status, want)
+			}
+		})
+	}
+}

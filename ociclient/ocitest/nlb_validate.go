@@ -213,6 +213,27 @@ func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 			}
 		}
 	}
+	// ANY listeners need transparent mode (isPreserveSourceDestination); an L3IP listener is the
+	// NLB's only one and listens on port 0 (OCI "Listeners for Network Load Balancers"; status and
+	// stage assumed, as for the other listener rules).
+	l3ip := 0
+	for _, name := range names {
+		l := n.Listeners[name]
+		switch l.Protocol {
+		case nlbapi.ListenerProtocolsAny:
+			if !lbDeref(n.IsPreserveSourceDestination) {
+				return wrBadInput("Listener '%s' of protocol ANY needs isPreserveSourceDestination on the network load balancer", name)
+			}
+		case nlbapi.ListenerProtocolsL3Ip:
+			l3ip++
+			if lbDeref(l.Port) != 0 {
+				return wrBadInput("Listener '%s' of protocol L3IP must listen on port 0, not %d", name, lbDeref(l.Port))
+			}
+		}
+	}
+	if l3ip > 0 && len(names) > 1 {
+		return wrBadInput("An L3IP listener must be the network load balancer's only listener")
+	}
 	if lbDeref(n.IsSymmetricHashEnabled) && !lbDeref(n.IsPreserveSourceDestination) {
 		return wrBadInput("isSymmetricHashEnabled requires isPreserveSourceDestination")
 	}
