@@ -23,9 +23,10 @@ import (
 //
 // When Nodes join or leave, the service controller calls UpdateLoadBalancer for every load
 // balancer Service with --concurrent-service-syncs workers. Each call changes only backend sets
-// (one UpdateBackendSet per port), and each work request runs 20–40 s in OCI (FACTS.md). A
-// worker that waits for them reconciles one Service a minute, so 1,000 Services take hours
-// while the writes themselves would fit in minutes under OCI's rate limit. So Update, the
+// (one UpdateBackendSet per port), and each work request runs 20–40 s in OCI (users' logs; OCI
+// publishes no durations). A worker that waits for them reconciles one Service a minute, so
+// 1,000 Services take hours while the writes themselves would fit in minutes under OCI's rate
+// limit. So Update, the
 // service controller's UpdateLoadBalancer path, returns once OCI has accepted such a plan's work
 // requests, and FollowUp watches them finish:
 //

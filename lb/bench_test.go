@@ -13,9 +13,10 @@ import (
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
-// The benchmarks use the FACTS.md scenario: P=2 ports, L=2 load-balancer subnets, a Service with
-// no TLS. They report OCI calls per reconcile (reads, writes, work-request polls) from ocitest's
-// counters, with ocitest's default 30 ms work requests and ociclient's default adaptive polling.
+// The benchmarks use the scenario of the upstream comparison in README.md: P=2 ports, L=2
+// load-balancer subnets, a Service with no TLS. They report OCI calls per reconcile (reads,
+// writes, work-request polls) from ocitest's counters, with ocitest's default 30 ms work requests
+// and ociclient's default adaptive polling.
 // Security-list calls are not part of package lb and are not counted.
 
 // callTotals sums the calls of the measured steps.

@@ -14,10 +14,11 @@ import (
 
 // A network load balancer takes one change at a time: a change sent while another runs answers
 // 409 Conflict ("Invalid State Transition of NLB lifeCycle state from Updating to Updating").
-// ociclient retries it for seconds; a work request runs for tens of seconds (FACTS.md). So when a
-// change still meets a busy network load balancer, the applier waits, reading it, until it is no
-// longer UPDATING, and sends the change again; the reconcile's deadline bounds the wait. A 409
-// from one that was not busy is returned as it is.
+// ociclient retries it for seconds; a work request runs for tens of seconds (users' logs show
+// 20–40 s for a load balancer change; OCI publishes no durations). So when a change still meets
+// a busy network load balancer, the applier waits, reading it, until it is no longer UPDATING,
+// and sends the change again; the reconcile's deadline bounds the wait. A 409 from one that was
+// not busy is returned as it is.
 
 // idlePoll is the first wait between reads of a busy network load balancer; it doubles up to
 // idlePollMax.

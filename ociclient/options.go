@@ -100,7 +100,7 @@ type RetryPolicy struct {
 
 // PollPolicy shapes how work requests are polled. The first poll comes after Initial, or, once
 // recent work requests have shown how long this service's take, after the shortest of them (at
-// most Max, unless OCI's documented durations have been seen to hold). The next poll is when the
+// most Max, unless OCI's usual durations have been seen to hold). The next poll is when the
 // work request's own progress (percentComplete) says it ends, else when the next recent work
 // request of its kind ended; within the range its kind's durations span, and past every known
 // duration, a poll every tenth of the time elapsed. With nothing known, the wait is multiplied

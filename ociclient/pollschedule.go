@@ -18,8 +18,8 @@ import (
 //     long, so no time is inferred from it.)
 //  2. How long recent work requests of the same kind took in this process, by their own
 //     timestamps: the next poll is when the quickest of them ended, then when the next ended.
-//  3. OCI's documented durations for the kind (create ~1–2 min, listener and backend changes
-//     ~20–40 s; FACTS.md), trusted only while most recent work requests of the service kept to
+//  3. OCI's usual durations for the kind (create ~1–2 min, listener and backend changes
+//     ~20–40 s, as users' logs show; OCI publishes none), trusted only while most recent work requests of the service kept to
 //     them: a test server (ocitest answers in 30 ms by default) or a benchmark's fixed 120 s
 //     must not be polled as if it were OCI. Within the range (narrowed to the span of the
 //     kind's last few durations once there are two), a poll every lateFraction of the time
@@ -30,7 +30,7 @@ import (
 // work request far quicker than its kind usually is costs at most Max.
 
 // lateFraction sizes the waits while a work request may end at any moment (within its kind's
-// documented range, or past every duration known): a poll every tenth of the time elapsed, so
+// usual range, or past every duration known): a poll every tenth of the time elapsed, so
 // finding it done costs at most ~10% extra time, within PollPolicy's Initial and Max.
 const lateFraction = 10
 
@@ -69,10 +69,10 @@ type durationRange struct{ lo, hi time.Duration }
 
 func (r durationRange) holds(d time.Duration) bool { return d >= r.lo && d <= r.hi }
 
-// priors are OCI's documented work-request durations by service and kind: FACTS.md, "OCI as it
-// really behaves" ("Work-request durations in user logs: LB create ~1–2 min, listener/backend
-// changes ~20–40 s"). Deletes, shape changes and the NLB API have no published figure, so none
-// is assumed: their schedule learns from history only.
+// priors are OCI's usual work-request durations by service and kind, approximate figures from
+// users' logs (a load balancer create 1–2 min, a listener or backend change 20–40 s); OCI
+// publishes none. For deletes, shape changes and the NLB API not even such figures are at hand,
+// so none is assumed: their schedule learns from history only.
 var priors = map[string]map[string]durationRange{
 	serviceLB: {
 		kindCreate: {60 * time.Second, 120 * time.Second},
@@ -119,7 +119,7 @@ func lastN[T any](s []T, n int) []T {
 	return s
 }
 
-// ociPaced says whether OCI's documented durations describe this service as this process sees
+// ociPaced says whether OCI's usual durations describe this service as this process sees
 // it: most recent work requests of a kind with a prior took as long as the prior says.
 // Caller holds h.mu.
 func (h *durationHistory) ociPaced(service string) bool {

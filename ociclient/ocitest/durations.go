@@ -38,9 +38,9 @@ type WorkRequestDurations func(api, operation string, n uint64) time.Duration
 // durationRange is a span of real OCI work-request durations.
 type durationRange struct{ min, max time.Duration }
 
-// realisticRanges are OCI's work-request durations by operation. Sources: user logs quoted in
-// FACTS.md ("Work-request durations in user logs: LB create ~1–2 min, listener/backend changes
-// ~20–40 s"); the rest are assumed, and say so in README.md.
+// realisticRanges are OCI's work-request durations by operation. The create and listener/backend
+// figures (1–2 min, 20–40 s) are approximate, from users' logs: OCI publishes no work-request
+// durations. The rest are assumed, and say so in README.md.
 var realisticRanges = map[string]durationRange{
 	"CreateLoadBalancer":        {60 * time.Second, 120 * time.Second},
 	"CreateNetworkLoadBalancer": {60 * time.Second, 120 * time.Second}, // assumed: like the LB

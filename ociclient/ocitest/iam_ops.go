@@ -20,7 +20,8 @@ import (
 //	LB   OCI policy reference "Details for Load Balancing", verb table (inspect/read/use/manage)
 //	NLB  OCI policy reference "Details for Network Load Balancer", verb table
 //	Core OCI policy reference "Details for the Core Services", verb tables
-//	FACTS FACTS.md, "OCI as it really behaves"
+//	Verbs OCI policy reference "Verbs": use excludes updates that act like a create (it names
+//	      UpdateSecurityList); only manage allows them
 //	assumed: not read in OCI's documentation; chosen by analogy, as the comment says
 //
 // A requirement whose resource does not exist (or whose compartmentId is missing) is skipped:
@@ -36,7 +37,7 @@ var opRules = map[string][]requirement{
 
 	// Networking. Core: vcns and subnets grant their READ permission with inspect (Get and List).
 	// security-lists: Get and List assumed the same way; UpdateSecurityList is SECURITY_LIST_UPDATE,
-	// which only manage grants (FACTS). vnics, private-ips, public-ips, network-security-groups:
+	// which only manage grants (Verbs). vnics, private-ips, public-ips, network-security-groups:
 	// List inspect, Get read (assumed). NSG rule changes: manage (assumed, like security lists).
 	"GetVcn":                                  {{verbInspect, "vcns", inPath("vcnId", kindVCN)}},
 	"ListVcns":                                {{verbInspect, "vcns", inQueryCompartment}},
