@@ -153,6 +153,19 @@ func (v *VirtualNetworkClient) UpdateSecurityList(ctx context.Context, id string
 	return resp.SecurityList, deref(resp.Etag), err
 }
 
+// GetNetworkSecurityGroup returns the network security group with the given OCID. Never cached:
+// lb reads the groups a Service names just before attaching them, to refuse a missing one (or
+// one the policy hides) before any write. A missing group and one the policy does not let the
+// caller read are the same 404 NotAuthorizedOrNotFound.
+func (v *VirtualNetworkClient) GetNetworkSecurityGroup(ctx context.Context, id string) (core.NetworkSecurityGroup, error) {
+	req := core.GetNetworkSecurityGroupRequest{NetworkSecurityGroupId: &id}
+	resp, err := invoke(ctx, v.c, v.op("GetNetworkSecurityGroup", classRead, id),
+		func(ctx context.Context) (core.GetNetworkSecurityGroupResponse, error) {
+			return v.sdk.GetNetworkSecurityGroup(ctx, req)
+		})
+	return resp.NetworkSecurityGroup, err
+}
+
 // ListNetworkSecurityGroups returns the compartment's network security groups in the VCN (every
 // VCN when vcnID is empty), all pages. Never cached: callers look for a group they may have just
 // created.
