@@ -11,8 +11,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/oracle/oci-go-sdk/v65/core"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer
@@ -86,4 +91,94 @@ func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *model.Spec, cr
 	desired.NetworkSecurityGroups = append(desired.NetworkSecurityGroups, id)
 	slices.Sort(desired.NetworkSecurityGroups)
 	return nil
+}
+
+// nsgReader reads a network security group: what checkNamedNSGs needs to prove a group a
+// Service names exists, is readable and is in the load balancer's VCN before a plan attaches it.
+// Options.PublicIPs provides it when it can (an *ociclient.VirtualNetworkClient does), as it
+// provides subnetReader, so lb's public surface does not grow for it.
+type nsgReader interface {
+	GetNetworkSecurityGroup(ctx context.Context, id string) (core.NetworkSecurityGroup, error)
+}
+
+func nsgReaderOf(p PublicIPs) nsgReader {
+	n, _ := p.(nsgReader)
+	return n
+}
+
+// nsgAnnotation is the annotation the Service's NSGs were read from (see Desired and desiredNLB).
+func nsgAnnotation(svc *v1.Service, kind model.Kind) annotation.Name {
+	if _, ok := svc.Annotations[string(annotation.NLBNetworkSecurityGroups)]; ok && kind == model.KindNetworkLoadBalancer {
+		return annotation.NLBNetworkSecurityGroups
+	}
+	return annotation.NetworkSecurityGroups
+}
+
+// nsgPolicy is the IAM statement that lets the CCM attach a network security group, in the
+// wording of the policy the README documents (a missing "use network-security-groups" makes OCI
+// refuse a create or UpdateNetworkSecurityGroups naming the group with 400
+// RelatedResourceNotAuthorizedOrNotFound, as for a group that does not exist).
+func nsgPolicy(compartment string) string {
+	if compartment == "" {
+		compartment = "<the NSG's compartment>"
+	}
+	return fmt.Sprintf("Allow dynamic-group <dg> to use network-security-groups in compartment %s", compartment)
+}
+
+// checkNamedNSGs reads each NSG of named (the Service's annotation) that the plan attaches and
+// observed (nil for a create) is not in yet, before anything is applied: OCI refuses a create or
+// UpdateNetworkSecurityGroups naming a group that does not exist or that the policy hides with
+// 400 RelatedResourceNotAuthorizedOrNotFound, after the plan's other changes ran. A group that
+// cannot be found, is being deleted or is in another VCN than the load balancer's subnet is a
+// *ValidationError naming the annotation, the OCID and the IAM statement; nothing is changed.
+//
+// Cost: one GetNetworkSecurityGroup per newly attached group (and the subnet read for its VCN,
+// which ociclient caches); none for a Service whose NSGs are all attached already, or that
+// names none. It returns the compartment of each group read, for errors OCI gives later.
+func (r *Reconciler) checkNamedNSGs(ctx context.Context, svc *v1.Service, named []string, observed *model.Spec, target *model.Spec) (map[string]string, error) {
+	if r.nsgs == nil || len(named) == 0 {
+		return nil, nil
+	}
+	var fresh []string
+	for _, id := range named {
+		if observed == nil || !slices.Contains(observed.NetworkSecurityGroups, id) {
+			fresh = append(fresh, id)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	a := nsgAnnotation(svc, target.Kind)
+	vcn := ""
+	if r.subnets != nil && len(target.Subnets) > 0 {
+		if s, err := r.subnets.GetSubnet(ctx, target.Subnets[0]); err == nil {
+			vcn = deref(s.VcnId)
+		} else {
+			klog.FromContext(ctx).V(2).Info("Cannot read the load balancer's subnet; not checking that its NSGs are in its VCN",
+				"service", klog.KObj(svc), "subnet", target.Subnets[0], "err", err)
+		}
+	}
+	compartments := map[string]string{}
+	var problems []*Problem
+	for _, id := range fresh {
+		g, err := r.nsgs.GetNetworkSecurityGroup(ctx, id)
+		switch {
+		case ociclient.IsNotFound(err):
+			problems = append(problems, problemf(a, id, "an NSG the CCM can read and use; OCI answers 404 NotAuthorizedOrNotFound for this one: it does not exist, or the policy lacks %q", nsgPolicy("")))
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("read network security group %s named by %s of %s/%s: %w", id, a, svc.Namespace, svc.Name, err)
+		}
+		compartments[id] = deref(g.CompartmentId)
+		switch {
+		case g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminating || g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminated:
+			problems = append(problems, problemf(a, id, "an NSG that exists; this one is %s", g.LifecycleState))
+		case vcn != "" && deref(g.VcnId) != vcn:
+			problems = append(problems, problemf(a, id, "an NSG in the load balancer's VCN %s; this one is in VCN %s", vcn, deref(g.VcnId)))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: problems}
+	}
+	return compartments, nil
 }

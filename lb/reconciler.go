@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -92,6 +93,7 @@ type Reconciler struct {
 	cluster string
 	engines map[model.Kind]*engine
 	subnets subnetReader // nil when PublicIPs cannot read subnets
+	nsgs    nsgReader    // nil when PublicIPs cannot read network security groups
 	namer   naming
 	timeout time.Duration
 	maxWait time.Duration
@@ -129,6 +131,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	}
 	r := &Reconciler{
 		subnets:     subnetReaderOf(opts.PublicIPs),
+		nsgs:        nsgReaderOf(opts.PublicIPs),
 		cfg:         cfg,
 		cluster:     opts.Cluster,
 		engines:     map[model.Kind]*engine{},
@@ -260,6 +263,9 @@ type planned struct {
 	engine   *engine
 	found    *found // nil when the plan creates the load balancer
 	observed *model.Spec
+	// nsgCompartments are the compartments of the NSGs checkNamedNSGs read (those the plan
+	// attaches), by OCID.
+	nsgCompartments map[string]string
 }
 
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
@@ -275,6 +281,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
+	named := slices.Clone(desired.NetworkSecurityGroups) // the annotation's, before the frontend NSG joins
 	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {
 		return nil, err
 	}
@@ -314,10 +321,15 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if found != nil && found.State == lifecycleFailed {
 		repair(plan, observed)
 	}
+	// Before anything is applied: NSGs the plan attaches that OCI would refuse (nsg.go).
+	nsgCompartments, err := r.checkNamedNSGs(ctx, svc, named, observed, plan.Target)
+	if err != nil {
+		return nil, err
+	}
 	if plan.Empty() {
 		logger.V(4).Info("Load balancer is up to date", "loadBalancer", plan.LoadBalancerID)
 	}
-	return &planned{plan: plan, desired: desired, engine: e, found: found, observed: observed}, nil
+	return &planned{plan: plan, desired: desired, engine: e, found: found, observed: observed, nsgCompartments: nsgCompartments}, nil
 }
 
 // ensure is Ensure, and Update with early (see async.go).
