@@ -17,6 +17,7 @@ import (
 const (
 	codeNotFound                = "NotFound"
 	codeNotAuthorizedOrNotFound = "NotAuthorizedOrNotFound"
+	codeRelatedNotFound         = "RelatedResourceNotAuthorizedOrNotFound"
 	codeIncorrectState          = "IncorrectState"
 	codeConflict                = "Conflict"
 	codeInvalidatedRetryToken   = "InvalidatedRetryToken"
@@ -161,6 +162,16 @@ func IsNotFound(err error) bool {
 	}
 	code := se.GetCode()
 	return code == codeNotFound || code == codeNotAuthorizedOrNotFound
+}
+
+// IsRelatedNotFound reports whether OCI answered 400 RelatedResourceNotAuthorizedOrNotFound: a
+// resource the request's body names (a subnet, network security group or reserved IP of a load
+// balancer) does not exist or the caller's policy does not allow its use. OCI's API errors
+// reference (docs.oracle.com, Content/API/References/apierrors.htm) gives both meanings to the
+// one code.
+func IsRelatedNotFound(err error) bool {
+	se, ok := asServiceError(err)
+	return ok && se.GetHTTPStatusCode() == http.StatusBadRequest && se.GetCode() == codeRelatedNotFound
 }
 
 // IsAmbiguousNotFound reports whether OCI answered 404 NotAuthorizedOrNotFound: the resource
