@@ -182,3 +182,23 @@ func (r *Reconciler) checkNamedNSGs(ctx context.Context, svc *v1.Service, named 
 	}
 	return compartments, nil
 }
+
+// explainNSGRefusal turns OCI's 400 RelatedResourceNotAuthorizedOrNotFound for a plan that
+// attached NSGs checkNamedNSGs could read into an error naming the annotation, the groups and the
+// statement for their compartments: the groups exist, so the likely cause is a policy that lets
+// the CCM read them but not use them, which no read can detect beforehand. Other errors are
+// returned as they are. The result unwraps to OCI's error.
+func explainNSGRefusal(svc *v1.Service, p *planned, err error) error {
+	if len(p.nsgCompartments) == 0 || !ociclient.IsRelatedNotFound(err) {
+		return err
+	}
+	ids := slices.Sorted(maps.Keys(p.nsgCompartments))
+	compartments := slices.Compact(slices.Sorted(maps.Values(p.nsgCompartments)))
+	statements := make([]string, len(compartments))
+	for i, c := range compartments {
+		statements[i] = strconv.Quote(nsgPolicy(c))
+	}
+	return fmt.Errorf("%s of %s/%s: OCI refused to attach %s (400 RelatedResourceNotAuthorizedOrNotFound), which exist and the CCM can read: "+
+		"the policy most likely lacks %s: %w",
+		nsgAnnotation(svc, p.desired.Kind), svc.Namespace, svc.Name, strings.Join(ids, ", "), strings.Join(statements, " and "), err)
+}

@@ -23,7 +23,11 @@ import (
 //     (a protocol change renames TCP-80 to HTTP-80 on the same port);
 //   - a backend set is deleted after every listener that pointed at it is updated or deleted;
 //   - a certificate is deleted after every listener and backend set that used it is updated or
-//     deleted.
+//     deleted;
+//   - when the NSG update attaches a group, every change but the settings update (which records
+//     the groups oci-ccm attached first) comes after it: OCI refuses a group the policy does not
+//     let the CCM use (400 RelatedResourceNotAuthorizedOrNotFound), and no read can prove that
+//     grant before, so the refusal must come before the plan changes anything a user sees.
 //
 // Ties are broken by a fixed phase order and then by name, so a plan prints the same every time.
 // It returns an error only if the rules form a cycle, which the rules above cannot.
@@ -91,6 +95,13 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 			}
 		}
 	}
+	if u := slices.IndexFunc(cs, attachesNSG); u >= 0 {
+		for i, c := range cs {
+			if c.Action != model.ActionUpdateLoadBalancer {
+				need(i, u)
+			}
+		}
+	}
 	for i, c := range cs {
 		switch c.Action {
 		case model.ActionCreateListener, model.ActionUpdateListener:
@@ -128,6 +139,14 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 		}
 	}
 	return topoSort(cs, deps)
+}
+
+// attachesNSG reports whether c is an NSG update that adds a group the load balancer is not in.
+func attachesNSG(c model.Change) bool {
+	before, _ := c.Before.([]string)
+	after, _ := c.After.([]string)
+	return c.Action == model.ActionUpdateNetworkSecurityGroups &&
+		slices.ContainsFunc(after, func(id string) bool { return !slices.Contains(before, id) })
 }
 
 // phase is the tie-break order: what is usually needed first comes first, and deletions come
