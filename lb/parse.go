@@ -262,7 +262,7 @@ func (p *parser) ocids(a annotation.Name, resourceType string, max int) []string
 	slices.Sort(out)
 	out = slices.Compact(out)
 	if len(out) > max {
-		p.add(problemf(a, p.ann[string(a)], "at most %d OCIDs", max))
+		p.add(problemf(a, p.ann[string(a)], "at most %d OCIDs (OCI's limit per resource); it lists %d", max, len(out)))
 	}
 	return out
 }
