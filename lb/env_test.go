@@ -251,7 +251,7 @@ func writes(c ocitest.Calls) map[string]int {
 	out := map[string]int{}
 	for _, op := range c.Ops() {
 		switch op {
-		case "GetLoadBalancer", "ListLoadBalancers", "GetWorkRequest", "GetPublicIpByIpAddress":
+		case "GetLoadBalancer", "ListLoadBalancers", "GetWorkRequest", "GetPublicIpByIpAddress", "GetNetworkSecurityGroup", "GetSubnet":
 		default:
 			out[op] = c.Op(op)
 		}
