@@ -144,6 +144,9 @@ const (
 	// NetworkSecurityGroups lists the network security groups the load balancer's
 	// VNICs join. Removing an OCID (or the annotation) removes the load balancer from that
 	// group; NSGs attached otherwise, e.g. by a user in the console, are never detached.
+	// Before attaching an NSG, oci-ccm reads it: one that does not exist, that the CCM's policy
+	// does not let it read, that is being deleted or that is in another VCN fails the Service's
+	// sync with an error naming this annotation and the OCID, and nothing is changed.
 	//
 	// Type: comma-separated list of up to 5 NSG OCIDs (4 in security-rule-management-mode NSG, whose frontend NSG is the fifth)
 	// Default: none

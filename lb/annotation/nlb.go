@@ -24,7 +24,8 @@ const (
 	NLBSubnet Name = "oci-network-load-balancer.oraclecloud.com/subnet"
 
 	// NLBNetworkSecurityGroups lists up to five network security group OCIDs to attach
-	// to the network load balancer, as oci-network-security-groups does for a load balancer.
+	// to the network load balancer, as oci-network-security-groups does for a load balancer
+	// (and checked the same way before they are attached).
 	//
 	// Type: comma-separated OCIDs
 	// Default: none
