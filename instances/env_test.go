@@ -29,6 +29,8 @@ type env struct {
 	inst        *Instances
 	compartment string
 	subnet      core.Subnet
+	// policy is the tenancy's IAM policy, in force from the start.
+	policy []string
 }
 
 type envOptions struct {
@@ -38,6 +40,9 @@ type envOptions struct {
 	pageSize int
 	// ipv6 gives the subnet an IPv6 prefix.
 	ipv6 bool
+	// clock, if set, is the server's clock (ocitest.Options.Now): a test moves it past the
+	// policy delay instead of waiting for it.
+	clock *ocitest.Clock
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -56,7 +61,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 	ten.Policy = append(ocitest.DefaultPolicy(),
 		"Allow dynamic-group ccm to read instance-family in compartment "+otherCompartmentName,
 		"Allow dynamic-group ccm to read virtual-network-family in compartment "+otherCompartmentName)
-	srv := ocitest.New(ocitest.Options{PageSize: o.pageSize, Tenancy: &ten})
+	so := ocitest.Options{PageSize: o.pageSize, Tenancy: &ten}
+	if o.clock != nil {
+		so.Now = o.clock.Now
+	}
+	srv := ocitest.New(so)
 	t.Cleanup(srv.Close)
 	srv.AddAvailabilityDomain(testAD)
 	v := core.Vcn{CidrBlock: common.String("10.0.0.0/16")}
@@ -69,7 +78,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		sn.Ipv6CidrBlock = common.String("2603:c020:4:1::/64")
 	}
 	subnet := srv.AddSubnet(sn)
-	e := &env{srv: srv, compartment: srv.Seeded().Compartment, subnet: subnet}
+	e := &env{srv: srv, compartment: srv.Seeded().Compartment, subnet: subnet, policy: ten.Policy}
 	e.client = e.newClient(t, o.cacheTTL)
 	e.inst = e.newInstances(t)
 	return e
