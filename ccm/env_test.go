@@ -16,7 +16,9 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
+	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -32,6 +34,8 @@ type env struct {
 	cloud  *Cloud
 	client *ociclient.Client // the Cloud's OCI client
 	nodes  []*v1.Node
+	// clock is the server's and the Cloud's (newLaggingEnv); nil on the wall clock without lags.
+	clock *ocitest.Clock
 }
 
 // noListingLag is Options.ListingLag for a Cloud on newEnv's server, which has no listing lag.
@@ -43,9 +47,30 @@ func newEnv(t *testing.T) *env {
 	// where each new Cloud would wait out the lag (5 s) before its first lookups. lb and seclist
 	// prove they survive the lag, on a clock their tests move (lb/env_test.go, seclist).
 	// PolicyDelay off too: a test that grants more (seedNetworkCompartment) would wait 10 s of
-	// the wall clock for it; ociclient's new-install test proves a propagating policy is waited
-	// out.
+	// the wall clock for it; newLaggingEnv's tests prove a propagating policy is waited out.
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, ListingLag: ocitest.NoLag, PolicyDelay: ocitest.NoLag})
+	return newEnvOn(t, srv, nil)
+}
+
+// newLaggingEnv is newEnv on a server with ocitest's default policy delay and listing lag, on
+// clock, which the server and the Cloud's OCI client share (lb ages its listings by the latter):
+// a test moves it past a lag instead of waiting. The Cloud keeps its default listing lag, which
+// has passed when newLaggingEnv returns.
+func newLaggingEnv(t *testing.T, clock *ocitest.Clock) *env {
+	t.Helper()
+	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, Now: clock.Now})
+	return newEnvOn(t, srv, clock)
+}
+
+// testClock is an ocitest.Clock as the ociclient.Clock of a Cloud's client.
+type testClock struct{ *ocitest.Clock }
+
+func (testClock) Sleep(ctx context.Context, d time.Duration) error { return ctxtime.Sleep(ctx, d) }
+
+// newEnvOn wires a Cloud to srv; with clock, on that clock and with the Cloud's default
+// listing lag, else without it.
+func newEnvOn(t *testing.T, srv *ocitest.Server, clock *ocitest.Clock) *env {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	seeded := srv.Seeded()
 	creds, err := srv.NewCredentials()
@@ -60,21 +85,38 @@ func newEnv(t *testing.T) *env {
 		LoadBalancer:  config.LoadBalancer{Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]},
 	}
 	cfg.SetDefaults()
-	provider, err := cfg.ConfigurationProvider()
+	e := &env{srv: srv, seeded: seeded, cfg: cfg, clock: clock}
+	e.cloud, e.client = e.newCloud(t)
+	for _, name := range []string{"node-1", "node-2", "node-3"} {
+		e.nodes = append(e.nodes, e.node(t, name))
+	}
+	return e
+}
+
+// newCloud returns a Cloud (and its OCI client) on e's server, as a process started now would
+// make it.
+func (e *env) newCloud(t *testing.T) (*Cloud, *ociclient.Client) {
+	t.Helper()
+	provider, err := e.cfg.ConfigurationProvider()
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := ociclient.New(ociclient.Options{
-		Provider: provider, Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
+	o := ociclient.Options{
+		Provider: provider, Region: e.srv.Region(), Host: e.srv.URL(), HTTPClient: e.srv.HTTPClient(),
 		RateLimit: config.RateLimiter{Disabled: true},
 		Retry:     ociclient.RetryPolicy{MaxAttempts: 8, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond, MaxElapsed: 10 * time.Second},
 		Poll:      ociclient.PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, Factor: 2},
 		Logger:    klog.Background().V(10),
-	})
+	}
+	listingLag := time.Duration(noListingLag)
+	if e.clock != nil {
+		o.Clock, listingLag = testClock{e.clock}, 0
+	}
+	client, err := ociclient.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cloud, err := New(cfg, Options{ClusterName: "test-cluster", Client: client, ListingLag: noListingLag})
+	cloud, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: client, ListingLag: listingLag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +125,10 @@ func newEnv(t *testing.T) *env {
 	if err := cloud.rules.Prime(nil); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, seeded: seeded, cfg: cfg, cloud: cloud, client: client}
-	for _, name := range []string{"node-1", "node-2", "node-3"} {
-		e.nodes = append(e.nodes, e.node(t, name))
+	if e.clock != nil {
+		e.clock.Advance(lb.DefaultListingLag) // the Cloud has run for its listing lag
 	}
-	return e
+	return cloud, client
 }
 
 // node returns a ready Node for a seeded instance, addressed by its primary private IP.
