@@ -78,3 +78,26 @@ func (NopMetrics) CountWorkRequest(context.Context, string, string) {}
 
 // CountCacheLookup does nothing.
 func (NopMetrics) CountCacheLookup(context.Context, string, string) {}
+
+// ConsistencyObserver is an optional interface of a Metrics (Options.Metrics), as
+// LimiterRateObserver is: it counts what the layers over the client (lb, instances) do because
+// OCI is eventually consistent, instead of believing an answer that may only be lag. The client
+// itself never calls it; those layers take it in their Options (the ccm package passes on the
+// Metrics when it implements this). Same rules: safe for concurrent use, non-blocking.
+type ConsistencyObserver interface {
+	// CountConsistencyWait is called once per wait or re-check, with the component ("lb",
+	// "instances") and the reason: ConsistencyListingLag or ConsistencyAmbiguousNotFound.
+	CountConsistencyWait(ctx context.Context, component, reason string)
+}
+
+// Reasons of ConsistencyObserver.CountConsistencyWait.
+const (
+	// ConsistencyListingLag: a listing too young to show what was created a moment ago (by this
+	// process, or by the one before a restart) was waited out and made again before its silence
+	// was taken for absence.
+	ConsistencyListingLag = "listing_lag"
+	// ConsistencyAmbiguousNotFound: a 404 NotAuthorizedOrNotFound, which OCI answers both for
+	// what is missing and for what a policy (perhaps one still propagating) does not allow yet,
+	// was checked against a fresh listing before being believed.
+	ConsistencyAmbiguousNotFound = "ambiguous_not_found"
+)

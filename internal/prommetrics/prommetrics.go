@@ -31,6 +31,7 @@ type Metrics struct {
 	workRequestPolls *metrics.CounterVec
 	workRequests     *metrics.CounterVec
 	cacheLookups     *metrics.CounterVec
+	consistency      *metrics.CounterVec
 }
 
 // Register creates the metrics and registers each with register: a KubeRegistry's Register, or
@@ -40,7 +41,7 @@ type Metrics struct {
 func Register(register func(metrics.Registerable) error) (*Metrics, error) {
 	m := newMetrics()
 	for _, c := range []metrics.Registerable{
-		m.requests, m.latency, m.retries, m.limiterWait, m.limiterRate, m.workRequestPolls, m.workRequests, m.cacheLookups,
+		m.requests, m.latency, m.retries, m.limiterWait, m.limiterRate, m.workRequestPolls, m.workRequests, m.cacheLookups, m.consistency,
 	} {
 		if err := register(c); err != nil {
 			return nil, fmt.Errorf("registering ociclient metrics: %w", err)
@@ -101,6 +102,12 @@ func newMetrics() *Metrics {
 			Help:           "Cached reads, by cache and result (hit, miss, or shared: joined a concurrent identical read).",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"cache", "result"}),
+		consistency: metrics.NewCounterVec(&metrics.CounterOpts{
+			Subsystem:      subsystem,
+			Name:           "consistency_waits_total",
+			Help:           "Waits and re-checks made because OCI is eventually consistent, by component (lb, instances) and reason (listing_lag: a listing too young to prove absence was waited out and made again; ambiguous_not_found: a 404 NotAuthorizedOrNotFound was checked against a fresh listing).",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"component", "reason"}),
 	}
 }
 
@@ -138,4 +145,10 @@ func (m *Metrics) CountWorkRequest(_ context.Context, service, result string) {
 // CountCacheLookup counts one cached read.
 func (m *Metrics) CountCacheLookup(_ context.Context, cache, result string) {
 	m.cacheLookups.WithLabelValues(cache, result).Inc()
+}
+
+// CountConsistencyWait counts one wait or re-check made for eventual consistency
+// (ociclient.ConsistencyObserver).
+func (m *Metrics) CountConsistencyWait(_ context.Context, component, reason string) {
+	m.consistency.WithLabelValues(component, reason).Inc()
 }

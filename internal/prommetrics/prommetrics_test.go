@@ -22,7 +22,30 @@ import (
 var (
 	_ ociclient.Metrics             = (*prommetrics.Metrics)(nil)
 	_ ociclient.LimiterRateObserver = (*prommetrics.Metrics)(nil)
+	_ ociclient.ConsistencyObserver = (*prommetrics.Metrics)(nil)
 )
+
+// The consistency waits' name, labels and help text are pinned too.
+func TestConsistencyWaitsAreServedUnderTheDocumentedMetricName(t *testing.T) {
+	reg := metrics.NewKubeRegistry()
+	m, err := prommetrics.Register(reg.Register)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m.CountConsistencyWait(ctx, "lb", ociclient.ConsistencyListingLag)
+	m.CountConsistencyWait(ctx, "instances", ociclient.ConsistencyAmbiguousNotFound)
+	m.CountConsistencyWait(ctx, "instances", ociclient.ConsistencyAmbiguousNotFound)
+	want := `
+# HELP ociclient_consistency_waits_total [ALPHA] Waits and re-checks made because OCI is eventually consistent, by component (lb, instances) and reason (listing_lag: a listing too young to prove absence was waited out and made again; ambiguous_not_found: a 404 NotAuthorizedOrNotFound was checked against a fresh listing).
+# TYPE ociclient_consistency_waits_total counter
+ociclient_consistency_waits_total{component="instances",reason="ambiguous_not_found"} 2
+ociclient_consistency_waits_total{component="lb",reason="listing_lag"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "ociclient_consistency_waits_total"); err != nil {
+		t.Error(err)
+	}
+}
 
 // The names, labels and help texts below are what dashboards read: this test pins them.
 func TestClientCallsAreServedUnderTheDocumentedMetricNames(t *testing.T) {
