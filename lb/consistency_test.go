@@ -4,14 +4,18 @@
 package lb_test
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -186,5 +190,58 @@ func TestWithdrawnGrantNeverLosesALoadBalancer(t *testing.T) {
 			e.clock.Advance(ocitest.DefaultPolicyDelay)
 			convergesAfter(t, e, k, svc, res.LoadBalancerID, restarted, e.r)
 		})
+	}
+}
+
+// consistencyCounts is an ociclient.ConsistencyObserver that counts by component and reason.
+type consistencyCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *consistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[component+"/"+reason]++
+}
+
+func (c *consistencyCounts) get(component, reason string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[component+"/"+reason]
+}
+
+// A Reconciler just started does not believe a listing's silence until its listing lag has
+// passed: Get of a Service without a load balancer waits it out, lists again, and counts the
+// wait (Options.Consistency). One that has run for the lag neither waits nor counts.
+func TestListingLagWaitsAreCounted(t *testing.T) {
+	e := newEnv(t)
+	var counted consistencyCounts
+	young := e.settledReconciler(t, lb.Options{Consistency: &counted}) // settled on e.clock...
+	// ...and a second one, younger: its lag is on the wall clock, short, so the wait is real.
+	r, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
+		ListingLag: 50 * time.Millisecond, Consistency: &counted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service()
+	if _, exists, err := young.Get(ctx, svc); exists || err != nil {
+		t.Fatalf("settled Reconciler: Get = %v, %v; want false, nil", exists, err)
+	}
+	if got := counted.get("lb", ociclient.ConsistencyListingLag); got != 0 {
+		t.Errorf("a settled Reconciler counted %d listing-lag waits, want 0", got)
+	}
+	before := e.srv.Calls()
+	if _, exists, err := r.Get(ctx, svc); exists || err != nil {
+		t.Fatalf("young Reconciler: Get = %v, %v; want false, nil", exists, err)
+	}
+	if got := counted.get("lb", ociclient.ConsistencyListingLag); got != 1 {
+		t.Errorf("a young Reconciler counted %d listing-lag waits, want 1", got)
+	}
+	if n := e.srv.Calls().Since(before).Op("ListLoadBalancers"); n < 2 {
+		t.Errorf("the young Reconciler listed %d times, want the listing made again after the wait", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // A listing is not proof of absence the moment after a create. OCI's listings may lag behind its
@@ -39,6 +40,8 @@ type listingLag struct {
 	now     func() time.Time
 	lag     time.Duration // <= 0: listings never lag
 	settled time.Time     // the Reconciler's start plus lag
+	// observer counts the waits (Options.Consistency); nil counts none.
+	observer ociclient.ConsistencyObserver
 
 	mu sync.Mutex
 	// created holds when this Reconciler last created, or tried to create, a load balancer, by
@@ -132,8 +135,17 @@ func (l *listingLag) until(ctx context.Context, from time.Time, what string) err
 	if d <= 0 {
 		return nil
 	}
+	l.count(ctx)
 	if err := ctxtime.Sleep(ctx, d); err != nil {
 		return fmt.Errorf("waiting %s for OCI's listings to show %s (Options.ListingLag): %w", d.Round(time.Millisecond), what, err)
 	}
 	return nil
+}
+
+// count counts one wait for the lag, or one listing made again because of it, with the
+// observer (Options.Consistency).
+func (l *listingLag) count(ctx context.Context) {
+	if l != nil && l.observer != nil {
+		l.observer.CountConsistencyWait(ctx, "lb", ociclient.ConsistencyListingLag)
+	}
 }

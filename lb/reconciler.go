@@ -78,6 +78,10 @@ type Options struct {
 	// balancer is absent only once it began ListingLag after the Reconciler started and after the
 	// Reconciler's own create of it; before, Delete and Get wait and list again (see lag.go).
 	ListingLag time.Duration
+	// Consistency, if set, counts each wait for the listing lag before a listing is made again
+	// (component "lb", reason ociclient.ConsistencyListingLag). ccm passes its Metrics when it
+	// implements ociclient.ConsistencyObserver.
+	Consistency ociclient.ConsistencyObserver
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -153,6 +157,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		lag = DefaultListingLag
 	}
 	r.lag = newListingLag(r.now, lag)
+	r.lag.observer = opts.Consistency
 	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts, r.lag)
 	if opts.NetworkLoadBalancers != nil {
 		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts, r.lag)
@@ -551,6 +556,9 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 	// first only if the Service is unchanged since (OCI refuses a token reused with another body).
 	klog.FromContext(ctx).V(2).Info("A listing right after the start may lack a load balancer; looking again once it shows every one",
 		"service", klog.KObj(svc), "from", r.lag.shows(serviceKey(string(svc.UID))))
+	if !r.lag.shows(serviceKey(string(svc.UID))).After(r.now()) {
+		r.lag.count(ctx) // the lag has passed meanwhile: no wait (which counts), but a listing again
+	}
 	if err := r.lag.await(ctx, serviceKey(string(svc.UID))); err != nil {
 		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.words().noun, svc.Namespace, svc.Name, err)
 	}
