@@ -29,6 +29,8 @@ import (
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // Compute is the part of ociclient.Compute this package calls.
@@ -68,6 +70,11 @@ type Options struct {
 	// VCNID is the cluster's VCN (config's vcn); Subnets looks addresses up among its subnets in
 	// CompartmentID first. Empty means every subnet of the compartment.
 	VCNID string
+	// Consistency, if set, counts each 404 NotAuthorizedOrNotFound from GetInstance re-checked
+	// with a fresh listing before it is believed (component "instances", reason
+	// ociclient.ConsistencyAmbiguousNotFound). ccm passes its Metrics when it implements
+	// ociclient.ConsistencyObserver.
+	Consistency ociclient.ConsistencyObserver
 	// Region is the region the clients talk to. Compute APIs are regional, so every instance
 	// they return is in this region. A short code such as "phx" is turned into its canonical
 	// name ("us-phoenix-1"), which is what Node region labels carry.
@@ -87,6 +94,8 @@ type Instances struct {
 	// compartment OCID), so that "absent from its compartment" means the right compartment.
 	// Entries expire homeTTL after the last read and are swept, so churn does not grow it.
 	homes *utilcache.Expiring
+	// consistency counts the 404s re-checked (Options.Consistency); nil counts none.
+	consistency ociclient.ConsistencyObserver
 }
 
 var _ cloudprovider.InstancesV2 = (*Instances)(nil)
@@ -117,6 +126,8 @@ func New(opts Options) (*Instances, error) {
 		// The SDK's table maps short codes to canonical names; known names return as they are.
 		region: LabelValue(string(common.StringToRegion(opts.Region))),
 		homes:  utilcache.NewExpiring(),
+
+		consistency: opts.Consistency,
 	}, nil
 }
 

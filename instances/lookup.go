@@ -75,6 +75,9 @@ func (i *Instances) instanceByID(ctx context.Context, node *v1.Node, id string) 
 // configured one is listed, which may find it but cannot prove it gone: that is an error saying
 // so.
 func (i *Instances) afterNotFound(ctx context.Context, node *v1.Node, id string, notFound error) (core.Instance, error) {
+	if i.consistency != nil {
+		i.consistency.CountConsistencyWait(ctx, "instances", ociclient.ConsistencyAmbiguousNotFound)
+	}
 	known, err := i.knownCompartments(node, id)
 	if err != nil {
 		return core.Instance{}, err
