@@ -117,6 +117,9 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		}
 	}
 	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod, maxWait: opts.LoadBalancerMaxWait}
+	// The waits for eventual consistency are counted with the client's measurements, when
+	// its Metrics can count them.
+	consistency, _ := opts.Metrics.(ociclient.ConsistencyObserver)
 	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
 	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
 	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy, ListingLag: opts.ListingLag,
@@ -125,10 +128,11 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	}
 	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
-		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag}); err != nil {
+		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag,
+		Consistency: consistency}); err != nil {
 		return nil, err
 	}
-	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork,
+	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork, Consistency: consistency,
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
 	return c, err
 }
