@@ -4,11 +4,14 @@
 package ccm
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -65,6 +68,11 @@ func TestNewInstallsPropagatingPolicyThroughTheCloudProviderInterface(t *testing
 		t.Fatalf("policy propagating: OCI holds %d load balancers, want 1", n)
 	}
 
+	// Both Clouds counted every Node's ambiguous 404s (a fresh listing was asked each time).
+	if got := e.counted.get("instances", ociclient.ConsistencyAmbiguousNotFound); got < 2*2*len(e.nodes) {
+		t.Errorf("ambiguous 404s counted: %d, want at least %d (two questions per Node and Cloud)", got, 2*2*len(e.nodes))
+	}
+
 	e.clock.Advance(ocitest.DefaultPolicyDelay)
 	for i, c := range []*Cloud{restarted, e.cloud} {
 		nodes, _ := c.InstancesV2()
@@ -95,4 +103,27 @@ func TestNewInstallsPropagatingPolicyThroughTheCloudProviderInterface(t *testing
 	if n := len(e.srv.LoadBalancers()); n != 0 {
 		t.Errorf("in force: OCI holds %d load balancers after EnsureLoadBalancerDeleted, want none", n)
 	}
+}
+
+// consistencyCounts is an ociclient.Metrics that counts only the waits for eventual
+// consistency (ociclient.ConsistencyObserver), by component and reason.
+type consistencyCounts struct {
+	ociclient.NopMetrics
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *consistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[component+"/"+reason]++
+}
+
+func (c *consistencyCounts) get(component, reason string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[component+"/"+reason]
 }

@@ -36,6 +36,8 @@ type env struct {
 	nodes  []*v1.Node
 	// clock is the server's and the Cloud's (newLaggingEnv); nil on the wall clock without lags.
 	clock *ocitest.Clock
+	// counted receives every Cloud's Options.Metrics: the waits for eventual consistency.
+	counted consistencyCounts
 }
 
 // noListingLag is Options.ListingLag for a Cloud on newEnv's server, which has no listing lag.
@@ -116,7 +118,7 @@ func (e *env) newCloud(t *testing.T) (*Cloud, *ociclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cloud, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: client, ListingLag: listingLag})
+	cloud, err := New(e.cfg, Options{ClusterName: "test-cluster", Client: client, ListingLag: listingLag, Metrics: &e.counted})
 	if err != nil {
 		t.Fatal(err)
 	}
