@@ -181,3 +181,28 @@ func assertOnlyInjectedFailures(t *testing.T, e *env) {
 		}
 	}
 }
+
+// TestEnsureRecreatesALoadBalancerOCIFailedToCreate: a create whose work request FAILED leaves a
+// FAILED load balancer, which takes no change. It is the Service's own, so the next Ensure
+// deletes it and creates another, rather than refusing until someone deletes it by hand (found
+// by the fault soak, ccm/soak_test.go).
+func TestEnsureRecreatesALoadBalancerOCIFailedToCreate(t *testing.T) {
+	e := newEnv(t)
+	svc := service()
+	remove := e.srv.FailWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateLoadBalancer" }, "injected failure")
+	if _, err := e.r.Ensure(ctx, svc, readyNodes(2), nil); err == nil {
+		t.Fatal("Ensure with the create failing: no error")
+	}
+	remove()
+	failed := e.srv.LoadBalancers()
+	if len(failed) != 1 || failed[0].LifecycleState != "FAILED" {
+		t.Fatalf("after the failed create OCI has %d load balancers (%v), want one FAILED", len(failed), failed)
+	}
+
+	res, _ := e.ensure(t, svc, readyNodes(2), nil)
+	all := e.srv.LoadBalancers()
+	if len(all) != 1 || *all[0].Id == *failed[0].Id || all[0].LifecycleState != "ACTIVE" || res.LoadBalancerID != *all[0].Id {
+		t.Fatalf("after the next Ensure OCI has %v (Ensure says %s), want one new ACTIVE load balancer instead of FAILED %s",
+			all, res.LoadBalancerID, *failed[0].Id)
+	}
+}

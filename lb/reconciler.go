@@ -313,6 +313,19 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		if err := checkOwnership(observed, desired, how); err != nil {
 			return nil, err
 		}
+		if forEnsure && r.failedCreateOfOurs(found, observed, svc, how) {
+			// OCI could not create it and never will: a FAILED load balancer takes no change.
+			// It is this Service's own (tagged with its UID), so it goes, and a new one is made
+			// (the create's retry token moves on to its next generation).
+			logger.Info("Deleting the Service's load balancer that OCI failed to create, to create it again", "loadBalancer", found.ID)
+			if _, err := r.deleteIn(ctx, e, svc, ""); err != nil {
+				return nil, fmt.Errorf("delete load balancer %s, which OCI failed to create: %w", found.ID, err)
+			}
+			r.forget(svc.UID)
+			found, observed = nil, nil
+		}
+	}
+	if found != nil {
 		if err := usable(found); err != nil {
 			return nil, err
 		}
@@ -625,6 +638,14 @@ func (r *Reconciler) get(ctx context.Context, e *engine, ref lbRef) (*found, err
 		return nil, nil
 	}
 	return lb, nil
+}
+
+// failedCreateOfOurs says whether found is a classic load balancer OCI failed to create that
+// svc itself created (tagged with this cluster and svc's UID, not adopted): one a reconcile may
+// delete and create again. A FAILED network load balancer is repaired instead (repairNLB).
+func (r *Reconciler) failedCreateOfOurs(found *found, observed *model.Spec, svc *v1.Service, how foundBy) bool {
+	return found.State == lifecycleFailed && found.Kind != model.KindNetworkLoadBalancer && how != foundByAdoption &&
+		observed.Owner.Cluster == r.cluster && observed.Owner.UID == string(svc.UID)
 }
 
 // usable refuses load balancers that cannot be changed now. A FAILED network load balancer is
