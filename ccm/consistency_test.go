@@ -4,9 +4,7 @@
 package ccm
 
 import (
-	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	cloudprovider "k8s.io/cloud-provider"
@@ -69,7 +67,7 @@ func TestNewInstallsPropagatingPolicyThroughTheCloudProviderInterface(t *testing
 	}
 
 	// Both Clouds counted every Node's ambiguous 404s (a fresh listing was asked each time).
-	if got := e.counted.get("instances", ociclient.ConsistencyAmbiguousNotFound); got < 2*2*len(e.nodes) {
+	if got := e.counted.Count("instances", ociclient.ConsistencyAmbiguousNotFound); got < 2*2*len(e.nodes) {
 		t.Errorf("ambiguous 404s counted: %d, want at least %d (two questions per Node and Cloud)", got, 2*2*len(e.nodes))
 	}
 
@@ -109,21 +107,5 @@ func TestNewInstallsPropagatingPolicyThroughTheCloudProviderInterface(t *testing
 // consistency (ociclient.ConsistencyObserver), by component and reason.
 type consistencyCounts struct {
 	ociclient.NopMetrics
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *consistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[component+"/"+reason]++
-}
-
-func (c *consistencyCounts) get(component, reason string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[component+"/"+reason]
+	ociclient.ConsistencyCounts
 }

@@ -4,11 +4,9 @@
 package instances
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
@@ -111,7 +109,7 @@ func TestNewInstallsPropagatingPolicyNeverReportsANodeGone(t *testing.T) {
 	clock := &ocitest.Clock{}
 	e := newEnv(t, envOptions{clock: clock})
 	e.client = e.newClient(t, 0) // ociclient.DefaultCacheTTL, as in production
-	var counted consistencyCounts
+	var counted ociclient.ConsistencyCounts
 	inst, err := New(Options{Compute: e.client.Compute, VirtualNetwork: e.client.VirtualNetwork,
 		CompartmentID: e.compartment, Region: e.srv.Region(), Consistency: &counted})
 	if err != nil {
@@ -134,39 +132,18 @@ func TestNewInstallsPropagatingPolicyNeverReportsANodeGone(t *testing.T) {
 
 	// Every question about a Node with providerID re-checked its 404 with a listing: 4 such Nodes,
 	// 2 questions each, 3 times (the Node found by name answers from the listing alone).
-	if got := counted.get("instances", ociclient.ConsistencyAmbiguousNotFound); got != 3*2*4 {
+	if got := counted.Count("instances", ociclient.ConsistencyAmbiguousNotFound); got != 3*2*4 {
 		t.Errorf("ambiguous 404s counted during propagation: %d, want %d", got, 3*2*4)
 	}
 
 	clock.Advance(ocitest.DefaultPolicyDelay / 2)
-	before := counted.get("instances", ociclient.ConsistencyAmbiguousNotFound)
+	before := counted.Count("instances", ociclient.ConsistencyAmbiguousNotFound)
 	askInForce(t, e, cases)
 	// In force, only the removed instance's 404s are re-checked (InstanceExists and
 	// InstanceShutdown).
-	if got := counted.get("instances", ociclient.ConsistencyAmbiguousNotFound) - before; got != 2 {
+	if got := counted.Count("instances", ociclient.ConsistencyAmbiguousNotFound) - before; got != 2 {
 		t.Errorf("ambiguous 404s counted once in force: %d, want 2 (the removed instance's)", got)
 	}
-}
-
-// consistencyCounts is an ociclient.ConsistencyObserver that counts by component and reason.
-type consistencyCounts struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *consistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[component+"/"+reason]++
-}
-
-func (c *consistencyCounts) get(component, reason string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[component+"/"+reason]
 }
 
 // A grant for a second compartment: withdrawn, it is refused at once; granted again, it is

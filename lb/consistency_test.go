@@ -7,7 +7,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -193,34 +192,13 @@ func TestWithdrawnGrantNeverLosesALoadBalancer(t *testing.T) {
 	}
 }
 
-// consistencyCounts is an ociclient.ConsistencyObserver that counts by component and reason.
-type consistencyCounts struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *consistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[component+"/"+reason]++
-}
-
-func (c *consistencyCounts) get(component, reason string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[component+"/"+reason]
-}
-
 // A Reconciler just started does not believe a listing's silence until its listing lag has
 // passed: Get of a Service without a load balancer waits for it, and the wait is counted
 // (Options.Consistency). Here the lag is an hour, so the wait ends with Get's context and says
 // why; one that has run for its lag neither waits nor counts.
 func TestListingLagWaitsAreCounted(t *testing.T) {
 	e := newEnv(t)
-	var counted consistencyCounts
+	var counted ociclient.ConsistencyCounts
 	settled := e.settledReconciler(t, lb.Options{Consistency: &counted})
 	young, err := lb.NewReconciler(lb.Options{Cluster: clusterName, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
 		Now: e.clock.Now, ListingLag: time.Hour, Consistency: &counted})
@@ -231,7 +209,7 @@ func TestListingLagWaitsAreCounted(t *testing.T) {
 	if _, exists, err := settled.Get(ctx, svc); exists || err != nil {
 		t.Fatalf("settled Reconciler: Get = %v, %v; want false, nil", exists, err)
 	}
-	if got := counted.get("lb", ociclient.ConsistencyListingLag); got != 0 {
+	if got := counted.Count("lb", ociclient.ConsistencyListingLag); got != 0 {
 		t.Errorf("a settled Reconciler counted %d listing-lag waits, want 0", got)
 	}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -239,7 +217,7 @@ func TestListingLagWaitsAreCounted(t *testing.T) {
 	if _, exists, err := young.Get(short, svc); exists || err == nil || !strings.Contains(err.Error(), "ListingLag") {
 		t.Fatalf("young Reconciler: Get = %v, %v; want an error naming the listing lag it waited for", exists, err)
 	}
-	if got := counted.get("lb", ociclient.ConsistencyListingLag); got != 1 {
+	if got := counted.Count("lb", ociclient.ConsistencyListingLag); got != 1 {
 		t.Errorf("a young Reconciler counted %d listing-lag waits, want 1", got)
 	}
 }

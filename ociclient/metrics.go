@@ -5,6 +5,7 @@ package ociclient
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -88,6 +89,32 @@ type ConsistencyObserver interface {
 	// CountConsistencyWait is called once per wait or re-check, with the component ("lb",
 	// "instances") and the reason: ConsistencyListingLag or ConsistencyAmbiguousNotFound.
 	CountConsistencyWait(ctx context.Context, component, reason string)
+}
+
+// ConsistencyCounts is a ConsistencyObserver that keeps its counts in memory, for a controller
+// that reports them its own way or a test that checks them. The zero value is ready to use.
+type ConsistencyCounts struct {
+	mu sync.Mutex
+	n  map[[2]string]int
+}
+
+var _ ConsistencyObserver = (*ConsistencyCounts)(nil)
+
+// CountConsistencyWait counts one wait of component for reason.
+func (c *ConsistencyCounts) CountConsistencyWait(_ context.Context, component, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[[2]string]int{}
+	}
+	c.n[[2]string{component, reason}]++
+}
+
+// Count returns how many waits component made for reason.
+func (c *ConsistencyCounts) Count(component, reason string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[[2]string{component, reason}]
 }
 
 // Reasons of ConsistencyObserver.CountConsistencyWait.
