@@ -212,9 +212,12 @@ func (s *suite) startOCITest(t *testing.T) error {
 		return err
 	}
 	defer r.Close()
+	// Work requests last OCI's own durations divided by 100 (a create 0.6–1.2 s, a listener or
+	// backend change 0.2–0.4 s), so that polling and concurrency meet OCI's real ratios; IAM,
+	// the policy delay and the listing lag are ocitest's defaults.
 	p, err := proc.Start(context.Background(), "ocitest", bins.ocitest, []string{
-		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile, "-work-request-duration", "200ms",
-		"-policy", policyFile,
+		"-addr", "127.0.0.1:0", "-tls", "-out", outDir, "-tenancy", tenancyFile,
+		"-work-request-profile", "realistic", "-time-scale", "0.01", "-policy", policyFile,
 	}, nil, filepath.Join(s.dir, "ocitest.log"), w)
 	w.Close() // the child has its own copy
 	if err != nil {
