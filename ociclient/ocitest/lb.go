@@ -364,16 +364,11 @@ func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// lbChange runs the common path of a mutation whose request was checked to give invalid (nil
-// when fine): replay a retried call, find the load balancer, refuse when it takes no change now
-// (see readyForChange), then start (or queue) the work request.
-func (s *Server) lbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
-	mutate func(lb *loadbalancer.LoadBalancer) error) {
-	s.lbChangeChecked(w, r, op, invalid, nil, mutate)
-}
-
-// lbChangeChecked is lbChange with a check against the current load balancer (nil for none),
-// answered synchronously, as OCI does for duplicates, missing children and limits.
+// lbChangeChecked runs the common path of a mutation whose request was checked to give invalid
+// (nil when fine): replay a retried call, find the load balancer, refuse when it takes no change
+// now (see readyForChange), check it against the current load balancer (check, nil for none;
+// answered synchronously, as OCI does for duplicates, missing children and limits), then start
+// (or queue) the work request.
 func (s *Server) lbChangeChecked(w http.ResponseWriter, r *http.Request, op string, invalid error,
 	check func(e *lbEntry) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
 	now := s.lockLB()
