@@ -124,6 +124,26 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 	}
 }
 
+// fresh loads key from OCI whatever the cache holds, and never joins a flight that began before
+// it: its answer is from a read that began after the call did. What it reads replaces the
+// cached value (a 404 drops it), and loads already under way no longer store theirs, which may
+// be older. Concurrent fresh reads of one key are not shared: each makes its own call.
+func (c *cache[V]) fresh(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
+	if c.ttl < 0 {
+		return load(ctx)
+	}
+	c.invalidate(key)
+	gen := c.generation()
+	v, err := load(ctx)
+	switch {
+	case err == nil && (c.keep == nil || c.keep(v)):
+		c.store(key, v, gen)
+	case IsNotFound(err):
+		c.invalidate(key)
+	}
+	return v, err
+}
+
 func (c *cache[V]) lookup(key string) (V, bool) {
 	c.mu.Lock()
 	entries := c.entries

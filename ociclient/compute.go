@@ -50,16 +50,32 @@ func (cc *ComputeClient) op(name string, resource string) operation {
 // GetInstance returns the instance with the given OCID, from the cache when fresh. A 404 drops
 // the instance and its VNIC attachments from the cache.
 func (cc *ComputeClient) GetInstance(ctx context.Context, id string) (core.Instance, error) {
-	inst, err := cc.instances.get(ctx, id, func(ctx context.Context) (core.Instance, error) {
-		req := core.GetInstanceRequest{InstanceId: &id}
-		resp, err := invoke(ctx, cc.c, cc.op("GetInstance", id),
-			func(ctx context.Context) (core.GetInstanceResponse, error) { return cc.sdk.GetInstance(ctx, req) })
-		return resp.Instance, err
-	})
+	inst, err := cc.instances.get(ctx, id, cc.loadInstance(id))
 	if IsNotFound(err) {
 		cc.InvalidateInstance(id)
 	}
 	return inst, err
+}
+
+// GetInstanceFresh is GetInstance from a read that began after the call did, never from the
+// cache nor from a read already under way: for questions whose answer must be OCI's current one
+// (does the instance still exist, is it stopped). It makes one call each time; what it reads
+// refreshes GetInstance's cache, and a 404 drops the instance and its VNIC attachments from it.
+func (cc *ComputeClient) GetInstanceFresh(ctx context.Context, id string) (core.Instance, error) {
+	inst, err := cc.instances.fresh(ctx, id, cc.loadInstance(id))
+	if IsNotFound(err) {
+		cc.InvalidateInstance(id)
+	}
+	return inst, err
+}
+
+func (cc *ComputeClient) loadInstance(id string) func(ctx context.Context) (core.Instance, error) {
+	return func(ctx context.Context) (core.Instance, error) {
+		req := core.GetInstanceRequest{InstanceId: &id}
+		resp, err := invoke(ctx, cc.c, cc.op("GetInstance", id),
+			func(ctx context.Context) (core.GetInstanceResponse, error) { return cc.sdk.GetInstance(ctx, req) })
+		return resp.Instance, err
+	}
 }
 
 // instanceList is a compartment's instances and when the listing that read them began.

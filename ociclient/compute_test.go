@@ -227,3 +227,68 @@ func TestListInstancesFreshRereadsACachedListingAndIsShared(t *testing.T) {
 		t.Errorf("ListInstances calls = %d for %d concurrent fresh listings, want at most 2", calls, callers)
 	}
 }
+
+// GetInstanceFresh answers OCI's current state whatever the cache holds, makes one call each
+// time, and leaves what it read in the cache for GetInstance.
+func TestGetInstanceFreshBypassesTheCacheAndRefreshesIt(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, 1)
+	ctx := context.Background()
+	id := *instances[0].Id
+	state := func(inst core.Instance, err error) string {
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return string(inst.LifecycleState)
+	}
+	if got := state(env.client.Compute.GetInstance(ctx, id)); got != string(core.InstanceLifecycleStateRunning) {
+		t.Fatalf("GetInstance = %s, want RUNNING", got)
+	}
+	env.srv.SetInstanceState(id, core.InstanceLifecycleStateStopped)
+	if got := state(env.client.Compute.GetInstance(ctx, id)); got != string(core.InstanceLifecycleStateRunning) {
+		t.Fatalf("GetInstance once stopped = %s, want the cached RUNNING", got)
+	}
+	env.srv.ResetCalls()
+
+	for range 2 {
+		if got := state(env.client.Compute.GetInstanceFresh(ctx, id)); got != string(core.InstanceLifecycleStateStopped) {
+			t.Errorf("GetInstanceFresh = %s, want STOPPED", got)
+		}
+	}
+	if got := state(env.client.Compute.GetInstance(ctx, id)); got != string(core.InstanceLifecycleStateStopped) {
+		t.Errorf("GetInstance after a fresh read = %s, want STOPPED", got)
+	}
+	if calls := env.srv.Calls(); calls.Op("GetInstance") != 2 || calls.Total() != 2 {
+		t.Errorf("calls:\n%v\nwant 2 GetInstance: one per fresh read, none for the cached one", calls)
+	}
+
+	env.srv.RemoveInstance(id)
+	if _, err := env.client.Compute.GetInstanceFresh(ctx, id); !IsNotFound(err) {
+		t.Errorf("GetInstanceFresh of a removed instance: %v, want a 404", err)
+	}
+	env.srv.ResetCalls()
+	if _, err := env.client.Compute.GetInstance(ctx, id); !IsNotFound(err) {
+		t.Errorf("GetInstance after the fresh 404: %v, want a 404 (the entry dropped)", err)
+	}
+	if calls := env.srv.Calls().Op("GetInstance"); calls != 1 {
+		t.Errorf("GetInstance calls after the fresh 404 = %d, want 1", calls)
+	}
+}
+
+// A fresh read never joins a read already under way: that one may have read OCI before the
+// change the caller asks about.
+func TestGetInstanceFreshDoesNotJoinAReadUnderWay(t *testing.T) {
+	env, instances := computeEnv(t, envConfig{client: Options{CacheTTL: time.Hour}}, 1)
+	ctx := context.Background()
+	id := *instances[0].Id
+	env.srv.InjectFault(ocitest.Fault{Operation: "GetInstance", Latency: 200 * time.Millisecond, Times: 1})
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = env.client.Compute.GetInstance(ctx, id) })
+	time.Sleep(50 * time.Millisecond) // the cached read is in flight
+	if _, err := env.client.Compute.GetInstanceFresh(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if calls := env.srv.Calls().Op("GetInstance"); calls != 2 {
+		t.Errorf("GetInstance calls = %d, want 2 (the fresh read made its own)", calls)
+	}
+}
