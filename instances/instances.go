@@ -14,7 +14,8 @@
 // when told it does not exist.
 //
 // A Node with a providerID is read by ID (GetInstance, its own VNIC attachments, its primary
-// VNIC), so it costs the same whatever the size of its compartment; ociclient caches every read.
+// VNIC), so it costs the same whatever the size of its compartment. ociclient caches the reads
+// of InstanceMetadata; InstanceExists and InstanceShutdown read the instance fresh.
 // See README.md for the lookup order, the call counts and the rule for "gone".
 package instances
 
@@ -36,6 +37,10 @@ import (
 // Compute is the part of ociclient.Compute this package calls.
 type Compute interface {
 	GetInstance(ctx context.Context, id string) (core.Instance, error)
+	// GetInstanceFresh must answer from a read that began after the call did, never from a
+	// cache: InstanceExists and InstanceShutdown use it, because the node lifecycle controller
+	// asks them about a NotReady Node, which is when its instance may just have gone.
+	GetInstanceFresh(ctx context.Context, id string) (core.Instance, error)
 	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	// ListInstancesFresh must answer from a listing that began after the call did: only such
 	// a listing's lack of an instance is taken as the instance's absence.
@@ -136,10 +141,12 @@ func New(opts Options) (*Instances, error) {
 // GetInstance and absence from a fresh listing of every compartment the instance is known to
 // live in. Any other failure, including a 404 for an instance whose compartment is unknown and a
 // Node without providerID that matches no instance, is returned as an error, never as "does not
-// exist".
+// exist". The instance is read fresh (GetInstanceFresh, or fresh listings for a Node without
+// providerID), never taken from a cache: the question is asked when the instance may just have
+// gone.
 func (i *Instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
 	logger := klog.FromContext(ctx)
-	inst, by, err := i.lookup(ctx, node)
+	inst, by, err := i.lookup(ctx, node, true)
 	if errors.Is(err, errConfirmedAbsent) {
 		id, _ := ParseProviderID(node.Spec.ProviderID) // only providerID lookups confirm absence
 		logger.Info("Instance confirmed absent; reporting that the Node's instance does not exist",
@@ -161,8 +168,9 @@ func (i *Instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, er
 
 // InstanceShutdown reports whether the Node's instance is shut down: true for STOPPED and
 // STOPPING. An instance that cannot be found is an error wrapping cloudprovider.InstanceNotFound.
+// Like InstanceExists, it reads the instance fresh.
 func (i *Instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
-	inst, by, err := i.lookup(ctx, node)
+	inst, by, err := i.lookup(ctx, node, true)
 	if err != nil {
 		return false, err
 	}
@@ -174,9 +182,10 @@ func (i *Instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, 
 
 // InstanceMetadata returns the Node's provider ID, instance type (the shape), addresses (from the
 // primary VNIC), zone (the availability domain without its tenancy prefix), region and the fault
-// domain label. Every value is valid where Kubernetes puts it.
+// domain label. Every value is valid where Kubernetes puts it. Its reads may come from
+// ociclient's caches.
 func (i *Instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
-	inst, by, err := i.lookup(ctx, node)
+	inst, by, err := i.lookup(ctx, node, false)
 	if err != nil {
 		return nil, err
 	}

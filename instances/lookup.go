@@ -36,7 +36,9 @@ var errConfirmedAbsent = fmt.Errorf("confirmed absent: %w", cloudprovider.Instan
 // name, hostname label or private IP in the configured compartment. Its errors wrap
 // cloudprovider.InstanceNotFound when nothing was found after successful reads, and also
 // errConfirmedAbsent when that absence is confirmed; every other failure is returned as it is.
-func (i *Instances) lookup(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
+// With fresh, the instance's state comes from reads that began after the call, never from a
+// cache (see instanceByID and instanceByNode).
+func (i *Instances) lookup(ctx context.Context, node *v1.Node, fresh bool) (core.Instance, string, error) {
 	if node == nil {
 		return core.Instance{}, "", errors.New("instances: nil Node")
 	}
@@ -45,16 +47,21 @@ func (i *Instances) lookup(ctx context.Context, node *v1.Node) (core.Instance, s
 		if err != nil {
 			return core.Instance{}, "", fmt.Errorf("node %s: %w", node.Name, err)
 		}
-		inst, err := i.instanceByID(ctx, node, id)
+		inst, err := i.instanceByID(ctx, node, id, fresh)
 		return inst, byProviderID, err
 	}
-	return i.instanceByNode(ctx, node)
+	return i.instanceByNode(ctx, node, fresh)
 }
 
-// instanceByID returns the instance with the OCID, read by ID (GetInstance, cached by
-// ociclient), so that a Node costs the same whatever the size of its compartment.
-func (i *Instances) instanceByID(ctx context.Context, node *v1.Node, id string) (core.Instance, error) {
-	inst, err := i.compute.GetInstance(ctx, id)
+// instanceByID returns the instance with the OCID, read by ID, so that a Node costs the same
+// whatever the size of its compartment: GetInstance (cached by ociclient), or with fresh
+// GetInstanceFresh (one call). A 404 is settled by fresh listings either way.
+func (i *Instances) instanceByID(ctx context.Context, node *v1.Node, id string, fresh bool) (core.Instance, error) {
+	get := i.compute.GetInstance
+	if fresh {
+		get = i.compute.GetInstanceFresh
+	}
+	inst, err := get(ctx, id)
 	switch {
 	case err == nil:
 		i.remember(inst)
@@ -155,27 +162,50 @@ func compartmentOCIDProblem(v string) string {
 // guess. When only a terminated instance matches, it is returned so that InstanceExists reports
 // the Node gone, but only after fresh listings agree: a Node name reused by a new instance must
 // not resolve to the old one because a cached listing predates the new one.
-func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
-	inst, by, err := i.instanceByNodeFrom(ctx, node)
-	if err == nil && !isTerminated(inst.LifecycleState) {
+//
+// With fresh, a live match in a listing that may be cached is read again with GetInstanceFresh,
+// and its state then is the answer; terminated or 404 since, the Node is looked for again in
+// fresh listings (ListInstancesFresh), as when nothing live matched.
+func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node, fresh bool) (core.Instance, string, error) {
+	inst, by, err := i.instanceByNodeFrom(ctx, node, i.compute.ListInstances)
+	switch {
+	case err == nil && !isTerminated(inst.LifecycleState) && !fresh:
 		i.remember(inst)
 		return inst, by, nil
-	}
-	if err != nil && !errors.Is(err, cloudprovider.InstanceNotFound) {
+	case err == nil && !isTerminated(inst.LifecycleState):
+		id := deref(inst.Id)
+		cur, err := i.compute.GetInstanceFresh(ctx, id)
+		if err == nil && !isTerminated(cur.LifecycleState) {
+			i.remember(cur)
+			return cur, by, nil
+		}
+		if err != nil && !ociclient.IsNotFound(err) {
+			return core.Instance{}, by, fmt.Errorf("getting instance %s, which node %s matches by %s: %w", id, node.Name, by, err)
+		}
+		// Terminated, or a 404 (gone, or hidden by the policy), since the listing: fresh
+		// listings decide, below.
+	case err != nil && !errors.Is(err, cloudprovider.InstanceNotFound):
 		return inst, by, err
 	}
 	// The listings may predate the instance (a Node registers right after its instance boots,
-	// within the cache's TTL): look once more in fresh ones before answering.
+	// within the cache's TTL), or its end: look once more in fresh ones before answering.
+	list := i.compute.ListInstances
+	if fresh {
+		list = i.compute.ListInstancesFresh
+	}
 	i.compute.InvalidateCompartment(i.compartmentID)
-	inst, by, err = i.instanceByNodeFrom(ctx, node)
+	inst, by, err = i.instanceByNodeFrom(ctx, node, list)
 	if err == nil {
 		i.remember(inst)
 	}
 	return inst, by, err
 }
 
-func (i *Instances) instanceByNodeFrom(ctx context.Context, node *v1.Node) (core.Instance, string, error) {
-	listed, err := i.compute.ListInstances(ctx, i.compartmentID)
+// instanceByNodeFrom is one search for a Node without providerID, among the instances list
+// returns.
+func (i *Instances) instanceByNodeFrom(ctx context.Context, node *v1.Node,
+	list func(ctx context.Context, compartmentID string) ([]core.Instance, error)) (core.Instance, string, error) {
+	listed, err := list(ctx, i.compartmentID)
 	if err != nil {
 		return core.Instance{}, "", fmt.Errorf("listing instances in compartment %s to find node %s: %w", i.compartmentID, node.Name, err)
 	}

@@ -220,6 +220,9 @@ var errNoOCI = errors.New("this test makes no OCI calls")
 func (nopCompute) GetInstance(context.Context, string) (core.Instance, error) {
 	return core.Instance{}, errNoOCI
 }
+func (nopCompute) GetInstanceFresh(context.Context, string) (core.Instance, error) {
+	return core.Instance{}, errNoOCI
+}
 func (nopCompute) ListInstances(context.Context, string) ([]core.Instance, error) {
 	return nil, errNoOCI
 }

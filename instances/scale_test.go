@@ -41,6 +41,7 @@ func resync(ctx context.Context, inst *Instances, nodes []*v1.Node) error {
 //	with providerID, cold: N GetInstance + N ListVnicAttachments (of the instance) + N GetVnic = 1500
 //	without providerID (named by IP), cold: ⌈N/P⌉ ListInstances + ⌈N/P⌉ ListVnicAttachments + N GetVnic = 510
 //	warm (within the cache TTL), either: 0
+//	InstanceExists, either, warm or not: one fresh GetInstance per Node = 500
 //
 // Why: a Node with a providerID is read by ID, so its cost does not depend on how many other
 // instances share its compartment (a 2,000-instance compartment costs a cold Node 3 calls, not
@@ -84,12 +85,16 @@ func TestMetadataOf500NodesCostsBoundedCalls(t *testing.T) {
 			if err := resync(ctx, e.inst, tc.nodes); err != nil {
 				t.Fatal(err)
 			}
+			assertCalls(t, "warm resync", e.srv.Calls(), map[string]int{})
+
+			// InstanceExists reads each instance fresh: the one read it cannot take from the cache.
+			e.srv.ResetCalls()
 			for _, node := range tc.nodes {
 				if exists, err := e.inst.InstanceExists(ctx, node); !exists || err != nil {
 					t.Fatalf("InstanceExists(%s) = %v, %v", node.Name, exists, err)
 				}
 			}
-			assertCalls(t, "warm resync plus exists checks", e.srv.Calls(), map[string]int{})
+			assertCalls(t, "exists checks", e.srv.Calls(), map[string]int{"GetInstance": n})
 		})
 	}
 }
