@@ -57,8 +57,12 @@ func (l *loadBalancers) ensure(ctx context.Context, svc *v1.Service, nodes []*v1
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
+	secrets, err := l.c.secrets(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
 	nodes = l.c.nodes.WithAddresses(ctx, nodes)
-	res, err := reconcile(ctx, svc, nodes, l.c.secrets(svc))
+	res, err := reconcile(ctx, svc, nodes, secrets)
 	if pe, ok := kube.RecordPending(l.c.events, svc, err); ok {
 		if err := kube.SetPending(ctx, l.c.client, svc, pe); err != nil {
 			klog.FromContext(ctx).Error(err, "Could not record the pending load balancer work in the Service's status", "service", klog.KObj(svc))
@@ -92,8 +96,14 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 		}
 		return err
 	}
-	claim := seclist.Claim{Service: key(svc), LBSubnets: l.c.lbs.Subnets(svc, l.c.secrets(svc))}
-	if spec, err := lb.Desired(svc, nil, l.c.cfg, l.c.secrets(svc)); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
+	// The Secrets decide the subnets and the security-rule mode of a valid Service, so a Secret
+	// that cannot be read fails the deletion (retried) rather than counting as missing.
+	secrets, err := l.c.secrets(ctx, svc)
+	if err != nil {
+		return err
+	}
+	claim := seclist.Claim{Service: key(svc), LBSubnets: l.c.lbs.Subnets(svc, secrets)}
+	if spec, err := lb.Desired(svc, nil, l.c.cfg, secrets); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
 		claim = seclist.ClaimFor(key(svc), spec, nil) // names its backend NSGs, whose rules go too
 	}
 	if err := l.c.rules.Delete(ctx, claim); err != nil {
@@ -136,7 +146,15 @@ func (c *Cloud) pendingDone(ctx context.Context, namespace, name, applied string
 	return kube.RequeuePendingDone(c.client, c.watch.Service, c.events)(ctx, namespace, name, applied, err)
 }
 
-// secrets are the TLS Secrets svc references, from the informers (none before SetInformers).
-func (c *Cloud) secrets(svc *v1.Service) lb.Secrets { return c.watch.SecretsFor(svc) }
+// secrets are the TLS Secrets svc references (none before SetInformers): from the informers once
+// they have synced, else from the API, so a Secret is never reported missing by a cache that has
+// not listed it yet (kube.Watcher.Secrets). An error is the API's, never a missing Secret.
+func (c *Cloud) secrets(ctx context.Context, svc *v1.Service) (lb.Secrets, error) {
+	secrets, err := c.watch.Secrets(ctx, svc)
+	if err != nil {
+		return nil, fmt.Errorf("TLS Secrets of %s: %w", key(svc), err)
+	}
+	return secrets, nil
+}
 
 func key(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }

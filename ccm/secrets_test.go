@@ -49,7 +49,11 @@ func TestChangedSecretInAnotherNamespaceRetriggersTheServiceUsingIt(t *testing.T
 	if _, err := waitForStamp(ctx, kube, "shop", "shop", ""); err != nil {
 		t.Fatalf("a Service using a Secret of another namespace was not re-triggered: %v", err)
 	}
-	if s, ok := e.cloud.secrets(shop)[lb.SecretRef{Namespace: "certs", Name: "shared-tls"}]; !ok || s.Certificate != "cert-2" {
+	served, err := e.cloud.secrets(ctx, shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := served[lb.SecretRef{Namespace: "certs", Name: "shared-tls"}]; !ok || s.Certificate != "cert-2" {
 		t.Errorf("provider serves %q (found %v), want the new certificate", s.Certificate, ok)
 	}
 }

@@ -101,7 +101,11 @@ func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second Secret change did not re-trigger: %v", err)
 	}
-	if s, ok := e.cloud.secrets(uses)[lb.SecretRef{Namespace: "default", Name: "shop-tls"}]; !ok || s.Certificate != "cert-3" {
+	served, err := e.cloud.secrets(ctx, uses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := served[lb.SecretRef{Namespace: "default", Name: "shop-tls"}]; !ok || s.Certificate != "cert-3" {
 		t.Errorf("provider serves %q (found %v), want the new certificate", s.Certificate, ok)
 	}
 }

@@ -217,9 +217,63 @@ func (w *Watcher) WaitForSync(ctx context.Context) bool {
 	return ctx.Err() == nil
 }
 
-// SecretsFor returns the TLS Secrets svc references, from the cache of the referenced Secrets;
-// one not (yet) cached is left out, so Desired reports it missing and the Service is retried.
-// A nil Watcher has none.
+// secretReadTimeout bounds one read of a Secret through the API (see Secrets).
+const secretReadTimeout = 30 * time.Second
+
+// Secrets returns the TLS Secrets svc references, for a reconcile of svc: what is missing from
+// the result does not exist. A Secret whose informer has synced is read from its cache. Any other
+// is read once through the API (bounded by ctx and secretReadTimeout): its informer may not be
+// started yet (the service controller can sync a Service before this Watcher's handler has seen
+// it) or not have listed yet, and such a cache's "not found" means "not known". The read goes
+// through the API rather than starting the informer and waiting for it because the informers'
+// lifetime belongs to the Service index (syncSecretInformers stops one that no indexed Service
+// references, which a Service not indexed yet, or a deleted one being cleaned up, is not), and
+// because a list that keeps failing would hold a service-controller worker until ctx ends; one
+// GET costs no more than the informer's own first list. A GET that answers NotFound is a missing
+// Secret; any other failure is returned, never reported as a missing Secret. A nil Watcher, or
+// one without a client, reads nothing.
+func (w *Watcher) Secrets(ctx context.Context, svc *v1.Service) (lb.Secrets, error) {
+	if w == nil || w.kube == nil {
+		return nil, nil
+	}
+	var out lb.Secrets
+	for _, ref := range lb.RequiredSecrets(svc) {
+		s, ok, err := w.readSecret(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if out == nil {
+				out = lb.Secrets{}
+			}
+			out[ref] = s
+		}
+	}
+	return out, nil
+}
+
+// readSecret is one Secret for Secrets: from its informer's cache once synced, else from the API.
+func (w *Watcher) readSecret(ctx context.Context, ref lb.SecretRef) (lb.TLSSecret, bool, error) {
+	if w.SecretSynced(ref) {
+		s, ok := w.tlsSecret(ref)
+		return s, ok, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, secretReadTimeout)
+	defer cancel()
+	secret, err := w.kube.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return lb.TLSSecret{}, false, nil
+	case err != nil:
+		return lb.TLSSecret{}, false, fmt.Errorf("read Secret %s: %w", ref, err)
+	}
+	return lb.TLSSecretFromData(secret.Data), true, nil
+}
+
+// SecretsFor returns the TLS Secrets svc references from the caches alone; one whose informer is
+// not started or has not synced is left out, as if missing. It is for the bulk readers that
+// tolerate that: the drift check skips a Service that is invalid, and Prime, after WaitForSync,
+// keeps every rule of an invalid Service. A reconcile reads with Secrets. A nil Watcher has none.
 func (w *Watcher) SecretsFor(svc *v1.Service) lb.Secrets {
 	if w == nil {
 		return nil
@@ -250,6 +304,18 @@ func (w *Watcher) tlsSecret(ref lb.SecretRef) (lb.TLSSecret, bool) {
 		return lb.TLSSecret{}, false
 	}
 	return lb.TLSSecretFromData(secret.Data), true
+}
+
+// SecretSynced reports whether the informer of the Secret ref names runs and has synced: only
+// then does its cache answer for the Secret.
+func (w *Watcher) SecretSynced(ref lb.SecretRef) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	s, ok := w.secrets[ref]
+	w.mu.Unlock()
+	return ok && s.informer.HasSynced()
 }
 
 // Run re-queues the Services whose Secrets change, until ctx (or NewWatcher's) ends. Call it
