@@ -6,6 +6,7 @@ package seclist
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -75,6 +76,9 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool
 	id := deref(g.Id)
 	m.loggerFor(ctx).Info("Created the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
 	m.rememberFrontend(service, id)
+	m.mu.Lock()
+	m.nsgHomes[id], m.nsgCreated[id] = home, m.now()
+	m.mu.Unlock()
 	if g.TimeCreated == nil || !g.TimeCreated.Before(m.started) {
 		m.writerFor(id).rememberNSG(nil) // a new group has no rules: its first sync needs no read
 	} // else the process before made it (its retry token was answered again): it may hold rules
@@ -194,6 +198,11 @@ func (m *Manager) listFrontends(ctx context.Context, home nsgHome, service strin
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, gs := range found {
+		for _, g := range gs {
+			m.nsgHomes[deref(g.Id)] = home
+		}
+	}
 	for svc, gs := range found {
 		slices.SortFunc(gs, func(a, b core.NetworkSecurityGroup) int {
 			return cmp.Or(compareTimes(a.TimeCreated, b.TimeCreated), cmp.Compare(deref(a.Id), deref(b.Id)))
@@ -212,8 +221,9 @@ func (m *Manager) listFrontends(ctx context.Context, home nsgHome, service strin
 }
 
 // frontendOf returns the Service's frontend NSG as remembered or found by its tags in the VCN of
-// lbSubnets; "" when it has none. It never creates one.
-func (m *Manager) frontendOf(ctx context.Context, service string, lbSubnets []string) (string, error) {
+// lbSubnets; "" when it has none. It never creates one. With wait, a listing made before the
+// listing lag settled does not prove the Service has none (see findFrontend).
+func (m *Manager) frontendOf(ctx context.Context, service string, lbSubnets []string, wait bool) (string, error) {
 	if id := m.knownFrontend(service); id != "" {
 		return id, nil
 	}
@@ -229,7 +239,7 @@ func (m *Manager) frontendOf(ctx context.Context, service string, lbSubnets []st
 	if err != nil {
 		return "", err
 	}
-	return m.findFrontend(ctx, home, service, true)
+	return m.findFrontend(ctx, home, service, wait)
 }
 
 // knowFrontends finds the frontend NSGs of the claims in mode NSG that have none yet (claims of
@@ -245,7 +255,7 @@ func (m *Manager) knowFrontends(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, c := range missing {
-		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets)
+		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets, true)
 		if err != nil || id == "" {
 			m.loggerFor(ctx).Info("The frontend network security group of a Service in mode NSG is not known yet; not removing rules until it is",
 				"service", c.Service, "err", err)
@@ -263,34 +273,145 @@ func (m *Manager) knowFrontends(ctx context.Context) error {
 }
 
 // frontendToDelete returns the frontend NSG of the Service being deleted: the one its claims or
-// this process know, else, when its claim or held claim is in mode NSG, the one its tags name.
+// this process know, else the one its tags name in the VCN of its load balancer's subnets, in any
+// mode: a Service that left mode NSG may still have one (its delete failed, or no CCM ran since).
+// Only the first lookup in a VCN lists it (see findFrontend); that listing waits out the listing
+// lag, as it must prove the Service has none.
 func (m *Manager) frontendToDelete(ctx context.Context, c, held Claim) (string, error) {
 	if id := cmp.Or(held.FrontendNSG, c.FrontendNSG, m.knownFrontend(c.Service)); id != "" {
 		return id, nil
 	}
-	p := m.opts.Policy
-	if p.mode(c) != config.SecurityListModeNSG && (held.Service == "" || p.mode(held) != config.SecurityListModeNSG) {
-		return "", nil
+	return m.frontendOf(ctx, c.Service, union(c.LBSubnets, held.LBSubnets), true)
+}
+
+// retireLocked records id among the frontend NSGs service no longer uses, until deleteFrontend
+// has OCI's confirmation that it is gone. Guarded by mu.
+func (m *Manager) retireLocked(service, id string) {
+	if !slices.Contains(m.retiring[service], id) {
+		m.retiring[service] = append(m.retiring[service], id)
 	}
-	return m.frontendOf(ctx, c.Service, union(c.LBSubnets, held.LBSubnets))
+}
+
+// deleteFrontends deletes the frontend NSGs ids of service (see deleteFrontend); each one whose
+// deletion is not confirmed stays the Service's, for its next Reconcile or Delete.
+func (m *Manager) deleteFrontends(ctx context.Context, service string, ids, lbSubnets []string) error {
+	var errs []error
+	for _, id := range ids {
+		if err := m.deleteFrontend(ctx, service, id, lbSubnets); err != nil {
+			m.mu.Lock()
+			if m.frontends[service] != id {
+				m.retireLocked(service, id)
+			}
+			m.mu.Unlock()
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // deleteFrontend deletes a Service's frontend NSG, which must no longer be attached to its load
-// balancer (OCI refuses while any VNIC is in it). One already gone is success.
-func (m *Manager) deleteFrontend(ctx context.Context, service, id string) error {
+// balancer (OCI refuses while any VNIC is in it), and forgets it once OCI confirms it gone. One
+// already gone is success, but a 404 is believed only once confirmFrontendGone proves it: OCI
+// answers the same 404 NotAuthorizedOrNotFound for a group the CCM's policy does not let it
+// delete. Any failure is returned, and the group stays the Service's.
+func (m *Manager) deleteFrontend(ctx context.Context, service, id string, lbSubnets []string) error {
 	err := m.vn.DeleteNetworkSecurityGroup(ctx, id)
-	if err != nil && !ociclient.IsNotFound(err) {
-		return fmt.Errorf("service %s: deleting its frontend network security group %s: %w", service, id, err)
+	if ociclient.IsNotFound(err) {
+		err = m.confirmFrontendGone(ctx, id, lbSubnets, err)
+	}
+	if err != nil {
+		return fmt.Errorf("service %s: deleting its frontend network security group %s (kept, and deleted again at the Service's next sync): %w", service, id, err)
 	}
 	m.loggerFor(ctx).Info("Deleted the frontend network security group of a load balancer", "service", service, "networkSecurityGroup", id)
 	m.mu.Lock()
 	if m.frontends[service] == id {
 		delete(m.frontends, service)
 	}
+	m.retiring[service] = slices.DeleteFunc(m.retiring[service], func(r string) bool { return r == id })
+	if len(m.retiring[service]) == 0 {
+		delete(m.retiring, service)
+	}
 	delete(m.writers, id)
+	delete(m.nsgHomes, id)
+	delete(m.nsgCreated, id)
 	m.version++
 	m.mu.Unlock()
 	return nil
+}
+
+// nsgGetter reads one network security group. ociclient's VirtualNetworkClient has it; a
+// VirtualNetwork without it has a 404 confirmed by a listing alone.
+type nsgGetter interface {
+	GetNetworkSecurityGroup(ctx context.Context, id string) (core.NetworkSecurityGroup, error)
+}
+
+// confirmFrontendGone decides what DeleteNetworkSecurityGroup's 404 (notFound) for the frontend
+// NSG id meant: nil when the group is gone; an error naming the statement the policy most likely
+// lacks when a read or a listing shows it still there; an error when nothing can tell (a read and
+// a listing that fail too). A read that finds the group decides at once; a read that answers 404
+// (the policy may hide the group from reads as well) leaves it to a listing of its compartment
+// and VCN, made once the listing lag has passed since the group could have been created.
+func (m *Manager) confirmFrontendGone(ctx context.Context, id string, lbSubnets []string, notFound error) error {
+	if g, ok := m.vn.(nsgGetter); ok {
+		group, err := g.GetNetworkSecurityGroup(ctx, id)
+		switch {
+		case err == nil && nsgGone(group):
+			return nil
+		case err == nil:
+			return deleteRefused(id, deref(group.CompartmentId), notFound)
+		case !ociclient.IsNotFound(err):
+			return fmt.Errorf("reading network security group %s to confirm it is gone after DeleteNetworkSecurityGroup answered 404: %w (DeleteNetworkSecurityGroup: %v)", id, err, notFound)
+		}
+	}
+	m.mu.Lock()
+	home, known := m.nsgHomes[id]
+	listedFrom := m.settled
+	if at, ok := m.nsgCreated[id]; ok && at.Add(m.opts.ListingLag).After(listedFrom) {
+		listedFrom = at.Add(m.opts.ListingLag)
+	}
+	m.mu.Unlock()
+	if !known {
+		if len(lbSubnets) == 0 {
+			return fmt.Errorf("DeleteNetworkSecurityGroup answered 404 for network security group %s, and its VCN is unknown, so no listing can confirm it is gone: %v", id, notFound)
+		}
+		var err error
+		if home, err = m.frontendHome(ctx, lbSubnets, ""); err != nil {
+			return fmt.Errorf("confirming network security group %s is gone after DeleteNetworkSecurityGroup answered 404: %w", id, err)
+		}
+	}
+	if wait := listedFrom.Sub(m.clock()); wait > 0 {
+		if err := ctxtime.Sleep(ctx, wait); err != nil {
+			return fmt.Errorf("waiting for a listing to show network security group %s: %w", id, err)
+		}
+	}
+	groups, err := m.vn.ListNetworkSecurityGroups(ctx, home.compartment, home.vcn)
+	if err != nil {
+		return fmt.Errorf("listing the network security groups of compartment %s to confirm %s is gone after DeleteNetworkSecurityGroup answered 404: %w (DeleteNetworkSecurityGroup: %v)",
+			home.compartment, id, err, notFound)
+	}
+	for _, g := range groups {
+		if deref(g.Id) == id && !nsgGone(g) {
+			return deleteRefused(id, home.compartment, notFound)
+		}
+	}
+	return nil
+}
+
+// nsgGone says whether a group OCI shows is deleted or being deleted.
+func nsgGone(g core.NetworkSecurityGroup) bool {
+	return g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminating ||
+		g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminated
+}
+
+// deleteRefused is the error for a DeleteNetworkSecurityGroup that answered 404 for a group that
+// still exists: most likely the policy lets the CCM read the group but not delete it.
+func deleteRefused(id, compartment string, notFound error) error {
+	if compartment == "" {
+		compartment = "<the NSG's compartment>"
+	}
+	return fmt.Errorf("DeleteNetworkSecurityGroup answered 404 NotAuthorizedOrNotFound for network security group %s, which still exists: "+
+		"the CCM's IAM policy most likely lacks \"Allow dynamic-group <the CCM's group> to manage network-security-groups in compartment id %s\": %v",
+		id, compartment, notFound)
 }
 
 func (m *Manager) knownFrontend(service string) string {

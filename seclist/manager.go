@@ -123,8 +123,17 @@ type Manager struct {
 	unknown map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
 	subnets map[string]Subnet // last known details of every subnet a claim names
 	writers map[string]*writer
-	// frontends maps a Service to its frontend NSG, as created or found (mode NSG).
+	// frontends maps a Service to its frontend NSG, as created or found (mode NSG). A group stays
+	// here until OCI confirmed it deleted (deleteFrontend), even once its Service left mode NSG.
 	frontends map[string]string
+	// retiring maps a Service to the other frontend NSGs it no longer uses (one it had before
+	// frontends named another) whose deletion OCI has not confirmed yet; the Service's next
+	// Reconcile or Delete deletes them again.
+	retiring map[string][]string
+	// nsgHomes is where each frontend NSG this process created or listed lives, and nsgCreated
+	// when this process created one: what proving a group gone takes (confirmFrontendGone).
+	nsgHomes   map[string]nsgHome
+	nsgCreated map[string]time.Time
 	// version counts the changes to what rules are computed from (claims, unknown claims,
 	// Prime, subnets, frontend NSGs): a writer whose last sync succeeded at the current version
 	// has nothing new to write (see settled), and Reconcile skips it. Whatever is added that
@@ -189,6 +198,9 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 		version: 1,
 
 		frontends:   map[string]string{},
+		retiring:    map[string][]string{},
+		nsgHomes:    map[string]nsgHome{},
+		nsgCreated:  map[string]time.Time{},
 		listedHomes: map[nsgHome]bool{},
 	}, nil
 }
@@ -257,7 +269,8 @@ func (m *Manager) touch(service string) {
 // Reconcile sets the claim of c.Service, replacing any earlier one, and returns once every
 // security list the claim (or the claim it replaces) has rules in reflects it — or the first
 // write that would have failed. A Service whose mode is None (and had no rules before) returns
-// at once without calling OCI.
+// at once without calling OCI, but for the one listing per VCN and process that looks for
+// frontend NSGs left to retire (below).
 //
 // Reconcile calls GetSubnet for the claim's subnets, so a changed subnet (CIDR, attached lists)
 // takes effect when its Services are next reconciled. An invalid claim, or one with a subnet
@@ -267,7 +280,10 @@ func (m *Manager) touch(service string) {
 // In mode NSG the targets are the Service's frontend NSG (Claim.FrontendNSG, else the one
 // FrontendNSG made or its tags name; none is ErrNoFrontendNSG) and its backend NSGs. A Service
 // that leaves mode NSG has its frontend NSG deleted once the rules naming it are gone (lb has
-// detached it by then: FrontendNSG returned "" for the Service).
+// detached it by then: FrontendNSG returned "" for the Service). The group stays the Service's
+// until OCI confirms it deleted: a delete that fails, or answers a 404 that a read or a listing
+// does not confirm (OCI answers 404 also when the policy forbids the delete), is an error, and
+// the Service's next Reconcile or Delete deletes it again.
 func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -280,7 +296,7 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 		return fmt.Errorf("service %s: %w", c.Service, err)
 	}
 	if m.opts.Policy.mode(c) == config.SecurityListModeNSG && c.FrontendNSG == "" {
-		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets)
+		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets, true)
 		if err != nil {
 			return fmt.Errorf("service %s: %w", c.Service, err)
 		}
@@ -288,11 +304,15 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 			return fmt.Errorf("service %s: %w (is lb.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
 		}
 		c.FrontendNSG = id
-	} else if c.FrontendNSG == "" && m.usesNSGs() {
-		// A Service that left mode NSG while no CCM ran may have a frontend NSG to retire, which
-		// only a listing finds (m.frontends, below); one made before the lag settled may have
-		// missed it. Opportunistic: a failure leaves the group for a later reconcile.
-		if _, err := m.frontendOf(ctx, c.Service, c.LBSubnets); err != nil {
+	} else if uses := m.usesNSGs(); c.FrontendNSG == "" && (uses || !m.clock().Before(m.settled)) {
+		// A Service that left mode NSG while no CCM ran, or whose group the process before could
+		// not delete, may have a frontend NSG to retire, which only a listing finds (m.frontends,
+		// below). Only the first lookup in a VCN lists it (see findFrontend). While a Service of
+		// the cluster is in mode NSG, the listing waits out the listing lag, as one made before
+		// may have missed the group; otherwise it is made once the lag has passed since the start,
+		// and none before (a cluster without mode NSG makes one listing per VCN and process).
+		// Opportunistic: a failure leaves the group for a later reconcile, or the Service's Delete.
+		if _, err := m.frontendOf(ctx, c.Service, c.LBSubnets, uses); err != nil {
 			m.loggerFor(ctx).V(2).Info("Could not look for a frontend network security group to retire", "service", c.Service, "err", err)
 		}
 	}
@@ -323,21 +343,31 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	m.touch(c.Service)
 	// A frontend NSG the Service no longer uses (it left mode NSG) is deleted, not emptied.
 	// (A claim primed after a restart has none, but a listing may have found it: m.frontends.)
-	retired := ""
+	// It stays the Service's until OCI confirms it deleted: a failed delete is tried again by
+	// the next Reconcile or Delete (m.frontends, m.retiring).
+	var retired []string
 	if hadOld && old.FrontendNSG != "" && old.FrontendNSG != c.FrontendNSG {
-		retired = old.FrontendNSG
-	} else if id := m.frontends[c.Service]; id != "" && c.FrontendNSG == "" {
-		retired = id
+		retired = append(retired, old.FrontendNSG)
+	}
+	if id := m.frontends[c.Service]; id != "" && c.FrontendNSG == "" {
+		retired = union(retired, []string{id})
+	}
+	retired = union(retired, m.retiring[c.Service])
+	retired = slices.DeleteFunc(retired, func(id string) bool { return id == c.FrontendNSG })
+	for _, id := range retired {
+		if id != m.frontends[c.Service] {
+			m.retireLocked(c.Service, id)
+		}
 	}
 	if hadOld {
 		oldLists, _ := ListsOf(old, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
 		lists = union(lists, oldLists)
 	}
-	lists = slices.DeleteFunc(lists, func(id string) bool { return id == retired })
+	lists = slices.DeleteFunc(lists, func(id string) bool { return slices.Contains(retired, id) })
 	// An unchanged claim whose lists were all written (or found right) since the last change
 	// anywhere has nothing to write: no need to compute every Service's rules again, which a
 	// node sync would otherwise do once per Service.
-	settled := unchanged && retired == "" && m.settledLocked(lists)
+	settled := unchanged && len(retired) == 0 && m.settledLocked(lists)
 	m.mu.Unlock()
 	if settled {
 		return nil
@@ -345,10 +375,11 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
 		return err
 	}
-	if retired != "" {
-		return m.deleteFrontend(ctx, c.Service, retired)
+	subnets := c.LBSubnets
+	if hadOld {
+		subnets = union(subnets, old.LBSubnets)
 	}
-	return nil
+	return m.deleteFrontends(ctx, c.Service, retired, subnets)
 }
 
 // Delete drops the claim of c.Service and returns once the rules only it needed are gone from
@@ -358,10 +389,12 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 // Before Prime nothing is removed (see Manager); the rules then go at the first write to their
 // lists after Prime.
 //
-// A Service in mode NSG (by the claim held, or c.Mode; pass ClaimFor of its desired Spec so its
-// backend NSGs are visited too) also loses its frontend NSG, after the rules naming it in the
-// backend NSGs: call Delete after its load balancer is gone, because OCI refuses to delete an
-// NSG a load balancer is in (the error is returned; a later Delete retries).
+// The Service also loses its frontend NSG, whatever its mode now (one it had in mode NSG is
+// remembered until OCI confirms it deleted, or found by its tags in the VCN of its subnets),
+// after the rules naming it in the backend NSGs (pass ClaimFor of its desired Spec in mode NSG,
+// so its backend NSGs are visited too): call Delete after its load balancer is gone, because
+// OCI refuses to delete an NSG a load balancer is in (the error is returned; a later Delete
+// retries). A 404 from the delete is believed only once a read or a listing confirms it.
 func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if c.Service == "" {
 		return fmt.Errorf("%w: service name is empty", ErrInvalid)
@@ -380,6 +413,12 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if err != nil {
 		return fmt.Errorf("service %s: %w", c.Service, err)
 	}
+	m.mu.Lock()
+	frontends := union(m.retiring[c.Service], nil)
+	m.mu.Unlock()
+	if frontend != "" {
+		frontends = union([]string{frontend}, frontends)
+	}
 
 	m.mu.Lock()
 	var lists []string
@@ -388,7 +427,7 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 		lists = union(lists, l)
 	}
 	// The frontend NSG goes with its rules; the rules naming it in backend NSGs go first.
-	lists = slices.DeleteFunc(lists, func(id string) bool { return id == frontend })
+	lists = slices.DeleteFunc(lists, func(id string) bool { return slices.Contains(frontends, id) })
 	delete(m.claims, c.Service)
 	delete(m.unknown, c.Service)
 	m.version++
@@ -397,10 +436,7 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
 		return err
 	}
-	if frontend != "" {
-		return m.deleteFrontend(ctx, c.Service, frontend)
-	}
-	return nil
+	return m.deleteFrontends(ctx, c.Service, frontends, union(c.LBSubnets, old.LBSubnets))
 }
 
 // unknownLocked returns the Services whose claims are unknown, sorted: primed as Unknown, or in
@@ -574,8 +610,7 @@ func union(a, b []string) []string {
 	return out
 }
 
-// usesNSGs reports whether a Service of the cluster is in mode NSG: only then may another one
-// have a frontend NSG to retire.
+// usesNSGs reports whether a Service of the cluster is in mode NSG.
 func (m *Manager) usesNSGs() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

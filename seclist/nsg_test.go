@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -483,5 +484,107 @@ func TestFrontendNSGWithoutCreateOnlyLooks(t *testing.T) {
 	}
 	if w := n.srv.Calls().Since(before).Class(ocitest.ClassWrite); w != 0 {
 		t.Errorf("looking the group up wrote %d times, want 0", w)
+	}
+}
+
+// withoutGet is a VirtualNetwork that cannot read one group (GetNetworkSecurityGroup): only a
+// listing can confirm a group gone.
+type withoutGet struct{ seclist.VirtualNetwork }
+
+// TestFrontendNSGDeleteAnswering404IsBelievedOnlyOnceOCIShowsTheGroupGone: OCI answers
+// DeleteNetworkSecurityGroup with 404 NotAuthorizedOrNotFound also for a group the policy does not
+// let the CCM delete. Taken for "gone", the Service forgot a group that still existed (the fault
+// soak's orphan). A read, or else a listing made once the listing lag has passed since the group
+// was created, must show it gone first; until then the group stays the Service's, and the next
+// Delete (or Reconcile) deletes it.
+func TestFrontendNSGDeleteAnswering404IsBelievedOnlyOnceOCIShowsTheGroupGone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave bool // the Service leaves mode NSG (Reconcile) instead of being deleted
+		get   bool // the VirtualNetwork can read one group
+	}{
+		{"delete, read", false, true},
+		{"delete, listing right after the create", false, false},
+		{"leaving mode NSG, read", true, true},
+		{"leaving mode NSG, listing right after the create", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newNSGNet(t)
+			var vn seclist.VirtualNetwork = n.vn
+			if !tc.get {
+				vn = withoutGet{n.vn}
+			}
+			m, err := seclist.NewManager(vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}, ListingLag: ocitest.DefaultListingLag})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Prime(nil); err != nil {
+				t.Fatal(err)
+			}
+			front := n.ensure(t, m, n.claim("default/web", 80, 30080))
+			// The group was created a moment ago: ocitest's listing lacks it for DefaultListingLag.
+			step := func() error {
+				if tc.leave {
+					return m.Reconcile(t.Context(), n.vcn.claim("default/web", 80, 30080))
+				}
+				return m.Delete(t.Context(), seclist.Claim{Service: "default/web", LBSubnets: []string{n.lbSubnet}})
+			}
+			remove := n.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 404, Code: "NotAuthorizedOrNotFound"})
+			err = step()
+			remove()
+			if err == nil {
+				t.Fatal("a DeleteNetworkSecurityGroup answered 404 for a group that still exists was taken for success")
+			}
+			if !strings.Contains(err.Error(), "manage network-security-groups") {
+				t.Errorf("error %q does not name the statement the policy most likely lacks", err)
+			}
+			if _, _, ok := n.srv.NetworkSecurityGroup(front); !ok {
+				t.Fatal("the frontend NSG is gone")
+			}
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := n.srv.NetworkSecurityGroup(front); ok {
+				t.Error("the frontend NSG outlived the Service's next sync")
+			}
+			if diff := cmp.Diff(n.userRules, mustRules(t, n, n.backend)); diff != "" {
+				t.Errorf("backend NSG (-want +got): want only the rules that were there before\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFrontendNSGDeletedByAnAnswerLostIsConfirmedGone: a DeleteNetworkSecurityGroup that OCI
+// applied but whose answer was lost is retried; its 404 then is confirmed by a read or a listing,
+// and the Service is done.
+func TestFrontendNSGDeletedByAnAnswerLostIsConfirmedGone(t *testing.T) {
+	for _, get := range []bool{true, false} {
+		t.Run(fmt.Sprintf("read %v", get), func(t *testing.T) {
+			n := newNSGNet(t)
+			var vn seclist.VirtualNetwork = n.vn
+			if !get {
+				vn = withoutGet{n.vn}
+			}
+			m, err := seclist.NewManager(vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}, ListingLag: ocitest.NoLag})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Prime(nil); err != nil {
+				t.Fatal(err)
+			}
+			front := n.ensure(t, m, n.claim("default/web", 80, 30080))
+			n.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 500, AfterHandler: true, Times: 1})
+			del := func() error {
+				return m.Delete(t.Context(), seclist.Claim{Service: "default/web", LBSubnets: []string{n.lbSubnet}})
+			}
+			if err := del(); err != nil {
+				if err := del(); err != nil { // the client did not retry the 500: the next Delete does
+					t.Fatal(err)
+				}
+			}
+			if _, _, ok := n.srv.NetworkSecurityGroup(front); ok {
+				t.Error("the frontend NSG is still there")
+			}
+		})
 	}
 }
