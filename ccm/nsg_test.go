@@ -225,3 +225,68 @@ func TestFrontendNSGDeleteAnswering500IsRetriedUntilOCIConfirms(t *testing.T) {
 		})
 	}
 }
+
+// TestFrontendNSGDeleteAnswering500IsFoundAgainAfterARestart: the Service left mode NSG (for a
+// network load balancer, or a classic one without NSGs) and DeleteNetworkSecurityGroup answered
+// 500 without deleting the group; then the CCM restarted, so nothing in memory names the group,
+// and no Service is in mode NSG any more. The new process finds the group by its tags and
+// deletes it, at the Service's next sync or at its deletion.
+func TestFrontendNSGDeleteAnswering500IsFoundAgainAfterARestart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		toNLB bool
+		then  string
+	}{
+		{"to an NLB, next sync", true, "update"},
+		{"to an NLB, deletion", true, "delete"},
+		{"out of mode NSG, next sync", false, "update"},
+		{"out of mode NSG, deletion", false, "delete"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			lbs, _ := e.cloud.LoadBalancer()
+			svc := service("web", map[string]string{string(annotation.SecurityRuleManagementMode): "NSG"}, 80)
+			status, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", svc, e.nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fronts := frontendNSGsOf(e, "web")
+			if len(fronts) != 1 {
+				t.Fatalf("frontend NSGs %v, want 1", fronts)
+			}
+			next := service("web", nil, 80)
+			next.Status.LoadBalancer = *status
+			if tc.toNLB {
+				next.Annotations = map[string]string{string(annotation.LoadBalancerType): "nlb"}
+			}
+			remove := e.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 500})
+			if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", next, e.nodes); err == nil {
+				t.Error("the sync whose DeleteNetworkSecurityGroup answered 500 succeeded")
+			}
+			remove()
+			if got := frontendNSGsOf(e, "web"); !slices.Equal(got, fronts) {
+				t.Fatalf("frontend NSGs %v, want %v still there (the delete was not applied)", got, fronts)
+			}
+
+			cloud, _ := e.newCloud(t) // a restart: nothing in memory names the group
+			lbs, _ = cloud.LoadBalancer()
+			if tc.then == "update" {
+				if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", next, e.nodes); err != nil {
+					t.Fatal(err)
+				}
+				if got := frontendNSGsOf(e, "web"); len(got) != 0 {
+					t.Errorf("frontend NSGs %v outlived the next sync after the restart, want none", got)
+				}
+			}
+			if err := lbs.EnsureLoadBalancerDeleted(ctxFor(t), "test-cluster", next); err != nil {
+				t.Fatal(err)
+			}
+			if got := frontendNSGsOf(e, "web"); len(got) != 0 {
+				t.Errorf("frontend NSGs %v outlived the Service's deletion, want none", got)
+			}
+			if n, m := len(e.srv.LoadBalancers()), len(e.srv.NetworkLoadBalancers()); n+m != 0 {
+				t.Errorf("%d load balancers and %d network load balancers left", n, m)
+			}
+		})
+	}
+}

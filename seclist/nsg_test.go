@@ -588,3 +588,37 @@ func TestFrontendNSGDeletedByAnAnswerLostIsConfirmedGone(t *testing.T) {
 		})
 	}
 }
+
+// TestFrontendNSGLeftBehindByA500IsFoundThroughTheListingLagAfterARestart: the Service left mode
+// NSG, and DeleteNetworkSecurityGroup answered 500 without deleting its group; then the process
+// restarted within ocitest's listing lag (the group was created a moment ago, so a listing lacks
+// it) and the Service, no longer in mode NSG, is deleted. Delete must wait out the lag and find
+// the group by its tags, not take the first listing for its absence.
+func TestFrontendNSGLeftBehindByA500IsFoundThroughTheListingLagAfterARestart(t *testing.T) {
+	n := newNSGNet(t)
+	m := n.manager(t, seclist.Options{})
+	front := n.ensure(t, m, n.claim("default/web", 80, 30080))
+	all := n.vcn.claim("default/web", 80, 30080) // the Service moves to mode All
+	remove := n.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 500})
+	if err := m.Reconcile(t.Context(), all); err == nil {
+		t.Error("the Reconcile whose DeleteNetworkSecurityGroup answered 500 succeeded")
+	}
+	remove()
+	if _, _, ok := n.srv.NetworkSecurityGroup(front); !ok {
+		t.Fatal("the frontend NSG is gone, though its delete was not applied")
+	}
+
+	restarted := n.manager(t, seclist.Options{}) // a new process: nothing in memory
+	if err := restarted.Prime([]seclist.Claim{all}); err != nil {
+		t.Fatal(err)
+	}
+	if err := restarted.Delete(t.Context(), all); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := n.srv.NetworkSecurityGroup(front); ok {
+		t.Error("the frontend NSG of a Service that left mode NSG outlived its Delete after a restart")
+	}
+	if diff := cmp.Diff(n.userRules, mustRules(t, n, n.backend)); diff != "" {
+		t.Errorf("backend NSG (-want +got): want only the rules that were there before\n%s", diff)
+	}
+}
