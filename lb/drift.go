@@ -203,6 +203,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 	}
 	observed := found.spec()
 	d.pending.overlay(observed)
+	desired.Name = d.namer.targetName(svc, observed, desired)
 	plan, err := Diff(observed, desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.
@@ -219,7 +220,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 
 // find returns svc's load balancer from the listing the way the Reconciler finds it: by the
 // adoption annotation; else by the candidate names, accepting one tagged for this cluster and
-// Service or an untagged one under the UID name; else by the ownership tags under any name (a
+// Service or an untagged one under an upstream name (naming.upstreamNames); else by the ownership tags under any name (a
 // load balancer renamed in the console). listedGone reports that the only trace of it is
 // a listing entry DELETED or DELETING.
 func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spec) (_ *found, listedGone bool) {
@@ -235,11 +236,11 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spe
 		got, tagged := ownerFromTags(lb.FreeformTags)
 		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
 	}
-	uidName := uidName(svc)
-	for _, name := range d.namer.Candidates(svc) {
+	upstream := d.namer.upstreamNames(svc, desired.Kind)
+	for _, name := range d.namer.Candidates(svc, desired.Kind) {
 		for _, lb := range l.byName[name] {
 			_, tagged := ownerFromTags(lb.FreeformTags)
-			if owned(lb) || (!tagged && name == uidName) {
+			if owned(lb) || (!tagged && slices.Contains(upstream, name)) {
 				return lb, false
 			}
 		}

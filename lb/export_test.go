@@ -21,7 +21,9 @@ var Observe = observe
 type StateError = stateError
 
 // Candidates returns the display names svc's load balancer is looked up by under cfg.
-func Candidates(cfg *config.Config, svc *v1.Service) []string { return namingFor(cfg).Candidates(svc) }
+func Candidates(cfg *config.Config, svc *v1.Service) []string {
+	return namingFor(cfg).Candidates(svc, kindOf(svc))
+}
 
 // ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.
 func ApplyPlan(ctx context.Context, c Client, plan *model.Plan) (string, error) {

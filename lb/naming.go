@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,13 +21,24 @@ import (
 // hash of the full name, so two long names stay distinct.
 const maxNameLength = 128
 
+// maxDisplayName is OCI's limit on a load balancer's or network load balancer's display name;
+// the upstream CCM cuts its names to it.
+const maxDisplayName = 1024
+
 // naming derives a load balancer's display name from its Service.
 //
-// The uid scheme (the default) names a load balancer after the Service UID, exactly as the
-// upstream OCI CCM does, so existing load balancers are found again. The name scheme uses
-// "[prefix-]namespace-name", which people can read and which survives a backup/restore that gives
-// the Service a new UID. Lookups under the name scheme fall back to the UID name, so a cluster
-// can switch schemes without orphaning its load balancers.
+// The uid scheme (the default) names a load balancer as the upstream OCI CCM does (upstream CCM
+// v1.35.0, pkg/cloudprovider/providers/oci/load_balancer_util.go, GetLoadBalancerName): a load
+// balancer "<prefix><uid>" (Prefix is upstream's LOAD_BALANCER_PREFIX, "-" appended when it
+// lacks one; none by default), a network load balancer "<namespace>/<name>/<uid>". Upstream
+// looks its load balancers up by that exact name, so a rollback to it finds them.
+//
+// The name scheme uses "[prefix-]namespace-name", which people can read and which survives a
+// backup/restore that gives the Service a new UID.
+//
+// Under both schemes a lookup also tries the Service's upstream names (upstreamNames), so a
+// cluster migrating from the upstream CCM, from an earlier oci-ccm, or between schemes finds
+// its load balancers.
 type naming struct {
 	Scheme config.NamingScheme
 	Prefix string
@@ -44,10 +56,13 @@ func namingFor(cfg *config.Config) naming {
 	return n
 }
 
-// Name returns the display name a new load balancer for svc gets.
-func (n naming) Name(svc *v1.Service) string {
+// Name returns the display name a new load balancer for svc gets, of the kind svc asks for.
+func (n naming) Name(svc *v1.Service) string { return n.nameOf(svc, kindOf(svc)) }
+
+// nameOf returns the display name a new load balancer of kind for svc gets.
+func (n naming) nameOf(svc *v1.Service, kind model.Kind) string {
 	if n.Scheme != config.NamingName {
-		return uidName(svc)
+		return n.upstreamName(svc, kind)
 	}
 	name := svc.Namespace + "-" + svc.Name
 	if n.Prefix != "" {
@@ -56,17 +71,75 @@ func (n naming) Name(svc *v1.Service) string {
 	return boundName(name, maxNameLength)
 }
 
-// Candidates returns the display names to look a Service's load balancer up by, best first: the
-// scheme's name and, under the name scheme, the UID name as a migration fallback.
-func (n naming) Candidates(svc *v1.Service) []string {
-	primary := n.Name(svc)
-	if uid := uidName(svc); uid != primary {
-		return []string{primary, uid}
+// Candidates returns the display names to look a Service's load balancer of kind up by, best
+// first: the scheme's name, then the Service's other upstream names (upstreamNames). kind is the
+// product looked in, not necessarily the one svc asks for: a Service switched between lb and nlb
+// looks for its former load balancer under that kind's names.
+func (n naming) Candidates(svc *v1.Service, kind model.Kind) []string {
+	out := []string{n.nameOf(svc, kind)}
+	for _, name := range n.upstreamNames(svc, kind) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
 	}
-	return []string{primary}
+	return out
 }
 
-// uidName is the upstream-compatible display name: the Service UID.
+// upstreamName is the upstream CCM's display name for svc's load balancer of kind.
+func (n naming) upstreamName(svc *v1.Service, kind model.Kind) string {
+	var name string
+	if kind == model.KindNetworkLoadBalancer {
+		name = svc.Namespace + "/" + svc.Name + "/" + string(svc.UID)
+	} else {
+		name = upstreamPrefix(n.Prefix) + string(svc.UID)
+	}
+	if len(name) > maxDisplayName {
+		name = name[:maxDisplayName]
+	}
+	return name
+}
+
+// upstreamPrefix is prefix as the upstream CCM uses LOAD_BALANCER_PREFIX: "-" appended when it
+// lacks one.
+func upstreamPrefix(prefix string) string {
+	if prefix != "" && !strings.HasSuffix(prefix, "-") {
+		prefix += "-"
+	}
+	return prefix
+}
+
+// upstreamNames are the names svc's load balancer of kind may have been given for this very
+// Service, each carrying its UID: the upstream CCM's (upstreamName), and the bare UID (the
+// upstream CCM's load balancers without a prefix; oci-ccm's network load balancers before it
+// named them the upstream way). UIDs are unique, so an untagged load balancer under one of them
+// was made for svc and is adopted (foundByUIDName), and under the uid scheme it keeps that name
+// (keepsName).
+func (n naming) upstreamNames(svc *v1.Service, kind model.Kind) []string {
+	upstream := n.upstreamName(svc, kind)
+	if uid := uidName(svc); uid != upstream {
+		return []string{upstream, uid}
+	}
+	return []string{upstream}
+}
+
+// keepsName says whether a load balancer of kind named observed keeps its name: under the uid
+// scheme one of svc's upstream names is never changed, so an adopted load balancer is not renamed
+// on any sync (a rollback to the upstream CCM finds it under the name it gave). Under the name
+// scheme every load balancer is renamed to the scheme's name, as switching schemes does.
+func (n naming) keepsName(svc *v1.Service, kind model.Kind, observed string) bool {
+	return n.Scheme != config.NamingName && slices.Contains(n.upstreamNames(svc, kind), observed)
+}
+
+// targetName returns the display name desired's load balancer should have once observed (nil:
+// none yet) is found for svc: observed's own when it keeps it, else desired's.
+func (n naming) targetName(svc *v1.Service, observed, desired *model.Spec) string {
+	if observed != nil && n.keepsName(svc, desired.Kind, observed.Name) {
+		return observed.Name
+	}
+	return desired.Name
+}
+
+// uidName is the display name the Service UID alone.
 func uidName(svc *v1.Service) string { return string(svc.UID) }
 
 // boundName cuts name to max characters, ending a cut name in "-" and 8 hex digits of its hash.

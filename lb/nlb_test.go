@@ -249,8 +249,8 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 	if res.LoadBalancerID != *created.Id || calls.Op(ocitest.NLB("CreateNetworkLoadBalancer")) != 0 {
 		t.Fatalf("Ensure used %s, want the upstream one %s:\n%s", res.LoadBalancerID, *created.Id, calls)
 	}
-	if got := e.onlyNLB(t); got.Owner.UID != string(svc.UID) || got.Listeners["TCP-80"].Port != 80 {
-		t.Errorf("adopted network load balancer: owner %+v, listeners %v", got.Owner, got.Listeners)
+	if got := e.onlyNLB(t); got.Owner.UID != string(svc.UID) || got.Listeners["TCP-80"].Port != 80 || got.Name != string(svc.UID) {
+		t.Errorf("adopted network load balancer: owner %+v, listeners %v, name %q (want the UID name kept)", got.Owner, got.Listeners, got.Name)
 	}
 
 	// A policy without network-load-balancers: the 404s prove nothing and the Service is kept.

@@ -26,8 +26,10 @@ const (
 	// foundByName: found by a display name alone. An untagged load balancer found so is refused
 	// (under the name scheme another cluster may use the same name).
 	foundByName foundBy = iota
-	// foundByUIDName: found by the Service-UID display name. UIDs are unique, so an untagged load
-	// balancer found so was created for this Service by the upstream CCM and is adopted.
+	// foundByUIDName: found by one of the Service's upstream names, each carrying its UID (the
+	// UID alone, "<LOAD_BALANCER_PREFIX><uid>", "<namespace>/<name>/<uid>" for a network load
+	// balancer; naming.upstreamNames). UIDs are unique, so an untagged load balancer found so was
+	// created for this Service by the upstream CCM and is adopted.
 	foundByUIDName
 	// foundByAdoption: named by the Service's adopt-load-balancer-id annotation.
 	foundByAdoption
@@ -38,7 +40,7 @@ const (
 // checkOwnership decides whether the load balancer observed may be managed for the Service that
 // desired describes. Tags win: matching tags are accepted however the load balancer was found,
 // tags naming another cluster or Service are refused however it was found. Without tags, only a
-// UID-name match, an explicit adoption or this process's own record is accepted.
+// upstream-name match (foundByUIDName), an explicit adoption or this process's own record is accepted.
 //
 // A Service is identified by cluster and namespace/name; a different Service UID under the same
 // name is accepted (a backup restore recreates the Service with a new UID) and re-tagged by Diff.

@@ -332,6 +332,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		// Remember it before applying, so a reconcile after a partial failure needs one read.
 		r.remember(svc.UID, refOf(found))
 	}
+	desired.Name = r.namer.targetName(svc, observed, desired) // an upstream name is kept
 	plan, err := Diff(observed, desired)
 	if err != nil {
 		return nil, err
@@ -519,9 +520,10 @@ func (r *Reconciler) owner(svc *v1.Service) *model.Spec {
 }
 
 // find returns svc's load balancer, or nil if there is none, and how it was found: by the
-// adoption annotation (explicit, so it wins), by the OCID cached for the Service, else through the name index (scheme name,
-// then UID name). An untagged load balancer found only by a non-UID name is an ownershipError;
-// load balancers tagged for another cluster or Service are skipped.
+// adoption annotation (explicit, so it wins), by the OCID cached for the Service, else through
+// the name index under naming.Candidates for e's kind (the scheme's name, then the Service's
+// upstream names). An untagged load balancer found only by a name without the Service's UID is an
+// ownershipError; load balancers tagged for another cluster or Service are skipped.
 //
 // With listedOK, a load balancer of the index's last whole listing stands in for a read (see
 // index_listed.go); Delete and Get read afresh.
@@ -575,7 +577,7 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 	if err := r.lag.await(ctx, serviceKey(string(svc.UID))); err != nil {
 		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.words().noun, svc.Namespace, svc.Name, err)
 	}
-	if err := e.index.Relist(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...); err != nil {
+	if err := e.index.Relist(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, e.p.kind())...); err != nil {
 		w := e.p.words()
 		return nil, foundByName, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
 	}
@@ -586,7 +588,7 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 // findByName is find through the name index; stale reports that nothing was found and every
 // indexed match was gone (and has been removed from the index).
 func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
-	matches, err := e.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc)...)
+	matches, err := e.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, e.p.kind())...)
 	if err != nil {
 		w := e.p.words()
 		return nil, foundByName, false, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
@@ -605,7 +607,7 @@ func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service,
 			continue
 		}
 		claim := foundByName
-		if m.Name == uidName(svc) {
+		if slices.Contains(r.namer.upstreamNames(svc, e.p.kind()), m.Name) {
 			claim = foundByUIDName
 		}
 		got, tagged := ownerFromTags(lb.FreeformTags)
