@@ -57,6 +57,10 @@ type Options struct {
 	// network security group (lb.Options.ListingLag and seclist.Options.ListingLag: zero means
 	// their defaults, negative none). Tests against a server without the lag set it negative.
 	ListingLag time.Duration
+	// Getenv reads the process environment, once, in New: the upstream CCM's
+	// LOAD_BALANCER_PREFIX sets loadBalancer.naming.prefix (config.Config.ApplyEnvironment).
+	// The binary passes os.Getenv; nil reads nothing.
+	Getenv func(string) string
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -96,9 +100,12 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 	return New(cfg, opts)
 }
 
-// New builds a Cloud from a loaded configuration, validating it first (without the credentials
-// when Options.Client is given).
+// New builds a Cloud from a loaded configuration and Options.Getenv's environment, validating it
+// first (without the credentials when Options.Client is given).
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
+	if err := cfg.ApplyEnvironment(opts.Getenv); err != nil {
+		return nil, err
+	}
 	client := opts.Client
 	validate := cfg.Validate
 	if client != nil {

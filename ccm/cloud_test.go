@@ -4,10 +4,14 @@
 package ccm
 
 import (
+	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -55,5 +59,40 @@ func TestSetInformersWithoutInitializeStartsNoGoroutine(t *testing.T) {
 	case <-e.cloud.primed:
 		t.Error("security rules were primed without a stop channel")
 	default:
+	}
+}
+
+// TestNewReadsTheUpstreamNamePrefixFromTheEnvironment: a deployment migrated from the upstream
+// CCM with LOAD_BALANCER_PREFIX still set starts, and names load balancers "<prefix>-<uid>" as
+// upstream did (network load balancers "<namespace>/<name>/<uid>", unprefixed); a prefix that
+// disagrees with loadBalancer.naming.prefix stops it.
+func TestNewReadsTheUpstreamNamePrefixFromTheEnvironment(t *testing.T) {
+	e := newEnv(t)
+	getenv := func(k string) string {
+		if k == config.UpstreamPrefixVariable {
+			return "prod"
+		}
+		return ""
+	}
+	cfg := *e.cfg
+	cloud, err := New(&cfg, Options{ClusterName: "test-cluster", Client: e.client, Getenv: getenv})
+	if err != nil {
+		t.Fatalf("New with %s set: %v, want a Cloud", config.UpstreamPrefixVariable, err)
+	}
+	lbs, _ := cloud.LoadBalancer()
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "6c1b7a52-3f0e-4d8a-a6b1-1f2e3d4c5b6a"}}
+	if got, want := lbs.GetLoadBalancerName(context.Background(), "", svc), "prod-"+string(svc.UID); got != want {
+		t.Errorf("GetLoadBalancerName = %q, want %q", got, want)
+	}
+	svc.Annotations = map[string]string{"oci.oraclecloud.com/load-balancer-type": "nlb"}
+	if got, want := lbs.GetLoadBalancerName(context.Background(), "", svc), "default/web/"+string(svc.UID); got != want {
+		t.Errorf("GetLoadBalancerName of an nlb Service = %q, want %q", got, want)
+	}
+
+	other := *e.cfg
+	other.LoadBalancer.Naming.Prefix = "test"
+	if _, err := New(&other, Options{ClusterName: "test-cluster", Client: e.client, Getenv: getenv}); err == nil ||
+		!strings.Contains(err.Error(), config.UpstreamPrefixVariable) {
+		t.Errorf("New with %s disagreeing with loadBalancer.naming.prefix: %v, want a refusal naming it", config.UpstreamPrefixVariable, err)
 	}
 }

@@ -8,13 +8,50 @@ import (
 	"testing"
 )
 
-func TestCheckEnvironmentRefusesTheUpstreamNamePrefix(t *testing.T) {
-	env := map[string]string{upstreamPrefixVariable: "prod-"}
-	err := CheckEnvironment(func(k string) string { return env[k] })
-	if err == nil || !strings.Contains(err.Error(), upstreamPrefixVariable) || !strings.Contains(err.Error(), "loadBalancer.naming") {
-		t.Fatalf("CheckEnvironment = %v, want a refusal naming %s and what to use instead", err, upstreamPrefixVariable)
+func TestApplyEnvironmentCarriesTheUpstreamNamePrefix(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == UpstreamPrefixVariable {
+				return v
+			}
+			return ""
+		}
 	}
-	if err := CheckEnvironment(func(string) string { return "" }); err != nil {
-		t.Fatalf("CheckEnvironment with nothing set = %v", err)
+	tests := []struct {
+		name       string
+		naming     Naming
+		variable   string
+		wantPrefix string
+		wantErr    string
+	}{
+		{"unset changes nothing", Naming{Scheme: NamingUID}, "", "", ""},
+		{"uid scheme takes it", Naming{Scheme: NamingUID}, "prod-", "prod-", ""},
+		{"empty scheme is uid", Naming{}, "prod", "prod", ""},
+		{"uid scheme, same prefix in the file", Naming{Scheme: NamingUID, Prefix: "prod"}, "prod-", "prod", ""},
+		{"uid scheme, another prefix in the file", Naming{Scheme: NamingUID, Prefix: "test"}, "prod-", "", "disagrees with loadBalancer.naming.prefix"},
+		{"name scheme, same prefix", Naming{Scheme: NamingName, Prefix: "prod"}, "prod-", "prod", ""},
+		{"name scheme without a prefix", Naming{Scheme: NamingName}, "prod-", "", "scheme: name"},
+		{"name scheme, another prefix", Naming{Scheme: NamingName, Prefix: "test"}, "prod-", "", "scheme: name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Config{LoadBalancer: LoadBalancer{Naming: tc.naming}}
+			err := c.ApplyEnvironment(env(tc.variable))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), UpstreamPrefixVariable) {
+					t.Fatalf("ApplyEnvironment = %v, want an error naming %s and %q", err, UpstreamPrefixVariable, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.LoadBalancer.Naming.Prefix; got != tc.wantPrefix {
+				t.Errorf("naming.prefix = %q, want %q", got, tc.wantPrefix)
+			}
+		})
+	}
+	if err := (&Config{}).ApplyEnvironment(nil); err != nil {
+		t.Errorf("ApplyEnvironment(nil) = %v", err)
 	}
 }

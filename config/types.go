@@ -114,8 +114,11 @@ const (
 type Naming struct {
 	// Scheme selects how names are derived (default uid).
 	Scheme NamingScheme `yaml:"scheme"`
-	// Prefix is prepended to names under the name scheme, to tell clusters apart in one
-	// compartment. It is not allowed with the uid scheme, whose names must stay upstream-compatible.
+	// Prefix is prepended to names. Under the name scheme it tells clusters apart in one
+	// compartment ("<prefix>-<namespace>-<name>"). Under the uid scheme it is the upstream CCM's
+	// LOAD_BALANCER_PREFIX: load balancers are named "<prefix>-<uid>" (the "-" added when missing),
+	// network load balancers are not prefixed, as upstream. The LOAD_BALANCER_PREFIX environment
+	// variable sets it (ApplyEnvironment).
 	Prefix string `yaml:"prefix"`
 }
 
@@ -124,7 +127,8 @@ type NamingScheme string
 
 // The naming schemes.
 const (
-	// NamingUID names a load balancer after the Service UID (compatible with the upstream CCM).
+	// NamingUID names load balancers as the upstream CCM does: "[prefix-]<uid>" for a load
+	// balancer, "<namespace>/<name>/<uid>" for a network load balancer.
 	NamingUID NamingScheme = "uid"
 	// NamingName names a load balancer [prefix-]namespace-name, bounded in length.
 	NamingName NamingScheme = "name"

@@ -178,6 +178,12 @@ func pemPrivateKey(s string) (encrypted, ok bool) {
 // read like a DNS label so names stay valid wherever they are reused.
 const maxPrefixLength = 32
 
+// maxUpstreamPrefixLength bounds the prefix under the uid scheme, which is the upstream CCM's
+// LOAD_BALANCER_PREFIX and as free as it: any characters, as long as "<prefix>-<uid>" (a UID is
+// 36 characters) fits in OCI's 1024-character display name. Upstream cuts a longer name, which
+// could cut the UID and give two Services one name; oci-ccm refuses it instead.
+const maxUpstreamPrefixLength = 1024 - 1 - 36
+
 func (c *Config) validateLoadBalancer(v *validator) {
 	lb := &c.LoadBalancer
 	const p = "loadBalancer."
@@ -224,8 +230,9 @@ func (c *Config) validateLoadBalancer(v *validator) {
 
 	switch lb.Naming.Scheme {
 	case NamingUID:
-		if lb.Naming.Prefix != "" {
-			v.add(p+"naming.prefix", lb.Naming.Prefix, "allowed only with naming.scheme: name; uid names stay as the upstream CCM wrote them")
+		if pre := lb.Naming.Prefix; len(pre) > maxUpstreamPrefixLength {
+			v.add(p+"naming.prefix", pre, fmt.Sprintf("must be at most %d characters with naming.scheme: uid, so the Service UID fits "+
+				"in OCI's 1024-character display name after it", maxUpstreamPrefixLength))
 		}
 	case NamingName:
 		if pre := lb.Naming.Prefix; pre != "" && (len(pre) > maxPrefixLength || !dnsLabel(pre)) {

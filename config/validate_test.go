@@ -161,8 +161,11 @@ func TestValidateReportsEachProblem(t *testing.T) {
 		{"name scheme without prefix accepted", func(c *Config) { c.LoadBalancer.Naming = Naming{Scheme: NamingName} }, nil},
 		{"unknown scheme", func(c *Config) { c.LoadBalancer.Naming.Scheme = "UID" },
 			[]FieldError{{"loadBalancer.naming.scheme", "UID", "must be one of uid, name"}}},
-		{"prefix with uid scheme", func(c *Config) { c.LoadBalancer.Naming.Prefix = "prod" },
-			[]FieldError{{"loadBalancer.naming.prefix", "prod", "allowed only with naming.scheme: name; uid names stay as the upstream CCM wrote them"}}},
+		{"uid scheme with upstream's LOAD_BALANCER_PREFIX accepted", func(c *Config) { c.LoadBalancer.Naming.Prefix = "Prod_1-" }, nil},
+		{"uid scheme with a prefix of 987 characters accepted", func(c *Config) { c.LoadBalancer.Naming.Prefix = strings.Repeat("p", 987) }, nil},
+		{"uid scheme with a prefix that leaves no room for the UID", func(c *Config) { c.LoadBalancer.Naming.Prefix = strings.Repeat("p", 988) },
+			[]FieldError{{"loadBalancer.naming.prefix", strings.Repeat("p", 988), "must be at most 987 characters with naming.scheme: uid, " +
+				"so the Service UID fits in OCI's 1024-character display name after it"}}},
 		{"prefix too long", func(c *Config) { c.LoadBalancer.Naming = Naming{Scheme: NamingName, Prefix: strings.Repeat("a", 33)} },
 			[]FieldError{{"loadBalancer.naming.prefix", strings.Repeat("a", 33), prefixRule}}},
 		{"prefix of 32 characters accepted", func(c *Config) { c.LoadBalancer.Naming = Naming{Scheme: NamingName, Prefix: strings.Repeat("a", 32)} }, nil},

@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -100,20 +101,92 @@ func classifyConfigKey(k upstreamConfigKey) (Row, error) {
 }
 
 // upstreamPrefixVariable is the upstream CCM's environment variable for a load balancer name prefix.
-const upstreamPrefixVariable = "LOAD_BALANCER_PREFIX"
+const upstreamPrefixVariable = config.UpstreamPrefixVariable
 
-// classifyEnvironment reports what the binary does with the upstream CCM's environment variable.
-func classifyEnvironment() (Row, error) {
-	err := config.CheckEnvironment(func(k string) string {
+// samplePrefix is the value of upstreamPrefixVariable classified.
+const samplePrefix = "prod"
+
+// prefixed returns getenv with upstreamPrefixVariable set to prefix ("" for unset).
+func prefixed(prefix string) func(string) string {
+	return func(k string) string {
 		if k == upstreamPrefixVariable {
-			return "prod-"
+			return prefix
 		}
 		return ""
-	})
-	if err == nil {
-		return Row{}, fmt.Errorf("environment %s: %w", upstreamPrefixVariable, errUnknown)
 	}
-	return Row{Key: upstreamPrefixVariable, Status: Refused, Note: "the binary refuses to start: " + err.Error()}, nil
+}
+
+// classifyEnvironment reports what the binary does with the upstream CCM's environment variable:
+// it runs config.ApplyEnvironment and lb.Desired and checks that a load balancer gets the name
+// upstream gives it with the variable set.
+func classifyEnvironment() (Row, error) {
+	row, err := classifyName(upstreamName{Service: "load balancer", Prefix: samplePrefix})
+	if err != nil {
+		return Row{}, fmt.Errorf("environment %s: %w", upstreamPrefixVariable, err)
+	}
+	return Row{Key: upstreamPrefixVariable, Status: Supported, Note: "read once at start-up into loadBalancer.naming.prefix; a load balancer is named " + row.Note +
+		"; with loadBalancer.naming.prefix also set, or naming.scheme: name, the two must agree or the binary refuses to start"}, nil
+}
+
+// upstreamName is a kind of Service whose load balancer name is classified, with upstream's
+// LOAD_BALANCER_PREFIX (empty: unset).
+type upstreamName struct {
+	Service string // "load balancer" or "network load balancer"
+	Prefix  string
+}
+
+// upstreamNames are the names classified.
+var upstreamNames = []upstreamName{
+	{Service: "load balancer"},
+	{Service: "load balancer", Prefix: samplePrefix},
+	{Service: "network load balancer"},
+	{Service: "network load balancer", Prefix: samplePrefix},
+}
+
+// want is the upstream CCM's name for the sample Service (upstream CCM v1.35.0,
+// pkg/cloudprovider/providers/oci/load_balancer_util.go, GetLoadBalancerName): a network load
+// balancer "<namespace>/<name>/<uid>", a load balancer "<prefix><uid>" with a "-" appended to a
+// prefix lacking one.
+func (u upstreamName) want(svc *v1.Service) string {
+	if u.Service == "network load balancer" {
+		return svc.Namespace + "/" + svc.Name + "/" + string(svc.UID)
+	}
+	prefix := u.Prefix
+	if prefix != "" && !strings.HasSuffix(prefix, "-") {
+		prefix += "-"
+	}
+	return prefix + string(svc.UID)
+}
+
+// classifyName runs oci-ccm's naming (config.ApplyEnvironment, lb.Desired under the default
+// scheme) on the sample Service and fails unless it gives the upstream CCM's name.
+func classifyName(u upstreamName) (Row, error) {
+	key := u.Service
+	var ann map[string]string
+	if u.Service == "network load balancer" {
+		ann = maps.Clone(nlb)
+	}
+	if u.Prefix != "" {
+		key += ", " + upstreamPrefixVariable + "=" + u.Prefix
+	}
+	cfg := sampleConfig()
+	if err := cfg.ApplyEnvironment(prefixed(u.Prefix)); err != nil {
+		return Row{}, fmt.Errorf("name of a %s: %w", key, err)
+	}
+	svc := sampleService(ann)
+	spec, err := lb.Desired(svc, sampleNodes(), cfg, nil)
+	if err != nil {
+		return Row{}, fmt.Errorf("name of a %s: %w", key, err)
+	}
+	generic := strings.NewReplacer(string(svc.UID), "<uid>", svc.Namespace+"/"+svc.Name, "<namespace>/<name>")
+	if want := u.want(svc); spec.Name != want {
+		return Row{}, fmt.Errorf("name of a %s is %q, the upstream CCM's %q: a migrated cluster would get a second one", key, spec.Name, want)
+	}
+	note := "`" + generic.Replace(spec.Name) + "`, as upstream; one found under it is adopted and keeps it"
+	if spec.Name != string(svc.UID) {
+		note += " (one named `<uid>` is found too)"
+	}
+	return Row{Key: key, Status: Supported, Note: note}, nil
 }
 
 func sampleService(ann map[string]string) *v1.Service {

@@ -29,7 +29,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
-	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
@@ -79,9 +78,6 @@ func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lb
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
 	}
-	if err := config.CheckEnvironment(os.Getenv); err != nil {
-		klog.Fatalf("Cannot start the oci provider: %v", err)
-	}
 	path := shared.CloudProvider.CloudConfigFile
 	if path == "" {
 		klog.Fatalf("--cloud-config is required: the path of cloud-provider.yaml")
@@ -95,7 +91,7 @@ func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lb
 		klog.Fatalf("--load-balancer-timeout=%s: must be positive", *lbOpts.timeout)
 	}
 	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics,
-		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout})
+		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout, Getenv: os.Getenv})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}
