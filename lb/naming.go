@@ -139,7 +139,7 @@ func (n naming) targetName(svc *v1.Service, observed, desired *model.Spec) strin
 	return desired.Name
 }
 
-// uidName is the display name the Service UID alone.
+// uidName is the display name made of the Service UID alone.
 func uidName(svc *v1.Service) string { return string(svc.UID) }
 
 // boundName cuts name to max characters, ending a cut name in "-" and 8 hex digits of its hash.
