@@ -57,10 +57,11 @@ type Options struct {
 	// network security group (lb.Options.ListingLag and seclist.Options.ListingLag: zero means
 	// their defaults, negative none). Tests against a server without the lag set it negative.
 	ListingLag time.Duration
-	// Getenv reads the process environment, once, in New: the upstream CCM's
-	// LOAD_BALANCER_PREFIX sets loadBalancer.naming.prefix (config.Config.ApplyEnvironment).
-	// The binary passes os.Getenv; nil reads nothing.
-	Getenv func(string) string
+	// LoadBalancerPrefix is the upstream CCM's LOAD_BALANCER_PREFIX environment variable
+	// (config.UpstreamPrefixVariable), which the binary reads once at start-up; "" is unset.
+	// New carries it into loadBalancer.naming.prefix (config.Config.ApplyUpstreamPrefix), so load
+	// balancers are named "<prefix>-<uid>" and found under that name as upstream names them.
+	LoadBalancerPrefix string
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -100,10 +101,10 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 	return New(cfg, opts)
 }
 
-// New builds a Cloud from a loaded configuration and Options.Getenv's environment, validating it
+// New builds a Cloud from a loaded configuration and Options.LoadBalancerPrefix, validating it
 // first (without the credentials when Options.Client is given).
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
-	if err := cfg.ApplyEnvironment(opts.Getenv); err != nil {
+	if err := cfg.ApplyUpstreamPrefix(opts.LoadBalancerPrefix); err != nil {
 		return nil, err
 	}
 	client := opts.Client

@@ -68,14 +68,8 @@ func TestSetInformersWithoutInitializeStartsNoGoroutine(t *testing.T) {
 // disagrees with loadBalancer.naming.prefix stops it.
 func TestNewReadsTheUpstreamNamePrefixFromTheEnvironment(t *testing.T) {
 	e := newEnv(t)
-	getenv := func(k string) string {
-		if k == config.UpstreamPrefixVariable {
-			return "prod"
-		}
-		return ""
-	}
 	cfg := *e.cfg
-	cloud, err := New(&cfg, Options{ClusterName: "test-cluster", Client: e.client, Getenv: getenv})
+	cloud, err := New(&cfg, Options{ClusterName: "test-cluster", Client: e.client, LoadBalancerPrefix: "prod"})
 	if err != nil {
 		t.Fatalf("New with %s set: %v, want a Cloud", config.UpstreamPrefixVariable, err)
 	}
@@ -91,7 +85,7 @@ func TestNewReadsTheUpstreamNamePrefixFromTheEnvironment(t *testing.T) {
 
 	other := *e.cfg
 	other.LoadBalancer.Naming.Prefix = "test"
-	if _, err := New(&other, Options{ClusterName: "test-cluster", Client: e.client, Getenv: getenv}); err == nil ||
+	if _, err := New(&other, Options{ClusterName: "test-cluster", Client: e.client, LoadBalancerPrefix: "prod"}); err == nil ||
 		!strings.Contains(err.Error(), config.UpstreamPrefixVariable) {
 		t.Errorf("New with %s disagreeing with loadBalancer.naming.prefix: %v, want a refusal naming it", config.UpstreamPrefixVariable, err)
 	}

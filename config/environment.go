@@ -14,18 +14,15 @@ import (
 // when it lacks one; network load balancers are not prefixed.
 const UpstreamPrefixVariable = "LOAD_BALANCER_PREFIX"
 
-// ApplyEnvironment carries the upstream CCM's environment settings into c; getenv is os.Getenv
-// in the binary, read once at start-up. LOAD_BALANCER_PREFIX sets loadBalancer.naming.prefix,
-// so a deployment migrated from the upstream CCM with the variable still set names and finds
-// its load balancers as upstream did. Under the uid scheme the variable fills an unset prefix;
-// a prefix set in both places must agree (up to upstream's trailing "-"). Under the name scheme,
-// whose names the prefix is part of, the variable must agree with naming.prefix: setting it
-// alone would rename, and so lose, every load balancer. Call it before Validate.
-func (c *Config) ApplyEnvironment(getenv func(string) string) error {
-	if getenv == nil {
-		return nil
-	}
-	v := getenv(UpstreamPrefixVariable)
+// ApplyUpstreamPrefix carries the value of the upstream CCM's LOAD_BALANCER_PREFIX into
+// loadBalancer.naming.prefix, so a deployment migrated from the upstream CCM with the variable
+// still set names and finds its load balancers as upstream did; "" (unset) changes nothing. The
+// binary reads the variable once at start-up and passes it through ccm.Options.LoadBalancerPrefix.
+// Under the uid scheme the value fills an unset prefix; a prefix set in both places must agree
+// (up to upstream's trailing "-"). Under the name scheme, whose names the prefix is part of, it
+// must agree with naming.prefix: setting it alone would rename, and so lose, every load balancer.
+// Call it before Validate.
+func (c *Config) ApplyUpstreamPrefix(v string) error {
 	if v == "" {
 		return nil
 	}
@@ -41,6 +38,21 @@ func (c *Config) ApplyEnvironment(getenv func(string) string) error {
 			UpstreamPrefixVariable, v, n.Prefix)
 	case n.Prefix == "":
 		n.Prefix = v
+	}
+	return nil
+}
+
+// CheckEnvironment refuses the upstream CCM's LOAD_BALANCER_PREFIX when it is set: for a caller
+// that does not pass it on, so that a migrated deployment fails at start-up instead of quietly
+// missing the load balancers named with it (and creating second ones). getenv is os.Getenv.
+//
+// Deprecated: pass the variable on instead, as the binary does: ccm.Options.LoadBalancerPrefix
+// (or Config.ApplyUpstreamPrefix), which honours it.
+func CheckEnvironment(getenv func(string) string) error {
+	if v := getenv(UpstreamPrefixVariable); v != "" {
+		return fmt.Errorf("environment variable %s=%q is set but not passed on: pass it to ccm.Options.LoadBalancerPrefix "+
+			"(config.Config.ApplyUpstreamPrefix), which names and finds load balancers with it as the upstream CCM does, or unset it",
+			UpstreamPrefixVariable, v)
 	}
 	return nil
 }

@@ -8,15 +8,7 @@ import (
 	"testing"
 )
 
-func TestApplyEnvironmentCarriesTheUpstreamNamePrefix(t *testing.T) {
-	env := func(v string) func(string) string {
-		return func(k string) string {
-			if k == UpstreamPrefixVariable {
-				return v
-			}
-			return ""
-		}
-	}
+func TestApplyUpstreamPrefixCarriesTheUpstreamNamePrefix(t *testing.T) {
 	tests := []struct {
 		name       string
 		naming     Naming
@@ -25,6 +17,7 @@ func TestApplyEnvironmentCarriesTheUpstreamNamePrefix(t *testing.T) {
 		wantErr    string
 	}{
 		{"unset changes nothing", Naming{Scheme: NamingUID}, "", "", ""},
+		{"unset keeps the file's prefix", Naming{Scheme: NamingUID, Prefix: "prod"}, "", "prod", ""},
 		{"uid scheme takes it", Naming{Scheme: NamingUID}, "prod-", "prod-", ""},
 		{"empty scheme is uid", Naming{}, "prod", "prod", ""},
 		{"uid scheme, same prefix in the file", Naming{Scheme: NamingUID, Prefix: "prod"}, "prod-", "prod", ""},
@@ -36,10 +29,10 @@ func TestApplyEnvironmentCarriesTheUpstreamNamePrefix(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Config{LoadBalancer: LoadBalancer{Naming: tc.naming}}
-			err := c.ApplyEnvironment(env(tc.variable))
+			err := c.ApplyUpstreamPrefix(tc.variable)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), UpstreamPrefixVariable) {
-					t.Fatalf("ApplyEnvironment = %v, want an error naming %s and %q", err, UpstreamPrefixVariable, tc.wantErr)
+					t.Fatalf("ApplyUpstreamPrefix = %v, want an error naming %s and %q", err, UpstreamPrefixVariable, tc.wantErr)
 				}
 				return
 			}
@@ -51,7 +44,17 @@ func TestApplyEnvironmentCarriesTheUpstreamNamePrefix(t *testing.T) {
 			}
 		})
 	}
-	if err := (&Config{}).ApplyEnvironment(nil); err != nil {
-		t.Errorf("ApplyEnvironment(nil) = %v", err)
+}
+
+// TestCheckEnvironmentRefusesThePrefixNotPassedOn: the deprecated CheckEnvironment still refuses
+// the variable (its caller does not pass it on), and names what honours it.
+func TestCheckEnvironmentRefusesThePrefixNotPassedOn(t *testing.T) {
+	env := map[string]string{UpstreamPrefixVariable: "prod-"}
+	err := CheckEnvironment(func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), UpstreamPrefixVariable) || !strings.Contains(err.Error(), "ccm.Options.LoadBalancerPrefix") {
+		t.Fatalf("CheckEnvironment = %v, want a refusal naming %s and ccm.Options.LoadBalancerPrefix", err, UpstreamPrefixVariable)
+	}
+	if err := CheckEnvironment(func(string) string { return "" }); err != nil {
+		t.Fatalf("CheckEnvironment with nothing set = %v", err)
 	}
 }

@@ -118,7 +118,7 @@ type Naming struct {
 	// compartment ("<prefix>-<namespace>-<name>"). Under the uid scheme it is the upstream CCM's
 	// LOAD_BALANCER_PREFIX: load balancers are named "<prefix>-<uid>" (the "-" added when missing),
 	// network load balancers are not prefixed, as upstream. The LOAD_BALANCER_PREFIX environment
-	// variable sets it (ApplyEnvironment).
+	// variable sets it (ApplyUpstreamPrefix).
 	Prefix string `yaml:"prefix"`
 }
 

@@ -106,18 +106,9 @@ const upstreamPrefixVariable = config.UpstreamPrefixVariable
 // samplePrefix is the value of upstreamPrefixVariable classified.
 const samplePrefix = "prod"
 
-// prefixed returns getenv with upstreamPrefixVariable set to prefix ("" for unset).
-func prefixed(prefix string) func(string) string {
-	return func(k string) string {
-		if k == upstreamPrefixVariable {
-			return prefix
-		}
-		return ""
-	}
-}
-
 // classifyEnvironment reports what the binary does with the upstream CCM's environment variable:
-// it runs config.ApplyEnvironment and lb.Desired and checks that a load balancer gets the name
+// it runs config.Config.ApplyUpstreamPrefix (what ccm.New does with the value the binary reads)
+// and lb.Desired and checks that a load balancer gets the name
 // upstream gives it with the variable set.
 func classifyEnvironment() (Row, error) {
 	row, err := classifyName(upstreamName{Service: "load balancer", Prefix: samplePrefix})
@@ -158,7 +149,7 @@ func (u upstreamName) want(svc *v1.Service) string {
 	return prefix + string(svc.UID)
 }
 
-// classifyName runs oci-ccm's naming (config.ApplyEnvironment, lb.Desired under the default
+// classifyName runs oci-ccm's naming (config.Config.ApplyUpstreamPrefix, lb.Desired under the default
 // scheme) on the sample Service and fails unless it gives the upstream CCM's name.
 func classifyName(u upstreamName) (Row, error) {
 	key := u.Service
@@ -170,7 +161,7 @@ func classifyName(u upstreamName) (Row, error) {
 		key += ", " + upstreamPrefixVariable + "=" + u.Prefix
 	}
 	cfg := sampleConfig()
-	if err := cfg.ApplyEnvironment(prefixed(u.Prefix)); err != nil {
+	if err := cfg.ApplyUpstreamPrefix(u.Prefix); err != nil {
 		return Row{}, fmt.Errorf("name of a %s: %w", key, err)
 	}
 	svc := sampleService(ann)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
@@ -91,7 +92,8 @@ func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lb
 		klog.Fatalf("--load-balancer-timeout=%s: must be positive", *lbOpts.timeout)
 	}
 	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics,
-		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout, Getenv: os.Getenv})
+		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout,
+		LoadBalancerPrefix: os.Getenv(config.UpstreamPrefixVariable)})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}
