@@ -37,10 +37,6 @@ import (
 // Compute is the part of ociclient.Compute this package calls.
 type Compute interface {
 	GetInstance(ctx context.Context, id string) (core.Instance, error)
-	// GetInstanceFresh must answer from a read that began after the call did, never from a
-	// cache: InstanceExists and InstanceShutdown use it, because the node lifecycle controller
-	// asks them about a NotReady Node, which is when its instance may just have gone.
-	GetInstanceFresh(ctx context.Context, id string) (core.Instance, error)
 	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	// ListInstancesFresh must answer from a listing that began after the call did: only such
 	// a listing's lack of an instance is taken as the instance's absence.
@@ -52,6 +48,17 @@ type Compute interface {
 	// reused name must not resolve to the old instance. Required, not optional: without it that
 	// Node would be reported gone on a stale listing's word.
 	InvalidateCompartment(compartmentID string)
+}
+
+// FreshInstanceGetter is an optional interface of a Compute, implemented by
+// *ociclient.ComputeClient. InstanceExists and InstanceShutdown read an instance with
+// GetInstanceFresh when the Compute has it, because the node lifecycle controller asks them about
+// a NotReady Node, which is when its instance may just have gone; GetInstanceFresh must answer
+// from a read that began after the call did, never from a cache. A Compute without it is read
+// with GetInstance for those answers too, so its GetInstance must then not cache. (Optional so
+// that Computes written against v0.1.0 keep compiling.)
+type FreshInstanceGetter interface {
+	GetInstanceFresh(ctx context.Context, id string) (core.Instance, error)
 }
 
 // VirtualNetwork is the part of ociclient's VirtualNetworkClient this package calls.

@@ -53,13 +53,22 @@ func (i *Instances) lookup(ctx context.Context, node *v1.Node, fresh bool) (core
 	return i.instanceByNode(ctx, node, fresh)
 }
 
+// getInstanceFresh reads an instance fresh: GetInstanceFresh when the Compute has it (see
+// FreshInstanceGetter), else GetInstance.
+func (i *Instances) getInstanceFresh(ctx context.Context, id string) (core.Instance, error) {
+	if f, ok := i.compute.(FreshInstanceGetter); ok {
+		return f.GetInstanceFresh(ctx, id)
+	}
+	return i.compute.GetInstance(ctx, id)
+}
+
 // instanceByID returns the instance with the OCID, read by ID, so that a Node costs the same
 // whatever the size of its compartment: GetInstance (cached by ociclient), or with fresh
 // GetInstanceFresh (one call). A 404 is settled by fresh listings either way.
 func (i *Instances) instanceByID(ctx context.Context, node *v1.Node, id string, fresh bool) (core.Instance, error) {
 	get := i.compute.GetInstance
 	if fresh {
-		get = i.compute.GetInstanceFresh
+		get = i.getInstanceFresh
 	}
 	inst, err := get(ctx, id)
 	switch {
@@ -174,7 +183,7 @@ func (i *Instances) instanceByNode(ctx context.Context, node *v1.Node, fresh boo
 		return inst, by, nil
 	case err == nil && !isTerminated(inst.LifecycleState):
 		id := deref(inst.Id)
-		cur, err := i.compute.GetInstanceFresh(ctx, id)
+		cur, err := i.getInstanceFresh(ctx, id)
 		if err == nil && !isTerminated(cur.LifecycleState) {
 			i.remember(cur)
 			return cur, by, nil

@@ -92,9 +92,6 @@ type NetworkLoadBalancers interface {
 // (see the package documentation); a 404 invalidates the entry.
 type Compute interface {
 	GetInstance(ctx context.Context, id string) (core.Instance, error)
-	// GetInstanceFresh is GetInstance from a read that began after the call did, never the
-	// cache's: for answers that must be OCI's current state. It refreshes the cache.
-	GetInstanceFresh(ctx context.Context, id string) (core.Instance, error)
 	// ListInstances returns every instance in the compartment (all pages).
 	ListInstances(ctx context.Context, compartmentID string) ([]core.Instance, error)
 	// ListInstancesFresh is ListInstances from a listing that began after the call did: the
