@@ -94,15 +94,7 @@ func (c *cache[V]) get(ctx context.Context, key string, load func(context.Contex
 				return v, nil
 			}
 			c.metrics.CountCacheLookup(ctx, c.name, "miss")
-			gen := c.generation()
-			v, err := load(ctx)
-			switch {
-			case err == nil && (c.keep == nil || c.keep(v)):
-				c.store(key, v, gen)
-			case IsNotFound(err):
-				c.invalidate(key)
-			}
-			return v, err
+			return c.loadAndStore(ctx, key, load)
 		})
 		select {
 		case <-ctx.Done():
@@ -133,6 +125,12 @@ func (c *cache[V]) fresh(ctx context.Context, key string, load func(context.Cont
 		return load(ctx)
 	}
 	c.invalidate(key)
+	return c.loadAndStore(ctx, key, load)
+}
+
+// loadAndStore loads key and stores what it read, unless the cache was invalidated while it
+// loaded (what it read may predate that); a 404 drops the entry.
+func (c *cache[V]) loadAndStore(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
 	gen := c.generation()
 	v, err := load(ctx)
 	switch {
