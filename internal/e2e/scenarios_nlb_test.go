@@ -62,11 +62,13 @@ func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A new network load balancer is named as the upstream CCM names it: <namespace>/<name>/<uid>.
+	nlbName := created.Namespace + "/" + created.Name + "/" + string(created.UID)
 	var n nlbapi.NetworkLoadBalancerSummary
 	eventually(t, s.ctx, convergeTimeout, "network load balancer of "+name+" converged", func(ctx context.Context) (bool, string, error) {
-		found, err := s.oci.networkLoadBalancersNamed(ctx, string(created.UID))
+		found, err := s.oci.networkLoadBalancersNamed(ctx, nlbName)
 		if err != nil || len(found) != 1 {
-			return false, fmt.Sprintf("%d named %s", len(found), created.UID), err
+			return false, fmt.Sprintf("%d named %s", len(found), nlbName), err
 		}
 		n = found[0]
 		var listeners []string
@@ -90,7 +92,7 @@ func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 
 	s.deleteService(t, testNamespace, name)
 	// OCI lists a deleted network load balancer, DELETED, for a while: only other states are left.
-	listed, err := s.oci.networkLoadBalancersNamed(s.ctx, string(created.UID))
+	listed, err := s.oci.networkLoadBalancersNamed(s.ctx, nlbName)
 	var left []string
 	for _, n := range listed {
 		if n.LifecycleState != nlbapi.LifecycleStateDeleted {
@@ -98,6 +100,6 @@ func testNLBServiceUDPAndTCP(t *testing.T, s *suite) {
 		}
 	}
 	if err != nil || len(left) != 0 {
-		t.Errorf("network load balancers named %s after the Service is gone, not DELETED: %v (err %v)", created.UID, left, err)
+		t.Errorf("network load balancers named %s after the Service is gone, not DELETED: %v (err %v)", nlbName, left, err)
 	}
 }
