@@ -77,6 +77,22 @@ func (x *nameIndex) Lookup(ctx context.Context, compartmentID string, names ...s
 	return matches, nil
 }
 
+// Known returns the load balancers named any of names that the index knows: from the
+// compartment's whole listing (made now if there never was one) and what this process created
+// since. Unlike Lookup it never lists by name on a miss, so asking costs nothing once the
+// compartment is listed; a load balancer another process made after the listing may be missed.
+func (x *nameIndex) Known(ctx context.Context, compartmentID string, names ...string) ([]indexMatch, error) {
+	matches, gen, listed := x.lookup(compartmentID, names)
+	if len(matches) > 0 || listed {
+		return matches, nil
+	}
+	if err := x.refresh(ctx, compartmentID, gen); err != nil {
+		return nil, err
+	}
+	matches, _, _ = x.lookup(compartmentID, names)
+	return matches, nil
+}
+
 func (x *nameIndex) lookup(compartmentID string, names []string) (_ []indexMatch, generation uint64, listed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -434,9 +434,15 @@ func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 		return err
 	}
 	// A Service switched between kinds may still have the other kind's (see switch.go).
-	if other := r.engines[otherKind(kind)]; other != nil && addressedElsewhere(svc, deleted) {
-		if _, err := r.deleteIn(ctx, other, svc, ""); err != nil {
+	if other := r.engines[otherKind(kind)]; other != nil {
+		may, err := r.mayHaveOtherKind(ctx, svc, deleted, other)
+		if err != nil {
 			return err
+		}
+		if may {
+			if _, err := r.deleteIn(ctx, other, svc, ""); err != nil {
+				return err
+			}
 		}
 	}
 	r.forget(svc.UID)

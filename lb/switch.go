@@ -5,6 +5,7 @@ package lb
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // A Service switched between kinds (oci.oraclecloud.com/load-balancer-type lb ↔ nlb) is given a
@@ -24,6 +26,11 @@ import (
 // finds the new one (nothing to create) and, since the Service's address is not the new one's,
 // looks for the old one again and deletes it. Delete does the same, so deleting a Service
 // half-way through a switch leaks nothing.
+//
+// A Service whose status names no address was never served, which does not mean it has no
+// load balancer: the sync that created one may have failed after the create (a security rule
+// refused, the status patch lost). For it the other kind's name index is asked, which costs no
+// call once that kind's compartment is listed (one listing per process).
 
 // kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
 func kindOf(svc *v1.Service) model.Kind {
@@ -56,18 +63,44 @@ func addressedElsewhere(svc *v1.Service, current *found) bool {
 	return false
 }
 
-// retireOtherKind deletes svc's load balancer of the other kind than current's, if the Service's
-// address shows it may have one: the last step of a switch. It runs after the new load balancer
+// mayHaveOtherKind reports whether svc may have a load balancer of other's kind besides current
+// (nil: none): its status names an address current does not have, or it names none and other's
+// index knows a load balancer under one of svc's names. An index that cannot be listed for a
+// reason a retry would not change (the policy allows only one kind) counts as knowing none.
+func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, current *found, other *engine) (bool, error) {
+	if addressedElsewhere(svc, current) {
+		return true, nil
+	}
+	if len(svc.Status.LoadBalancer.Ingress) > 0 {
+		return false, nil
+	}
+	matches, err := other.index.Known(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, other.p.kind())...)
+	if err != nil && !ociclient.IsRetryable(err) && ctx.Err() == nil {
+		klog.FromContext(ctx).V(2).Info("Cannot list the other kind of load balancer to look for one the Service had before a switch",
+			"service", klog.KObj(svc), "kind", other.p.kind(), "err", err)
+		return false, nil
+	}
+	if err != nil {
+		w := other.p.words()
+		return false, fmt.Errorf("look for a %s %s/%s had before switching kinds (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
+	}
+	return len(matches) > 0, nil
+}
+
+// retireOtherKind deletes svc's load balancer of the other kind than current's, if the Service
+// may have one (mayHaveOtherKind): the last step of a switch. It runs after the new load balancer
 // is up, so the Service is never without one.
 func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, current *found) error {
-	if !addressedElsewhere(svc, current) {
-		return nil
-	}
 	other := r.engines[otherKind(current.Kind)]
 	if other == nil {
-		klog.FromContext(ctx).V(2).Info("Service's address is not its load balancer's, and there is no client to look for one of the other kind",
-			"service", klog.KObj(svc), "kind", otherKind(current.Kind))
+		if addressedElsewhere(svc, current) {
+			klog.FromContext(ctx).V(2).Info("Service's address is not its load balancer's, and there is no client to look for one of the other kind",
+				"service", klog.KObj(svc), "kind", otherKind(current.Kind))
+		}
 		return nil
+	}
+	if may, err := r.mayHaveOtherKind(ctx, svc, current, other); !may || err != nil {
+		return err
 	}
 	old, err := r.deleteIn(ctx, other, svc, "")
 	if old != nil {

@@ -128,3 +128,52 @@ func TestSwitchFailingBeforeTheOldIsDeletedConvergesOnTheNextEnsure(t *testing.T
 		})
 	}
 }
+
+// TestSwitchBeforeTheServiceWasServedDeletesTheOld: a Service whose first load balancer never
+// reached its status (the sync failed after the create, e.g. on a security-list rule) switches
+// kinds. Its status names no address, yet the old load balancer exists: the switch deletes it,
+// in the same process and after a restart, and so does deleting the Service.
+func TestSwitchBeforeTheServiceWasServedDeletesTheOld(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		from, to  func(*v1.Service) *v1.Service
+		restarted bool // the switch meets a new process
+		thenGone  bool // the Service is deleted instead of ensured
+	}{
+		{"lb to nlb", lbOf, nlbOf, false, false},
+		{"nlb to lb", nlbOf, lbOf, false, false},
+		{"lb to nlb after a restart", lbOf, nlbOf, true, false},
+		{"nlb to lb after a restart", nlbOf, lbOf, true, false},
+		{"lb to nlb, Service deleted", lbOf, nlbOf, false, true},
+		{"nlb to lb, Service deleted after a restart", nlbOf, lbOf, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withNLBs())
+			svc := service(ports(80))
+			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
+			r := e.r
+			if tc.restarted {
+				r = e.settledReconciler(t, lb.Options{NetworkLoadBalancers: e.oci.NetworkLoadBalancers})
+			}
+			// svc's status is empty: the first Ensure's result never reached it.
+			want := 1
+			if tc.thenGone {
+				want = 0
+				if err := r.Delete(ctx, tc.to(svc)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				res, err := r.Ensure(ctx, tc.to(svc), readyNodes(1), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Spec.Kind == first.Spec.Kind {
+					t.Fatalf("after the switch the Service has a %s, want the other kind", res.Spec.Kind)
+				}
+			}
+			if nLB, nNLB := len(e.srv.LoadBalancers()), len(e.srv.NetworkLoadBalancers()); nLB+nNLB != want {
+				t.Errorf("OCI has %d load balancers and %d network load balancers, want %d in all", nLB, nNLB, want)
+			}
+		})
+	}
+}
