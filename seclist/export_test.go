@@ -12,6 +12,14 @@ func (m *Manager) SetClock(now func() time.Time) {
 	m.now = now
 }
 
+// Settle makes m as if it had run for its listing lag already: its listings show every group a
+// process before it created, as a CCM's do by the time it has Services to reconcile.
+func (m *Manager) Settle() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.settled = m.now()
+}
+
 // WriteRequests is how many times the Manager has asked its list writers to sync, in all.
 func (m *Manager) WriteRequests() uint64 {
 	m.mu.Lock()

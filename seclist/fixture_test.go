@@ -71,6 +71,18 @@ func newVCN(t testing.TB) *vcn {
 // manager returns a primed Manager with short retry delays.
 func (v *vcn) manager(t testing.TB, opts seclist.Options) *seclist.Manager {
 	t.Helper()
+	m := v.youngManager(t, opts)
+	// The Manager has run for the listing lag before the test begins, so what it calls does not
+	// depend on how long the test takes by the wall clock (its first Reconcile in a VCN lists the
+	// VCN's groups once the lag has passed; see Manager.Reconcile).
+	m.Settle()
+	return m
+}
+
+// youngManager is a Manager just started (a restarted process): its listings may lack a group
+// a process before it created, until Options.ListingLag has passed.
+func (v *vcn) youngManager(t testing.TB, opts seclist.Options) *seclist.Manager {
+	t.Helper()
 	if opts.Policy.Cluster == "" {
 		opts.Policy.Cluster = cluster
 	}

@@ -301,7 +301,10 @@ func TestCapacityErrorNamesListAndWritesNothing(t *testing.T) {
 	}
 }
 
-func TestModeNoneMakesNoCalls(t *testing.T) {
+// TestModeNoneMakesNoSecurityListCalls: a Service in mode None reads and writes no security
+// list. The first Reconcile in a VCN looks for a frontend NSG a Service left behind (one listing
+// of the VCN's groups per process, see Manager.Reconcile); after it, none calls anything.
+func TestModeNoneMakesNoSecurityListCalls(t *testing.T) {
 	v := newVCN(t)
 	m := v.manager(t, seclist.Options{})
 	before := v.srv.Calls()
@@ -310,8 +313,23 @@ func TestModeNoneMakesNoCalls(t *testing.T) {
 	if err := m.Reconcile(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
-	if got := v.srv.Calls().Since(before).Total(); got != 0 {
-		t.Errorf("calls to OCI = %d, want 0", got)
+	calls := v.srv.Calls().Since(before)
+	if n := calls.Op("GetSecurityList") + calls.Op("UpdateSecurityList"); n != 0 {
+		t.Errorf("security-list calls = %d, want 0:\n%s", n, calls)
+	}
+	if n := calls.Op("ListNetworkSecurityGroups"); n != 1 {
+		t.Errorf("ListNetworkSecurityGroups = %d, want 1 (the VCN's first Reconcile looks for a group left behind):\n%s", n, calls)
+	}
+	before = v.srv.Calls()
+	c2 := v.claim("default/api", 8080, 30081)
+	c2.Mode = config.SecurityListModeNone
+	for _, claim := range []seclist.Claim{c, c2} {
+		if err := m.Reconcile(t.Context(), claim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := v.srv.Calls().Since(before); calls.Total() != 0 {
+		t.Errorf("later Reconciles in mode None made %d calls, want 0:\n%s", calls.Total(), calls)
 	}
 }
 

@@ -223,7 +223,7 @@ func TestNSGModeAfterARestartFindsTheFrontendNSGByItsTags(t *testing.T) {
 	c := n.claim("default/web", 80, 30080)
 	first := n.ensure(t, n.manager(t, seclist.Options{}), c)
 
-	restarted := n.manager(t, seclist.Options{}) // a new process: nothing in memory
+	restarted := n.youngManager(t, seclist.Options{}) // a new process: nothing in memory
 	before := n.srv.Calls()
 	if got := n.ensure(t, restarted, c); got != first {
 		t.Errorf("after a restart the frontend NSG is %s, want the first one %s", got, first)
@@ -253,7 +253,7 @@ func TestNSGModeDeletesTheFrontendNSGItsPredecessorMadeJustBeforeARestart(t *tes
 	c := n.claim("default/web", 80, 30080)
 	front := n.ensure(t, n.manager(t, seclist.Options{}), c)
 
-	restarted := n.manager(t, seclist.Options{}) // a new process, within ocitest's listing lag
+	restarted := n.youngManager(t, seclist.Options{}) // a new process, within ocitest's listing lag
 	if err := restarted.Prime([]seclist.Claim{c}); err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +477,7 @@ func TestFrontendNSGWithoutCreateOnlyLooks(t *testing.T) {
 		t.Fatalf("FrontendNSG(create true) = %q, %v; want a new group", created, err)
 	}
 	before = n.srv.Calls()
-	for _, mgr := range []*seclist.Manager{m, n.manager(t, seclist.Options{})} {
+	for _, mgr := range []*seclist.Manager{m, n.youngManager(t, seclist.Options{})} {
 		if id, err := mgr.FrontendNSG(t.Context(), spec, false); err != nil || id != created {
 			t.Errorf("FrontendNSG(create false) = %q, %v; want the existing %s", id, err, created)
 		}
@@ -608,7 +608,7 @@ func TestFrontendNSGLeftBehindByA500IsFoundThroughTheListingLagAfterARestart(t *
 		t.Fatal("the frontend NSG is gone, though its delete was not applied")
 	}
 
-	restarted := n.manager(t, seclist.Options{}) // a new process: nothing in memory
+	restarted := n.youngManager(t, seclist.Options{}) // a new process: nothing in memory
 	if err := restarted.Prime([]seclist.Claim{all}); err != nil {
 		t.Fatal(err)
 	}

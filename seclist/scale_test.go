@@ -112,8 +112,8 @@ func TestThousandServicesInModeAllFitWithTheNodePortRangeOpen(t *testing.T) {
 			t.Fatalf("Reconcile(%s) again = %v", claims[i].Service, err)
 		}
 	}
-	if got := v.srv.Calls().Since(before).Total(); got != 0 {
-		t.Errorf("calls for 1,000 unchanged Services = %d, want 0", got)
+	if calls := v.srv.Calls().Since(before); calls.Total() != 0 {
+		t.Errorf("calls for 1,000 unchanged Services = %d, want 0:\n%s", calls.Total(), calls)
 	}
 }
 
