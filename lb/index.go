@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // nameIndex maps display names to load balancer OCIDs, per compartment. The first lookup in a
@@ -38,7 +40,15 @@ type compartmentIndex struct {
 	// index_listed.go): the reconciles right after a restart need no read of their own.
 	listedLBs map[string]found
 	listedAt  time.Time
+	// refusedAt is when OCI last refused Known's listing for a reason a retry would not change
+	// (the policy does not allow it); Known does not ask again for refusedListingBackoff.
+	refusedAt time.Time
 }
+
+// refusedListingBackoff is how long Known answers from what it knows after OCI refused its
+// listing (e.g. a policy that allows one product only): a policy fixed meanwhile is used within
+// that time, and a cluster without the grant makes one failing call per period, not per reconcile.
+const refusedListingBackoff = 5 * time.Minute
 
 // listTimeout bounds one shared list: it runs on past the caller that started it, so that
 // caller's deadline does not bound it.
@@ -81,16 +91,32 @@ func (x *nameIndex) Lookup(ctx context.Context, compartmentID string, names ...s
 // compartment's whole listing (made now if there never was one) and what this process created
 // since. Unlike Lookup it never lists by name on a miss, so asking costs nothing once the
 // compartment is listed; a load balancer another process made after the listing may be missed.
+// After OCI refused the listing for good (not a transient error), Known answers from what it
+// knows, without listing, for refusedListingBackoff.
 func (x *nameIndex) Known(ctx context.Context, compartmentID string, names ...string) ([]indexMatch, error) {
 	matches, gen, listed := x.lookup(compartmentID, names)
-	if len(matches) > 0 || listed {
+	if len(matches) > 0 || listed || x.refusedRecently(compartmentID) {
 		return matches, nil
 	}
 	if err := x.refresh(ctx, compartmentID, gen); err != nil {
+		if !ociclient.IsRetryable(err) && ctx.Err() == nil {
+			x.mu.Lock()
+			x.compartment(compartmentID).refusedAt = x.now()
+			x.mu.Unlock()
+		}
 		return nil, err
 	}
 	matches, _, _ = x.lookup(compartmentID, names)
 	return matches, nil
+}
+
+// refusedRecently says whether Known's listing of the compartment was refused for good less
+// than refusedListingBackoff ago.
+func (x *nameIndex) refusedRecently(compartmentID string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.comps[compartmentID]
+	return c != nil && !c.refusedAt.IsZero() && x.now().Sub(c.refusedAt) < refusedListingBackoff
 }
 
 func (x *nameIndex) lookup(compartmentID string, names []string) (_ []indexMatch, generation uint64, listed bool) {

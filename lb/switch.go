@@ -27,10 +27,11 @@ import (
 // looks for the old one again and deletes it. Delete does the same, so deleting a Service
 // half-way through a switch leaks nothing.
 //
-// A Service whose status names no address was never served, which does not mean it has no
-// load balancer: the sync that created one may have failed after the create (a security rule
-// refused, the status patch lost). For it the other kind's name index is asked, which costs no
-// call once that kind's compartment is listed (one listing per process).
+// The status alone cannot tell: a Service whose sync failed after the new load balancer was
+// created (a security rule refused, the old one's deletion refused) keeps the old address, and
+// may switch back before the failure clears, or be deleted; one never served has no address at
+// all. So the other kind's name index is asked too, which costs no call once that kind's
+// compartment is listed (one listing per process).
 
 // kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
 func kindOf(svc *v1.Service) model.Kind {
@@ -64,15 +65,12 @@ func addressedElsewhere(svc *v1.Service, current *found) bool {
 }
 
 // mayHaveOtherKind reports whether svc may have a load balancer of other's kind besides current
-// (nil: none): its status names an address current does not have, or it names none and other's
-// index knows a load balancer under one of svc's names. An index that cannot be listed for a
-// reason a retry would not change (the policy allows only one kind) counts as knowing none.
+// (nil: none): its status names an address current does not have, or other's index knows a load
+// balancer under one of svc's names. An index that cannot be listed for a reason a retry would
+// not change (the policy allows only one kind) counts as knowing none.
 func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, current *found, other *engine) (bool, error) {
 	if addressedElsewhere(svc, current) {
 		return true, nil
-	}
-	if len(svc.Status.LoadBalancer.Ingress) > 0 {
-		return false, nil
 	}
 	matches, err := other.index.Known(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, other.p.kind())...)
 	if err != nil && !ociclient.IsRetryable(err) && ctx.Err() == nil {

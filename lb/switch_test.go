@@ -4,10 +4,13 @@
 package lb_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
@@ -175,5 +178,81 @@ func TestSwitchBeforeTheServiceWasServedDeletesTheOld(t *testing.T) {
 				t.Errorf("OCI has %d load balancers and %d network load balancers, want %d in all", nLB, nNLB, want)
 			}
 		})
+	}
+}
+
+// TestSwitchBackBeforeTheOldWasDeletedDeletesTheAbandonedOne: a served Service switches kinds,
+// the old load balancer's deletion fails (the Service keeps its old address), and it switches
+// back before a retry: the load balancer made for the abandoned switch is deleted, though the
+// status names the one kept. Deleting the Service instead leaves nothing either.
+func TestSwitchBackBeforeTheOldWasDeletedDeletesTheAbandonedOne(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to func(*v1.Service) *v1.Service
+		deleteOp string
+		thenGone bool
+	}{
+		{"lb to nlb and back", lbOf, nlbOf, "DeleteLoadBalancer", false},
+		{"nlb to lb and back", nlbOf, lbOf, ocitest.NLB("DeleteNetworkLoadBalancer"), false},
+		{"nlb to lb, Service deleted as nlb", nlbOf, lbOf, ocitest.NLB("DeleteNetworkLoadBalancer"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withNLBs())
+			svc := service(ports(80))
+			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
+			old := served(svc, first)
+			remove := e.srv.InjectFault(ocitest.Fault{Operation: tc.deleteOp, Status: 500, Times: 100})
+			if _, err := e.r.Ensure(ctx, tc.to(old), readyNodes(1), nil); err == nil {
+				t.Fatal("Ensure with the old one's deletion failing = nil, want an error")
+			}
+			remove()
+			if tc.thenGone {
+				if err := e.r.Delete(ctx, tc.from(old)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				res, _ := e.ensure(t, tc.from(old), readyNodes(1), nil)
+				if res.LoadBalancerID != first.LoadBalancerID {
+					t.Errorf("after switching back the Service has %s, want its first %s", res.LoadBalancerID, first.LoadBalancerID)
+				}
+			}
+			want := 1
+			if tc.thenGone {
+				want = 0
+			}
+			if nLB, nNLB := len(e.srv.LoadBalancers()), len(e.srv.NetworkLoadBalancers()); nLB+nNLB != want {
+				t.Errorf("OCI has %d load balancers and %d network load balancers, want %d in all", nLB, nNLB, want)
+			}
+		})
+	}
+}
+
+// TestPolicyWithoutTheOtherKindCostsOneRefusedListingPerBackoff: under a policy that allows
+// classic load balancers only, looking for a Service's network load balancer of before a switch
+// is refused; Ensure still succeeds, and the refused listing is not repeated for every Service.
+func TestPolicyWithoutTheOtherKindCostsOneRefusedListingPerBackoff(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	var statements []string
+	for _, st := range ocitest.DefaultPolicy() {
+		if !strings.Contains(st, "network-load-balancers") {
+			statements = append(statements, st)
+		}
+	}
+	if err := e.srv.SetPolicy(statements...); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(ocitest.DefaultPolicyDelay)
+	before := e.srv.Calls()
+	for i := range 3 {
+		svc := service(ports(80))
+		svc.Name, svc.UID = fmt.Sprintf("web-%d", i), types.UID(fmt.Sprintf("6c1b7a52-3f0e-4d8a-a6b1-1f2e3d4c5b6%d", i))
+		e.ensure(t, svc, readyNodes(1), nil)
+	}
+	calls := e.srv.Calls().Since(before)
+	if n := calls.Op(ocitest.NLB("ListNetworkLoadBalancers")); n != 1 {
+		t.Errorf("ListNetworkLoadBalancers = %d for 3 Services, want 1 (refused, then not asked again):\n%s", n, calls)
+	}
+	if n := len(e.srv.LoadBalancers()); n != 3 {
+		t.Errorf("OCI has %d load balancers, want 3", n)
 	}
 }
