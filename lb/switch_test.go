@@ -79,6 +79,22 @@ func TestSwitchingKindsCreatesTheNewThenDeletesTheOld(t *testing.T) {
 	}
 }
 
+// failedSwitch serves a Service as from makes it, then switches it to to with the old load
+// balancer's deletion (deleteOp) failing, so Ensure errs. It returns the first result and the
+// Service as served by the first load balancer (its status still names that one).
+func failedSwitch(t *testing.T, e *env, from, to func(*v1.Service) *v1.Service, deleteOp string) (*lb.Result, *v1.Service) {
+	t.Helper()
+	svc := service(ports(80))
+	first, _ := e.ensure(t, from(svc), readyNodes(1), nil)
+	old := served(svc, first)
+	remove := e.srv.InjectFault(ocitest.Fault{Operation: deleteOp, Status: 500, Times: 100})
+	defer remove()
+	if _, err := e.r.Ensure(ctx, to(old), readyNodes(1), nil); err == nil {
+		t.Fatal("Ensure with the old one's deletion failing = nil, want an error")
+	}
+	return first, old
+}
+
 // TestSwitchFailingBeforeTheOldIsDeletedConvergesOnTheNextEnsure: the old load balancer's
 // deletion fails after the new one is up; Ensure errs (so the Service keeps its old, working
 // address), and the next Ensure deletes the old one without creating another. A Service deleted
@@ -96,14 +112,7 @@ func TestSwitchFailingBeforeTheOldIsDeletedConvergesOnTheNextEnsure(t *testing.T
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, withNLBs())
-			svc := service(ports(80))
-			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
-			old := served(svc, first)
-			remove := e.srv.InjectFault(ocitest.Fault{Operation: tc.deleteOp, Status: 500, Times: 100})
-			if _, err := e.r.Ensure(ctx, tc.to(old), readyNodes(1), nil); err == nil {
-				t.Fatal("Ensure with the old one's deletion failing = nil, want an error")
-			}
-			remove()
+			first, old := failedSwitch(t, e, tc.from, tc.to, tc.deleteOp)
 			if n := len(e.srv.LoadBalancers()) + len(e.srv.NetworkLoadBalancers()); n != 2 {
 				t.Fatalf("after the failed switch OCI has %d, want the old and the new", n)
 			}
@@ -198,14 +207,7 @@ func TestSwitchBackBeforeTheOldWasDeletedDeletesTheAbandonedOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, withNLBs())
-			svc := service(ports(80))
-			first, _ := e.ensure(t, tc.from(svc), readyNodes(1), nil)
-			old := served(svc, first)
-			remove := e.srv.InjectFault(ocitest.Fault{Operation: tc.deleteOp, Status: 500, Times: 100})
-			if _, err := e.r.Ensure(ctx, tc.to(old), readyNodes(1), nil); err == nil {
-				t.Fatal("Ensure with the old one's deletion failing = nil, want an error")
-			}
-			remove()
+			first, old := failedSwitch(t, e, tc.from, tc.to, tc.deleteOp)
 			if tc.thenGone {
 				if err := e.r.Delete(ctx, tc.from(old)); err != nil {
 					t.Fatal(err)
