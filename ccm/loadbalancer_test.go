@@ -202,3 +202,25 @@ func TestNodeWithProviderIDButNoAddressYetIsABackend(t *testing.T) {
 		t.Errorf("backends %v, want 3 including node-3's instance address %s", got, want)
 	}
 }
+
+// TestDualStackNLBAdmitsIPv4AndIPv6Clients: a dual-stack network load balancer Service without
+// source ranges gets ingress rules from 0.0.0.0/0 and from ::/0 on its port in its subnet's
+// security list, as the upstream CCM gives it, so IPv6 clients reach it too.
+func TestDualStackNLBAdmitsIPv4AndIPv6Clients(t *testing.T) {
+	e := newEnv(t)
+	lbs, _ := e.cloud.LoadBalancer()
+	svc := service("dual", map[string]string{string(annotation.LoadBalancerType): "nlb",
+		string(annotation.NLBSubnet):                     e.seeded.Subnets["public"], // a subnet with an IPv6 prefix
+		string(annotation.NLBSecurityListManagementMode): "All"}, 80)
+	policy := v1.IPFamilyPolicyRequireDualStack
+	svc.Spec.IPFamilyPolicy, svc.Spec.IPFamilies = &policy, []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+	if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", svc, e.nodes); err != nil {
+		t.Fatal(err)
+	}
+	list := e.securityList(t, "public")
+	for _, source := range []string{"0.0.0.0/0", "::/0"} {
+		if !hasIngress(list, 80, source) {
+			t.Errorf("LB subnet list has no managed ingress on 80 from %s: %+v", source, list.IngressSecurityRules)
+		}
+	}
+}

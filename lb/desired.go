@@ -111,11 +111,12 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	spec.NetworkSecurityGroups = p.ocids(annotation.NetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
-	spec.SourceCIDRs = d.sourceCIDRs()
+	spec.IPFamilies = d.ipFamilies()
+	// A classic load balancer serves IPv4 only (a PreferDualStack Service gets IPv4).
+	spec.SourceCIDRs = d.sourceCIDRs([]v1.IPFamily{v1.IPv4Protocol})
 	spec.SecurityListMode = d.securityListMode()
 	spec.BackendNSGs = d.backendNSGs(spec.SecurityListMode)
 	spec.FreeformTags, spec.DefinedTags = d.tags()
-	spec.IPFamilies = d.ipFamilies()
 	spec.IPMode = d.ipMode()
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(model.KindLoadBalancer)
@@ -203,18 +204,38 @@ func (d *desiredBuilder) reservedIP(internal bool) string {
 	return ""
 }
 
-func (d *desiredBuilder) sourceCIDRs() []string {
+// sourceCIDRs are the client CIDRs the load balancer of families admits: the Service's, else
+// config loadBalancer.defaultSourceCIDRs. When that is none, or only 0.0.0.0/0 (Kubernetes' and
+// the config's default), it admits every address of its families: 0.0.0.0/0 for IPv4 and ::/0
+// for IPv6, as the upstream CCM does (getLoadBalancerSourceRanges in its load_balancer_spec.go),
+// so IPv6 clients of an IPv6 or dual-stack Service are let in.
+func (d *desiredBuilder) sourceCIDRs(families []v1.IPFamily) []string {
+	var given []string
 	if len(d.svc.Spec.LoadBalancerSourceRanges) > 0 {
-		return d.p.cidrs("spec.loadBalancerSourceRanges", d.svc.Spec.LoadBalancerSourceRanges)
+		given = d.p.cidrs("spec.loadBalancerSourceRanges", d.svc.Spec.LoadBalancerSourceRanges)
+	} else if v, err := annotationStrings(annotation.SourceRanges, d.svc.Annotations); err == nil && len(v) > 0 {
+		given = d.p.cidrs(string(annotation.SourceRanges), v)
+	} else if len(d.cfg.LoadBalancer.DefaultSourceCIDRs) > 0 {
+		given = d.p.cidrs("config loadBalancer.defaultSourceCIDRs", d.cfg.LoadBalancer.DefaultSourceCIDRs)
 	}
-	if v, err := annotationStrings(annotation.SourceRanges, d.svc.Annotations); err == nil && len(v) > 0 {
-		return d.p.cidrs(string(annotation.SourceRanges), v)
+	if len(given) > 1 || len(given) == 1 && given[0] != anyIPv4 {
+		return given
 	}
-	if len(d.cfg.LoadBalancer.DefaultSourceCIDRs) > 0 {
-		return d.p.cidrs("config loadBalancer.defaultSourceCIDRs", d.cfg.LoadBalancer.DefaultSourceCIDRs)
+	var out []string
+	if len(families) == 0 || slices.Contains(families, v1.IPv4Protocol) {
+		out = append(out, anyIPv4)
 	}
-	return []string{"0.0.0.0/0"}
+	if slices.Contains(families, v1.IPv6Protocol) {
+		out = append(out, anyIPv6)
+	}
+	return out
 }
+
+// The CIDRs of every IPv4 and every IPv6 address.
+const (
+	anyIPv4 = "0.0.0.0/0"
+	anyIPv6 = "::/0"
+)
 
 func (d *desiredBuilder) securityListMode() config.SecurityListMode {
 	if mode, ok := d.securityRuleMode(); ok {

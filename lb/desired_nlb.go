@@ -55,10 +55,10 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 		nsgs = annotation.NLBNetworkSecurityGroups
 	}
 	spec.NetworkSecurityGroups = p.ocids(nsgs, "networksecuritygroup", maxNetworkSecurityGroups)
-	spec.SourceCIDRs = d.sourceCIDRs()
+	spec.IPFamilies = d.nlbIPFamilies()
+	spec.SourceCIDRs = d.sourceCIDRs(spec.IPFamilies)
 	spec.SecurityListMode = d.nlbSecurityListMode()
 	spec.FreeformTags, spec.DefinedTags = d.nlbTags()
-	spec.IPFamilies = d.nlbIPFamilies()
 	spec.IPMode = d.ipMode()
 	spec.AssignedIPv4, spec.AssignedIPv6 = d.assignedIPs(spec.IPFamilies)
 	spec.PreserveSource = d.preserveSource()

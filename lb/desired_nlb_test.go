@@ -262,3 +262,45 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 		})
 	}
 }
+
+// TestNLBDefaultSourceRangesFollowTheFamilies: with no source ranges, or only Kubernetes'
+// default 0.0.0.0/0, a network load balancer admits every address of its families, as the
+// upstream CCM does: ::/0 for IPv6, both for dual stack. Other ranges, given or the config's
+// defaults, apply as written; a classic load balancer (IPv4 only) admits 0.0.0.0/0.
+func TestNLBDefaultSourceRangesFollowTheFamilies(t *testing.T) {
+	v6 := families(v1.IPFamilyPolicySingleStack, v1.IPv6Protocol)
+	dual := families(v1.IPFamilyPolicyRequireDualStack, v1.IPv4Protocol, v1.IPv6Protocol)
+	ranges := func(r ...string) svcOpt { return func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = r } }
+	cfgDefault := testConfig()
+	cfgDefault.LoadBalancer.DefaultSourceCIDRs = []string{"10.0.0.0/8"}
+	cfgAny := testConfig()
+	cfgAny.LoadBalancer.DefaultSourceCIDRs = []string{"0.0.0.0/0"} // as config.Config.SetDefaults sets it
+	for _, tc := range []struct {
+		name string
+		svc  *v1.Service
+		cfg  *config.Config
+		want []string
+	}{
+		{"IPv4", nlbService(), testConfig(), []string{"0.0.0.0/0"}},
+		{"IPv6", nlbService(v6), testConfig(), []string{"::/0"}},
+		{"dual stack", nlbService(dual), testConfig(), []string{"0.0.0.0/0", "::/0"}},
+		{"IPv6 with only 0.0.0.0/0 given", nlbService(v6, ranges("0.0.0.0/0")), testConfig(), []string{"::/0"}},
+		{"dual stack with only 0.0.0.0/0 given", nlbService(dual, withAnnotation(annotation.SourceRanges, "0.0.0.0/0")), testConfig(),
+			[]string{"0.0.0.0/0", "::/0"}},
+		{"IPv6 with ranges given", nlbService(v6, ranges("2001:db8::/32")), testConfig(), []string{"2001:db8::/32"}},
+		{"IPv6 with the config's defaults", nlbService(v6), cfgDefault, []string{"10.0.0.0/8"}},
+		{"IPv6 with the config's default 0.0.0.0/0", nlbService(v6), cfgAny, []string{"::/0"}},
+		{"classic load balancer, PreferDualStack", testService(families(v1.IPFamilyPolicyPreferDualStack, v1.IPv4Protocol, v1.IPv6Protocol)),
+			testConfig(), []string{"0.0.0.0/0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(tc.svc, nil, tc.cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, spec.SourceCIDRs); diff != "" {
+				t.Errorf("SourceCIDRs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -203,7 +203,9 @@ const (
 
 	// SourceRanges lists the client CIDRs allowed in (through the managed security
 	// rules). It is the annotation form of spec.loadBalancerSourceRanges, which wins when both
-	// are set.
+	// are set. Only 0.0.0.0/0 (given, or the default) means every address of the load
+	// balancer's families: ::/0 for an IPv6 network load balancer, 0.0.0.0/0 and ::/0 for a
+	// dual-stack one (as the upstream CCM does).
 	//
 	// Type: comma-separated list of CIDRs
 	// Default: loadBalancer.defaultSourceCIDRs from cloud-provider.yaml (0.0.0.0/0)
