@@ -27,8 +27,9 @@ const (
 	// protocolUDP and protocolTCPAndUDP are network load balancer listener protocols.
 	protocolUDP       = "UDP"
 	protocolTCPAndUDP = "TCP_AND_UDP"
-	// ipv6Suffix ends the names of a dual-stack network load balancer's IPv6 listeners and
-	// backend sets ("TCP-80-IPv6"); the IPv4 ones keep the plain names.
+	// ipv6Suffix ends the names of a network load balancer's IPv6 listeners and backend sets
+	// ("TCP-80-IPv6"), single-stack too, as the upstream CCM names them (getListenersNetworkLoadBalancer
+	// and getBackendSetNamePortMap in its load_balancer_spec.go); the IPv4 ones keep the plain names.
 	ipv6Suffix = "-IPv6"
 )
 
@@ -321,7 +322,6 @@ func (d *desiredBuilder) nlbPortsAndListeners(spec *model.Spec, nodes []nlbNode)
 
 	spec.Listeners = make(map[string]model.Listener, len(byPort)*len(spec.IPFamilies))
 	spec.BackendSets = make(map[string]model.BackendSet, len(byPort)*len(spec.IPFamilies))
-	dual := len(spec.IPFamilies) > 1
 	for _, port := range slices.Sorted(maps.Keys(byPort)) {
 		g := byPort[port]
 		protocol := string(g.protocols[0])
@@ -331,7 +331,7 @@ func (d *desiredBuilder) nlbPortsAndListeners(spec *model.Spec, nodes []nlbNode)
 		for _, fam := range spec.IPFamilies {
 			v6 := fam == v1.IPv6Protocol
 			name := listenerName(protocol, port)
-			if v6 && dual {
+			if v6 {
 				name += ipv6Suffix
 			}
 			bs := model.BackendSet{Name: name, Policy: policy, PreserveSource: spec.PreserveSource, IPv6: v6, HealthCheck: hc,
