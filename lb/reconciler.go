@@ -400,7 +400,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		e.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
 	}
 	plan.Target.ID = id
-	if err := r.retireOtherKind(ctx, svc, current); err != nil {
+	if err := r.retireOtherKind(ctx, svc, current.Kind, current); err != nil {
 		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
 	}
 	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target,
@@ -434,16 +434,8 @@ func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 		return err
 	}
 	// A Service switched between kinds may still have the other kind's (see switch.go).
-	if other := r.engines[otherKind(kind)]; other != nil {
-		may, err := r.mayHaveOtherKind(ctx, svc, deleted, other)
-		if err != nil {
-			return err
-		}
-		if may {
-			if _, err := r.deleteIn(ctx, other, svc, ""); err != nil {
-				return err
-			}
-		}
+	if err := r.retireOtherKind(ctx, svc, kind, deleted); err != nil {
+		return err
 	}
 	r.forget(svc.UID)
 	return nil

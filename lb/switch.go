@@ -85,15 +85,16 @@ func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, curr
 	return len(matches) > 0, nil
 }
 
-// retireOtherKind deletes svc's load balancer of the other kind than current's, if the Service
-// may have one (mayHaveOtherKind): the last step of a switch. It runs after the new load balancer
-// is up, so the Service is never without one.
-func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, current *found) error {
-	other := r.engines[otherKind(current.Kind)]
+// retireOtherKind deletes svc's load balancer of the other kind than kind, if the Service may
+// have one (mayHaveOtherKind) besides current (nil: none): the last step of a switch, and of a
+// Service's deletion. In a switch it runs after the new load balancer is up, so the Service is
+// never without one.
+func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, kind model.Kind, current *found) error {
+	other := r.engines[otherKind(kind)]
 	if other == nil {
 		if addressedElsewhere(svc, current) {
 			klog.FromContext(ctx).V(2).Info("Service's address is not its load balancer's, and there is no client to look for one of the other kind",
-				"service", klog.KObj(svc), "kind", otherKind(current.Kind))
+				"service", klog.KObj(svc), "kind", otherKind(kind))
 		}
 		return nil
 	}
@@ -101,7 +102,7 @@ func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, curre
 		return err
 	}
 	old, err := r.deleteIn(ctx, other, svc, "")
-	if old != nil {
+	if old != nil && current != nil {
 		klog.FromContext(ctx).Info("Deleted the Service's load balancer of its former kind", "service", klog.KObj(svc),
 			"kind", old.Kind, "loadBalancer", old.ID, "replacedBy", current.ID)
 	}
