@@ -276,9 +276,9 @@ func TestFaultSoak(t *testing.T) {
 }
 
 func newSoak(t *testing.T, seed uint64) *soak {
-	// The provider's logs (plans, retries) would bury the step log.
-	klog.SetLogger(logr.Discard())
-	t.Cleanup(klog.ClearLogger)
+	// The provider's logs (plans, retries) would bury the step log: every sync runs with a
+	// discarding logger in its context. (klog's global logger is not replaced: earlier tests'
+	// background goroutines may still read it, and writing it would race with them.)
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 	t.Cleanup(cancel)
 
