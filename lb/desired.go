@@ -252,11 +252,17 @@ func (d *desiredBuilder) securityListMode() config.SecurityListMode {
 
 // tags returns the tags a new load balancer gets: the annotation overrides, else the config's.
 func (d *desiredBuilder) tags() (map[string]string, map[string]map[string]any) {
-	freeform, ok := d.p.freeformTags(annotation.InitialFreeformTags)
+	return d.tagsFrom(annotation.InitialFreeformTags, annotation.InitialDefinedTags)
+}
+
+// tagsFrom returns the tags the annotations freeformAnn and definedAnn give, each else the
+// config's.
+func (d *desiredBuilder) tagsFrom(freeformAnn, definedAnn annotation.Name) (map[string]string, map[string]map[string]any) {
+	freeform, ok := d.p.freeformTags(freeformAnn)
 	if !ok {
 		freeform = maps.Clone(d.cfg.LoadBalancer.Tags.FreeformTags)
 	}
-	defined, ok := d.p.definedTags(annotation.InitialDefinedTags)
+	defined, ok := d.p.definedTags(definedAnn)
 	if !ok && d.cfg.LoadBalancer.Tags.DefinedTags != nil {
 		defined = make(map[string]map[string]any, len(d.cfg.LoadBalancer.Tags.DefinedTags))
 		for ns, kv := range d.cfg.LoadBalancer.Tags.DefinedTags {

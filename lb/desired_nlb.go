@@ -108,17 +108,19 @@ func (d *desiredBuilder) nlbSecurityListMode() config.SecurityListMode {
 	return config.SecurityListMode(d.p.oneOf(annotation.NLBSecurityListManagementMode, string(config.SecurityListModeNone), modes...))
 }
 
-// nlbTags are the network load balancer's tag annotations, else the load balancer's, else the
-// config's.
+// nlbTags are the tags a new network load balancer gets: its tag annotations (the current
+// spelling, else the older one, as the upstream CCM reads them), else the config's. The load
+// balancer's tag annotations are not read, as upstream does not read them on a network load
+// balancer.
 func (d *desiredBuilder) nlbTags() (map[string]string, map[string]map[string]any) {
-	freeform, defined := d.tags()
-	if m, ok := d.p.freeformTags(annotation.NLBInitialFreeformTags); ok {
-		freeform = m
+	freeform, defined := annotation.NLBInitialFreeformTags, annotation.NLBInitialDefinedTags
+	if !d.p.has(freeform) {
+		freeform = annotation.NLBFreeformTags
 	}
-	if m, ok := d.p.definedTags(annotation.NLBInitialDefinedTags); ok {
-		defined = m
+	if !d.p.has(defined) {
+		defined = annotation.NLBDefinedTags
 	}
-	return freeform, defined
+	return d.tagsFrom(freeform, defined)
 }
 
 // nlbIPFamilies are the families the network load balancer serves: the Service's first family

@@ -158,6 +158,7 @@ func TestNLBDesiredSettings(t *testing.T) {
 		PreserveSource             bool
 		AssignedIPv4, AssignedIPv6 string
 		Freeform                   map[string]string
+		Defined                    map[string]map[string]any
 		ReservedIP                 string
 	}
 	base := settings{Subnets: []string{testSubnet1}, DefaultedSubnets: true, Mode: config.SecurityListModeNone, Families: []v1.IPFamily{v1.IPv4Protocol}}
@@ -190,8 +191,21 @@ func TestNLBDesiredSettings(t *testing.T) {
 			})},
 		{"preserve source defaults on with Local", nlbService(local), with(func(s *settings) { s.PreserveSource = true })},
 		{"preserve source may be turned off with Local", nlbService(local, withAnnotation(annotation.NLBPreserveSource, "false")), base},
-		{"NLB tag override wins over the generic one", nlbService(withAnnotation(annotation.InitialFreeformTags, `{"a":"1"}`), withAnnotation(annotation.NLBInitialFreeformTags, `{"b":"2"}`)),
+		{"tag overrides", nlbService(withAnnotation(annotation.NLBInitialFreeformTags, `{"b":"2"}`), withAnnotation(annotation.NLBInitialDefinedTags, `{"ops":{"t":"1"}}`)),
+			with(func(s *settings) {
+				s.Freeform, s.Defined = map[string]string{"b": "2"}, map[string]map[string]any{"ops": {"t": "1"}}
+			})},
+		// The upstream CCM reads its older spellings when the current ones are absent
+		// (load_balancer_spec.go, getLoadBalancerTags).
+		{"the older tag spellings", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", `{"b":"2"}`), withAnnotation(nlbAnnotationPrefix+"defined-tags", `{"ops":{"t":"1"}}`)),
+			with(func(s *settings) {
+				s.Freeform, s.Defined = map[string]string{"b": "2"}, map[string]map[string]any{"ops": {"t": "1"}}
+			})},
+		{"the current tag spelling wins over the older one", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", `{"a":"1"}`), withAnnotation(annotation.NLBInitialFreeformTags, `{"b":"2"}`)),
 			with(func(s *settings) { s.Freeform = map[string]string{"b": "2"} })},
+		// and never reads the load balancer's tag annotations on a network load balancer.
+		{"the load balancer's tag overrides are not read", nlbService(withAnnotation(annotation.InitialFreeformTags, `{"a":"1"}`), withAnnotation(annotation.InitialDefinedTags, `{"ops":{"t":"1"}}`)),
+			base},
 		{"reserved public IP", nlbService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "203.0.113.50" }), with(func(s *settings) { s.ReservedIP = "203.0.113.50" })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,7 +215,7 @@ func TestNLBDesiredSettings(t *testing.T) {
 			}
 			got := settings{Internal: spec.Internal, Subnets: spec.Subnets, DefaultedSubnets: spec.Defaulted.Subnets, NSGs: spec.NetworkSecurityGroups,
 				Mode: spec.SecurityListMode, Families: spec.IPFamilies, PreserveSource: spec.PreserveSource, AssignedIPv4: spec.AssignedIPv4,
-				AssignedIPv6: spec.AssignedIPv6, Freeform: spec.FreeformTags, ReservedIP: spec.ReservedIP}
+				AssignedIPv6: spec.AssignedIPv6, Freeform: spec.FreeformTags, Defined: spec.DefinedTags, ReservedIP: spec.ReservedIP}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}
@@ -243,7 +257,7 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 		{"adopting a load balancer", nlbService(withAnnotation(annotation.AdoptLoadBalancerID, "ocid1.loadbalancer.oc1.x")), string(annotation.AdoptLoadBalancerID), "ocid1.loadbalancer.oc1.x", "ocid1.networkloadbalancer."},
 		{"a network load balancer annotation on a load balancer", testService(withAnnotation(annotation.NLBBackendPolicy, "TWO_TUPLE")), string(annotation.NLBBackendPolicy), "TWO_TUPLE", "load-balancer-type: nlb"},
 		{"an unknown network load balancer annotation", nlbService(withAnnotation(nlbAnnotationPrefix+"is-fast", "true")), nlbAnnotationPrefix + "is-fast", "true", "does not know"},
-		{"the older tag spelling", nlbService(withAnnotation(nlbAnnotationPrefix+"freeform-tags", "{}")), nlbAnnotationPrefix + "freeform-tags", "{}", "rename it"},
+		{"the older tag spelling not JSON", nlbService(withAnnotation(nlbAnnotationPrefix+"defined-tags", "ops.t=1")), nlbAnnotationPrefix + "defined-tags", "ops.t=1", "JSON object"},
 		{"a bad family", nlbService(families(v1.IPFamilyPolicySingleStack, "IPv5")), "spec.ipFamilies[0]", "IPv5", "IPv4 or IPv6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

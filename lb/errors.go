@@ -253,7 +253,7 @@ func definedTagsError(err error, svc *v1.Service, desired *model.Spec, creating 
 	field := "cloud-provider.yaml loadBalancer.tags.definedTags"
 	names := []annotation.Name{annotation.InitialDefinedTags}
 	if desired.Kind == model.KindNetworkLoadBalancer {
-		names = []annotation.Name{annotation.NLBInitialDefinedTags, annotation.InitialDefinedTags}
+		names = []annotation.Name{annotation.NLBInitialDefinedTags, annotation.NLBDefinedTags}
 	}
 	for _, a := range names {
 		if _, ok := svc.Annotations[string(a)]; ok {

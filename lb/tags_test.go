@@ -31,6 +31,8 @@ func TestUnknownDefinedTagsNameTheirField(t *testing.T) {
 			wantField: "loadBalancer.tags.definedTags"},
 		{name: "NLB annotation", nlb: true, annotate: map[annotation.Name]string{annotation.NLBInitialDefinedTags: unknown},
 			wantField: string(annotation.NLBInitialDefinedTags)},
+		{name: "NLB annotation, older spelling", nlb: true, annotate: map[annotation.Name]string{annotation.NLBDefinedTags: unknown},
+			wantField: string(annotation.NLBDefinedTags)},
 		{name: "defined in the tenancy", annotate: map[annotation.Name]string{annotation.InitialDefinedTags: `{"Operations":{"CostCenter":"42"}}`}},
 	}
 	for _, tc := range tests {

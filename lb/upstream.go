@@ -27,10 +27,6 @@ var unsupportedAnnotations = map[string]string{
 		"(load balancers are created in the configured compartment); remove it",
 	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
 		"(workload identity is not implemented); remove it",
-	nlbAnnotationPrefix + "freeform-tags": "not supported by oci-ccm: the older spelling of " +
-		string(annotation.NLBInitialFreeformTags) + "; rename it",
-	nlbAnnotationPrefix + "defined-tags": "not supported by oci-ccm: the older spelling of " +
-		string(annotation.NLBInitialDefinedTags) + "; rename it",
 }
 
 // lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with

@@ -44,7 +44,7 @@ func All() []Name {
 		NLBHealthCheckRetries, NLBHealthCheckInterval, NLBHealthCheckTimeout,
 		NLBBackendPolicy, NLBPreserveSource, NLBProxyProtocolV2,
 		NLBSecurityListManagementMode, NLBNodeLabelSelector,
-		NLBInitialFreeformTags, NLBInitialDefinedTags, NLBExternalIPOnly,
+		NLBInitialFreeformTags, NLBInitialDefinedTags, NLBFreeformTags, NLBDefinedTags, NLBExternalIPOnly,
 		NLBAssignedPrivateIPv4, NLBAssignedIPv6,
 	}
 }

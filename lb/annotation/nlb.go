@@ -101,7 +101,8 @@ const (
 
 	// NLBInitialFreeformTags sets the freeform tags a new network load balancer gets
 	// (a JSON object), instead of loadBalancer.tags from cloud-provider.yaml. Tags are not
-	// changed afterwards.
+	// changed afterwards. oci.oraclecloud.com/initial-freeform-tags-override is not read on
+	// a network load balancer (nor by the upstream CCM).
 	//
 	// Type: JSON object of strings
 	// Default: loadBalancer.tags.freeformTags from cloud-provider.yaml
@@ -110,12 +111,31 @@ const (
 
 	// NLBInitialDefinedTags sets the defined tags a new network load balancer gets (a
 	// JSON object of namespaces), instead of the configured ones. Tags are not changed
-	// afterwards.
+	// afterwards. oci.oraclecloud.com/initial-defined-tags-override is not read on a
+	// network load balancer (nor by the upstream CCM).
 	//
 	// Type: JSON object of objects
 	// Default: loadBalancer.tags.definedTags from cloud-provider.yaml
 	// Example: "{\"ops\":{\"cost-center\":\"42\"}}"
 	NLBInitialDefinedTags Name = "oci-network-load-balancer.oraclecloud.com/initial-defined-tags-override"
+
+	// NLBFreeformTags sets a new network load balancer's freeform tags under the older
+	// spelling of initial-freeform-tags-override, which wins when both are set; the upstream
+	// CCM reads both the same way. New Services should use the current spelling.
+	//
+	// Type: JSON object of strings
+	// Default: loadBalancer.tags.freeformTags from cloud-provider.yaml
+	// Example: "{\"team\":\"edge\"}"
+	NLBFreeformTags Name = "oci-network-load-balancer.oraclecloud.com/freeform-tags"
+
+	// NLBDefinedTags sets a new network load balancer's defined tags under the older spelling
+	// of initial-defined-tags-override, which wins when both are set; the upstream CCM reads
+	// both the same way. New Services should use the current spelling.
+	//
+	// Type: JSON object of objects
+	// Default: loadBalancer.tags.definedTags from cloud-provider.yaml
+	// Example: "{\"ops\":{\"cost-center\":\"42\"}}"
+	NLBDefinedTags Name = "oci-network-load-balancer.oraclecloud.com/defined-tags"
 
 	// NLBExternalIPOnly reports only the public addresses of a public network load
 	// balancer in the Service status (by default its private address is reported too, as the
