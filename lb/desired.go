@@ -142,7 +142,7 @@ func (d *desiredBuilder) selector(a annotation.Name) labels.Selector {
 }
 
 func (d *desiredBuilder) kind() model.Kind {
-	return model.Kind(d.p.oneOf(annotation.LoadBalancerType, string(model.KindLoadBalancer), string(model.KindLoadBalancer), string(model.KindNetworkLoadBalancer)))
+	return model.Kind(d.p.oneOfOrEmpty(annotation.LoadBalancerType, string(model.KindLoadBalancer), string(model.KindLoadBalancer), string(model.KindNetworkLoadBalancer)))
 }
 
 // subnets returns the subnets from the annotations, else the config. Internal load balancers use
@@ -247,7 +247,7 @@ func (d *desiredBuilder) securityListMode() config.SecurityListMode {
 	}
 	modes := []string{string(config.SecurityListModeAll), string(config.SecurityListModeFrontend),
 		string(config.SecurityListModeBackend), string(config.SecurityListModeNone)}
-	return config.SecurityListMode(d.p.oneOf(annotation.SecurityListManagementMode, string(def), modes...))
+	return config.SecurityListMode(d.p.oneOfOrEmpty(annotation.SecurityListManagementMode, string(def), modes...))
 }
 
 // tags returns the tags a new load balancer gets: the annotation overrides, else the config's.

@@ -167,6 +167,28 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 	}
 }
 
+// TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults: an annotation set to "" means its
+// default where the upstream CCM reads it so (load_balancer_spec.go: getLoadBalancerType,
+// getSecurityListManagementMode, and the backend protocol in getListeners), so a Service it
+// accepted is not refused here.
+func TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults(t *testing.T) {
+	want, err := Desired(testService(), nodes(2), testConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []annotation.Name{annotation.LoadBalancerType, annotation.BackendProtocol, annotation.SecurityListManagementMode} {
+		t.Run(string(a), func(t *testing.T) {
+			got, err := Desired(testService(withAnnotation(a, "")), nodes(2), testConfig(), nil)
+			if err != nil {
+				t.Fatalf("%s: \"\": %v", a, err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: \"\" is not the default (-default +got):\n%s", a, diff)
+			}
+		})
+	}
+}
+
 func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
 	_, err := Desired(testService(withAnnotation(annotation.Policy, "RANDOM")), nil, testConfig(), nil)
 	want := `service default/web: 1 invalid setting(s); oci.oraclecloud.com/loadbalancer-policy: invalid value "RANDOM": one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH`

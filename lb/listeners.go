@@ -19,7 +19,7 @@ import (
 // same targetPort (nginx serving 80 and 443 from one container port) get one each.
 func (d *desiredBuilder) portsAndListeners(spec *model.Spec, ips []string) {
 	p := d.p
-	protocol := p.oneOf(annotation.BackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
+	protocol := p.oneOfOrEmpty(annotation.BackendProtocol, protocolTCP, protocolTCP, protocolHTTP, protocolGRPC)
 	policy := p.oneOf(annotation.Policy, defaultPolicy, "ROUND_ROBIN", "LEAST_CONNECTIONS", "IP_HASH")
 	idleDefault := defaultIdleTimeoutHTTP
 	if protocol == protocolTCP {

@@ -85,6 +85,15 @@ func (p *parser) oneOf(a annotation.Name, def string, allowed ...string) string 
 	return def
 }
 
+// oneOfOrEmpty is oneOf, except that an empty value also means def: the upstream CCM reads some
+// annotations so, and a Service it accepted must not be refused here.
+func (p *parser) oneOfOrEmpty(a annotation.Name, def string, allowed ...string) string {
+	if v, ok := p.ann[string(a)]; ok && strings.TrimSpace(v) == "" {
+		return def
+	}
+	return p.oneOf(a, def, allowed...)
+}
+
 // ports parses a comma-separated list of port numbers.
 func (p *parser) ports(a annotation.Name) []int {
 	items, err := annotationStrings(a, p.ann)
