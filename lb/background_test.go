@@ -54,9 +54,9 @@ func (p *pendingDone) next(t *testing.T) pendingDoneCall {
 	return p.calls[len(p.calls)-1]
 }
 
-// backgroundEnv is newEnv's OCI with a Reconciler that waits maxWait, and where the first work
-// request of each operation in stuck runs for an hour (until CompleteWorkRequests): it never
-// finishes on its own within a test.
+// backgroundEnv is newEnv's OCI with a Reconciler that waits maxWait, judged by the env's clock,
+// and where the first work request of each operation in stuck never finishes on its own (until
+// CompleteWorkRequests); the others take 5ms.
 func backgroundEnv(t *testing.T, maxWait time.Duration, stuck ...string) (*env, *lb.Reconciler, *pendingDone) {
 	t.Helper()
 	var mu sync.Mutex
@@ -67,14 +67,41 @@ func backgroundEnv(t *testing.T, maxWait time.Duration, stuck ...string) (*env, 
 			defer mu.Unlock()
 			if slices.Contains(stuck, op) && !seen[op] {
 				seen[op] = true
-				return time.Hour
+				return 10000 * time.Hour
 			}
 			return 5 * time.Millisecond
 		}
 	})
 	done := newPendingDone()
-	r := e.settledReconciler(t, lb.Options{MaxWait: maxWait, Timeout: time.Hour, PendingDone: done.record})
+	r := e.settledReconciler(t, lb.Options{MaxWait: maxWait, Timeout: 20000 * time.Hour, PendingDone: done.record})
 	return e, r, done
+}
+
+// pastMaxWait runs call, which sends op and waits for it, and once OCI runs op moves the env's
+// clock, by which the Reconciler judges MaxWait, past maxWait: the call is handed back after
+// MaxWait however fast or loaded this machine is.
+func pastMaxWait(t *testing.T, e *env, maxWait time.Duration, op string, call func() error) error {
+	t.Helper()
+	returned := make(chan error, 1)
+	go func() { returned <- call() }()
+	waitForPending(t, e, op, returned)
+	e.clock.Advance(maxWait + time.Second)
+	return <-returned
+}
+
+// waitForPending waits until OCI runs op; a call that returns first (on returned) fails the test.
+func waitForPending(t *testing.T, e *env, op string, returned <-chan error) {
+	t.Helper()
+	bound := time.After(time.Minute) // only keeps a broken test from hanging
+	for !slices.Contains(pendingOps(e.srv), op) {
+		select {
+		case err := <-returned:
+			t.Fatalf("the call returned before OCI ran %s: %v", op, err)
+		case <-bound:
+			t.Fatalf("OCI never ran %s", op)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 func named(name string, uid types.UID) svcOpt {
@@ -87,11 +114,14 @@ func named(name string, uid types.UID) svcOpt {
 // once without calling OCI, another Service converges meanwhile, and once the work request
 // finishes PendingDone is called and the next Ensure reports the load balancer.
 func TestEnsureGivesTheWorkerBackWhileAWorkRequestNeverFinishes(t *testing.T) {
-	e, r, done := backgroundEnv(t, 200*time.Millisecond, "CreateLoadBalancer")
+	e, r, done := backgroundEnv(t, time.Hour, "CreateLoadBalancer")
 	stuck, other := service(named("stuck", "11111111-0000-4000-8000-000000000001")), service(named("other", "11111111-0000-4000-8000-000000000002"))
 	nodes := readyNodes(2)
 
-	_, err := r.Ensure(ctx, stuck, nodes, nil)
+	err := pastMaxWait(t, e, time.Hour, "CreateLoadBalancer", func() error {
+		_, err := r.Ensure(ctx, stuck, nodes, nil)
+		return err
+	})
 	var pe *lb.PendingError
 	if !errors.As(err, &pe) {
 		t.Fatalf("Ensure with the create's work request running: got %v, want a *lb.PendingError", err)
@@ -146,13 +176,16 @@ func TestEnsureGivesTheWorkerBackWhileAWorkRequestNeverFinishes(t *testing.T) {
 // delete is pending keeps it pending (nothing reports the load balancer gone) until OCI finished,
 // and then Delete succeeds.
 func TestUpdateAndDeleteGiveTheWorkerBackToo(t *testing.T) {
-	e, r, done := backgroundEnv(t, 200*time.Millisecond, "UpdateBackendSet", "DeleteLoadBalancer")
+	e, r, done := backgroundEnv(t, time.Hour, "UpdateBackendSet", "DeleteLoadBalancer")
 	svc := service()
 	if _, err := r.Ensure(ctx, svc, readyNodes(2), nil); err != nil {
 		t.Fatal(err)
 	}
 
-	_, err := r.Update(ctx, svc, readyNodes(3), nil)
+	err := pastMaxWait(t, e, time.Hour, "UpdateBackendSet", func() error {
+		_, err := r.Update(ctx, svc, readyNodes(3), nil)
+		return err
+	})
 	var pe *lb.PendingError
 	if !errors.As(err, &pe) || pe.Operation != "update" || !strings.Contains(pe.Pending, "backend set") {
 		t.Fatalf("Update with a backend-set change that does not finish: got %v, want a PendingError naming the backend set", err)
@@ -162,7 +195,7 @@ func TestUpdateAndDeleteGiveTheWorkerBackToo(t *testing.T) {
 		t.Fatalf("the node sync left to the background failed: %v", call.err)
 	}
 
-	err = r.Delete(ctx, svc)
+	err = pastMaxWait(t, e, time.Hour, "DeleteLoadBalancer", func() error { return r.Delete(ctx, svc) })
 	if !errors.As(err, &pe) || pe.Operation != "delete" || !strings.Contains(pe.Pending, "- load balancer") {
 		t.Fatalf("Delete that does not finish: got %v, want a PendingError naming the deletion", err)
 	}
@@ -194,6 +227,7 @@ func TestAPendingErrorSaysWhoseDeadlineEndedTheWait(t *testing.T) {
 	if !errors.As(err, &pe) || !pe.CallerDeadline || !strings.Contains(err.Error(), "the caller's deadline") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Ensure past the caller's deadline: got %v, want a PendingError saying the caller's deadline passed", err)
 	}
+	waitForPending(t, e, "CreateLoadBalancer", nil) // on a loaded machine the create may not be sent yet
 	e.srv.CompleteWorkRequests()
 	if call := done.next(t); call.err != nil {
 		t.Errorf("the create went on after the caller's deadline, but failed: %v", call.err)
