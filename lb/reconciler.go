@@ -285,6 +285,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if desired, err = r.dualStack(ctx, svc, nodes, secrets, desired); err != nil {
 		return nil, err
 	}
+	if err := r.regionalSubnet(ctx, svc, desired); err != nil {
+		return nil, err
+	}
 	desired.Owner.Cluster = r.cluster
 	named := slices.Clone(desired.NetworkSecurityGroups) // the annotation's, before the frontend NSG joins
 	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {

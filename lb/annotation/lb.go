@@ -40,7 +40,8 @@ const (
 	ShapeFlexMax Name = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-max"
 
 	// Subnet1 sets the OCID of the load balancer's subnet (a regional subnet, or the first
-	// of two availability-domain subnets). Subnets cannot be changed after creation.
+	// of two availability-domain subnets). A regional subnet is the load balancer's only one,
+	// even when loadBalancer.subnet2 is configured. Subnets cannot be changed after creation.
 	//
 	// Type: OCID
 	// Default: loadBalancer.subnet1 from cloud-provider.yaml
@@ -48,7 +49,8 @@ const (
 	Subnet1 Name = "service.beta.kubernetes.io/oci-load-balancer-subnet1"
 
 	// Subnet2 sets the OCID of the second availability-domain subnet of a public load
-	// balancer. Internal load balancers use only the first subnet.
+	// balancer. Internal load balancers use only the first subnet. A regional subnet here,
+	// with an availability-domain subnet1, is the load balancer's only one (as upstream).
 	//
 	// Type: OCID
 	// Default: loadBalancer.subnet2 from cloud-provider.yaml

@@ -107,6 +107,10 @@ type Spec struct {
 type Defaulted struct {
 	Subnets bool
 	Shape   bool
+	// RegionalSubnet is set when Subnets is one annotated regional subnet, where the Service's
+	// annotations and the config name two: an existing load balancer in that subnet and another
+	// keeps both (oci-ccm v0.1.0 created such pairs).
+	RegionalSubnet bool
 }
 
 // Shape is a load balancer shape. Fixed shapes have only a Name; "flexible" has a bandwidth

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
+)
+
+// TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet: a regional subnet hosts both the
+// primary and the standby, so a Service naming one in oci-load-balancer-subnet1 (or, when
+// subnet1 is not regional, in subnet2) gets that subnet alone, not paired with the configured
+// second subnet: the upstream CCM chooses so (load_balancer.go, getOciLoadBalancerSubnets), and
+// its load balancers are taken over without a subnet change.
+func TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		annotate func(e *env) map[annotation.Name]string
+		want     func(e *env) []string
+	}{
+		{"subnet1 regional",
+			func(e *env) map[annotation.Name]string {
+				return map[annotation.Name]string{annotation.Subnet1: e.seeded.Subnets["public"]}
+			},
+			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }},
+		{"subnet2 regional, subnet1 not",
+			func(e *env) map[annotation.Name]string {
+				return map[annotation.Name]string{annotation.Subnet1: e.seeded.LoadBalancerSubnets[0], annotation.Subnet2: e.seeded.Subnets["public"]}
+			},
+			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }},
+		{"two AD subnets stay a pair",
+			func(e *env) map[annotation.Name]string {
+				return map[annotation.Name]string{annotation.Subnet1: e.seeded.LoadBalancerSubnets[1], annotation.Subnet2: e.seeded.LoadBalancerSubnets[0]}
+			},
+			func(e *env) []string {
+				return []string{e.seeded.LoadBalancerSubnets[1], e.seeded.LoadBalancerSubnets[0]}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			var opts []svcOpt
+			for a, v := range tc.annotate(e) {
+				opts = append(opts, annotate(a, v))
+			}
+			svc := service(opts...)
+			e.ensure(t, svc, readyNodes(2), nil)
+			all := e.srv.LoadBalancers()
+			if len(all) != 1 {
+				t.Fatalf("%d load balancers, want 1", len(all))
+			}
+			if got, want := all[0].SubnetIds, tc.want(e); !slices.Equal(got, want) {
+				t.Errorf("subnets %v, want %v", got, want)
+			}
+			res, calls := e.ensure(t, svc, readyNodes(2), nil)
+			if !res.Plan.Empty() || len(writes(calls)) != 0 {
+				t.Errorf("the second reconcile changed something: writes %v\n%s", writes(calls), res.Plan)
+			}
+		})
+	}
+}
+
+// TestLoadBalancerWithARegionalSubnetAndTheConfiguredSecondKeepsThem: oci-ccm v0.1.0 paired an
+// annotated regional subnet with the configured second subnet; such a load balancer is kept as it
+// is (OCI cannot change a load balancer's subnets), not refused as a subnet change.
+func TestLoadBalancerWithARegionalSubnetAndTheConfiguredSecondKeepsThem(t *testing.T) {
+	e := newEnv(t)
+	regional := e.seeded.Subnets["public"]
+	svc := service(annotate(annotation.Subnet1, regional))
+	e.ensure(t, svc, readyNodes(2), nil)
+	// What v0.1.0 made of this Service.
+	pair := []string{regional, e.cfg.LoadBalancer.Subnet2}
+	id := *e.srv.LoadBalancers()[0].Id
+	e.srv.EditLoadBalancer(id, func(l *loadbalancer.LoadBalancer) { l.SubnetIds = pair })
+
+	res, err := e.r.Ensure(ctx, svc, readyNodes(2), nil)
+	var ie *lb.ImmutableError
+	if errors.As(err, &ie) {
+		t.Fatalf("Ensure refused the existing subnets: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Plan.Empty() {
+		t.Errorf("plan for the existing load balancer:\n%s", res.Plan)
+	}
+	if got := e.srv.LoadBalancers()[0].SubnetIds; !slices.Equal(got, pair) {
+		t.Errorf("subnets %v, want %v kept", got, pair)
+	}
+	// Another subnet in the annotation is still a change OCI cannot make.
+	moved := service(annotate(annotation.Subnet1, e.seeded.LoadBalancerSubnets[0]))
+	if _, err := e.r.Ensure(ctx, moved, readyNodes(2), nil); !errors.As(err, &ie) {
+		t.Errorf("Ensure with another subnet1 = %v, want an *lb.ImmutableError", err)
+	}
+}
