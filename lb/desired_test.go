@@ -87,11 +87,8 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 	}{
 		{"internal not a bool", testService(withAnnotation(annotation.Internal, "yes")), []string{string(annotation.Internal)}},
 		{"unknown shape", testService(withAnnotation(annotation.Shape, "huge")), []string{string(annotation.Shape)}},
-		{"flex max below min", testService(withAnnotation(annotation.ShapeFlexMin, "200"), withAnnotation(annotation.ShapeFlexMax, "100")),
-			[]string{string(annotation.ShapeFlexMax)}},
-		{"flex bandwidth out of range", testService(withAnnotation(annotation.ShapeFlexMax, "9000")), []string{string(annotation.ShapeFlexMax)}},
-		{"flex bandwidth with a fixed shape", testService(withAnnotation(annotation.Shape, "100Mbps"), withAnnotation(annotation.ShapeFlexMin, "10")),
-			[]string{string(annotation.ShapeFlexMin)}},
+		{"flex bandwidth above OCI's maximum", testService(withAnnotation(annotation.ShapeFlexMax, "9000")), []string{string(annotation.ShapeFlexMax)}},
+		{"flex bandwidth not a number", testService(withAnnotation(annotation.ShapeFlexMin, "fast")), []string{string(annotation.ShapeFlexMin)}},
 		{"subnet not an OCID", testService(withAnnotation(annotation.Subnet1, "subnet-a")), []string{string(annotation.Subnet1)}},
 		{"ssl port not a port of the Service", testService(withAnnotation(annotation.SSLPorts, "443"), withAnnotation(annotation.TLSSecret, "web-tls")),
 			[]string{string(annotation.SSLPorts)}},
@@ -184,6 +181,38 @@ func TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: \"\" is not the default (-default +got):\n%s", a, diff)
+			}
+		})
+	}
+}
+
+// TestFlexibleShapeBandwidthIsReadAsTheUpstreamCCMReadsIt (load_balancer_spec.go, getLBShape,
+// and load_balancer_util.go, parseFlexibleShapeBandwidth): a bandwidth below OCI's 10 Mbps is
+// 10, a maximum below the minimum is the minimum, punctuation and a "Mbps" suffix are dropped,
+// and the flex annotations beside a fixed shape are not read. Services the upstream CCM served
+// are not refused.
+func TestFlexibleShapeBandwidthIsReadAsTheUpstreamCCMReadsIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ann  map[annotation.Name]string
+		want model.Shape
+	}{
+		{"below 10 Mbps", map[annotation.Name]string{annotation.ShapeFlexMin: "0", annotation.ShapeFlexMax: "5"}, model.Shape{Name: "flexible", MinMbps: 10, MaxMbps: 10}},
+		{"maximum below the minimum", map[annotation.Name]string{annotation.ShapeFlexMin: "200", annotation.ShapeFlexMax: "100"}, model.Shape{Name: "flexible", MinMbps: 200, MaxMbps: 200}},
+		{"punctuation and unit", map[annotation.Name]string{annotation.ShapeFlexMin: "1,000 Mbps", annotation.ShapeFlexMax: "2000mbps"}, model.Shape{Name: "flexible", MinMbps: 1000, MaxMbps: 2000}},
+		{"a fixed shape ignores them", map[annotation.Name]string{annotation.Shape: "100Mbps", annotation.ShapeFlexMin: "10", annotation.ShapeFlexMax: "banana"}, model.Shape{Name: "100Mbps"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []svcOpt
+			for a, v := range tc.ann {
+				opts = append(opts, withAnnotation(a, v))
+			}
+			spec, err := Desired(testService(opts...), nodes(1), testConfig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, spec.Shape); diff != "" {
+				t.Errorf("shape (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -119,16 +120,24 @@ func (p *parser) mbps(a annotation.Name, def int) int {
 	if !ok {
 		return def
 	}
-	s := strings.TrimSpace(v)
+	// As the upstream CCM reads it (load_balancer_util.go, parseFlexibleShapeBandwidth): only
+	// letters and digits count ("1,000 Mbps" is 1000), a Mbps suffix is dropped, and a
+	// bandwidth below OCI's minimum is the minimum.
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, v)
 	if len(s) > 4 && strings.EqualFold(s[len(s)-4:], "mbps") {
 		s = s[:len(s)-4]
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < minFlexMbps || n > maxFlexMbps {
-		p.add(problemf(a, v, "a bandwidth in Mbps from %d to %d", minFlexMbps, maxFlexMbps))
+	if err != nil || n > maxFlexMbps {
+		p.add(problemf(a, v, "a bandwidth in Mbps up to %d (below %d counts as %d)", maxFlexMbps, minFlexMbps, minFlexMbps))
 		return def
 	}
-	return n
+	return max(n, minFlexMbps)
 }
 
 // Flexible-shape bandwidth limits, in Mbps.
@@ -146,8 +155,6 @@ var fixedShapes = []string{"10Mbps", "10Mbps-Micro", "100Mbps", "400Mbps", "8000
 // existing load balancer's shape is kept.
 func (p *parser) shape() (model.Shape, bool) {
 	name := p.str(annotation.Shape, "")
-	min := p.mbps(annotation.ShapeFlexMin, defaultFlexMinMbps)
-	max := p.mbps(annotation.ShapeFlexMax, defaultFlexMaxMbps)
 	flexSet := p.has(annotation.ShapeFlexMin) || p.has(annotation.ShapeFlexMax)
 	switch {
 	case name == "" && !p.has(annotation.Shape):
@@ -158,21 +165,17 @@ func (p *parser) shape() (model.Shape, bool) {
 	default:
 		for _, f := range fixedShapes {
 			if strings.EqualFold(name, f) {
-				for _, a := range []annotation.Name{annotation.ShapeFlexMin, annotation.ShapeFlexMax} {
-					if p.has(a) {
-						p.add(problemf(a, p.ann[string(a)], "no value: it applies only to the %q shape, not %q", shapeFlexible, f))
-					}
-				}
+				// The flex annotations are not read beside a fixed shape, as upstream does not.
 				return model.Shape{Name: f}, false
 			}
 		}
 		p.add(problemf(annotation.Shape, p.ann[string(annotation.Shape)], "one of %s, %s", shapeFlexible, strings.Join(fixedShapes, ", ")))
 		return model.Shape{Name: shapeFlexible, MinMbps: defaultFlexMinMbps, MaxMbps: defaultFlexMaxMbps}, true
 	}
-	if max < min {
-		p.add(problemf(annotation.ShapeFlexMax, p.ann[string(annotation.ShapeFlexMax)], "at least flex-min (%d Mbps)", min))
-	}
-	return model.Shape{Name: shapeFlexible, MinMbps: min, MaxMbps: max}, false
+	lo := p.mbps(annotation.ShapeFlexMin, defaultFlexMinMbps)
+	hi := p.mbps(annotation.ShapeFlexMax, defaultFlexMaxMbps)
+	// A maximum below the minimum is the minimum, as upstream reads it (getLBShape).
+	return model.Shape{Name: shapeFlexible, MinMbps: lo, MaxMbps: max(hi, lo)}, false
 }
 
 // sslConfigJSON is the value format of the listener/backend-set SSL config annotations.

@@ -33,9 +33,14 @@ var nlb = map[string]string{o + "load-balancer-type": "nlb"}
 
 var upstreamAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-internal", Value: "true"},
-	{Key: s + "oci-load-balancer-shape", Value: "flexible"},
-	{Key: s + "oci-load-balancer-shape-flex-min", Value: "10", With: map[string]string{s + "oci-load-balancer-shape": "flexible"}},
-	{Key: s + "oci-load-balancer-shape-flex-max", Value: "100", With: map[string]string{s + "oci-load-balancer-shape": "flexible"}},
+	{Key: s + "oci-load-balancer-shape", Value: "flexible",
+		Difference: "without it a new load balancer is flexible 10–100 Mbps (upstream: the fixed 100Mbps shape, which OCI has deprecated); " +
+			"an existing load balancer keeps its shape"},
+	{Key: s + "oci-load-balancer-shape-flex-min", Value: "10", With: map[string]string{s + "oci-load-balancer-shape": "flexible"},
+		Difference: "also read without the shape annotation, which then means flexible (upstream reads it only with shape flexible " +
+			"or on a load balancer already flexible); above OCI's 8000 Mbps it is refused (upstream sends 8192, which OCI refuses)"},
+	{Key: s + "oci-load-balancer-shape-flex-max", Value: "100", With: map[string]string{s + "oci-load-balancer-shape": "flexible"},
+		Difference: "as flex-min"},
 	{Key: s + "oci-load-balancer-subnet1", Value: "ocid1.subnet.oc1.phx.annotated1"},
 	{Key: s + "oci-load-balancer-subnet2", Value: "ocid1.subnet.oc1.phx.annotated2", With: map[string]string{s + "oci-load-balancer-subnet1": "ocid1.subnet.oc1.phx.annotated1"}},
 	{Key: s + "oci-load-balancer-ssl-ports", Value: "80", With: map[string]string{s + "oci-load-balancer-tls-secret": "web-tls"}},

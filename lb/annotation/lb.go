@@ -24,17 +24,19 @@ const (
 	Shape Name = "service.beta.kubernetes.io/oci-load-balancer-shape"
 
 	// ShapeFlexMin sets the minimum bandwidth of a flexible shape, in Mbps. A "Mbps"
-	// suffix is accepted.
+	// suffix is accepted; a value below 10 counts as 10, as upstream reads it. Not read beside
+	// a fixed shape.
 	//
-	// Type: int, 10–8000
+	// Type: int, up to 8000
 	// Default: 10
 	// Example: "10"
 	ShapeFlexMin Name = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-min"
 
-	// ShapeFlexMax sets the maximum bandwidth of a flexible shape, in Mbps; at least
-	// flex-min. A "Mbps" suffix is accepted.
+	// ShapeFlexMax sets the maximum bandwidth of a flexible shape, in Mbps. A "Mbps"
+	// suffix is accepted; a value below flex-min counts as flex-min, as upstream reads it. Not
+	// read beside a fixed shape.
 	//
-	// Type: int, 10–8000
+	// Type: int, up to 8000
 	// Default: 100
 	// Example: "400"
 	ShapeFlexMax Name = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-max"
