@@ -53,7 +53,9 @@ var upstreamAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-health-check-retries", Value: "3"},
 	{Key: s + "oci-load-balancer-health-check-interval", Value: "10000"},
 	{Key: s + "oci-load-balancer-health-check-timeout", Value: "3000"},
-	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "Frontend"},
+	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "Frontend",
+		Difference: "an unknown value is refused, naming the allowed ones (upstream logs it and manages All, " +
+			"which writes security lists the user may have meant to leave alone); Backend is accepted too"},
 	{Key: s + "load-balancer-source-ranges", Value: "10.0.0.0/8"},
 	{Key: o + "oci-load-balancer-listener-ssl-config", Value: `{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}`,
 		With: map[string]string{s + "oci-load-balancer-ssl-ports": "80", s + "oci-load-balancer-tls-secret": "web-tls"}},
