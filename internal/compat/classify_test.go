@@ -22,7 +22,7 @@ func TestAConfigKeyOciCCMDoesNotKnowFailsGeneration(t *testing.T) {
 }
 
 func TestEveryUpstreamKeyHasAStatus(t *testing.T) {
-	if _, err := render(); err != nil {
+	if _, _, err := render(); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}

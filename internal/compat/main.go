@@ -7,11 +7,15 @@
 // config.Load, config.Config.ApplyUpstreamPrefix), and a key that is neither implemented nor refused fails
 // the generation, so the table can never say "unknown" nor drift from the code.
 //
-//	go generate ./internal/compat     # rewrite lb/COMPATIBILITY.md
-//	go run ./internal/compat -check   # fail if it is stale (make lint)
+// The refused rows also render the pre-switch check of the migration guide, ccm/MIGRATION.md
+// (between its markers), so the commands an operator runs before switching find exactly what
+// oci-ccm refuses.
+//
+//	go generate ./internal/compat     # rewrite lb/COMPATIBILITY.md and the guide's check
+//	go run ./internal/compat -check   # fail if either is stale (make lint)
 package main
 
-//go:generate go run . -out ../../lb/COMPATIBILITY.md
+//go:generate go run . -out ../../lb/COMPATIBILITY.md -guide ../../ccm/MIGRATION.md
 
 import (
 	"errors"
@@ -23,20 +27,34 @@ import (
 
 func main() {
 	out := flag.String("out", "lb/COMPATIBILITY.md", "file to write")
-	check := flag.Bool("check", false, "do not write; exit 1 if the file is stale")
+	guide := flag.String("guide", "ccm/MIGRATION.md", "migration guide whose pre-switch check to rewrite")
+	check := flag.Bool("check", false, "do not write; exit 1 if a file is stale")
 	flag.Parse()
-	if err := run(*out, *check); err != nil {
+	if err := run(*out, *guide, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "compat:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, check bool) error {
-	doc, err := render()
+func run(out, guide string, check bool) error {
+	doc, checkBlock, err := render()
 	if err != nil {
 		return err
 	}
-	current, err := os.ReadFile(out)
+	current, err := os.ReadFile(guide)
+	if err != nil {
+		return err
+	}
+	guideDoc, err := spliceCheck(string(current), checkBlock)
+	if err != nil {
+		return fmt.Errorf("%s: %w", guide, err)
+	}
+	return errors.Join(update(out, doc, check), update(guide, guideDoc, check))
+}
+
+// update writes doc to path unless it holds it already; with check it only reports staleness.
+func update(path, doc string, check bool) error {
+	current, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -44,13 +62,14 @@ func run(out string, check bool) error {
 		return nil
 	}
 	if check {
-		return fmt.Errorf("%s is stale: run `go generate ./internal/compat`", out)
+		return fmt.Errorf("%s is stale: run `go generate ./internal/compat`", path)
 	}
-	return os.WriteFile(out, []byte(doc), 0o644)
+	return os.WriteFile(path, []byte(doc), 0o644)
 }
 
-// render classifies every upstream key and renders the document.
-func render() (string, error) {
+// render classifies every upstream key and renders the document and the guide's pre-switch
+// check.
+func render() (string, string, error) {
 	var errs []error
 	table := func(rows []Row) string {
 		var b strings.Builder
@@ -80,7 +99,7 @@ func render() (string, error) {
 		names = append(names, r)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return "", err
+		return "", "", err
 	}
 	var b strings.Builder
 	b.WriteString(`# Compatibility with the upstream OCI CCM (v1.35)
@@ -102,7 +121,7 @@ and a key that oci-ccm would silently ignore fails the generation.
 	b.WriteString("The display name a Service's new load balancer gets under the default `loadBalancer.naming.scheme: uid`, " +
 		"which the upstream CCM looks its load balancers up by.\n\n")
 	b.WriteString(strings.Replace(table(names), "| key |", "| Service |", 1))
-	return b.String(), nil
+	return b.String(), preSwitchCheck(anns, keys), nil
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
