@@ -58,7 +58,7 @@ func nlbWrites(c ocitest.Calls) map[string]int {
 	for _, op := range c.Ops() {
 		switch strings.TrimPrefix(op, "nlb.") {
 		case "GetNetworkLoadBalancer", "ListNetworkLoadBalancers", "GetWorkRequest", "ListWorkRequestErrors",
-			"GetLoadBalancer", "ListLoadBalancers", "GetPublicIpByIpAddress":
+			"GetLoadBalancer", "ListLoadBalancers", "GetPublicIpByIpAddress", "GetSubnet":
 		default:
 			out[op] = c.Op(op)
 		}

@@ -4,6 +4,8 @@
 package lb_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,25 +44,57 @@ func upstreamNLBName(svc *v1.Service) string {
 // it by the time it returns (made well before oci-ccm met the Service).
 func (e *env) upstreamNLB(t *testing.T, name string, nodes []*v1.Node, tags map[string]string) networkloadbalancer.NetworkLoadBalancer {
 	t.Helper()
-	var backends []networkloadbalancer.Backend
-	for i := range nodes {
-		backends = append(backends, networkloadbalancer.Backend{TargetId: common.String(e.instances[i]),
-			Port: common.Int(30080), Weight: common.Int(1)})
+	return e.upstreamNLBOf(t, name, nodes, tags, v1.IPv4Protocol)
+}
+
+// upstreamNLBOf is upstreamNLB for the IP families fams, in the dual-stack "public" subnet, as
+// upstream builds it (load_balancer_spec.go, getBackends and getListenersNetworkLoadBalancer):
+// per family a listener and backend set, "TCP-80" for IPv4 and "TCP-80-IPv6" for IPv6; IPv4
+// backends by instance and address, IPv6 ones by the Node's IPv6 address; the IP version
+// IPV4, IPV6 or IPV4_AND_IPV6.
+func (e *env) upstreamNLBOf(t *testing.T, name string, nodes []*v1.Node, tags map[string]string, fams ...v1.IPFamily) networkloadbalancer.NetworkLoadBalancer {
+	t.Helper()
+	listeners := map[string]networkloadbalancer.ListenerDetails{}
+	sets := map[string]networkloadbalancer.BackendSetDetails{}
+	for _, fam := range fams {
+		name, version := "TCP-80", networkloadbalancer.IpVersionIpv4
+		if fam == v1.IPv6Protocol {
+			name, version = "TCP-80-IPv6", networkloadbalancer.IpVersionIpv6
+		}
+		var backends []networkloadbalancer.Backend
+		for i, n := range nodes {
+			b := networkloadbalancer.Backend{Port: common.Int(30080), Weight: common.Int(1)}
+			for _, a := range n.Status.Addresses {
+				if a.Type == v1.NodeInternalIP && strings.Contains(a.Address, ":") == (fam == v1.IPv6Protocol) {
+					b.IpAddress = common.String(a.Address)
+				}
+			}
+			if fam == v1.IPv4Protocol {
+				b.TargetId = common.String(e.instances[i])
+			}
+			backends = append(backends, b)
+		}
+		listeners[name] = networkloadbalancer.ListenerDetails{Name: common.String(name), DefaultBackendSetName: common.String(name),
+			Port: common.Int(80), Protocol: networkloadbalancer.ListenerProtocolsTcp, IpVersion: version}
+		sets[name] = networkloadbalancer.BackendSetDetails{
+			Policy: networkloadbalancer.NetworkLoadBalancingPolicyFiveTuple, IsPreserveSource: common.Bool(false),
+			IpVersion: version, Backends: backends,
+			HealthChecker: &networkloadbalancer.HealthChecker{Protocol: networkloadbalancer.HealthCheckProtocolsHttp,
+				Port: common.Int(lb.KubeProxyHealthPort), UrlPath: common.String("/healthz"), ReturnCode: common.Int(200),
+				Retries: common.Int(3), IntervalInMillis: common.Int(10000), TimeoutInMillis: common.Int(3000)}}
+	}
+	version := networkloadbalancer.NlbIpVersionIpv4
+	switch {
+	case len(fams) == 2:
+		version = networkloadbalancer.NlbIpVersionIpv4AndIpv6
+	case fams[0] == v1.IPv6Protocol:
+		version = networkloadbalancer.NlbIpVersionIpv6
 	}
 	created, wr, err := e.oci.NetworkLoadBalancers.CreateNetworkLoadBalancer(ctx, networkloadbalancer.CreateNetworkLoadBalancerDetails{
 		CompartmentId: common.String(e.cfg.CompartmentID), DisplayName: common.String(name),
 		SubnetId: common.String(e.seeded.Subnets["public"]), IsPrivate: common.Bool(false),
-		IsPreserveSourceDestination: common.Bool(false), NlbIpVersion: networkloadbalancer.NlbIpVersionIpv4,
-		FreeformTags: tags,
-		Listeners: map[string]networkloadbalancer.ListenerDetails{"TCP-80": {Name: common.String("TCP-80"),
-			DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(80), Protocol: networkloadbalancer.ListenerProtocolsTcp,
-			IpVersion: networkloadbalancer.IpVersionIpv4}},
-		BackendSets: map[string]networkloadbalancer.BackendSetDetails{"TCP-80": {
-			Policy: networkloadbalancer.NetworkLoadBalancingPolicyFiveTuple, IsPreserveSource: common.Bool(false),
-			IpVersion: networkloadbalancer.IpVersionIpv4, Backends: backends,
-			HealthChecker: &networkloadbalancer.HealthChecker{Protocol: networkloadbalancer.HealthCheckProtocolsHttp,
-				Port: common.Int(lb.KubeProxyHealthPort), UrlPath: common.String("/healthz"), ReturnCode: common.Int(200),
-				Retries: common.Int(3), IntervalInMillis: common.Int(10000), TimeoutInMillis: common.Int(3000)}}},
+		IsPreserveSourceDestination: common.Bool(false), NlbIpVersion: version,
+		FreeformTags: tags, Listeners: listeners, BackendSets: sets,
 	}, "")
 	if err == nil {
 		err = e.oci.NetworkLoadBalancers.WaitForWorkRequest(ctx, wr)
@@ -212,5 +246,55 @@ func TestSwitchFindsTheUpstreamNamedLoadBalancerOfTheFormerKind(t *testing.T) {
 	}
 	if n := len(e.srv.NetworkLoadBalancers()); n != 0 || res.Spec.Kind != model.KindLoadBalancer {
 		t.Errorf("after the switch OCI has %d network load balancers (want 0), the Service a %s", n, res.Spec.Kind)
+	}
+}
+
+// TestUpstreamIPv6AndDualStackNLBsAreAdoptedInPlace: a single-stack IPv6 and a dual-stack network
+// load balancer of the upstream CCM, with its listener and backend-set names ("TCP-80-IPv6" for
+// IPv6) and its backends, are taken over with one UpdateNetworkLoadBalancer (the ownership tags):
+// no listener or backend set replaced, same OCID and addresses, nothing written after.
+func TestUpstreamIPv6AndDualStackNLBsAreAdoptedInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy v1.IPFamilyPolicy
+		fams   []v1.IPFamily
+	}{
+		{"IPv6", v1.IPFamilyPolicySingleStack, []v1.IPFamily{v1.IPv6Protocol}},
+		{"dual stack", v1.IPFamilyPolicyPreferDualStack, []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withNLBs())
+			svc := service(asNLB, ports(80), annotate(annotation.NLBSubnet, e.seeded.Subnets["public"]), func(s *v1.Service) {
+				s.Spec.IPFamilyPolicy, s.Spec.IPFamilies = &tc.policy, tc.fams
+			})
+			nodes := e.instanceNodes(2)
+			for i, n := range nodes {
+				n.Status.Addresses = append(n.Status.Addresses, v1.NodeAddress{Type: v1.NodeInternalIP, Address: fmt.Sprintf("2001:db8:0:10a::%d", i+1)})
+			}
+			upstream := e.upstreamNLBOf(t, upstreamNLBName(svc), nodes, nil, tc.fams...)
+			before, _ := e.srv.NetworkLoadBalancer(*upstream.Id)
+
+			res, calls := e.ensure(t, svc, nodes, nil)
+			if diff := cmp.Diff(map[string]int{ocitest.NLB("UpdateNetworkLoadBalancer"): 1}, nlbWrites(calls)); diff != "" {
+				t.Errorf("OCI writes of the adoption (-want +got):\n%s\nplan:\n%s", diff, res.Plan)
+			}
+			after, _ := e.srv.NetworkLoadBalancer(*upstream.Id)
+			if len(e.srv.NetworkLoadBalancers()) != 1 || res.LoadBalancerID != *upstream.Id {
+				t.Fatalf("Ensure used %s; OCI has %d network load balancers, want only the upstream one", res.LoadBalancerID, len(e.srv.NetworkLoadBalancers()))
+			}
+			if diff := cmp.Diff(before.IpAddresses, after.IpAddresses); diff != "" {
+				t.Errorf("addresses changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(before.Listeners, after.Listeners); diff != "" {
+				t.Errorf("listeners changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(before.BackendSets, after.BackendSets); diff != "" {
+				t.Errorf("backend sets changed (-before +after):\n%s", diff)
+			}
+			res, calls = e.ensure(t, served(svc, res), nodes, nil)
+			if !res.Plan.Empty() || calls.Class(ocitest.ClassWrite) != 0 {
+				t.Errorf("the reconcile after adoption wrote:\n%s\nplan:\n%s", calls, res.Plan)
+			}
+		})
 	}
 }
