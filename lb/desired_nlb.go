@@ -224,7 +224,7 @@ func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFam
 				nn.v4 = internalIPv4(n)
 			}
 			if wantV6 {
-				nn.v6 = internalIPv6(n)
+				nn.v6 = nodeIPv6(n)
 			}
 			key := nn.v4 + "/" + nn.v6
 			switch {
@@ -263,14 +263,18 @@ func instanceOCID(providerID string) string {
 	return ""
 }
 
-// internalIPv6 returns the Node's first IPv6 InternalIP address.
-func internalIPv6(n *v1.Node) string {
-	for _, a := range n.Status.Addresses {
-		if a.Type != v1.NodeInternalIP {
-			continue
-		}
-		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is6() && !ip.Is4In6() {
-			return ip.String()
+// nodeIPv6 returns the Node's first IPv6 InternalIP address, else its first IPv6 ExternalIP: an
+// IPv6 InternalIP is optional, and the upstream CCM uses the ExternalIP then (load_balancer_spec.go,
+// getBackends).
+func nodeIPv6(n *v1.Node) string {
+	for _, t := range []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP} {
+		for _, a := range n.Status.Addresses {
+			if a.Type != t {
+				continue
+			}
+			if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is6() && !ip.Is4In6() {
+				return ip.String()
+			}
 		}
 	}
 	return ""

@@ -111,6 +111,21 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
 		},
 		{
+			// As upstream reads it (load_balancer_spec.go, getBackends): a Node's InternalIP is
+			// optional for IPv6, so its IPv6 ExternalIP stands in.
+			name: "IPv6 backends by the ExternalIP of a Node with no IPv6 InternalIP",
+			svc:  nlbService(families(v1.IPFamilyPolicySingleStack, v1.IPv6Protocol)),
+			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), func(n *v1.Node) {
+				n.Status.Addresses = append(n.Status.Addresses, v1.NodeAddress{Type: v1.NodeExternalIP, Address: "2001:db8::1"})
+			}), testNode(2, withIPv6("fd00::2"), func(n *v1.Node) {
+				n.Status.Addresses = append(n.Status.Addresses, v1.NodeAddress{Type: v1.NodeExternalIP, Address: "2001:db8::2"})
+			})},
+			listeners: map[string]model.Listener{"TCP-80-IPv6": {Name: "TCP-80-IPv6", Protocol: "TCP", Port: 80, BackendSet: "TCP-80-IPv6", IPv6: true}},
+			sets: map[string]model.BackendSet{"TCP-80-IPv6": {Name: "TCP-80-IPv6", Policy: "FIVE_TUPLE", IPv6: true, HealthCheck: kubeProxyCheck,
+				Backends: []model.Backend{{IP: "2001:db8::1", Port: 30080}, {IP: "fd00::2", Port: 30080}}}},
+			ports: []model.Port{{Protocol: v1.ProtocolTCP, Listener: 80, NodePort: 30080, HealthCheck: KubeProxyHealthPort}},
+		},
+		{
 			name:  "RequireDualStack: an IPv4 and an IPv6 listener per port",
 			svc:   nlbService(families(v1.IPFamilyPolicyRequireDualStack, v1.IPv4Protocol, v1.IPv6Protocol)),
 			nodes: []*v1.Node{testNode(1, withProviderID("oci://ocid1.instance.oc1.phx.one"), withIPv6("fd00::1"))},
