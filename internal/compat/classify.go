@@ -163,7 +163,11 @@ func plainFacets(kind model.Kind) (Facets, error) {
 // beside it), compares what it builds with what the upstream CCM builds (a.Upstream), and
 // reports what oci-ccm does with it.
 func classifyAnnotation(a upstreamAnnotation) (Row, error) {
-	oci, err := ociFacets(sampleOf(a), sampleConfig(), a.Key)
+	cfg := sampleConfig()
+	if a.Config != nil {
+		a.Config(cfg)
+	}
+	oci, err := ociFacets(sampleOf(a), cfg, a.Key)
 	if err != nil {
 		return Row{}, fmt.Errorf("annotation %s=%q: %w", a.Key, a.Value, err)
 	}
@@ -202,8 +206,10 @@ func sampleValue(a upstreamAnnotation) string {
 	for _, k := range slices.Sorted(maps.Keys(a.With)) {
 		with = append(with, fmt.Sprintf("%s=%q", strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(k, s), o), n), a.With[k]))
 	}
-	if a.Spec != nil && a.SpecNote != "" {
-		with = append(with, a.SpecNote)
+	for _, note := range []string{a.SpecNote, a.ConfigNote} {
+		if note != "" {
+			with = append(with, note)
+		}
 	}
 	if len(with) > 0 {
 		v += " with " + strings.Join(with, ", ")

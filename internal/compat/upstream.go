@@ -6,6 +6,7 @@ package main
 import (
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -36,6 +37,10 @@ type upstreamAnnotation struct {
 	// policy); SpecNote says what, for the table.
 	Spec     func(*v1.ServiceSpec)
 	SpecNote string
+	// Config, when set, changes the sample configuration for this sample (not for the plain
+	// Service it is compared against); ConfigNote says how, for the table.
+	Config     func(*config.Config)
+	ConfigNote string
 	// Upstream is what the upstream CCM builds: the facets that differ from upstreamPlain's of
 	// the sample's kind without Key. Required: a row without it fails generation.
 	Upstream Facets
@@ -238,6 +243,13 @@ var upstreamAnnotations = []upstreamAnnotation{
 			Backends: "TCP-80-IPv6 []", SourceCIDRs: "::/0"}},
 }
 
+// configTags gives the sample configuration load balancer tags of both kinds.
+func configTags(c *config.Config) {
+	c.LoadBalancer.Tags = config.Tags{FreeformTags: map[string]string{"cfg": "x"}, DefinedTags: map[string]map[string]any{"ops": {"cfg": "x"}}}
+}
+
+const configTagsNote = `config loadBalancer.tags {"cfg":"x"} and {"ops":{"cfg":"x"}} (upstream: tags.loadBalancer)`
+
 func local(s *v1.ServiceSpec) {
 	s.ExternalTrafficPolicy, s.HealthCheckNodePort = v1.ServiceExternalTrafficPolicyLocal, 32000
 }
@@ -400,8 +412,16 @@ var edgeAnnotations = []upstreamAnnotation{
 		Upstream: Facets{Kind: "nlb", Shape: "", IdleTimeout: "", Subnets: "loadBalancer.subnet1", Policy: "FIVE_TUPLE", RuleMode: "None", IPFamilies: "IPv4"}},
 	// getIngressIpMode lowers the letter case.
 	{Key: o + "ingress-ip-mode", Value: "VIP", Upstream: Facets{IPMode: "VIP"}},
-	// getLoadBalancerTags: annotation tags replace both of the configuration's sets.
+	// getLoadBalancerTags: an empty value is no annotation; annotation tags replace both of the
+	// configuration's sets, freeform and defined.
 	{Key: o + "initial-freeform-tags-override", Value: "", Upstream: Facets{}},
+	{Key: o + "initial-freeform-tags-override", Value: `{"team":"web"}`, Config: configTags, ConfigNote: configTagsNote,
+		Upstream: Facets{Freeform: `{"team":"web"}`},
+		Difference: "UNDECIDED: each annotation replaces its own set only, so the configuration's defined tags stay " +
+			"(upstream: an annotation's tags replace both of the configuration's sets)"},
+	// getHealthCheckRetries takes any integer (OCI checks it).
+	{Key: s + "oci-load-balancer-health-check-retries", Value: "20",
+		Upstream: Facets{HealthCheck: "HTTP :10256/healthz, 20 retries, every 10000 ms, timeout 3000 ms"}},
 	// getNetworkSecurityGroupIds and getNodeFilter read the network load balancer's own
 	// annotations on a network load balancer.
 	{Key: o + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.a", With: nlb, Upstream: Facets{},
