@@ -83,6 +83,8 @@ func (c comparison) verdict() (Row, error) {
 	case len(diff) == 0:
 	case ociRefused:
 		row.OCI = "refused"
+	case len(shown) == 0:
+		row.OCI = "as without it"
 	default:
 		row.OCI = c.oci.render(shown)
 	}
@@ -107,6 +109,15 @@ func (c comparison) verdict() (Row, error) {
 		row.Status = Supported
 	}
 	return row, nil
+}
+
+// expected is upstream's facets for a sample: base with the expectation's changes, or the
+// refusal alone when the expectation is one.
+func expected(base, changes Facets) Facets {
+	if msg := changes[Refusal]; msg != "" {
+		return refused(msg)
+	}
+	return base.with(changes)
 }
 
 // sampleOf returns the sample Service of an annotation row: Key=Value, its With, its Spec.
@@ -183,7 +194,7 @@ func classifyAnnotation(a upstreamAnnotation) (Row, error) {
 		return Row{}, fmt.Errorf("the plain sample %s: %w", kind, err)
 	}
 	upstreamBase := upstreamPlain[kind]
-	c := comparison{key: a.Key, value: sampleValue(a), upstreamBase: upstreamBase, upstream: upstreamBase.with(a.Upstream),
+	c := comparison{key: a.Key, value: sampleValue(a), upstreamBase: upstreamBase, upstream: expected(upstreamBase, a.Upstream),
 		ociBase: ociBase, oci: oci, difference: a.Difference, also: a.Also, unseen: a.Unseen}
 	return c.verdict()
 }
@@ -238,7 +249,7 @@ func classifyConfigKey(k upstreamConfigKey) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("an empty config: %w", err)
 	}
-	c := comparison{key: k.Key, value: k.YAML, upstreamBase: upstreamPlainConfig, upstream: upstreamPlainConfig.with(k.Upstream),
+	c := comparison{key: k.Key, value: k.YAML, upstreamBase: upstreamPlainConfig, upstream: expected(upstreamPlainConfig, k.Upstream),
 		ociBase: ociBase, oci: oci, difference: k.Difference, also: also, unseen: k.Unseen}
 	return c.verdict()
 }

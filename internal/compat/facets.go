@@ -53,7 +53,7 @@ const (
 	IPMode      Facet = "status ipMode"
 	IPFamilies  Facet = "IP families"
 	AssignedIP  Facet = "assigned private IPs"
-	RuleSets    Facet = "rule sets"
+	RuleSets    Facet = "rule sets" // "TCP-80: hdr", the rule sets each listener applies
 )
 
 // The configuration facets: what a cloud-provider.yaml key changes in how the CCM talks to OCI,
@@ -112,21 +112,28 @@ func changed(a, b Facets) []Facet {
 // relevant returns the facets a sample touches on either side: those where upstream's facets
 // differ from upstream's for the plain sample Service, or oci-ccm's from oci-ccm's. Only they
 // are compared, so a difference of defaults (shown once, on the row without annotations) is not
-// repeated on every row.
+// repeated on every row. A refusal is compared as a refusal (the messages differ between the
+// CCMs), beside what the other side builds.
 func relevant(upstreamBase, upstream, ociBase, oci Facets) []Facet {
+	upRefused, ociRefused := upstream[Refusal] != "", oci[Refusal] != ""
 	set := map[Facet]bool{}
-	for _, f := range changed(upstreamBase, upstream) {
-		set[f] = true
-	}
-	for _, f := range changed(ociBase, oci) {
-		set[f] = true
-	}
-	if upstream[Refusal] != "" || oci[Refusal] != "" {
-		// A refusal is compared as a refusal: the message differs between the CCMs.
-		set = map[Facet]bool{Refusal: true}
-		for _, f := range changed(upstreamBase, upstream) {
+	add := func(fs []Facet) {
+		for _, f := range fs {
 			set[f] = true
 		}
+	}
+	switch {
+	case upRefused && ociRefused:
+		set[Refusal] = true
+	case upRefused:
+		set[Refusal] = true
+		add(changed(ociBase, oci))
+	case ociRefused:
+		set[Refusal] = true
+		add(changed(upstreamBase, upstream))
+	default:
+		add(changed(upstreamBase, upstream))
+		add(changed(ociBase, oci))
 	}
 	return slices.Sorted(maps.Keys(set))
 }
@@ -178,7 +185,7 @@ func specFacets(spec *model.Spec) Facets {
 	}
 	x[Subnets] = strings.Join(refs, ", ")
 
-	var listeners, idle, proxy, ltls, btls, policy, health, backends, preserve []string
+	var listeners, idle, proxy, ltls, btls, policy, health, backends, preserve, rules []string
 	for _, name := range slices.Sorted(maps.Keys(spec.Listeners)) {
 		l := spec.Listeners[name]
 		listeners = append(listeners, fmt.Sprintf("%s: %s :%d → %s", l.Name, l.Protocol, l.Port, l.BackendSet))
@@ -190,6 +197,9 @@ func specFacets(spec *model.Spec) Facets {
 		}
 		if l.TLS != nil {
 			ltls = append(ltls, tlsFacet(*l.TLS))
+		}
+		if len(l.Routing.RuleSets) > 0 {
+			rules = append(rules, l.Name+": "+strings.Join(slices.Sorted(slices.Values(l.Routing.RuleSets)), " "))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(spec.BackendSets)) {
@@ -210,6 +220,7 @@ func specFacets(spec *model.Spec) Facets {
 		backends = append(backends, name+" ["+strings.Join(bes, " ")+"]")
 	}
 	x[Listeners] = strings.Join(listeners, ", ")
+	x[RuleSets] = strings.Join(rules, ", ")
 	set := func(f Facet, vs []string) {
 		// One value for all listeners or backend sets when they agree (the samples have one port).
 		if vs = slices.Compact(vs); len(vs) > 0 {

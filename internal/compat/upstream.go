@@ -187,7 +187,7 @@ var upstreamAnnotations = []upstreamAnnotation{
 	{Key: o + "node-label-selector", Value: "pool=web", Upstream: Facets{Backends: upstreamWebNode}},
 	// getRuleSets; getListenersOciLoadBalancer names them on every listener.
 	{Key: o + "oci-load-balancer-rule-sets", Value: `{"hdr":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x","value":"y"}]}}`,
-		Upstream: Facets{RuleSets: "hdr, on every listener"}},
+		Upstream: Facets{RuleSets: "TCP-80: hdr"}},
 	// getLoadBalancerType and the network load balancer branches of NewLBSpec's parts.
 	{Key: o + "load-balancer-type", Value: "nlb",
 		Upstream: Facets{Kind: "nlb", Shape: "", IdleTimeout: "", Subnets: "loadBalancer.subnet1", Policy: "FIVE_TUPLE", RuleMode: "None", IPFamilies: "IPv4"},
