@@ -256,6 +256,11 @@ func local(s *v1.ServiceSpec) {
 
 func ipv6(s *v1.ServiceSpec) { s.IPFamilies = []v1.IPFamily{v1.IPv6Protocol} }
 
+func dualStack(s *v1.ServiceSpec) {
+	policy := v1.IPFamilyPolicyRequireDualStack
+	s.IPFamilyPolicy, s.IPFamilies = &policy, []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}
+}
+
 // upstreamConfigKey is one cloud-provider.yaml key (a dotted path), a document setting it, and
 // what the upstream CCM makes of it.
 type upstreamConfigKey struct {
@@ -435,6 +440,16 @@ var edgeAnnotations = []upstreamAnnotation{
 	{Key: n + "is-preserve-source", Value: "false", With: nlb, Spec: local, SpecNote: "externalTrafficPolicy Local",
 		Upstream: Facets{HealthCheck: "HTTP :32000/healthz, 3 retries, every 10000 ms, timeout 3000 ms"}},
 	{Key: n + "is-preserve-source", Value: "true", With: nlb, Upstream: Facets{Refusal: "cannot be set when externalTrafficPolicy is set to Cluster"}},
+	// getLoadBalancerTags reads only the network load balancer's tag annotations on one.
+	{Key: o + "initial-freeform-tags-override", Value: `{"team":"web"}`, With: nlb, Upstream: Facets{}},
+	// getLoadBalancerSourceRanges: 0.0.0.0/0 alone is the default; a single-stack IPv6 Service
+	// gets ::/0 instead, a dual-stack one both; getListenersNetworkLoadBalancer and
+	// getBackendSets build one listener and backend set per family, the IPv6 ones named -IPv6.
+	{Key: s + "load-balancer-source-ranges", Value: "0.0.0.0/0", With: nlb, Spec: ipv6, SpecNote: "ipFamilies [IPv6]",
+		Upstream: Facets{IPFamilies: "IPv6", Listeners: "TCP-80-IPv6: TCP :80 → TCP-80-IPv6", Backends: "TCP-80-IPv6 []", SourceCIDRs: "::/0"}},
+	{Key: s + "load-balancer-source-ranges", Value: "0.0.0.0/0", With: nlb, Spec: dualStack, SpecNote: "RequireDualStack",
+		Upstream: Facets{IPFamilies: "IPv4, IPv6", Listeners: upstreamListener + ", TCP-80-IPv6: TCP :80 → TCP-80-IPv6",
+			Backends: upstreamBothNodes + ", TCP-80-IPv6 []", SourceCIDRs: "0.0.0.0/0, ::/0"}},
 	// getListenersNetworkLoadBalancer: anything but true or false is no annotation.
 	{Key: n + "is-ppv2-enabled", Value: "yes", With: nlb, Upstream: Facets{}},
 }
