@@ -199,13 +199,16 @@ func classifyAnnotation(a upstreamAnnotation) (Row, error) {
 	return c.verdict()
 }
 
+// plainKey is the key column of the rows without annotations or keys, which show the defaults.
+const plainKey = "(none)"
+
 // classifyPlain compares the plain sample Service of a kind, every facet: the defaults.
 func classifyPlain(p upstreamPlainRow) (Row, error) {
 	oci, err := plainFacets(p.Kind)
 	if err != nil {
 		return Row{}, fmt.Errorf("the plain sample %s: %w", p.Kind, err)
 	}
-	c := comparison{key: "(none)", value: p.Sample, upstreamBase: Facets{}, upstream: upstreamPlain[p.Kind],
+	c := comparison{key: plainKey, value: p.Sample, upstreamBase: Facets{}, upstream: upstreamPlain[p.Kind],
 		ociBase: Facets{}, oci: oci, difference: p.Difference}
 	return c.verdict()
 }
@@ -260,7 +263,7 @@ func classifyPlainConfig() (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("an empty config: %w", err)
 	}
-	c := comparison{key: "(none)", value: "", upstreamBase: Facets{}, upstream: upstreamPlainConfig,
+	c := comparison{key: plainKey, value: "a file setting only the sample's compartment and subnets", upstreamBase: Facets{}, upstream: upstreamPlainConfig,
 		ociBase: Facets{}, oci: oci, difference: upstreamPlainConfigDifference}
 	return c.verdict()
 }

@@ -151,7 +151,11 @@ func comparisonTable(rows []Row) string {
 		if r.Status == Refused {
 			verdict += " (upstream accepts it)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.Key, code(r.Value), cell(r.Upstream), cell(r.OCI), verdict, cell(r.Note))
+		value := code(r.Value)
+		if r.Key == plainKey {
+			value = r.Value // a description, not a value
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", r.Key, value, cell(r.Upstream), cell(r.OCI), verdict, cell(r.Note))
 	}
 	return b.String()
 }
