@@ -203,7 +203,7 @@ var upstreamAnnotations = []upstreamAnnotation{
 		Also:     "only with security-rule-management-mode NSG; with another mode it is refused rather than ignored"},
 	// getIngressIpMode.
 	{Key: o + "ingress-ip-mode", Value: "proxy", Upstream: Facets{IPMode: "Proxy"}},
-	// EnsureLoadBalancer (load_balancer.go) calls the load balancer API as the ServiceAccount.
+	// getLoadBalancerProvider (load_balancer.go) calls the load balancer API as the ServiceAccount.
 	{Key: o + "workload-service-account", Value: "ccm", Upstream: Facets{AuthPrincipal: "workload identity of ServiceAccount ccm"}},
 	// getLoadBalancerCompartment.
 	{Key: o + "compartment-id", Value: "ocid1.compartment.oc1..other", Upstream: Facets{Compartment: "ocid1.compartment.oc1..other"}},
