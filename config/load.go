@@ -241,8 +241,9 @@ func (f *fileConfig) config() (*Config, []Warning, error) {
 }
 
 // fold merges the upstream load balancer and common tag sets into dst. Precedence, highest
-// first: loadBalancer.tags, tags.loadBalancer, tags.common (the upstream CCM let the
-// load-balancer set override the common one).
+// first: loadBalancer.tags, tags.loadBalancer, tags.common. The common set goes on load
+// balancers as its name says; upstream v1.35 merges it only in OKE's own build (load_balancer.go,
+// enableOkeSystemTags), a documented difference (lb/COMPATIBILITY.md).
 func (t *upstreamTags) fold(w *warnings, dst *Tags) {
 	for _, set := range []struct {
 		field string

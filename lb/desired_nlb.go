@@ -51,11 +51,9 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	}
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
-	nsgs := annotation.NetworkSecurityGroups
-	if p.has(annotation.NLBNetworkSecurityGroups) {
-		nsgs = annotation.NLBNetworkSecurityGroups
-	}
-	spec.NetworkSecurityGroups = p.ocids(nsgs, "networksecuritygroup", maxNetworkSecurityGroups)
+	// The load balancer's oci-network-security-groups is not read, as upstream does not read it
+	// on a network load balancer: groups attached at the switch could close it to its clients.
+	spec.NetworkSecurityGroups = p.ocids(annotation.NLBNetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
 	spec.IPFamilies = d.nlbIPFamilies()
 	spec.SourceCIDRs = d.sourceCIDRs(spec.IPFamilies)
 	spec.SecurityListMode = d.nlbSecurityListMode()

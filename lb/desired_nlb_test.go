@@ -188,6 +188,9 @@ func TestNLBDesiredSettings(t *testing.T) {
 			with(func(s *settings) {
 				s.Internal, s.Subnets, s.DefaultedSubnets = true, []string{"ocid1.subnet.oc1.phx.nlb"}, false
 			})},
+		// As upstream (getNetworkSecurityGroupIds reads the network load balancer's own
+		// annotation only): groups attached at the switch could close the NLB to its clients.
+		{"the load balancer's NSG annotation is not read", nlbService(withAnnotation(annotation.NetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.a")), base},
 		{"NSGs from the NLB annotation", nlbService(withAnnotation(annotation.NLBNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1.b,ocid1.networksecuritygroup.oc1.a")),
 			with(func(s *settings) {
 				s.NSGs = []string{"ocid1.networksecuritygroup.oc1.a", "ocid1.networksecuritygroup.oc1.b"}

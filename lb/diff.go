@@ -77,6 +77,7 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		model.ActionCreateCertificate, model.ActionCreateCertificate, model.ActionDeleteCertificate)...)
 	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
 		model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet)...)
+	keepListenerSpelling(observed.Listeners, target.Listeners)
 	// What the Spec does not manage stays as observed (an update replaces the whole listener).
 	for name, l := range target.Listeners {
 		if o, ok := observed.Listeners[name]; ok {
@@ -170,7 +171,31 @@ func equalListener(observed, desired model.Listener) bool {
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
 	o.Routing = desired.Routing // not managed: never a reason to update
+	if strings.EqualFold(o.Protocol, desired.Protocol) {
+		o.Protocol = desired.Protocol // OCI's protocols are in capitals; upstream sent them as written
+	}
 	return model.Equal(o, desired)
+}
+
+// keepListenerSpelling renames, in target, each listener that observed has under the same name in
+// another letter case ("http-80" for "HTTP-80": the upstream CCM names a listener after the
+// backend-protocol annotation as written): OCI cannot rename a listener, and replacing it would
+// drop its connections for a difference of spelling.
+func keepListenerSpelling(observed, target map[string]model.Listener) {
+	for name, l := range target {
+		if _, ok := observed[name]; ok {
+			continue
+		}
+		for other := range observed {
+			_, taken := target[other]
+			if !taken && strings.EqualFold(other, name) {
+				delete(target, name)
+				l.Name = other
+				target[other] = l
+				break
+			}
+		}
+	}
 }
 
 // equalBackendSet compares after normalising what OCI fills in.
@@ -274,7 +299,7 @@ func checkNSGTotal(target *model.Spec, desired []string) error {
 		return nil
 	}
 	others := len(target.NetworkSecurityGroups) - len(desired)
-	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
+	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(nsgAnnotation(target.Kind),
 		strings.Join(desired, ","), "at most %d OCIDs: the load balancer is also in %d NSG(s) oci-ccm did not attach, and OCI allows %d in all",
 		maxNetworkSecurityGroups-others, others, maxNetworkSecurityGroups)}}
 }

@@ -108,3 +108,34 @@ func TestUpstreamLoadBalancerIsAdoptedInPlace(t *testing.T) {
 		t.Errorf("the reconcile after adoption changed something: writes %v\n%s", writes(calls), res.Plan)
 	}
 }
+
+// TestAListenerNamedInAnotherLetterCaseIsKept: the upstream CCM names a listener after the
+// backend-protocol annotation as written ("http-80" for "http"; load_balancer_spec.go,
+// getListenersOciLoadBalancer), oci-ccm in OCI's capitals ("HTTP-80"). OCI cannot rename a
+// listener, so the one found under the other spelling is kept, not replaced (which would drop
+// its connections), and the next reconcile writes nothing.
+func TestAListenerNamedInAnotherLetterCaseIsKept(t *testing.T) {
+	e := newEnv(t)
+	svc := service(annotate(annotation.BackendProtocol, "http"))
+	e.ensure(t, svc, readyNodes(2), nil)
+	id := *e.srv.LoadBalancers()[0].Id
+	e.srv.EditLoadBalancer(id, func(l *loadbalancer.LoadBalancer) {
+		li := l.Listeners["HTTP-80"]
+		delete(l.Listeners, "HTTP-80")
+		li.Name = common.String("http-80")
+		l.Listeners["http-80"] = li
+	})
+
+	res, calls := e.ensure(t, svc, readyNodes(2), nil)
+	for _, op := range []string{"CreateListener", "DeleteListener"} {
+		if n := calls.Op(op); n != 0 {
+			t.Errorf("%s called %d times, want none\nplan:\n%s", op, n, res.Plan)
+		}
+	}
+	if _, ok := e.srv.LoadBalancers()[0].Listeners["http-80"]; !ok {
+		t.Errorf("listener http-80 is gone")
+	}
+	if res, calls := e.ensure(t, svc, readyNodes(2), nil); !res.Plan.Empty() || len(writes(calls)) != 0 {
+		t.Errorf("the next reconcile changed something: %v\n%s", writes(calls), res.Plan)
+	}
+}

@@ -107,8 +107,8 @@ func nsgReaderOf(p PublicIPs) nsgReader {
 }
 
 // nsgAnnotation is the annotation the Service's NSGs were read from (see Desired and desiredNLB).
-func nsgAnnotation(svc *v1.Service, kind model.Kind) annotation.Name {
-	if _, ok := svc.Annotations[string(annotation.NLBNetworkSecurityGroups)]; ok && kind == model.KindNetworkLoadBalancer {
+func nsgAnnotation(kind model.Kind) annotation.Name {
+	if kind == model.KindNetworkLoadBalancer {
 		return annotation.NLBNetworkSecurityGroups
 	}
 	return annotation.NetworkSecurityGroups
@@ -148,7 +148,7 @@ func (r *Reconciler) checkNamedNSGs(ctx context.Context, svc *v1.Service, named 
 	if len(fresh) == 0 {
 		return nil, nil
 	}
-	a := nsgAnnotation(svc, target.Kind)
+	a := nsgAnnotation(target.Kind)
 	vcn := ""
 	if r.subnets != nil && len(target.Subnets) > 0 {
 		if s, err := r.subnets.GetSubnet(ctx, target.Subnets[0]); err == nil {
@@ -200,5 +200,5 @@ func explainNSGRefusal(svc *v1.Service, p *planned, err error) error {
 	}
 	return fmt.Errorf("%s of %s/%s: OCI refused to attach %s (400 RelatedResourceNotAuthorizedOrNotFound), which exist and the CCM can read: "+
 		"the policy most likely lacks %s: %w",
-		nsgAnnotation(svc, p.desired.Kind), svc.Namespace, svc.Name, strings.Join(ids, ", "), strings.Join(statements, " and "), err)
+		nsgAnnotation(p.desired.Kind), svc.Namespace, svc.Name, strings.Join(ids, ", "), strings.Join(statements, " and "), err)
 }

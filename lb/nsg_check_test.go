@@ -72,8 +72,7 @@ func TestNSGTheVCNAPIDoesNotKnowIsRefusedBeforeAnyWrite(t *testing.T) {
 		a    annotation.Name
 	}{
 		{"lb", func(*v1.Service) {}, annotation.NetworkSecurityGroups},
-		{"nlb", asNLB, annotation.NetworkSecurityGroups},
-		{"nlb with its own annotation", asNLB, annotation.NLBNetworkSecurityGroups},
+		{"nlb", asNLB, annotation.NLBNetworkSecurityGroups},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, withNLBs())

@@ -344,8 +344,8 @@ var upstreamConfigKeys = []upstreamConfigKey{
 	{Key: "tags.loadBalancer", YAML: "tags: {loadBalancer: {freeform: {team: web}}}", Upstream: Facets{Freeform: `{"team":"web"}`}},
 	// NewLBSpec merges the common tags only with enableOkeSystemTags (load_balancer.go), false.
 	{Key: "tags.common", YAML: "tags: {common: {freeform: {team: web}}}", Upstream: Facets{},
-		Difference: "UNDECIDED: oci-ccm puts the common tags on load balancers, under loadBalancer.tags and tags.loadBalancer " +
-			"(config/load.go says upstream merges them; v1.35 does only with enableOkeSystemTags, which is false)"},
+		Difference: "oci-ccm puts the common tags on new load balancers, under loadBalancer.tags and tags.loadBalancer, " +
+			"as the key says (upstream v1.35 merges them only with enableOkeSystemTags, which is false outside OKE's own build)"},
 	// Read by upstream's volume drivers only.
 	{Key: "tags.blockVolume", YAML: "tags: {blockVolume: {freeform: {team: web}}}", Upstream: Facets{}, Unseen: unseenStorage},
 	{Key: "tags.fss", YAML: "tags: {fss: {freeform: {team: web}}}", Upstream: Facets{}, Unseen: unseenStorage},
@@ -398,8 +398,8 @@ var edgeAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-backend-protocol", Value: "", Upstream: Facets{}},
 	{Key: s + "oci-load-balancer-backend-protocol", Value: "http",
 		Upstream: Facets{Listeners: "http-80: http :80 → TCP-80", IdleTimeout: "60s"},
-		Difference: "UNDECIDED: the protocol is written in capitals, as OCI names it, in the listener's name and protocol " +
-			"(upstream sends it as written; whether OCI accepts lower case is not known here)"},
+		Difference: "the protocol is written in capitals, as OCI names it, in the listener's name and protocol " +
+			"(upstream sends it as written); a listener upstream made under the other spelling is kept, not replaced"},
 	// getHealthCheckInterval refuses below 1000 ms; getHealthCheckRetries takes any integer.
 	{Key: s + "oci-load-balancer-health-check-interval", Value: "500", Upstream: Facets{Refusal: "should be between 1000 and 1800000"}},
 	// getSecurityListManagementMode: an unknown value, an empty one and another letter case are
@@ -407,7 +407,8 @@ var edgeAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "", Upstream: Facets{}},
 	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "Sometimes", Upstream: Facets{}},
 	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "frontend", Upstream: Facets{},
-		Difference: "UNDECIDED: read in any letter case, so frontend is Frontend (upstream knows the exact spellings only and manages All)"},
+		Difference: "read in any letter case, so frontend is Frontend (upstream knows the exact spellings only and manages All); " +
+			"upstream's rules stay where oci-ccm writes fewer, so nothing is closed at the switch"},
 	// getLoadBalancerPolicy knows the exact spellings only.
 	{Key: o + "loadbalancer-policy", Value: "ip_hash", Upstream: Facets{Refusal: `loadbalancer policy "ip_hash" is not valid`},
 		Difference: "read in any letter case (upstream refuses it, so no Service it runs carries it)"},
@@ -422,15 +423,14 @@ var edgeAnnotations = []upstreamAnnotation{
 	{Key: o + "initial-freeform-tags-override", Value: "", Upstream: Facets{}},
 	{Key: o + "initial-freeform-tags-override", Value: `{"team":"web"}`, Config: configTags, ConfigNote: configTagsNote,
 		Upstream: Facets{Freeform: `{"team":"web"}`},
-		Difference: "UNDECIDED: each annotation replaces its own set only, so the configuration's defined tags stay " +
-			"(upstream: an annotation's tags replace both of the configuration's sets)"},
+		Difference: "each annotation replaces its own set only: the configuration's defined tags (often a tenancy's required " +
+			"cost-tracking tags) stay when only freeform tags are annotated (upstream: an annotation's tags replace both sets)"},
 	// getHealthCheckRetries takes any integer (OCI checks it).
 	{Key: s + "oci-load-balancer-health-check-retries", Value: "20",
 		Upstream: Facets{HealthCheck: "HTTP :10256/healthz, 20 retries, every 10000 ms, timeout 3000 ms"}},
 	// getNetworkSecurityGroupIds and getNodeFilter read the network load balancer's own
 	// annotations on a network load balancer.
-	{Key: o + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.a", With: nlb, Upstream: Facets{},
-		Difference: "UNDECIDED: a network load balancer without its own NSG annotation takes this one's groups (upstream ignores it on a network load balancer)"},
+	{Key: o + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.a", With: nlb, Upstream: Facets{}},
 	{Key: o + "node-label-selector", Value: "pool=web", With: nlb, Upstream: Facets{},
 		Difference: "a network load balancer honours it too, its own annotation winning (lb/annotation: NLBNodeLabelSelector); upstream reads only its own"},
 	// getSecurityListManagementMode refuses an unknown network load balancer mode.

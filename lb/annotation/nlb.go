@@ -25,7 +25,8 @@ const (
 
 	// NLBNetworkSecurityGroups lists up to five network security group OCIDs to attach
 	// to the network load balancer, as oci-network-security-groups does for a load balancer
-	// (and checked the same way before they are attached).
+	// (and checked the same way before they are attached). oci-network-security-groups itself
+	// is not read on a network load balancer (nor by the upstream CCM).
 	//
 	// Type: comma-separated OCIDs
 	// Default: none
