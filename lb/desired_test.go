@@ -166,14 +166,15 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 
 // TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults: an annotation set to "" means its
 // default where the upstream CCM reads it so (load_balancer_spec.go: getLoadBalancerType,
-// getSecurityListManagementMode, and the backend protocol in getListeners), so a Service it
-// accepted is not refused here.
+// getSecurityListManagementMode, and the backend protocol, idle timeout and PROXY protocol
+// version in getListenersOciLoadBalancer), so a Service it accepted is not refused here.
 func TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults(t *testing.T) {
 	want, err := Desired(testService(), nodes(2), testConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []annotation.Name{annotation.LoadBalancerType, annotation.BackendProtocol, annotation.SecurityListManagementMode} {
+	for _, a := range []annotation.Name{annotation.LoadBalancerType, annotation.BackendProtocol, annotation.SecurityListManagementMode,
+		annotation.ConnectionIdleTimeout, annotation.ProxyProtocolVersion} {
 		t.Run(string(a), func(t *testing.T) {
 			got, err := Desired(testService(withAnnotation(a, "")), nodes(2), testConfig(), nil)
 			if err != nil {

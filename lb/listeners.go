@@ -25,8 +25,8 @@ func (d *desiredBuilder) portsAndListeners(spec *model.Spec, ips []string) {
 	if protocol == protocolTCP {
 		idleDefault = defaultIdleTimeoutTCP
 	}
-	idle := p.intRange(annotation.ConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
-	proxy := p.intRange(annotation.ProxyProtocolVersion, 0, 1, 2, "")
+	idle := p.intRangeOrEmpty(annotation.ConnectionIdleTimeout, idleDefault, 1, 7200, " seconds")
+	proxy := p.intRangeOrEmpty(annotation.ProxyProtocolVersion, 0, 1, 2, "")
 	if proxy != 0 && protocol != protocolTCP {
 		p.add(problemf(annotation.ProxyProtocolVersion, p.ann[string(annotation.ProxyProtocolVersion)],
 			"no value with backend protocol %s (the PROXY header is sent by TCP listeners only)", protocol))

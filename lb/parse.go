@@ -70,6 +70,15 @@ func (p *parser) intRange(a annotation.Name, def, lo, hi int, unit string) int {
 	return n
 }
 
+// intRangeOrEmpty is intRange, except that an empty value also means def, as the upstream CCM
+// reads some annotations.
+func (p *parser) intRangeOrEmpty(a annotation.Name, def, lo, hi int, unit string) int {
+	if v, ok := p.ann[string(a)]; ok && strings.TrimSpace(v) == "" {
+		return def
+	}
+	return p.intRange(a, def, lo, hi, unit)
+}
+
 // oneOf matches the value case-insensitively against allowed and returns the canonical
 // spelling, or def when absent.
 func (p *parser) oneOf(a annotation.Name, def string, allowed ...string) string {
