@@ -329,7 +329,7 @@ func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, tim
 		Port:           KubeProxyHealthPort,
 		Path:           healthCheckPath,
 		ReturnCode:     http.StatusOK,
-		Retries:        d.p.intRange(retries, defaultHealthRetries, 1, 10, ""),
+		Retries:        d.p.intAtLeast(retries, defaultHealthRetries, 1), // upstream sends any count; OCI bounds it
 		IntervalMillis: d.p.intRange(interval, defaultHealthIntervalMs, minInterval, 1800000, " milliseconds"),
 		TimeoutMillis:  d.p.intRange(timeout, defaultHealthTimeoutMs, 1, 600000, " milliseconds"),
 		ForcePlainText: backendTLS,

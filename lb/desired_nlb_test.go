@@ -253,7 +253,7 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 	}{
 		{"interval below OCI's minimum", nlbService(withAnnotation(annotation.NLBHealthCheckInterval, "5000")), string(annotation.NLBHealthCheckInterval), "5000", "10000 to 1800000"},
 		{"interval above the maximum", nlbService(withAnnotation(annotation.NLBHealthCheckInterval, "1800001")), string(annotation.NLBHealthCheckInterval), "1800001", "10000 to 1800000"},
-		{"retries", nlbService(withAnnotation(annotation.NLBHealthCheckRetries, "0")), string(annotation.NLBHealthCheckRetries), "0", "1 to 10"},
+		{"retries", nlbService(withAnnotation(annotation.NLBHealthCheckRetries, "0")), string(annotation.NLBHealthCheckRetries), "0", "at least 1"},
 		{"timeout", nlbService(withAnnotation(annotation.NLBHealthCheckTimeout, "x")), string(annotation.NLBHealthCheckTimeout), "x", "1 to 600000"},
 		{"backend policy", nlbService(withAnnotation(annotation.NLBBackendPolicy, "ROUND_ROBIN")), string(annotation.NLBBackendPolicy), "ROUND_ROBIN", "TWO_TUPLE, THREE_TUPLE, FIVE_TUPLE"},
 		{"preserve source with Cluster", nlbService(withAnnotation(annotation.NLBPreserveSource, "true")), string(annotation.NLBPreserveSource), "true", "externalTrafficPolicy Local"},

@@ -219,6 +219,24 @@ func TestFlexibleShapeBandwidthIsReadAsTheUpstreamCCMReadsIt(t *testing.T) {
 	}
 }
 
+// TestHealthCheckRetriesHaveNoUpperBoundOfOurOwn: the upstream CCM sends any retry count and
+// leaves the bound to OCI, which documents none (HealthCheckerDetails.Retries), so a Service it
+// served with 20 retries is not refused here.
+func TestHealthCheckRetriesHaveNoUpperBoundOfOurOwn(t *testing.T) {
+	for _, svc := range []*v1.Service{testService(withAnnotation(annotation.HealthCheckRetries, "20")),
+		testService(withAnnotation(annotation.LoadBalancerType, "nlb"), withAnnotation(annotation.NLBHealthCheckRetries, "20"))} {
+		spec, err := Desired(svc, nodes(1), testConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, bs := range spec.BackendSets {
+			if bs.HealthCheck.Retries != 20 {
+				t.Errorf("%s backend set %s: %d retries, want 20", spec.Kind, name, bs.HealthCheck.Retries)
+			}
+		}
+	}
+}
+
 func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
 	_, err := Desired(testService(withAnnotation(annotation.Policy, "RANDOM")), nil, testConfig(), nil)
 	want := `service default/web: 1 invalid setting(s); oci.oraclecloud.com/loadbalancer-policy: invalid value "RANDOM": one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH`

@@ -70,6 +70,21 @@ func (p *parser) intRange(a annotation.Name, def, lo, hi int, unit string) int {
 	return n
 }
 
+// intAtLeast parses an integer of at least lo, or returns def when the annotation is absent: for
+// values whose upper bound OCI keeps to itself.
+func (p *parser) intAtLeast(a annotation.Name, def, lo int) int {
+	v, ok := p.ann[string(a)]
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo {
+		p.add(problemf(a, v, "an integer of at least %d", lo))
+		return def
+	}
+	return n
+}
+
 // intRangeOrEmpty is intRange, except that an empty value also means def, as the upstream CCM
 // reads some annotations.
 func (p *parser) intRangeOrEmpty(a annotation.Name, def, lo, hi int, unit string) int {

@@ -95,7 +95,7 @@ const (
 
 	// HealthCheckRetries sets how many failed health checks mark a backend unhealthy.
 	//
-	// Type: int, 1–10
+	// Type: int, at least 1
 	// Default: 3
 	// Example: "5"
 	HealthCheckRetries Name = "service.beta.kubernetes.io/oci-load-balancer-health-check-retries"

@@ -36,7 +36,7 @@ const (
 	// NLBHealthCheckRetries sets how many failed health checks mark a backend
 	// unhealthy.
 	//
-	// Type: int, 1–10
+	// Type: int, at least 1
 	// Default: 3
 	// Example: "5"
 	NLBHealthCheckRetries Name = "oci-network-load-balancer.oraclecloud.com/health-check-retries"
