@@ -64,6 +64,16 @@ type LoadBalancers interface {
 	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
 }
 
+// RuleSets is the part of the Load Balancer API (20170115) that manages a load balancer's rule
+// sets. It is separate from LoadBalancers so that implementations of LoadBalancers written before
+// it keep compiling; *LoadBalancerClient implements both. The same work-request and retry-token
+// rules apply.
+type RuleSets interface {
+	CreateRuleSet(ctx context.Context, lbID string, details loadbalancer.CreateRuleSetDetails, retryToken string) (workRequestID string, err error)
+	UpdateRuleSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateRuleSetDetails) (workRequestID string, err error)
+	DeleteRuleSet(ctx context.Context, lbID, name string) (workRequestID string, err error)
+}
+
 // NetworkLoadBalancers is the part of the Network Load Balancer API (20200501) the project calls.
 // The same work-request and retry-token rules as LoadBalancers apply.
 type NetworkLoadBalancers interface {

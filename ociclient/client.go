@@ -41,6 +41,7 @@ type Client struct {
 // Compile-time proofs that the clients implement the interfaces consumers code against.
 var (
 	_ LoadBalancers        = (*LoadBalancerClient)(nil)
+	_ RuleSets             = (*LoadBalancerClient)(nil)
 	_ NetworkLoadBalancers = (*NetworkLoadBalancerClient)(nil)
 	_ Compute              = (*ComputeClient)(nil)
 	_ VirtualNetwork       = (*VirtualNetworkClient)(nil)

@@ -186,6 +186,36 @@ func (l *LoadBalancerClient) DeleteCertificate(ctx context.Context, lbID, name s
 	return deref(resp.OpcWorkRequestId), err
 }
 
+// CreateRuleSet adds a rule set (named rules its listeners may apply) to a load balancer.
+func (l *LoadBalancerClient) CreateRuleSet(ctx context.Context, lbID string, details loadbalancer.CreateRuleSetDetails, retryToken string) (string, error) {
+	req := loadbalancer.CreateRuleSetRequest{LoadBalancerId: &lbID, CreateRuleSetDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
+	resp, err := invoke(ctx, l.c, l.op("CreateRuleSet", classWrite, lbID),
+		func(ctx context.Context) (loadbalancer.CreateRuleSetResponse, error) {
+			return l.sdk.CreateRuleSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// UpdateRuleSet replaces the rules of a rule set.
+func (l *LoadBalancerClient) UpdateRuleSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateRuleSetDetails) (string, error) {
+	req := loadbalancer.UpdateRuleSetRequest{LoadBalancerId: &lbID, RuleSetName: &name, UpdateRuleSetDetails: details}
+	resp, err := invoke(ctx, l.c, l.op("UpdateRuleSet", classWrite, lbID),
+		func(ctx context.Context) (loadbalancer.UpdateRuleSetResponse, error) {
+			return l.sdk.UpdateRuleSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
+// DeleteRuleSet removes a rule set; no listener may still name it.
+func (l *LoadBalancerClient) DeleteRuleSet(ctx context.Context, lbID, name string) (string, error) {
+	req := loadbalancer.DeleteRuleSetRequest{LoadBalancerId: &lbID, RuleSetName: &name}
+	resp, err := invoke(ctx, l.c, l.op("DeleteRuleSet", classWrite, lbID),
+		func(ctx context.Context) (loadbalancer.DeleteRuleSetResponse, error) {
+			return l.sdk.DeleteRuleSet(ctx, req)
+		})
+	return deref(resp.OpcWorkRequestId), err
+}
+
 // WaitForWorkRequest polls a load balancer work request until it ends (see PollPolicy). It
 // returns nil on SUCCEEDED, a *WorkRequestError with OCI's error details on FAILED, and the
 // context's error, wrapped, if ctx ends first.

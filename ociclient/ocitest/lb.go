@@ -37,6 +37,7 @@ func (s *Server) registerLB() {
 	s.handle("GetWorkRequest", ClassPoll, "GET "+p+"/loadBalancerWorkRequests/{workRequestId}", s.lbGetWorkRequest)
 	s.handle("ListWorkRequests", ClassPoll, "GET "+p+"/loadBalancers/{loadBalancerId}/workRequests", s.lbListWorkRequests)
 	s.registerLBChildren()
+	s.registerLBRuleSets()
 }
 
 func (s *Server) lbList(w http.ResponseWriter, r *http.Request) {
@@ -126,8 +127,11 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) er
 	if len(d.ReservedIps) == 1 && (lbDeref(d.ReservedIps[0].Id) == "" || lbDeref(d.IsPrivate)) {
 		return lbInvalid("a reserved IP needs an id and a public load balancer")
 	}
-	if len(d.Hostnames)+len(d.PathRouteSets)+len(d.RuleSets)+len(d.SslCipherSuites) > 0 {
-		return lbInvalid("hostnames, path route sets, rule sets and SSL cipher suites are not emulated by ocitest")
+	if len(d.Hostnames)+len(d.PathRouteSets)+len(d.SslCipherSuites) > 0 {
+		return lbInvalid("hostnames, path route sets and SSL cipher suites are not emulated by ocitest")
+	}
+	if err := lbCheckCreateRuleSets(d.RuleSets); err != nil {
+		return err
 	}
 	if d.IpMode == loadbalancer.CreateLoadBalancerDetailsIpModeIpv6 {
 		return lbInvalid("ipMode IPV6 is not emulated by ocitest")
@@ -262,6 +266,12 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	for name, c := range d.Certificates {
 		lb.Certificates[name] = lbCertificateFrom(c)
+	}
+	if len(d.RuleSets) > 0 {
+		lb.RuleSets = make(map[string]loadbalancer.RuleSet, len(d.RuleSets))
+		for name, rs := range d.RuleSets {
+			lb.RuleSets[name] = lbRuleSetFrom(name, rs.Items)
+		}
 	}
 	lbNormalize(&lb)
 	s.lb.seq++

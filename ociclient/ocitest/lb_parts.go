@@ -12,7 +12,7 @@ import (
 )
 
 // A retry token of a call that created a part of a (network) load balancer (a backend set,
-// backend, listener or certificate) is invalidated once that part is deleted, as the token of
+// backend, listener, certificate or rule set) is invalidated once that part is deleted, as the token of
 // the call that created a load balancer is once the load balancer is. OCI documents the rule for
 // "the resource" a token's call acted on; applying it to parts is assumed, the harder choice: a
 // retry after the part was deleted is refused (409 InvalidatedRetryToken) rather than answered
@@ -24,6 +24,7 @@ var partKindCreatedBy = map[string]string{
 	"CreateBackend":     "backend",
 	"CreateListener":    "listener",
 	"CreateCertificate": "certificate",
+	"CreateRuleSet":     "ruleSet",
 }
 
 // lbPartsOf names the parts of a load balancer: "<kind>/<name>", backends "backend/<set>/<name>".
@@ -40,6 +41,9 @@ func lbPartsOf(lb *loadbalancer.LoadBalancer) map[string]bool {
 	}
 	for name := range lb.Certificates {
 		parts["certificate/"+name] = true
+	}
+	for name := range lb.RuleSets {
+		parts["ruleSet/"+name] = true
 	}
 	return parts
 }
