@@ -29,6 +29,9 @@ const (
 	ActionCreateListener
 	ActionUpdateListener
 	ActionDeleteListener
+	ActionCreateRuleSet
+	ActionUpdateRuleSet
+	ActionDeleteRuleSet
 )
 
 var actionNames = map[Action]string{
@@ -45,6 +48,9 @@ var actionNames = map[Action]string{
 	ActionCreateListener:              "create listener",
 	ActionUpdateListener:              "update listener",
 	ActionDeleteListener:              "delete listener",
+	ActionCreateRuleSet:               "create rule set",
+	ActionUpdateRuleSet:               "update rule set",
+	ActionDeleteRuleSet:               "delete rule set",
 }
 
 // String returns e.g. "create listener".
@@ -58,9 +64,9 @@ func (a Action) String() string {
 // Symbol returns "+", "~" or "-", as a diff would show the action.
 func (a Action) Symbol() string {
 	switch a {
-	case ActionCreateLoadBalancer, ActionCreateCertificate, ActionCreateBackendSet, ActionCreateListener:
+	case ActionCreateLoadBalancer, ActionCreateCertificate, ActionCreateBackendSet, ActionCreateListener, ActionCreateRuleSet:
 		return "+"
-	case ActionDeleteLoadBalancer, ActionDeleteCertificate, ActionDeleteBackendSet, ActionDeleteListener:
+	case ActionDeleteLoadBalancer, ActionDeleteCertificate, ActionDeleteBackendSet, ActionDeleteListener, ActionDeleteRuleSet:
 		return "-"
 	}
 	return "~"
@@ -75,6 +81,8 @@ func (a Action) Object() string {
 		return "backend set"
 	case ActionCreateListener, ActionUpdateListener, ActionDeleteListener:
 		return "listener"
+	case ActionCreateRuleSet, ActionUpdateRuleSet, ActionDeleteRuleSet:
+		return "rule set"
 	case ActionUpdateShape:
 		return "shape of"
 	case ActionUpdateNetworkSecurityGroups:
@@ -87,11 +95,12 @@ func (a Action) Object() string {
 //
 // Before and After hold the values on each side, by action: *Spec for create/delete load
 // balancer; Settings for update load balancer; Shape for update shape; []string for network
-// security groups; Certificate, BackendSet or Listener for the rest. Before is nil for creates,
+// security groups; Certificate, BackendSet, Listener or RuleSet for the rest. Before is nil for creates,
 // After is nil for deletes.
 type Change struct {
 	Action Action
-	// Name is the listener, backend set or certificate name, or the load balancer display name.
+	// Name is the listener, backend set, certificate or rule set name, or the load balancer
+	// display name.
 	Name   string
 	Before any
 	After  any

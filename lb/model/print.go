@@ -103,8 +103,24 @@ func (c Change) details() []string {
 	case ActionUpdateLoadBalancer, ActionUpdateShape, ActionUpdateNetworkSecurityGroups,
 		ActionUpdateBackendSet, ActionUpdateListener:
 		return FieldDiffs(c.Before, c.After)
+	case ActionCreateRuleSet:
+		rs, _ := c.After.(RuleSet)
+		return describeRules(rs.Rules)
+	case ActionUpdateRuleSet:
+		rs, _ := c.After.(RuleSet)
+		return describeRules(rs.Rules)
 	}
 	return nil
+}
+
+// describeRules lists a rule set's rules, one a line (Rules compared as sets by FieldDiffs
+// would hide a change of order).
+func describeRules(rules []string) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = fmt.Sprintf("rule %d: %s", i+1, r)
+	}
+	return out
 }
 
 func createSummary(s *Spec) []string {
@@ -129,6 +145,9 @@ func createSummary(s *Spec) []string {
 		bs := s.BackendSets[name]
 		lines = append(lines, fmt.Sprintf("+ backend set %q: %s", bs.Name, describeBackendSet(bs)))
 	}
+	for _, name := range slices.Sorted(maps.Keys(s.RuleSets)) {
+		lines = append(lines, fmt.Sprintf("+ rule set %q: %d rule(s)", name, len(s.RuleSets[name].Rules)))
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.Listeners)) {
 		l := s.Listeners[name]
 		lines = append(lines, fmt.Sprintf("+ listener %q: %s", l.Name, describeListener(l)))
@@ -146,6 +165,9 @@ func describeListener(l Listener) string {
 	}
 	if l.IPv6 {
 		s += ", IPv6"
+	}
+	if len(l.Routing.RuleSets) > 0 {
+		s += ", rule sets " + strings.Join(l.Routing.RuleSets, ",")
 	}
 	return s
 }

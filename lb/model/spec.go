@@ -61,6 +61,10 @@ type Spec struct {
 	Listeners    map[string]Listener
 	BackendSets  map[string]BackendSet
 	Certificates map[string]Certificate
+	// RuleSets are the load balancer's rule sets (KindLoadBalancer only): in a desired Spec those
+	// annotation.RuleSets defines, in an observed one all the load balancer has. Which of those
+	// oci-ccm manages is recorded in the freeform tags (lb.Diff).
+	RuleSets map[string]RuleSet
 
 	// Owner is who the load balancer belongs to, as recorded in its freeform tags.
 	Owner Owner
@@ -153,14 +157,17 @@ type Listener struct {
 	IdleTimeoutSeconds int64
 	// ProxyProtocolVersion is 1 or 2 to send a PROXY header to backends, 0 for none.
 	ProxyProtocolVersion int
-	// Routing is what an OCI listener may carry that the Spec does not manage. An observed Spec
-	// has it, and Diff carries it into the update of an existing listener, so that a change (the update
-	// replaces the whole listener) never drops what a user configured. Never compared.
+	// Routing is what an OCI listener may carry beyond its port and backend set. An observed Spec
+	// has it, and Diff carries it into the update of an existing listener, so that a change (the
+	// update replaces the whole listener) never drops what a user configured. Only RuleSets is
+	// managed, and only in part: a desired Spec names its RuleSets there, Diff adds those and
+	// drops the rule sets oci-ccm no longer wants, keeping the others; it is compared as a set.
 	Routing ListenerRouting
 }
 
-// ListenerRouting is the part of a listener oci-ccm leaves as it finds it: names of the load
-// balancer's hostnames, rule sets, routing policy and path route set.
+// ListenerRouting names the load balancer's hostnames, rule sets, routing policy and path route
+// set a listener uses. oci-ccm leaves all but some of the rule sets as it finds them (see
+// Listener.Routing).
 type ListenerRouting struct {
 	Hostnames     []string
 	RuleSets      []string
@@ -254,6 +261,16 @@ type Port struct {
 	HealthCheck int
 }
 
+// RuleSet is a named list of rules that the listeners naming it apply to their traffic
+// (KindLoadBalancer only).
+type RuleSet struct {
+	Name string
+	// Rules are OCI Load Balancer Rule objects in order, each as canonical JSON: an "action" and
+	// that action's fields, keys sorted, no null fields, no spaces. Two rules are the same when
+	// their texts are.
+	Rules []string
+}
+
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
 	// Cluster is the cluster identity (lb.Options.Cluster: clusterID, else --cluster-name).
@@ -331,6 +348,13 @@ func (s *Spec) Clone() *Spec {
 	c.Certificates = make(map[string]Certificate, len(s.Certificates))
 	for k, v := range s.Certificates {
 		c.Certificates[k] = v
+	}
+	if s.RuleSets != nil {
+		c.RuleSets = make(map[string]RuleSet, len(s.RuleSets))
+		for k, v := range s.RuleSets {
+			v.Rules = slices.Clone(v.Rules)
+			c.RuleSets[k] = v
+		}
 	}
 	c.FreeformTags = maps.Clone(s.FreeformTags)
 	if s.DefinedTags != nil {
