@@ -119,7 +119,7 @@ func confirmLoadBalancerGone(ctx context.Context, l product, lag *listingLag, re
 	return nil
 }
 
-// confirmPartGone decides what a 404 from deleting a listener, backend set or certificate
+// confirmPartGone decides what a 404 from deleting a listener, backend set, certificate or rule set
 // meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
 // *AccessError if the part is still there.
 func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change, notFound error) error {
@@ -150,6 +150,8 @@ func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change
 		_, present = spec.BackendSets[c.Name]
 	case model.ActionDeleteCertificate:
 		_, present = spec.Certificates[c.Name]
+	case model.ActionDeleteRuleSet:
+		_, present = spec.RuleSets[c.Name]
 	}
 	if !present {
 		return nil
@@ -167,6 +169,8 @@ func operationOf(a model.Action) string {
 		return "DeleteBackendSet"
 	case model.ActionDeleteCertificate:
 		return "DeleteCertificate"
+	case model.ActionDeleteRuleSet:
+		return "DeleteRuleSet"
 	case model.ActionDeleteLoadBalancer:
 		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: productWords)
 	}

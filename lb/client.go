@@ -45,6 +45,16 @@ type Client interface {
 	WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error)
 }
 
+// RuleSets is the part of the OCI Load Balancer API that manages a load balancer's rule sets
+// (annotation.RuleSets). It is not in Client, so that Clients written before it keep compiling: a
+// Client that also implements RuleSets (an *ociclient.Client's LoadBalancers does) can apply
+// rule sets; with any other, a plan that creates, updates or deletes one fails, saying so.
+type RuleSets interface {
+	CreateRuleSet(ctx context.Context, lbID string, details loadbalancer.CreateRuleSetDetails, retryToken string) (workRequestID string, err error)
+	UpdateRuleSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateRuleSetDetails) (workRequestID string, err error)
+	DeleteRuleSet(ctx context.Context, lbID, name string) (workRequestID string, err error)
+}
+
 // PublicIPs is the part of the OCI Networking API this package calls, to check a reserved public
 // IP before creating a load balancer with it. An *ociclient.Client's VirtualNetwork satisfies it.
 type PublicIPs interface {
@@ -55,6 +65,8 @@ type PublicIPs interface {
 var (
 	_ Client    = (*ociclient.LoadBalancerClient)(nil)
 	_ Client    = ociclient.LoadBalancers(nil)
+	_ RuleSets  = (*ociclient.LoadBalancerClient)(nil)
+	_ RuleSets  = ociclient.RuleSets(nil)
 	_ PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
 
 	_ NetworkLoadBalancers = (*ociclient.NetworkLoadBalancerClient)(nil)

@@ -118,6 +118,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	spec.BackendNSGs = d.backendNSGs(spec.SecurityListMode)
 	spec.FreeformTags, spec.DefinedTags = d.tags()
 	spec.IPMode = d.ipMode()
+	spec.RuleSets = p.ruleSets()
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(model.KindLoadBalancer)
 

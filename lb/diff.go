@@ -57,11 +57,14 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	}
 	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
 	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
+	managedRS := managedRuleSets(observed.FreeformTags)
+	ruleSetChanges := diffRuleSets(observed.RuleSets, target.RuleSets, managedRS)
+	tags, ruleSetsChanged := ruleSetTagsAfter(tags, recordedRuleSets(target, observed, ruleSetChanges))
 	before, after := model.Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, model.Settings{Name: target.Name, FreeformTags: tags}
 	if target.Kind == model.KindNetworkLoadBalancer && !sameFamilies(observed.IPFamilies, target.IPFamilies) {
 		before.IPFamilies, after.IPFamilies = slices.Clone(observed.IPFamilies), slices.Clone(target.IPFamilies)
 	}
-	if changed || nsgsChanged || observed.Name != target.Name || after.IPFamilies != nil {
+	if changed || nsgsChanged || ruleSetsChanged || observed.Name != target.Name || after.IPFamilies != nil {
 		add(model.ActionUpdateLoadBalancer, target.Name, before, after)
 	}
 	if observed.Shape != target.Shape {
@@ -77,11 +80,15 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		model.ActionCreateCertificate, model.ActionCreateCertificate, model.ActionDeleteCertificate)...)
 	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
 		model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet)...)
+	changes = append(changes, ruleSetChanges...)
 	keepListenerSpelling(observed.Listeners, target.Listeners)
-	// What the Spec does not manage stays as observed (an update replaces the whole listener).
+	// What the Spec does not manage stays as observed (an update replaces the whole listener),
+	// and so do the rule sets oci-ccm does not manage.
 	for name, l := range target.Listeners {
 		if o, ok := observed.Listeners[name]; ok {
+			desiredRS := l.Routing.RuleSets
 			l.Routing = o.Routing.Clone()
+			l.Routing.RuleSets = listenerRuleSets(o.Routing.RuleSets, desiredRS, managedRS)
 			target.Listeners[name] = l
 		}
 	}
@@ -170,11 +177,13 @@ func equalListener(observed, desired model.Listener) bool {
 		o.IdleTimeoutSeconds = defaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
-	o.Routing = desired.Routing // not managed: never a reason to update
+	// Of the routing only the rule sets are managed, and their order does not matter.
+	sameRuleSets := model.Equal(o.Routing.RuleSets, desired.Routing.RuleSets)
+	o.Routing = desired.Routing
 	if strings.EqualFold(o.Protocol, desired.Protocol) {
 		o.Protocol = desired.Protocol // OCI's protocols are in capitals; upstream sent them as written
 	}
-	return model.Equal(o, desired)
+	return sameRuleSets && model.Equal(o, desired)
 }
 
 // keepListenerSpelling renames, in target, each listener that observed has under the same name in

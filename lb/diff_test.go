@@ -377,6 +377,10 @@ func TestPlansNeverLeaveDanglingReferences(t *testing.T) {
 		{"ports swapped between names", testService(withPorts(tcpPort("a", 80, 30080), tcpPort("b", 81, 30081))),
 			testService(withPorts(tcpPort("a", 81, 30080), tcpPort("b", 80, 30081))), nil, nil},
 		{"one port dropped", tlsService(), testService(), v1s, nil},
+		{"rule sets added", testService(), testService(withAnnotation(annotation.RuleSets, twoRuleSets)), nil, nil},
+		{"rule sets removed", testService(withAnnotation(annotation.RuleSets, twoRuleSets)), testService(), nil, nil},
+		{"one rule set swapped for another with a port change", testService(withAnnotation(annotation.RuleSets, twoRuleSets)),
+			testService(withPorts(tcpPort("http", 8080, 30080)), withAnnotation(annotation.RuleSets, otherRuleSet)), nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -443,6 +447,18 @@ func applyToModel(m *model.Spec, c model.Change) error {
 	case model.ActionUpdateLoadBalancer:
 		s := c.After.(model.Settings)
 		m.Name, m.FreeformTags = s.Name, s.FreeformTags
+	case model.ActionCreateRuleSet, model.ActionUpdateRuleSet:
+		if m.RuleSets == nil {
+			m.RuleSets = map[string]model.RuleSet{}
+		}
+		m.RuleSets[c.Name] = c.After.(model.RuleSet)
+	case model.ActionDeleteRuleSet:
+		for _, l := range sortedValues(m.Listeners) {
+			if slices.Contains(l.Routing.RuleSets, c.Name) {
+				return fmt.Errorf("rule set %s is used by listener %s", c.Name, l.Name)
+			}
+		}
+		delete(m.RuleSets, c.Name)
 	}
 	ports := map[int]string{}
 	for _, l := range sortedValues(m.Listeners) {
@@ -452,6 +468,11 @@ func applyToModel(m *model.Spec, c model.Change) error {
 		if l.TLS != nil {
 			if _, ok := m.Certificates[l.TLS.Certificate]; !ok {
 				return fmt.Errorf("listener %s has unknown certificate %s", l.Name, l.TLS.Certificate)
+			}
+		}
+		for _, rs := range l.Routing.RuleSets {
+			if _, ok := m.RuleSets[rs]; !ok {
+				return fmt.Errorf("listener %s has unknown rule set %s", l.Name, rs)
 			}
 		}
 		if other, ok := ports[l.Port]; ok {
@@ -478,7 +499,7 @@ func TestOrderReportsADependencyCycle(t *testing.T) {
 
 func TestEveryActionHasANameAndSymbol(t *testing.T) {
 	seen := map[string]bool{}
-	for a := model.ActionCreateLoadBalancer; a <= model.ActionDeleteListener; a++ {
+	for a := model.ActionCreateLoadBalancer; a <= model.ActionDeleteRuleSet; a++ {
 		s := a.String()
 		if s == "" || seen[s] || s == fmt.Sprintf("Action(%d)", int(a)) {
 			t.Errorf("action %d has name %q", int(a), s)

@@ -122,12 +122,13 @@ func mustDesired(t interface {
 }
 
 // asObserved turns a desired Spec into what Observe would report for a load balancer built from
-// it: an ID, ownership and NSG tags, no private keys and no desired-only fields.
+// it: an ID, ownership, NSG and rule-set tags, no private keys and no desired-only fields.
 func asObserved(d *model.Spec) *model.Spec {
 	o := d.Clone()
 	o.ID = "ocid1.loadbalancer.oc1.phx.test"
 	o.FreeformTags, _ = ownerTagsAfter(d.FreeformTags, d.Owner)
 	o.FreeformTags, _ = nsgTagsAfter(o.FreeformTags, d.NetworkSecurityGroups)
+	o.FreeformTags, _ = ruleSetTagsAfter(o.FreeformTags, ruleSetNames(d.RuleSets))
 	o.Defaulted = model.Defaulted{}
 	o.Ports, o.SourceCIDRs, o.SecurityListMode, o.IPFamilies, o.IPMode, o.ExcludedNodes, o.AdoptID = nil, nil, "", nil, nil, nil, ""
 	for name, c := range o.Certificates {

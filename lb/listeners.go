@@ -92,6 +92,8 @@ func (d *desiredBuilder) portsAndListeners(spec *model.Spec, ips []string) {
 			BackendSet:           bs.Name,
 			IdleTimeoutSeconds:   int64(idle),
 			ProxyProtocolVersion: proxy,
+			// Every listener applies every rule set, as upstream's getListeners does.
+			Routing: model.ListenerRouting{RuleSets: ruleSetNames(spec.RuleSets)},
 		}
 		if ssl && listenerCert != "" {
 			l.TLS = &model.TLS{Certificate: listenerCert, CipherSuite: listenerCipher, Protocols: slices.Clone(listenerProtocols)}

@@ -24,6 +24,11 @@ import (
 //   - a backend set is deleted after every listener that pointed at it is updated or deleted;
 //   - a certificate is deleted after every listener and backend set that used it is updated or
 //     deleted;
+//   - a listener is created or updated after the rule sets it names are created or updated, and
+//     a rule set is deleted after every listener that named it is updated or deleted;
+//   - unless an NSG is attached (below), the settings update comes after the rule-set
+//     deletions, since it stops recording the deleted rule sets as oci-ccm's: were a deletion
+//     to fail, the next reconcile must still know to retry it (recordedRuleSets);
 //   - when the NSG update attaches a group, every change but the settings update (which records
 //     the groups oci-ccm attached first) comes after it: OCI refuses a group the policy does not
 //     let the CCM use (400 RelatedResourceNotAuthorizedOrNotFound), and no read can prove that
@@ -110,9 +115,26 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 			if l.TLS != nil {
 				need(i, find(model.ActionCreateCertificate, l.TLS.Certificate))
 			}
+			for _, rs := range l.Routing.RuleSets {
+				need(i, find(model.ActionCreateRuleSet, rs))
+				need(i, find(model.ActionUpdateRuleSet, rs))
+			}
 			for _, o := range sortedValues(obs.Listeners) {
 				if o.Port == l.Port && o.Name != l.Name {
 					need(i, find(model.ActionDeleteListener, o.Name))
+				}
+			}
+		case model.ActionUpdateLoadBalancer:
+			if slices.IndexFunc(cs, attachesNSG) >= 0 {
+				break
+			}
+			for _, o := range sortedValues(obs.RuleSets) {
+				need(i, find(model.ActionDeleteRuleSet, o.Name))
+			}
+		case model.ActionDeleteRuleSet:
+			for _, o := range sortedValues(obs.Listeners) {
+				if slices.Contains(o.Routing.RuleSets, c.Name) {
+					need(i, touched(model.ActionUpdateListener, model.ActionDeleteListener, o.Name))
 				}
 			}
 		case model.ActionCreateBackendSet, model.ActionUpdateBackendSet:
@@ -156,8 +178,8 @@ func attachesNSG(c model.Change) bool {
 func phase(a model.Action) int {
 	return slices.Index([]model.Action{
 		model.ActionCreateLoadBalancer, model.ActionUpdateLoadBalancer, model.ActionUpdateShape, model.ActionUpdateNetworkSecurityGroups,
-		model.ActionCreateCertificate, model.ActionCreateBackendSet, model.ActionUpdateBackendSet,
-		model.ActionCreateListener, model.ActionUpdateListener, model.ActionDeleteListener, model.ActionDeleteBackendSet, model.ActionDeleteCertificate,
+		model.ActionCreateCertificate, model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionCreateBackendSet, model.ActionUpdateBackendSet,
+		model.ActionCreateListener, model.ActionUpdateListener, model.ActionDeleteListener, model.ActionDeleteRuleSet, model.ActionDeleteBackendSet, model.ActionDeleteCertificate,
 		model.ActionDeleteLoadBalancer,
 	}, a)
 }

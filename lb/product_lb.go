@@ -5,6 +5,7 @@ package lb
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
@@ -42,7 +43,11 @@ func (p lbProduct) list(ctx context.Context, compartmentID, displayName string) 
 }
 
 func (p lbProduct) create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (string, string, error) {
-	wr, err := p.c.CreateLoadBalancer(ctx, createDetails(spec, reservedIPID), retryToken)
+	details, err := createDetails(spec, reservedIPID)
+	if err != nil {
+		return "", "", err
+	}
+	wr, err := p.c.CreateLoadBalancer(ctx, details, retryToken)
 	return wr, "", err
 }
 
@@ -110,8 +115,33 @@ func (p lbProduct) change(ctx context.Context, lbID string, c model.Change) (str
 		return p.c.DeleteListener(ctx, lbID, c.Name)
 	case model.ActionDeleteLoadBalancer:
 		return p.c.DeleteLoadBalancer(ctx, lbID)
+	case model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionDeleteRuleSet:
+		return p.changeRuleSet(ctx, lbID, c)
 	}
 	return "", badChange(c)
+}
+
+// changeRuleSet carries out a rule-set change through the RuleSets the Client also implements.
+func (p lbProduct) changeRuleSet(ctx context.Context, lbID string, c model.Change) (string, error) {
+	rc, ok := p.c.(RuleSets)
+	if !ok {
+		return "", fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, p.c)
+	}
+	if c.Action == model.ActionDeleteRuleSet {
+		return rc.DeleteRuleSet(ctx, lbID, c.Name)
+	}
+	rs, ok := c.After.(model.RuleSet)
+	if !ok {
+		return "", badChange(c)
+	}
+	items, err := ruleItems(rs.Rules)
+	if err != nil {
+		return "", err
+	}
+	if c.Action == model.ActionCreateRuleSet {
+		return rc.CreateRuleSet(ctx, lbID, loadbalancer.CreateRuleSetDetails{Name: &rs.Name, Items: items}, "")
+	}
+	return rc.UpdateRuleSet(ctx, lbID, c.Name, loadbalancer.UpdateRuleSetDetails{Items: items})
 }
 
 // foundLB is an OCI load balancer as a found.

@@ -8,6 +8,8 @@ package lb
 // the addresses. Nothing else in the package touches SDK model types.
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
@@ -118,7 +120,49 @@ func observe(lb loadbalancer.LoadBalancer) *model.Spec {
 			CACertificate:     deref(c.CaCertificate),
 		}
 	}
+	if len(lb.RuleSets) > 0 {
+		s.RuleSets = make(map[string]model.RuleSet, len(lb.RuleSets))
+		for key, rs := range lb.RuleSets {
+			name := deref(rs.Name)
+			if name == "" {
+				name = key
+			}
+			s.RuleSets[name] = observeRuleSet(name, rs.Items)
+		}
+	}
 	return s
+}
+
+// observeRuleSet reads OCI's rules into their canonical text (canonicalRule). A rule that does
+// not encode is kept as its error, so it never compares equal and the desired rules replace it.
+func observeRuleSet(name string, items []loadbalancer.Rule) model.RuleSet {
+	rs := model.RuleSet{Name: name, Rules: make([]string, 0, len(items))}
+	for _, item := range items {
+		text, err := json.Marshal(item)
+		rule := ""
+		if err == nil {
+			rule, err = canonicalRule(text)
+		}
+		if err != nil {
+			rule = "unreadable rule: " + err.Error()
+		}
+		rs.Rules = append(rs.Rules, rule)
+	}
+	return rs
+}
+
+// ruleItems turns canonical rule texts back into the SDK's rules, through its own decoding of
+// the polymorphic Rule. The texts were checked by parseRule, so an error means a bug.
+func ruleItems(rules []string) ([]loadbalancer.Rule, error) {
+	var d loadbalancer.RuleSetDetails
+	body := "{\"items\":[" + strings.Join(rules, ",") + "]}"
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		return nil, fmt.Errorf("lb: rules the SDK cannot decode: %w", err)
+	}
+	if d.Items == nil {
+		d.Items = []loadbalancer.Rule{}
+	}
+	return d.Items, nil
 }
 
 func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
@@ -129,9 +173,10 @@ func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
 }
 
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
-func createDetails(s *model.Spec, reservedIPID string) loadbalancer.CreateLoadBalancerDetails {
+func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadBalancerDetails, error) {
 	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
 	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
+	freeform, _ = ruleSetTagsAfter(freeform, ruleSetNames(s.RuleSets))
 	d := loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
@@ -156,6 +201,7 @@ func createDetails(s *model.Spec, reservedIPID string) loadbalancer.CreateLoadBa
 			Protocol:                common.String(l.Protocol),
 			SslConfiguration:        sslDetails(l.TLS),
 			ConnectionConfiguration: connectionConfig(l),
+			RuleSetNames:            slices.Clone(l.Routing.RuleSets),
 		}
 	}
 	for name, b := range s.BackendSets {
@@ -169,7 +215,17 @@ func createDetails(s *model.Spec, reservedIPID string) loadbalancer.CreateLoadBa
 	for name, c := range s.Certificates {
 		d.Certificates[name] = loadbalancer.CertificateDetails(certificateDetails(c))
 	}
-	return d
+	for name, rs := range s.RuleSets {
+		items, err := ruleItems(rs.Rules)
+		if err != nil {
+			return d, err
+		}
+		if d.RuleSets == nil {
+			d.RuleSets = make(map[string]loadbalancer.RuleSetDetails, len(s.RuleSets))
+		}
+		d.RuleSets[name] = loadbalancer.RuleSetDetails{Items: items}
+	}
+	return d, nil
 }
 
 func shapeDetails(s model.Shape) *loadbalancer.ShapeDetails {
@@ -195,6 +251,7 @@ func createListenerDetails(l model.Listener) loadbalancer.CreateListenerDetails 
 		Protocol:                common.String(l.Protocol),
 		SslConfiguration:        sslDetails(l.TLS),
 		ConnectionConfiguration: connectionConfig(l),
+		RuleSetNames:            slices.Clone(l.Routing.RuleSets),
 	}
 }
 

@@ -17,12 +17,10 @@ const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 
 // unsupportedAnnotations are the upstream CCM's Service annotations oci-ccm does not implement,
 // with why. A Service carrying one is refused rather than reconciled without it: silently
-// dropping, say, a rule set or a per-Service compartment would build a different load balancer
+// dropping, say, a per-Service compartment would build a different load balancer
 // from the one the user asked for. Annotations of the other kind, and unknown ones with the
 // network load balancer prefix, are refused too (refuseUnsupported).
 var unsupportedAnnotations = map[string]string{
-	"oci.oraclecloud.com/oci-load-balancer-rule-sets": "not supported by oci-ccm yet " +
-		"(listener rule sets are not managed); remove it",
 	"oci.oraclecloud.com/compartment-id": "not supported by oci-ccm yet on a Service " +
 		"(load balancers are created in the configured compartment); remove it",
 	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
@@ -40,6 +38,9 @@ var lbOnlyAnnotations = map[annotation.Name]annotation.Name{
 	annotation.ConnectionIdleTimeout: "", annotation.ProxyProtocolVersion: annotation.NLBProxyProtocolV2,
 	annotation.SecurityListManagementMode: annotation.NLBSecurityListManagementMode, annotation.Policy: annotation.NLBBackendPolicy,
 	annotation.ListenerSSLConfig: "", annotation.BackendSetSSLConfig: "",
+	// Network load balancers have no rule sets; upstream refuses it too ("Rule Sets are not
+	// supported by Network Load Balancer", load_balancer_spec.go getRuleSets).
+	annotation.RuleSets: "",
 }
 
 // refuseUnsupported adds a Problem for every upstream annotation oci-ccm does not implement, and

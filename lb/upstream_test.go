@@ -16,9 +16,8 @@ import (
 
 func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
 	for key, value := range map[string]string{
-		"oci.oraclecloud.com/oci-load-balancer-rule-sets": `{"r":{"items":[]}}`,
-		"oci.oraclecloud.com/compartment-id":              "ocid1.compartment.oc1..other",
-		"oci.oraclecloud.com/workload-service-account":    "ccm",
+		"oci.oraclecloud.com/compartment-id":           "ocid1.compartment.oc1..other",
+		"oci.oraclecloud.com/workload-service-account": "ccm",
 	} {
 		t.Run(key, func(t *testing.T) {
 			svc := testService()

@@ -187,7 +187,11 @@ var upstreamAnnotations = []upstreamAnnotation{
 	{Key: o + "node-label-selector", Value: "pool=web", Upstream: Facets{Backends: upstreamWebNode}},
 	// getRuleSets; getListenersOciLoadBalancer names them on every listener.
 	{Key: o + "oci-load-balancer-rule-sets", Value: `{"hdr":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x","value":"y"}]}}`,
-		Upstream: Facets{RuleSets: "TCP-80: hdr"}},
+		Upstream: Facets{RuleSets: "TCP-80: hdr"},
+		Also: "the rule sets it names are recorded in tags: one it no longer names, or all of them once it is removed, is " +
+			"detached and deleted, while rule sets made by other means are kept, on the listeners too (upstream deletes every " +
+			"rule set it does not name while set, and touches nothing once removed); a rule's field OCI returns that the " +
+			"annotation leaves out is not compared"},
 	// getLoadBalancerType and the network load balancer branches of NewLBSpec's parts.
 	{Key: o + "load-balancer-type", Value: "nlb",
 		Upstream: Facets{Kind: "nlb", Shape: "", IdleTimeout: "", Subnets: "loadBalancer.subnet1", Policy: "FIVE_TUPLE", RuleMode: "None", IPFamilies: "IPv4"},

@@ -38,7 +38,7 @@ func All() []Name {
 		ProxyProtocolVersion, SecurityListManagementMode, Policy,
 		NetworkSecurityGroups, InitialFreeformTags, InitialDefinedTags,
 		NodeLabelSelector, LoadBalancerType, ListenerSSLConfig,
-		BackendSetSSLConfig, SourceRanges, IngressIPMode,
+		BackendSetSSLConfig, RuleSets, SourceRanges, IngressIPMode,
 		AdoptLoadBalancerID, SecurityRuleManagementMode, BackendNetworkSecurityGroups,
 		NLBInternal, NLBSubnet, NLBNetworkSecurityGroups,
 		NLBHealthCheckRetries, NLBHealthCheckInterval, NLBHealthCheckTimeout,

@@ -205,6 +205,22 @@ const (
 	// Example: '{"CipherSuiteName":"oci-default-ssl-cipher-suite-v1","Protocols":["TLSv1.2"]}'
 	BackendSetSSLConfig Name = "oci.oraclecloud.com/oci-load-balancer-backendset-ssl-config"
 
+	// RuleSets defines rule sets, named lists of OCI Load Balancer rules (add, extend or
+	// remove a request or response header, allow by source, allowed HTTP methods, redirect,
+	// header size limits, connection limits per IP), and applies every one of them to every
+	// listener of the Service, as the upstream CCM does. The value is a JSON object from rule-set
+	// name to {"items": [rule, ...]}, each rule an object of OCI's Rule type: its "action" and
+	// that action's fields. At most 20 rules in a set and 50 in all (OCI's limits); rule sets
+	// apply to HTTP listeners. oci-ccm manages only the rule sets this annotation names and
+	// records them in the load balancer's freeform tags: a rule set it leaves (or the
+	// annotation's removal) is detached from the listeners and then deleted; rule sets added by
+	// other means, and their place on the listeners, are left alone. Load balancers only.
+	//
+	// Type: JSON object, rule-set name → {"items": [OCI Rule objects]}
+	// Default: none
+	// Example: '{"headers":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x-team","value":"web"}]}}'
+	RuleSets Name = "oci.oraclecloud.com/oci-load-balancer-rule-sets"
+
 	// SourceRanges lists the client CIDRs allowed in (through the managed security
 	// rules). It is the annotation form of spec.loadBalancerSourceRanges, which wins when both
 	// are set. Only 0.0.0.0/0 (given, or the default) means every address of the load
