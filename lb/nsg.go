@@ -31,29 +31,12 @@ import (
 const tagNSGPrefix = "oci-ccm-nsg-"
 
 // managedNSGs returns the NSGs the tags record as attached by oci-ccm, sorted.
-func managedNSGs(tags map[string]string) []string {
-	var out []string
-	for k, v := range tags {
-		if strings.HasPrefix(k, tagNSGPrefix) && v != "" {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func managedNSGs(tags map[string]string) []string { return recorded(tags, tagNSGPrefix) }
 
 // nsgTagsAfter returns tags recording nsgs as the NSGs oci-ccm attached, and whether that differs
 // from what tags recorded.
 func nsgTagsAfter(tags map[string]string, nsgs []string) (map[string]string, bool) {
-	out := maps.Clone(tags)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, tagNSGPrefix) })
-	for i, id := range sortedCopy(nsgs) {
-		out[tagNSGPrefix+strconv.Itoa(i+1)] = id
-	}
-	return out, !maps.Equal(out, tags) && !(len(out) == 0 && len(tags) == 0)
+	return recordAs(tags, tagNSGPrefix, nsgs)
 }
 
 // targetNSGs is what the load balancer's NSGs become: those desired, and those attached now

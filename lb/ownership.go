@@ -5,6 +5,9 @@ package lb
 
 import (
 	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -81,6 +84,34 @@ func ownerTagsAfter(current map[string]string, o model.Owner) (map[string]string
 		}
 	}
 	return out, changed
+}
+
+// recorded returns the values of the freeform tags whose keys start with prefix, sorted, each
+// once: what oci-ccm recorded as its own on a load balancer shared with others (the NSGs it
+// attached, the rule sets it manages), one value a tag, as values are limited to 256 characters.
+func recorded(tags map[string]string, prefix string) []string {
+	var out []string
+	for k, v := range tags {
+		if strings.HasPrefix(k, prefix) && v != "" {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// recordAs returns tags with those under prefix replaced by one per value, sorted (prefix + "1",
+// "2", ...), and whether that differs from tags.
+func recordAs(tags map[string]string, prefix string, values []string) (map[string]string, bool) {
+	out := maps.Clone(tags)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, prefix) })
+	for i, v := range sortedCopy(values) {
+		out[prefix+strconv.Itoa(i+1)] = v
+	}
+	return out, !maps.Equal(out, tags) && !(len(out) == 0 && len(tags) == 0)
 }
 
 func quote(s string) string { return `"` + s + `"` }

@@ -250,29 +250,12 @@ func ruleSetNames(sets map[string]model.RuleSet) []string {
 }
 
 // managedRuleSets returns the names the tags record as rule sets oci-ccm manages, sorted.
-func managedRuleSets(tags map[string]string) []string {
-	var out []string
-	for k, v := range tags {
-		if strings.HasPrefix(k, tagRuleSetPrefix) && v != "" {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+func managedRuleSets(tags map[string]string) []string { return recorded(tags, tagRuleSetPrefix) }
 
 // ruleSetTagsAfter returns tags recording names as the rule sets oci-ccm manages, and whether
 // that differs from what tags recorded.
 func ruleSetTagsAfter(tags map[string]string, names []string) (map[string]string, bool) {
-	out := maps.Clone(tags)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, tagRuleSetPrefix) })
-	for i, name := range sortedCopy(names) {
-		out[tagRuleSetPrefix+strconv.Itoa(i+1)] = name
-	}
-	return out, !maps.Equal(out, tags) && !(len(out) == 0 && len(tags) == 0)
+	return recordAs(tags, tagRuleSetPrefix, names)
 }
 
 // listenerRuleSets is what a listener's rule-set names become: those it has now that oci-ccm does
