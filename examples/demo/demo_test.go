@@ -117,6 +117,34 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 		}
 	})
 
+	t.Run("a rule set is created before the listener naming it, and taken off it before its deletion", func(t *testing.T) {
+		ops := func(wrs []ocitest.WorkRequestInfo) []string {
+			var out []string
+			for _, wr := range wrs {
+				if wr.State != ocitest.WorkRequestSucceeded {
+					t.Errorf("work request %s ended %s: %v", wr.Operation, wr.State, wr.Errors)
+				}
+				out = append(out, wr.Operation)
+			}
+			return out
+		}
+		added := ops(got.RuleSetAdded)
+		before := func(ops []string, a, b string) bool {
+			i, j := slices.Index(ops, a), slices.Index(ops, b)
+			return i >= 0 && j >= 0 && i < j
+		}
+		if !before(added, "CreateRuleSet", "CreateListener") || !before(added, "DeleteListener", "CreateListener") {
+			t.Errorf("adding: %v; want the rule set and the old listener's removal before the HTTP listener", added)
+		}
+		removed := ops(got.RuleSetRemoved)
+		if !before(removed, "UpdateListener", "DeleteRuleSet") {
+			t.Errorf("removing: %v; want the listener updated before the rule set is deleted", removed)
+		}
+		if len(got.RuleSetsLeft) != 0 || got.RuleSetTagsLeft != 0 {
+			t.Errorf("left after the removal: rule sets %v, %d recording tags", got.RuleSetsLeft, got.RuleSetTagsLeft)
+		}
+	})
+
 	t.Run("the narration shows the plans and the calls", func(t *testing.T) {
 		// Columns are padded to the widest name in each table: compare with runs of blanks folded.
 		text := strings.Join(strings.Fields(out.String()), " ")
@@ -129,6 +157,7 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 			"write UpdateBackendSet 4",
 			"7. Service api is deleted",
 			"8. Service dns keeps its rules in network security groups (mode NSG), then is deleted",
+			`+ rule set "team_header"`,
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("output lacks %q", want)

@@ -44,6 +44,11 @@ type outcome struct {
 	// NLBGone says it no longer existed after its Service was deleted.
 	NLBListeners map[string]string
 	NLBGone      bool
+	// RuleSetAdded and RuleSetRemoved are the work requests of giving Service web a rule set and
+	// of taking it away; RuleSetsLeft and RuleSetTagsLeft what was left of it after.
+	RuleSetAdded, RuleSetRemoved []ocitest.WorkRequestInfo
+	RuleSetsLeft                 []string
+	RuleSetTagsLeft              int
 }
 
 const (
@@ -66,6 +71,7 @@ func (d *demo) steps() []step {
 		{"Service api is deleted", d.deleteService},
 		{"Service dns keeps its rules in network security groups (mode NSG), then is deleted", d.nsgService},
 		{"Service dns again, now a network load balancer: UDP and TCP on port 53, client addresses kept", d.nlbService},
+		{"Service web turns HTTP with a rule set that adds a request header, then drops the rule set", d.ruleSets},
 	}
 }
 
