@@ -14,6 +14,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
@@ -146,5 +147,52 @@ func TestRuleSetAddedToAnExistingLoadBalancerIsCreatedBeforeListenersNameIt(t *t
 	}
 	if _, calls := e.ensure(t, svc, readyNodes(1), nil); len(writes(calls)) != 0 {
 		t.Errorf("a second Ensure wrote: %v", writes(calls))
+	}
+}
+
+// TestUpstreamRuleSetsAreTakenOverInPlace: a load balancer the upstream CCM made for a Service
+// with the annotation already has its rule sets, named on every listener. oci-ccm adopts it and
+// only records the rule sets as its own (with the ownership tags, in the one settings update);
+// a rule set upstream made that the annotation no longer names is not oci-ccm's to delete.
+func TestUpstreamRuleSetsAreTakenOverInPlace(t *testing.T) {
+	e := newEnv(t)
+	svc := service(annotate(annotation.SSLPorts, "443"), annotate(annotation.TLSSecret, "web-tls"),
+		annotate(annotation.RuleSets, `{"headers":{"items":[{"action":"ADD_HTTP_REQUEST_HEADER","header":"x-team","value":"web"}]}}`))
+	secrets := lb.Secrets{webTLS: tlsSecret("v1")}
+	up := upstreamLoadBalancer(e, string(svc.UID), secrets[webTLS])
+	e.srv.EditLoadBalancer(*up.Id, func(l *loadbalancer.LoadBalancer) {
+		l.RuleSets = map[string]loadbalancer.RuleSet{
+			"headers": {Name: common.String("headers"), Items: []loadbalancer.Rule{
+				loadbalancer.AddHttpRequestHeaderRule{Header: common.String("x-team"), Value: common.String("web")}}},
+			"old": {Name: common.String("old"), Items: []loadbalancer.Rule{
+				loadbalancer.RemoveHttpRequestHeaderRule{Header: common.String("x-old")}}},
+		}
+		for name, li := range l.Listeners {
+			li.RuleSetNames = []string{"headers", "old"}
+			l.Listeners[name] = li
+		}
+	})
+
+	res, calls := e.ensure(t, svc, readyNodes(2), secrets)
+	// The certificate moves to its content-hash name (TestUpstreamLoadBalancerIsAdoptedInPlace);
+	// nothing is written to a rule set.
+	want := map[string]int{"UpdateLoadBalancer": 1, "CreateCertificate": 1, "UpdateListener": 1, "DeleteCertificate": 1}
+	if diff := cmp.Diff(want, writes(calls)); diff != "" {
+		t.Errorf("writes of the adoption (-want +got):\n%s\nplan:\n%s", diff, res.Plan)
+	}
+	got, _ := e.srv.LoadBalancer(*up.Id)
+	if names := slices.Sorted(maps.Keys(got.RuleSets)); !slices.Equal(names, []string{"headers", "old"}) {
+		t.Errorf("rule sets after the adoption: %v", names)
+	}
+	for name, l := range got.Listeners {
+		if !slices.Equal(l.RuleSetNames, []string{"headers", "old"}) {
+			t.Errorf("listener %s names %v", name, l.RuleSetNames)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"oci-ccm-rule-set-1": "headers"}, ruleSetTags(got.FreeformTags)); diff != "" {
+		t.Errorf("ownership record (-want +got):\n%s", diff)
+	}
+	if _, calls := e.ensure(t, svc, readyNodes(2), secrets); len(writes(calls)) != 0 {
+		t.Errorf("the Ensure after the adoption wrote: %v", writes(calls))
 	}
 }
