@@ -129,7 +129,9 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	// its Metrics can count them.
 	consistency, _ := opts.Metrics.(ociclient.ConsistencyObserver)
 	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
-	policy.CompartmentID = cfg.CompartmentID // frontend NSGs live with the load balancers
+	// Frontend NSGs live in the configured compartment, also for a Service whose load balancer
+	// is in one of its own (annotation.CompartmentID): one listing per VCN finds them all.
+	policy.CompartmentID = cfg.CompartmentID
 	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy, ListingLag: opts.ListingLag,
 		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err

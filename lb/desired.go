@@ -96,17 +96,19 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	}
 	svc, p := d.svc, d.p
 	spec := &model.Spec{
-		Kind:          model.KindLoadBalancer,
-		Name:          namingFor(d.cfg).Name(svc),
-		CompartmentID: d.cfg.CompartmentID,
-		Internal:      p.boolean(annotation.Internal, false),
-		Owner:         model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates:  map[string]model.Certificate{},
-		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
+		Kind:         model.KindLoadBalancer,
+		Name:         namingFor(d.cfg).Name(svc),
+		Internal:     p.boolean(annotation.Internal, false),
+		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates: map[string]model.Certificate{},
+		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
 	}
+	var named bool
+	spec.CompartmentID, named = d.compartment()
+	spec.Defaulted.Compartment = !named
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)

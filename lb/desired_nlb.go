@@ -38,17 +38,19 @@ const (
 func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	svc, p := d.svc, d.p
 	spec := &model.Spec{
-		Kind:          model.KindNetworkLoadBalancer,
-		Name:          namingFor(d.cfg).Name(svc),
-		CompartmentID: d.cfg.CompartmentID,
-		Internal:      p.boolean(annotation.NLBInternal, false),
-		Owner:         model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates:  map[string]model.Certificate{},
-		AdoptID:       p.str(annotation.AdoptLoadBalancerID, ""),
+		Kind:         model.KindNetworkLoadBalancer,
+		Name:         namingFor(d.cfg).Name(svc),
+		Internal:     p.boolean(annotation.NLBInternal, false),
+		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates: map[string]model.Certificate{},
+		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
 	}
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
 	}
+	var named bool
+	spec.CompartmentID, named = d.compartment()
+	spec.Defaulted.Compartment = !named
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	// The load balancer's oci-network-security-groups is not read, as upstream does not read it

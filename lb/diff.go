@@ -16,8 +16,9 @@ import (
 
 // Diff computes the plan that turns observed into desired. observed is nil when no load balancer
 // exists yet; the plan then creates it in one call. A change OCI cannot make in place (subnets,
-// internal/public, reserved IP, kind, flexible→fixed shape) returns an *ImmutableError and no
-// plan. An observed load balancer that already matches yields an empty plan.
+// internal/public, reserved IP, kind, flexible→fixed shape), or oci-ccm does not (compartment),
+// returns an *ImmutableError and no plan. An observed load balancer that already matches yields
+// an empty plan.
 //
 // Diff is pure. Fields marked Defaulted in desired take the observed value, so a changed default
 // never touches existing load balancers.
@@ -41,6 +42,9 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	}
 	if target.Defaulted.Shape && observed.Shape.Name != "" {
 		target.Shape = observed.Shape
+	}
+	if target.Defaulted.Compartment && observed.CompartmentID != "" {
+		target.CompartmentID = observed.CompartmentID
 	}
 	if err := immutable(observed, target); err != nil {
 		return nil, err
@@ -122,6 +126,12 @@ func immutable(observed, target *model.Spec) error {
 		}
 		cs = append(cs, ImmutableChange{Field: string(field), Observed: was, Desired: want,
 			Hint: how + "; " + back + ", or delete and recreate the Service to get a new load balancer"})
+	}
+	if observed.CompartmentID != "" && target.CompartmentID != observed.CompartmentID {
+		cs = append(cs, ImmutableChange{Field: string(annotation.CompartmentID), Observed: observed.CompartmentID, Desired: target.CompartmentID,
+			Hint: fmt.Sprintf("oci-ccm does not move a load balancer between compartments; set it back to %q, or move the load balancer "+
+				"to %s first (OCI's change-compartment operation), or delete and recreate the Service to get a new load balancer",
+				observed.CompartmentID, target.CompartmentID)})
 	}
 	if observed.Kind != "" && observed.Kind != target.Kind {
 		change(annotation.LoadBalancerType, string(observed.Kind), string(target.Kind), "OCI cannot change a load balancer's type")

@@ -141,20 +141,38 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		w := where{desired.Kind, desired.CompartmentID}
 		byCompartment[w] = append(byCompartment[w], item{svc, desired})
 	}
-	var errs []error
-	keys := slices.SortedFunc(maps.Keys(byCompartment), func(a, b where) int {
+	// A Service naming another compartment may still have its load balancer in the configured
+	// one, where it was made before the Service named another (compartment.go): that one is
+	// listed too.
+	toList := map[where]bool{}
+	for w := range byCompartment {
+		toList[w] = true
+		toList[where{w.kind, d.cfg.CompartmentID}] = true
+	}
+	byWhere := func(a, b where) int {
 		return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.compartment, b.compartment))
-	})
-	for _, comp := range keys {
+	}
+	var errs []error
+	listings := map[where]*driftListing{}
+	for _, comp := range slices.SortedFunc(maps.Keys(toList), byWhere) {
 		p := d.engines[comp.kind].p
 		began := d.engines[comp.kind].index.now()
 		lbs, err := p.list(ctx, comp.compartment, "")
 		if err != nil {
 			errs = append(errs, fmt.Errorf("list %ss of compartment %s: %w", p.words().noun, comp.compartment, err))
+			continue
+		}
+		listings[comp] = newDriftListing(lbs, began)
+	}
+	for _, comp := range slices.SortedFunc(maps.Keys(byCompartment), byWhere) {
+		listing, configured := listings[comp], listings[where{comp.kind, d.cfg.CompartmentID}]
+		if listing == nil || configured == nil {
 			report.Skipped["compartment not listed"] += len(byCompartment[comp])
 			continue
 		}
-		listing := newDriftListing(lbs, began)
+		if configured != listing {
+			listing = listing.with(configured)
+		}
 		for _, it := range byCompartment[comp] {
 			drift, skip := d.compare(listing, it.svc, it.desired)
 			if skip != "" {
@@ -253,7 +271,7 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spe
 	return nil, false
 }
 
-// driftListing indexes one compartment's load balancers.
+// driftListing indexes one compartment's load balancers, or two (with).
 type driftListing struct {
 	began  time.Time // when the listing began, by the Reconciler's clock
 	byID   map[string]*found
@@ -272,6 +290,23 @@ func newDriftListing(lbs []found, began time.Time) *driftListing {
 		}
 	}
 	return l
+}
+
+// with returns l and then other, as one listing that began when l did: a Service's load
+// balancer is looked for in l first. l and other are not changed.
+func (l *driftListing) with(other *driftListing) *driftListing {
+	out := &driftListing{began: l.began, byID: maps.Clone(l.byID), byName: map[string][]*found{}, live: slices.Concat(l.live, other.live)}
+	for id, lb := range other.byID {
+		if _, ok := out.byID[id]; !ok {
+			out.byID[id] = lb
+		}
+	}
+	for _, m := range []map[string][]*found{l.byName, other.byName} {
+		for name, lbs := range m {
+			out.byName[name] = append(out.byName[name], lbs...)
+		}
+	}
+	return out
 }
 
 // driftReason says what a change of a drift plan repairs, e.g. "listener TCP-80 missing".

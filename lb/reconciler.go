@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -400,7 +401,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	id := current.ID
 	r.remember(svc.UID, lbRef{Kind: current.Kind, ID: id, Name: plan.Target.Name, CompartmentID: current.CompartmentID})
 	if created != nil || p.observed.Name != plan.Target.Name {
-		e.index.Add(p.desired.CompartmentID, plan.Target.Name, id)
+		e.index.Add(current.CompartmentID, plan.Target.Name, id)
 	}
 	plan.Target.ID = id
 	if err := r.retireOtherKind(ctx, svc, current.Kind, current); err != nil {
@@ -536,7 +537,7 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 	if adoptID != "" {
 		// The Service's address shows its load balancer was adopted once: without it, a
 		// missing adoption target never carried the Service and may be taken for gone.
-		ref := lbRef{Kind: e.p.kind(), ID: adoptID, CompartmentID: r.cfg.CompartmentID, Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
+		ref := lbRef{Kind: e.p.kind(), ID: adoptID, CompartmentID: r.compartments(svc)[0], Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
 		if cached.ID == adoptID {
 			ref = cached
 		}
@@ -578,32 +579,71 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 	if err := r.lag.await(ctx, serviceKey(string(svc.UID))); err != nil {
 		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.words().noun, svc.Namespace, svc.Name, err)
 	}
-	if err := e.index.Relist(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, e.p.kind())...); err != nil {
-		w := e.p.words()
-		return nil, foundByName, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
+	for _, comp := range r.compartments(svc) {
+		if err := e.index.Relist(ctx, comp, r.namer.Candidates(svc, e.p.kind())...); err != nil {
+			return nil, foundByName, r.lookupError(e, svc, comp, err)
+		}
 	}
 	lb, claim, _, err := r.findByName(ctx, e, svc, listedOK)
 	return lb, claim, err
 }
 
-// findByName is find through the name index; stale reports that nothing was found and every
-// indexed match was gone (and has been removed from the index).
+// findByName is find through the name index, in each of the Service's compartments in turn
+// (compartments); stale reports that nothing was found and every indexed match was gone (and
+// has been removed from the index). An untagged load balancer refused in one compartment is
+// reported only when no other compartment has the Service's.
 func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
-	matches, err := e.index.Lookup(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, e.p.kind())...)
+	var refused error
+	for _, comp := range r.compartments(svc) {
+		lb, claim, goneHere, err := r.findByNameIn(ctx, e, svc, comp, listedOK)
+		var owned *ownershipError
+		switch {
+		case lb != nil:
+			return lb, claim, false, nil
+		case errors.As(err, &owned):
+			refused = cmp.Or(refused, err)
+		case err != nil:
+			return nil, claim, false, err
+		}
+		stale = stale || goneHere
+	}
+	return nil, foundByName, stale && refused == nil, refused
+}
+
+// lookupError says which compartment's listing failed. A 404 there means the compartment does
+// not exist or the policy does not let the CCM list it; the statement it most likely lacks is
+// named (manage: the Service's load balancer is also created and deleted there).
+func (r *Reconciler) lookupError(e *engine, svc *v1.Service, compartmentID string, err error) error {
+	w := e.p.words()
+	if ociclient.IsNotFound(err) {
+		source := "compartment in cloud-provider.yaml"
+		if compartmentID != r.cfg.CompartmentID {
+			source = string(annotation.CompartmentID)
+		}
+		return fmt.Errorf("look up the %s of %s/%s: listing compartment %s answered 404 NotAuthorizedOrNotFound: the compartment "+
+			"does not exist (check %s), or the CCM's IAM policy lacks \"Allow dynamic-group <the CCM's group> to manage %s in compartment id %s\": %w",
+			w.noun, svc.Namespace, svc.Name, compartmentID, source, w.resource, compartmentID, err)
+	}
+	return fmt.Errorf("look up the %s of %s/%s in compartment %s (IAM: inspect %s): %w",
+		w.noun, svc.Namespace, svc.Name, compartmentID, w.resource, err)
+}
+
+// findByNameIn is findByName in one compartment.
+func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Service, compartmentID string, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
+	matches, err := e.index.Lookup(ctx, compartmentID, r.namer.Candidates(svc, e.p.kind())...)
 	if err != nil {
-		w := e.p.words()
-		return nil, foundByName, false, fmt.Errorf("look up %s for %s/%s (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
+		return nil, foundByName, false, r.lookupError(e, svc, compartmentID, err)
 	}
 	want := r.owner(svc).Owner
 	var refused error
 	removed := 0
 	for _, m := range matches {
-		lb, err := r.getListed(ctx, e, lbRef{Kind: e.p.kind(), ID: m.ID, Name: m.Name, CompartmentID: r.cfg.CompartmentID}, listedOK)
+		lb, err := r.getListed(ctx, e, lbRef{Kind: e.p.kind(), ID: m.ID, Name: m.Name, CompartmentID: compartmentID}, listedOK)
 		if err != nil {
 			return nil, foundByName, false, err
 		}
 		if lb == nil {
-			e.index.Remove(r.cfg.CompartmentID, m.ID)
+			e.index.Remove(compartmentID, m.ID)
 			removed++
 			continue
 		}

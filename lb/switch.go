@@ -30,8 +30,9 @@ import (
 // The status alone cannot tell: a Service whose sync failed after the new load balancer was
 // created (a security rule refused, the old one's deletion refused) keeps the old address, and
 // may switch back before the failure clears, or be deleted; one never served has no address at
-// all. So the other kind's name index is asked too, which costs no call once that kind's
-// compartment is listed (one listing per process).
+// all. So the other kind's name index is asked too, in the Service's compartments
+// (compartments), which costs no call once that kind's compartment is listed (one listing per
+// process).
 
 // kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
 func kindOf(svc *v1.Service) model.Kind {
@@ -72,17 +73,23 @@ func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, curr
 	if addressedElsewhere(svc, current) {
 		return true, nil
 	}
-	matches, err := other.index.Known(ctx, r.cfg.CompartmentID, r.namer.Candidates(svc, other.p.kind())...)
-	if err != nil && !ociclient.IsRetryable(err) && ctx.Err() == nil {
-		klog.FromContext(ctx).V(2).Info("Cannot list the other kind of load balancer to look for one the Service had before a switch",
-			"service", klog.KObj(svc), "kind", other.p.kind(), "err", err)
-		return false, nil
+	for _, comp := range r.compartments(svc) {
+		matches, err := other.index.Known(ctx, comp, r.namer.Candidates(svc, other.p.kind())...)
+		if err != nil && !ociclient.IsRetryable(err) && ctx.Err() == nil {
+			klog.FromContext(ctx).V(2).Info("Cannot list the other kind of load balancer to look for one the Service had before a switch",
+				"service", klog.KObj(svc), "kind", other.p.kind(), "compartment", comp, "err", err)
+			continue
+		}
+		if err != nil {
+			w := other.p.words()
+			return false, fmt.Errorf("look for a %s %s/%s had before switching kinds in compartment %s (IAM: inspect %s in compartment id %s): %w",
+				w.noun, svc.Namespace, svc.Name, comp, w.resource, comp, err)
+		}
+		if len(matches) > 0 {
+			return true, nil
+		}
 	}
-	if err != nil {
-		w := other.p.words()
-		return false, fmt.Errorf("look for a %s %s/%s had before switching kinds (IAM: inspect %s): %w", w.noun, svc.Namespace, svc.Name, w.resource, err)
-	}
-	return len(matches) > 0, nil
+	return false, nil
 }
 
 // retireOtherKind deletes svc's load balancer of the other kind than kind, if the Service may

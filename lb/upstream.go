@@ -17,12 +17,10 @@ const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 
 // unsupportedAnnotations are the upstream CCM's Service annotations oci-ccm does not implement,
 // with why. A Service carrying one is refused rather than reconciled without it: silently
-// dropping, say, a per-Service compartment would build a different load balancer
-// from the one the user asked for. Annotations of the other kind, and unknown ones with the
+// dropping, say, per-Service workload identity would call OCI as another identity than the
+// user asked for. Annotations of the other kind, and unknown ones with the
 // network load balancer prefix, are refused too (refuseUnsupported).
 var unsupportedAnnotations = map[string]string{
-	"oci.oraclecloud.com/compartment-id": "not supported by oci-ccm yet on a Service " +
-		"(load balancers are created in the configured compartment); remove it",
 	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
 		"(workload identity is not implemented); remove it",
 }

@@ -16,7 +16,6 @@ import (
 
 func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
 	for key, value := range map[string]string{
-		"oci.oraclecloud.com/compartment-id":           "ocid1.compartment.oc1..other",
 		"oci.oraclecloud.com/workload-service-account": "ccm",
 	} {
 		t.Run(key, func(t *testing.T) {

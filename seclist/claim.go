@@ -94,9 +94,11 @@ type Policy struct {
 	// claim needs (configuration loadBalancer.adoptUndescribedRules); see Adopted. Security
 	// lists only: rules in network security groups are never adopted.
 	AdoptUndescribed bool
-	// CompartmentID is where frontend NSGs are created and looked for (mode NSG): the load
-	// balancers' compartment. Empty means the compartment of the Spec given to
-	// Manager.FrontendNSG, else of the load balancer's first subnet.
+	// CompartmentID is where frontend NSGs are created and looked for (mode NSG): the
+	// configured compartment of the load balancers (ccm sets it, so a Service whose load
+	// balancer is in a compartment of its own keeps its frontend NSG here). Empty means the
+	// compartment of the Spec given to Manager.FrontendNSG, else of the load balancer's first
+	// subnet.
 	CompartmentID string
 }
 

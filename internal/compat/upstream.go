@@ -210,7 +210,10 @@ var upstreamAnnotations = []upstreamAnnotation{
 	// getLoadBalancerProvider (load_balancer.go) calls the load balancer API as the ServiceAccount.
 	{Key: o + "workload-service-account", Value: "ccm", Upstream: Facets{AuthPrincipal: "workload identity of ServiceAccount ccm"}},
 	// getLoadBalancerCompartment.
-	{Key: o + "compartment-id", Value: "ocid1.compartment.oc1..other", Upstream: Facets{Compartment: "ocid1.compartment.oc1..other"}},
+	{Key: o + "compartment-id", Value: "ocid1.compartment.oc1..other", Upstream: Facets{Compartment: "ocid1.compartment.oc1..other"},
+		Also: "a changed value is refused while the load balancer is in another compartment (upstream looks only in the new one, " +
+			"creates a second load balancer there and leaves the first); the frontend NSG of mode NSG stays in the configured " +
+			"compartment (upstream creates it in this one)"},
 
 	// The network load balancer annotations, read by the NLB branches of the same functions.
 	{Key: n + "internal", Value: "true", With: nlb, Upstream: Facets{Internal: "true"}},

@@ -272,4 +272,20 @@ const (
 	// Default: none (no backend rules are managed)
 	// Example: "ocid1.networksecuritygroup.oc1.phx.aaaa…"
 	BackendNetworkSecurityGroups Name = "oci.oraclecloud.com/oci-backend-network-security-group"
+
+	// CompartmentID puts the Service's load balancer in this compartment instead of the
+	// configured one: it is created, looked up and deleted there. It applies to network load
+	// balancers too (load-balancer-type nlb), as in the upstream CCM. Subnets, security lists,
+	// NSGs (the frontend NSG of mode NSG included) and reserved IPs stay where they are; the
+	// CCM's IAM policy needs three more statements for this compartment (seclist/README.md). An
+	// existing load balancer is never moved, nor a second one made: a value other than its
+	// compartment is refused until it names that compartment again, or the load balancer has
+	// been moved there (OCI's ChangeLoadBalancerCompartment or
+	// ChangeNetworkLoadBalancerCompartment). Removing the annotation leaves an existing load
+	// balancer where it is.
+	//
+	// Type: compartment OCID (ocid1.compartment.…), or the tenancy OCID for the root compartment
+	// Default: compartment from cloud-provider.yaml
+	// Example: "ocid1.compartment.oc1..aaaa…"
+	CompartmentID Name = "oci.oraclecloud.com/compartment-id"
 )

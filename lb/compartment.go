@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
+)
+
+// A Service may name the compartment of its load balancer (annotation.CompartmentID), as the
+// upstream CCM allows for both kinds (upstream CCM v1.35.0,
+// pkg/cloudprovider/providers/oci/load_balancer_spec.go, getLoadBalancerCompartment, read by
+// NewLBSpec; load_balancer.go looks the load balancer up with GetLoadBalancerByName in that
+// compartment in EnsureLoadBalancer, UpdateLoadBalancer, GetLoadBalancer and
+// EnsureLoadBalancerDeleted, and creates it there).
+//
+// Upstream looks only in the compartment the annotation names now, so a changed annotation makes
+// it create a second load balancer in the new compartment and leave the first one, which its
+// deletion then never finds. oci-ccm instead looks in the named compartment and then in the
+// configured one (where the Service's load balancer was made before it was annotated), and keeps
+// what it found for the Service; a load balancer found outside the compartment the Service names
+// is refused as an immutable change (Diff), not moved or replaced. OCI can move one
+// (ChangeLoadBalancerCompartment, ChangeNetworkLoadBalancerCompartment), but a move needs
+// "manage" in both compartments and changes who may see and pay for it: a person's decision.
+// Once moved, the Service finds it in the compartment it names.
+
+// compartmentOK says whether v may name a compartment: a compartment OCID, or the tenancy's (its
+// root compartment).
+func compartmentOK(v string) bool {
+	return strings.HasPrefix(v, "ocid1.compartment.") || strings.HasPrefix(v, "ocid1.tenancy.")
+}
+
+// compartment reads annotation.CompartmentID: the compartment the Service names, and whether it
+// names one (else the configured compartment, Defaulted).
+func (d *desiredBuilder) compartment() (string, bool) {
+	if !d.p.has(annotation.CompartmentID) {
+		return d.cfg.CompartmentID, false
+	}
+	v := d.p.str(annotation.CompartmentID, "")
+	if !compartmentOK(v) {
+		d.p.add(problemf(annotation.CompartmentID, d.p.ann[string(annotation.CompartmentID)],
+			"a compartment OCID (ocid1.compartment.…), or the tenancy OCID (ocid1.tenancy.…) for the root compartment; "+
+				"remove it for the configured compartment"))
+		return d.cfg.CompartmentID, false
+	}
+	return v, true
+}
+
+// compartments are where svc's load balancer is looked for, in order: the compartment svc names,
+// if any, then the configured one, where it was made before svc named another. A Service that
+// names none, or the configured one, costs one compartment's lookup. An invalid value counts as
+// none (Ensure refuses it; Delete and Get still find what the Service had).
+func (r *Reconciler) compartments(svc *v1.Service) []string {
+	v, ok := annotation.CompartmentID.Value(svc.Annotations)
+	v = strings.TrimSpace(v)
+	if !ok || !compartmentOK(v) || v == r.cfg.CompartmentID {
+		return []string{r.cfg.CompartmentID}
+	}
+	return []string{v, r.cfg.CompartmentID}
+}
