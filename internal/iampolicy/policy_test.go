@@ -62,13 +62,18 @@ type world struct {
 	seeded ocitest.Seeded
 	cloud  *ccm.Cloud
 	nodes  []*v1.Node
+	// restart returns a new CCM over the same OCI, as a restarted process is.
+	restart func() *ccm.Cloud
 }
 
-func newWorld(t *testing.T, policy []string) *world {
+// newWorld is the world with policy loaded; compartments are further compartments of the
+// tenancy, by name.
+func newWorld(t *testing.T, policy []string, compartments ...string) *world {
 	t.Helper()
 	ten := ocitest.DefaultTenancy()
 	ten.NetworkSecurityGroups = []string{"lb-nsg", "nodes-nsg"}
 	ten.ReservedPublicIPs[0].IP = reservedIP
+	ten.Compartments = append(ten.Compartments, compartments...)
 	ten.Policy = policy
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, Tenancy: &ten})
 	t.Cleanup(srv.Close)
@@ -89,21 +94,24 @@ func newWorld(t *testing.T, policy []string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := ociclient.New(ociclient.Options{
-		Provider: provider, Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
-		RateLimit: config.RateLimiter{Disabled: true},
-		Retry:     ociclient.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxElapsed: 5 * time.Second},
-		Poll:      ociclient.PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, Factor: 2},
-		Logger:    klog.Background().V(10),
-	})
-	if err != nil {
-		t.Fatal(err)
+	newCloud := func() *ccm.Cloud {
+		client, err := ociclient.New(ociclient.Options{
+			Provider: provider, Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
+			RateLimit: config.RateLimiter{Disabled: true},
+			Retry:     ociclient.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxElapsed: 5 * time.Second},
+			Poll:      ociclient.PollPolicy{Initial: time.Millisecond, Max: 5 * time.Millisecond, Factor: 2},
+			Logger:    klog.Background().V(10),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cloud, err := ccm.New(cfg, ccm.Options{ClusterName: "iam-cluster", Client: client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cloud
 	}
-	cloud, err := ccm.New(cfg, ccm.Options{ClusterName: "iam-cluster", Client: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{srv: srv, seeded: seeded, cloud: cloud}
+	w := &world{srv: srv, seeded: seeded, cloud: newCloud(), restart: newCloud}
 	for _, name := range []string{"node-1", "node-2", "node-3"} {
 		vnics := srv.InstanceVNICs(seeded.Instances[name])
 		w.nodes = append(w.nodes, &v1.Node{
