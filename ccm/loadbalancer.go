@@ -76,6 +76,9 @@ func (l *loadBalancers) ensure(ctx context.Context, svc *v1.Service, nodes []*v1
 	if err := kube.ClearPending(ctx, l.c.client, svc); err != nil {
 		klog.FromContext(ctx).Error(err, "Could not clear the pending condition from the Service's status", "service", klog.KObj(svc))
 	}
+	if err := kube.RecordCompartment(ctx, l.c.client, svc, res.Spec.CompartmentID, l.c.cfg.CompartmentID); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not record the load balancer's compartment on the Service", "service", klog.KObj(svc))
+	}
 	claim, err := l.c.claim(ctx, svc, res.Spec, nodes, true)
 	if err == nil {
 		err = l.c.rules.Reconcile(ctx, claim)

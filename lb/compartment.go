@@ -4,6 +4,7 @@
 package lb
 
 import (
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,10 +21,11 @@ import (
 //
 // Upstream looks only in the compartment the annotation names now, so a changed annotation makes
 // it create a second load balancer in the new compartment and leave the first one, which its
-// deletion then never finds. oci-ccm instead looks in the named compartment and then in the
-// configured one (where the Service's load balancer was made before it was annotated), and keeps
-// what it found for the Service; a load balancer found outside the compartment the Service names
-// is refused as an immutable change (Diff), not moved or replaced. OCI can move one
+// deletion then never finds. oci-ccm instead looks in the named compartment, then in the one its
+// load balancer was recorded in (annotation.LoadBalancerCompartmentID, which ccm writes, so this
+// holds across restarts), then in the configured one (where the Service's load balancer was made
+// before it was annotated); a load balancer found outside the compartment the Service names is
+// refused as an immutable change (Diff), not moved or replaced. OCI can move one
 // (ChangeLoadBalancerCompartment, ChangeNetworkLoadBalancerCompartment), but a move needs
 // "manage" in both compartments and changes who may see and pay for it: a person's decision.
 // Once moved, the Service finds it in the compartment it names.
@@ -50,15 +52,25 @@ func (d *desiredBuilder) compartment() (string, bool) {
 	return v, true
 }
 
-// compartments are where svc's load balancer is looked for, in order: the compartment svc names,
-// if any, then the configured one, where it was made before svc named another. A Service that
-// names none, or the configured one, costs one compartment's lookup. An invalid value counts as
-// none (Ensure refuses it; Delete and Get still find what the Service had).
+// compartments are where svc's load balancer is looked for, in order (serviceCompartments).
 func (r *Reconciler) compartments(svc *v1.Service) []string {
-	v, ok := annotation.CompartmentID.Value(svc.Annotations)
-	v = strings.TrimSpace(v)
-	if !ok || !compartmentOK(v) || v == r.cfg.CompartmentID {
-		return []string{r.cfg.CompartmentID}
+	return serviceCompartments(svc, r.cfg.CompartmentID)
+}
+
+// serviceCompartments are where svc's load balancer may be, in order: the compartment svc names,
+// the one oci-ccm recorded its load balancer in (annotation.LoadBalancerCompartmentID: it was
+// there when svc last synced, whatever svc names now), then the configured one, where it was made
+// before svc named another. A Service that names none and has no record costs one compartment's
+// lookup. An invalid value counts as none (Ensure refuses it; Delete and Get still find what the
+// Service had).
+func serviceCompartments(svc *v1.Service, configured string) []string {
+	var out []string
+	for _, a := range []annotation.Name{annotation.CompartmentID, annotation.LoadBalancerCompartmentID} {
+		if v, ok := a.Value(svc.Annotations); ok {
+			if v = strings.TrimSpace(v); compartmentOK(v) && v != configured && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
 	}
-	return []string{v, r.cfg.CompartmentID}
+	return append(out, configured)
 }

@@ -20,17 +20,26 @@ import (
 // with seclist/README.md's statements for a load balancer compartment, for that one: it returns
 // the compartment's OCID once the policy is in force.
 func (e *env) withCompartment(tb testing.TB, name string) string {
+	return e.withCompartments(tb, name)[0]
+}
+
+// withCompartments is withCompartment for several compartments.
+func (e *env) withCompartments(tb testing.TB, names ...string) []string {
 	tb.Helper()
-	id := e.srv.AddCompartment(name)
 	extra, err := iampolicy.FromFileUnder("../seclist/README.md", iampolicy.OtherCompartmentHeading)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := e.srv.SetPolicy(append(ocitest.DefaultPolicy(), iampolicy.Substitute(extra, "ccm", name)...)...); err != nil {
+	policy, ids := ocitest.DefaultPolicy(), []string{}
+	for _, name := range names {
+		ids = append(ids, e.srv.AddCompartment(name))
+		policy = append(policy, iampolicy.Substitute(extra, "ccm", name)...)
+	}
+	if err := e.srv.SetPolicy(policy...); err != nil {
 		tb.Fatal(err)
 	}
 	e.clock.Advance(ocitest.DefaultPolicyDelay) // the grants have propagated
-	return id
+	return ids
 }
 
 // compartments returns the compartment of every load balancer and network load balancer in OCI.
@@ -215,5 +224,47 @@ func TestLoadBalancerInACompartmentThePolicyDoesNotCoverFailsNamingIt(t *testing
 	}
 	if err := e.r.Delete(ctx, svc); err == nil || !strings.Contains(err.Error(), other) {
 		t.Errorf("Delete = %v, want the Service kept with an error naming %s (its compartment cannot be listed)", err, other)
+	}
+}
+
+// After a restart only the compartment recorded on the Service (which ccm writes from
+// Result.Spec.CompartmentID) tells where a load balancer whose Service now names another
+// compartment, or none, is: with it the change is refused, or the load balancer kept where it
+// is, and never made a second time; Delete finds it there.
+func TestRecordedCompartmentFindsTheLoadBalancerAfterARestart(t *testing.T) {
+	e := newEnv(t)
+	ids := e.withCompartments(t, "lbs", "second")
+	first := ids[0]
+	svc := service(annotate(annotation.CompartmentID, first))
+	res, _ := e.ensure(t, svc, readyNodes(1), nil)
+	svc.Status.LoadBalancer = *res.Status
+	svc.Annotations[string(annotation.LoadBalancerCompartmentID)] = res.Spec.CompartmentID
+
+	second := svc.DeepCopy()
+	second.Annotations[string(annotation.CompartmentID)] = ids[1]
+	var ierr *lb.ImmutableError
+	if _, err := e.restarted(t).Ensure(ctx, second, readyNodes(1), nil); !errors.As(err, &ierr) || !strings.Contains(err.Error(), first) {
+		t.Errorf("Ensure with another compartment after a restart = %v, want an *ImmutableError naming %s", err, first)
+	}
+	report, err := e.restarted(t).Drift(ctx, []*v1.Service{second}, readyNodes(1), nil)
+	if err != nil || len(report.Drifted) != 0 {
+		t.Errorf("Drift = %+v, %v; want no drift", report, err)
+	}
+
+	removed := svc.DeepCopy()
+	delete(removed.Annotations, string(annotation.CompartmentID))
+	r := e.restarted(t)
+	before := e.srv.Calls()
+	if res, err := r.Ensure(ctx, removed, readyNodes(1), nil); err != nil || res.Spec.CompartmentID != first {
+		t.Errorf("Ensure without the annotation after a restart = %+v, %v; want its load balancer kept in %s", res, err, first)
+	}
+	if calls := e.srv.Calls().Since(before); calls.Class(ocitest.ClassWrite) != 0 {
+		t.Errorf("Ensure without the annotation after a restart wrote:\n%s", calls)
+	}
+	if err := e.restarted(t).Delete(ctx, second); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if got := e.compartments(); len(got) != 0 {
+		t.Errorf("after Delete, load balancers remain in %v", got)
 	}
 }

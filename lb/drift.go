@@ -110,7 +110,15 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		kind        model.Kind
 		compartment string
 	}
-	byCompartment := map[where][]item{}
+	// A Service's load balancer is looked for where the Reconciler looks (serviceCompartments):
+	// the compartment it names, the one its load balancer was recorded in, the configured one.
+	// The items are grouped by that list, joined; each compartment is listed once.
+	type places struct {
+		kind         model.Kind
+		compartments string // serviceCompartments, joined by "\x00"
+	}
+	byPlaces := map[places][]item{}
+	toList := map[where]bool{}
 	for _, svc := range services {
 		if !Manages(svc) || svc.DeletionTimestamp != nil {
 			continue
@@ -138,23 +146,18 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
 			continue
 		}
-		w := where{desired.Kind, desired.CompartmentID}
-		byCompartment[w] = append(byCompartment[w], item{svc, desired})
-	}
-	// A Service naming another compartment may still have its load balancer in the configured
-	// one, where it was made before the Service named another (compartment.go): that one is
-	// listed too.
-	toList := map[where]bool{}
-	for w := range byCompartment {
-		toList[w] = true
-		toList[where{w.kind, d.cfg.CompartmentID}] = true
-	}
-	byWhere := func(a, b where) int {
-		return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.compartment, b.compartment))
+		comps := serviceCompartments(svc, d.cfg.CompartmentID)
+		for _, c := range comps {
+			toList[where{desired.Kind, c}] = true
+		}
+		p := places{desired.Kind, strings.Join(comps, "\x00")}
+		byPlaces[p] = append(byPlaces[p], item{svc, desired})
 	}
 	var errs []error
 	listings := map[where]*driftListing{}
-	for _, comp := range slices.SortedFunc(maps.Keys(toList), byWhere) {
+	for _, comp := range slices.SortedFunc(maps.Keys(toList), func(a, b where) int {
+		return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.compartment, b.compartment))
+	}) {
 		p := d.engines[comp.kind].p
 		began := d.engines[comp.kind].index.now()
 		lbs, err := p.list(ctx, comp.compartment, "")
@@ -164,16 +167,27 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		}
 		listings[comp] = newDriftListing(lbs, began)
 	}
-	for _, comp := range slices.SortedFunc(maps.Keys(byCompartment), byWhere) {
-		listing, configured := listings[comp], listings[where{comp.kind, d.cfg.CompartmentID}]
-		if listing == nil || configured == nil {
-			report.Skipped["compartment not listed"] += len(byCompartment[comp])
+	for _, at := range slices.SortedFunc(maps.Keys(byPlaces), func(a, b places) int {
+		return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.compartments, b.compartments))
+	}) {
+		var listing *driftListing
+		for _, c := range strings.Split(at.compartments, "\x00") {
+			l := listings[where{at.kind, c}]
+			if l == nil {
+				listing = nil // absence is proven only by every listing
+				break
+			}
+			if listing == nil {
+				listing = l
+			} else {
+				listing = listing.with(l)
+			}
+		}
+		if listing == nil {
+			report.Skipped["compartment not listed"] += len(byPlaces[at])
 			continue
 		}
-		if configured != listing {
-			listing = listing.with(configured)
-		}
-		for _, it := range byCompartment[comp] {
+		for _, it := range byPlaces[at] {
 			drift, skip := d.compare(listing, it.svc, it.desired)
 			if skip != "" {
 				report.Skipped[skip]++

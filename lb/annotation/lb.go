@@ -288,4 +288,16 @@ const (
 	// Default: compartment from cloud-provider.yaml
 	// Example: "ocid1.compartment.oc1..aaaa…"
 	CompartmentID Name = "oci.oraclecloud.com/compartment-id"
+
+	// LoadBalancerCompartmentID is written by oci-ccm, not by people: the compartment the
+	// Service's load balancer is in, when that is not the configured one. oci-ccm looks there
+	// too, so that after a restart it still finds a load balancer whose Service's compartment-id
+	// was changed or removed since (and refuses the change, or leaves the load balancer where it
+	// is) instead of making a second one. A program embedding lb keeps it as ccm does, from
+	// Result.Spec.CompartmentID.
+	//
+	// Type: compartment OCID, written by oci-ccm
+	// Default: none (the load balancer is in the configured compartment, or there is none yet)
+	// Example: "ocid1.compartment.oc1..aaaa…"
+	LoadBalancerCompartmentID Name = "oci-ccm.github.io/load-balancer-compartment-id"
 )
