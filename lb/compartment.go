@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // A Service may name the compartment of its load balancer (annotation.CompartmentID), as the
@@ -36,20 +37,21 @@ func compartmentOK(v string) bool {
 	return strings.HasPrefix(v, "ocid1.compartment.") || strings.HasPrefix(v, "ocid1.tenancy.")
 }
 
-// compartment reads annotation.CompartmentID: the compartment the Service names, and whether it
-// names one (else the configured compartment, Defaulted).
-func (d *desiredBuilder) compartment() (string, bool) {
+// compartment sets spec's compartment from annotation.CompartmentID, else the configured one
+// (Defaulted.Compartment).
+func (d *desiredBuilder) compartment(spec *model.Spec) {
+	spec.CompartmentID, spec.Defaulted.Compartment = d.cfg.CompartmentID, true
 	if !d.p.has(annotation.CompartmentID) {
-		return d.cfg.CompartmentID, false
+		return
 	}
 	v := d.p.str(annotation.CompartmentID, "")
 	if !compartmentOK(v) {
 		d.p.add(problemf(annotation.CompartmentID, d.p.ann[string(annotation.CompartmentID)],
 			"a compartment OCID (ocid1.compartment.…), or the tenancy OCID (ocid1.tenancy.…) for the root compartment; "+
 				"remove it for the configured compartment"))
-		return d.cfg.CompartmentID, false
+		return
 	}
-	return v, true
+	spec.CompartmentID, spec.Defaulted.Compartment = v, false
 }
 
 // compartments are where svc's load balancer is looked for, in order (serviceCompartments).

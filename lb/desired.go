@@ -106,9 +106,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
 	}
-	var named bool
-	spec.CompartmentID, named = d.compartment()
-	spec.Defaulted.Compartment = !named
+	d.compartment(spec)
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)

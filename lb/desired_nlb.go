@@ -48,9 +48,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
 	}
-	var named bool
-	spec.CompartmentID, named = d.compartment()
-	spec.Defaulted.Compartment = !named
+	d.compartment(spec)
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	// The load balancer's oci-network-security-groups is not read, as upstream does not read it

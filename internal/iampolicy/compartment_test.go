@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -72,21 +71,9 @@ var compartmentSuite = []step{
 	}},
 }
 
-func runCompartmentSuite(t *testing.T, w *world) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for _, s := range compartmentSuite {
-		if err := s.run(ctx, w); err != nil {
-			return s.name, err
-		}
-	}
-	return "", nil
-}
-
 func TestDocumentedStatementsForAnotherCompartmentAreSufficient(t *testing.T) {
 	w := newWorld(t, append(documented(t), documentedForCompartment(t)...), lbCompartment)
-	if step, err := runCompartmentSuite(t, w); err != nil {
+	if step, err := runSteps(t, w, compartmentSuite); err != nil {
 		t.Fatalf("%s failed under the documented policy: %v\ndenials: %+v", step, err, w.srv.Denials())
 	}
 	if d := w.srv.Denials(); len(d) != 0 {
@@ -118,7 +105,7 @@ func TestEveryStatementForAnotherCompartmentIsNeeded(t *testing.T) {
 				t.Fatalf("no expectation for %q: add which call fails without it to needsInCompartment", st)
 			}
 			w := newWorld(t, append(documented(t), slices.Delete(slices.Clone(extra), i, i+1)...), lbCompartment)
-			step, err := runCompartmentSuite(t, w)
+			step, err := runSteps(t, w, compartmentSuite)
 			assertDenied(t, w, step, err, wantOp)
 		})
 	}
@@ -128,7 +115,7 @@ func TestEveryStatementForAnotherCompartmentIsNeeded(t *testing.T) {
 // error that names that compartment and the statement to add, and nothing is created.
 func TestPolicyForTheClusterCompartmentAloneRefusesAnotherNamingIt(t *testing.T) {
 	w := newWorld(t, documented(t), lbCompartment)
-	step, err := runCompartmentSuite(t, w)
+	step, err := runSteps(t, w, compartmentSuite)
 	assertDenied(t, w, step, err, "ListLoadBalancers")
 	id := w.srv.Compartments()[lbCompartment]
 	want := fmt.Sprintf("\"Allow dynamic-group <the CCM's group> to manage load-balancers in compartment id %s\"", id)

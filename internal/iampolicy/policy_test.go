@@ -252,11 +252,14 @@ func (w *world) nlbService() *v1.Service {
 }
 
 // runSuite runs the suite until a step fails and returns that step's name and error.
-func runSuite(t *testing.T, w *world) (string, error) {
+func runSuite(t *testing.T, w *world) (string, error) { return runSteps(t, w, suite) }
+
+// runSteps runs steps until one fails and returns that step's name and error.
+func runSteps(t *testing.T, w *world, steps []step) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, s := range suite {
+	for _, s := range steps {
 		if err := s.run(ctx, w); err != nil {
 			return s.name, err
 		}

@@ -5,14 +5,9 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
@@ -38,14 +33,7 @@ func RecordCompartment(ctx context.Context, client kubernetes.Interface, svc *v1
 	if want == "" {
 		value = nil // a merge patch removes it
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: value}}})
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	_, err = client.CoreV1().Services(svc.Namespace).Patch(ctx, svc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err := patchAnnotation(ctx, client, svc, key, value); err != nil {
 		return fmt.Errorf("record the compartment of the load balancer of Service %s/%s in %s: %w", svc.Namespace, svc.Name, key, err)
 	}
 	return nil

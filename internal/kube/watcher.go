@@ -380,17 +380,26 @@ func Requeue(ctx context.Context, kube kubernetes.Interface, svc *v1.Service, ke
 	if svc.Annotations[key] == value {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err := patchAnnotation(ctx, kube, svc, key, value); err != nil {
+		return fmt.Errorf("re-queue Service %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	return nil
+}
+
+// patchAnnotation sets svc's annotation key to value, a string, or removes it for nil (a merge
+// patch, bounded by 30 seconds). A Service that is gone is no error.
+func patchAnnotation(ctx context.Context, kube kubernetes.Interface, svc *v1.Service, key string, value any) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: value}}})
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	_, err = kube.CoreV1().Services(svc.Namespace).Patch(ctx, svc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("re-queue Service %s/%s: %w", svc.Namespace, svc.Name, err)
+	if apierrors.IsNotFound(err) {
+		return nil
 	}
-	return nil
+	return err
 }
 
 // Services lists the Services from the shared informer's cache.
