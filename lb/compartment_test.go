@@ -268,3 +268,26 @@ func TestRecordedCompartmentFindsTheLoadBalancerAfterARestart(t *testing.T) {
 		t.Errorf("after Delete, load balancers remain in %v", got)
 	}
 }
+
+// A Service in its own compartment switched between kinds gets the new kind there, and its
+// former load balancer, found there too, is deleted.
+func TestKindSwitchInAnotherCompartmentReplacesTheLoadBalancerThere(t *testing.T) {
+	e := newEnv(t, withNLBs())
+	other := e.withCompartment(t, "lbs")
+	nodes := e.instanceNodes(1)
+	svc := service(annotate(annotation.CompartmentID, other))
+	res, _ := e.ensure(t, svc, nodes, nil)
+	svc.Status.LoadBalancer = *res.Status
+
+	switched := svc.DeepCopy()
+	switched.Annotations[string(annotation.LoadBalancerType)] = "nlb"
+	if _, err := e.restarted(t).Ensure(ctx, switched, nodes, nil); err != nil {
+		t.Fatalf("Ensure after the switch: %v", err)
+	}
+	if n, m := len(e.srv.LoadBalancers()), len(e.srv.NetworkLoadBalancers()); n != 0 || m != 1 {
+		t.Fatalf("%d load balancers and %d network load balancers, want the network load balancer alone", n, m)
+	}
+	if got := e.compartments(); got[0] != other {
+		t.Errorf("network load balancer in %s, want %s", got[0], other)
+	}
+}
