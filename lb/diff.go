@@ -36,8 +36,7 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		}, nil
 	}
 	target.ID = observed.ID
-	if target.Defaulted.Subnets && len(observed.Subnets) > 0 ||
-		target.Defaulted.RegionalSubnet && len(target.Subnets) == 1 && slices.Contains(observed.Subnets, target.Subnets[0]) {
+	if target.Defaulted.Subnets && len(observed.Subnets) > 0 {
 		target.Subnets = slices.Clone(observed.Subnets)
 	}
 	if target.Defaulted.Shape && observed.Shape.Name != "" {

@@ -286,9 +286,6 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if desired, err = r.dualStack(ctx, svc, nodes, secrets, desired); err != nil {
 		return nil, err
 	}
-	if err := r.regionalSubnet(ctx, svc, desired); err != nil {
-		return nil, err
-	}
 	desired.Owner.Cluster = r.cluster
 	named := slices.Clone(desired.NetworkSecurityGroups) // the annotation's, before the frontend NSG joins
 	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {
@@ -337,6 +334,13 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		r.remember(svc.UID, refOf(found))
 	}
 	desired.Name = r.namer.targetName(svc, observed, desired) // an upstream name is kept
+	if observed == nil || len(observed.Subnets) == 1 && len(desired.Subnets) == 2 {
+		// A create chooses the subnets, and a load balancer in one subnet where the Service names
+		// two may be in an annotated regional one; any other reconcile reads no subnet.
+		if err := r.regionalSubnet(ctx, svc, desired); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := Diff(observed, desired)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func (r *Reconciler) regionalSubnet(ctx context.Context, svc *v1.Service, spec *
 			return fmt.Errorf("reading subnet %s of annotation %s, to tell whether it is regional: %w", id, a, err)
 		}
 		if subnet.AvailabilityDomain == nil {
-			spec.Subnets, spec.Defaulted.RegionalSubnet = []string{id}, true
+			spec.Subnets = []string{id}
 			return nil
 		}
 	}

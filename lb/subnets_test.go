@@ -4,14 +4,20 @@
 package lb_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
+
+	"github.com/oracle/oci-go-sdk/v65/core"
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet: a regional subnet hosts both the
@@ -24,24 +30,27 @@ func TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet(t *testing.T) {
 		name     string
 		annotate func(e *env) map[annotation.Name]string
 		want     func(e *env) []string
+		// reads are the subnets the reconcile of the existing load balancer reads: one in a
+		// single subnet where the Service names two might be in a regional one.
+		reads int32
 	}{
 		{"subnet1 regional",
 			func(e *env) map[annotation.Name]string {
 				return map[annotation.Name]string{annotation.Subnet1: e.seeded.Subnets["public"]}
 			},
-			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }},
+			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }, 1},
 		{"subnet2 regional, subnet1 not",
 			func(e *env) map[annotation.Name]string {
 				return map[annotation.Name]string{annotation.Subnet1: e.seeded.LoadBalancerSubnets[0], annotation.Subnet2: e.seeded.Subnets["public"]}
 			},
-			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }},
+			func(e *env) []string { return []string{e.seeded.Subnets["public"]} }, 2},
 		{"two AD subnets stay a pair",
 			func(e *env) map[annotation.Name]string {
 				return map[annotation.Name]string{annotation.Subnet1: e.seeded.LoadBalancerSubnets[1], annotation.Subnet2: e.seeded.LoadBalancerSubnets[0]}
 			},
 			func(e *env) []string {
 				return []string{e.seeded.LoadBalancerSubnets[1], e.seeded.LoadBalancerSubnets[0]}
-			}},
+			}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -50,7 +59,16 @@ func TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet(t *testing.T) {
 				opts = append(opts, annotate(a, v))
 			}
 			svc := service(opts...)
-			e.ensure(t, svc, readyNodes(2), nil)
+			subnets := &countedSubnets{VirtualNetworkClient: e.oci.VirtualNetwork}
+			r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e.cfg,
+				Client: e.oci.LoadBalancers, PublicIPs: subnets, Now: e.clock.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(ocitest.DefaultListingLag)
+			if _, err := r.Ensure(ctx, svc, readyNodes(2), nil); err != nil {
+				t.Fatal(err)
+			}
 			all := e.srv.LoadBalancers()
 			if len(all) != 1 {
 				t.Fatalf("%d load balancers, want 1", len(all))
@@ -58,9 +76,17 @@ func TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet(t *testing.T) {
 			if got, want := all[0].SubnetIds, tc.want(e); !slices.Equal(got, want) {
 				t.Errorf("subnets %v, want %v", got, want)
 			}
-			res, calls := e.ensure(t, svc, readyNodes(2), nil)
-			if !res.Plan.Empty() || len(writes(calls)) != 0 {
+			created := subnets.reads.Load()
+			before := e.srv.Calls()
+			res, err := r.Ensure(ctx, svc, readyNodes(2), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls := e.srv.Calls().Since(before); !res.Plan.Empty() || len(writes(calls)) != 0 {
 				t.Errorf("the second reconcile changed something: writes %v\n%s", writes(calls), res.Plan)
+			}
+			if n := subnets.reads.Load() - created; n != tc.reads {
+				t.Errorf("the reconcile of the existing load balancer read %d subnets, want %d", n, tc.reads)
 			}
 		})
 	}
@@ -98,4 +124,15 @@ func TestLoadBalancerWithARegionalSubnetAndTheConfiguredSecondKeepsThem(t *testi
 	if _, err := e.r.Ensure(ctx, moved, readyNodes(2), nil); !errors.As(err, &ie) {
 		t.Errorf("Ensure with another subnet1 = %v, want an *lb.ImmutableError", err)
 	}
+}
+
+// countedSubnets counts the subnets a Reconciler reads (GetSubnet), cached or not.
+type countedSubnets struct {
+	*ociclient.VirtualNetworkClient
+	reads atomic.Int32
+}
+
+func (c *countedSubnets) GetSubnet(ctx context.Context, id string) (core.Subnet, error) {
+	c.reads.Add(1)
+	return c.VirtualNetworkClient.GetSubnet(ctx, id)
 }

@@ -111,10 +111,6 @@ type Spec struct {
 type Defaulted struct {
 	Subnets bool
 	Shape   bool
-	// RegionalSubnet is set when Subnets is one annotated regional subnet, where the Service's
-	// annotations and the config name two: an existing load balancer in that subnet and another
-	// keeps both (oci-ccm v0.1.0 created such pairs).
-	RegionalSubnet bool
 	// Compartment is set when the Service names no compartment: an existing load balancer stays
 	// in the compartment it is in (adopted, or moved by hand), and nothing is refused for it.
 	Compartment bool
