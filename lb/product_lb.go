@@ -121,7 +121,28 @@ func (p lbProduct) change(ctx context.Context, lbID string, c model.Change) (str
 	return "", badChange(c)
 }
 
-// changeRuleSet carries out a rule-set change through the RuleSets the Client also implements.
+// canChangeRuleSets refuses, before anything of plan is applied, a plan that changes rule sets
+// one by one on a product whose Client does not implement RuleSets: found in the middle of
+// applying, it would leave the plan half done. (A create carries its rule sets itself.)
+func canChangeRuleSets(p product, plan *model.Plan) error {
+	lp, ok := p.(lbProduct)
+	if !ok {
+		return nil
+	}
+	if _, ok := lp.c.(RuleSets); ok {
+		return nil
+	}
+	for _, c := range plan.Changes {
+		switch c.Action {
+		case model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionDeleteRuleSet:
+			return fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, lp.c)
+		}
+	}
+	return nil
+}
+
+// changeRuleSet carries out a rule-set change through the RuleSets the Client also implements
+// (canChangeRuleSets checked it before the plan began).
 func (p lbProduct) changeRuleSet(ctx context.Context, lbID string, c model.Change) (string, error) {
 	rc, ok := p.c.(RuleSets)
 	if !ok {

@@ -345,6 +345,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if err != nil {
 		return nil, err
 	}
+	if err := canChangeRuleSets(e.p, plan); err != nil {
+		return nil, err
+	}
 	if found != nil && found.State == lifecycleFailed {
 		repair(plan, observed)
 	}

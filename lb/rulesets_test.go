@@ -17,6 +17,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 const (
@@ -194,5 +195,33 @@ func TestUpstreamRuleSetsAreTakenOverInPlace(t *testing.T) {
 	}
 	if _, calls := e.ensure(t, svc, readyNodes(2), secrets); len(writes(calls)) != 0 {
 		t.Errorf("the Ensure after the adoption wrote: %v", writes(calls))
+	}
+}
+
+// clientWithoutRuleSets is a Client that does not implement lb.RuleSets (one written before it).
+type clientWithoutRuleSets struct{ lb.Client }
+
+// TestAClientWithoutRuleSetsIsRefusedBeforeAnyWrite: a plan that changes rule sets one by one
+// needs a Client that implements lb.RuleSets; with another, Ensure says so before it applies
+// anything, so no part of the plan (here a new listener and backend set) is left half done.
+func TestAClientWithoutRuleSetsIsRefusedBeforeAnyWrite(t *testing.T) {
+	e := newEnv(t)
+	svc := service(annotate(annotation.BackendProtocol, "HTTP"))
+	e.ensure(t, svc, readyNodes(1), nil)
+
+	r, err := lb.NewReconciler(lb.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: e.cfg,
+		Client: clientWithoutRuleSets{e.oci.LoadBalancers}, PublicIPs: e.oci.VirtualNetwork, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(ocitest.DefaultListingLag)
+	changed := service(annotate(annotation.BackendProtocol, "HTTP"), annotate(annotation.RuleSets, ruleSetsV1), ports(80, 8080))
+	before := e.srv.Calls()
+	_, err = r.Ensure(ctx, changed, readyNodes(1), nil)
+	if err == nil || !strings.Contains(err.Error(), "lb.RuleSets") {
+		t.Errorf("Ensure = %v, want an error saying the Client does not implement lb.RuleSets", err)
+	}
+	if calls := e.srv.Calls().Since(before); calls.Class(ocitest.ClassWrite) != 0 {
+		t.Errorf("Ensure wrote before refusing:\n%s", calls)
 	}
 }
