@@ -73,9 +73,10 @@ func TestNodeThatCannotBePlacedIsSkippedWithWarningsAndBlocksNobody(t *testing.T
 	e := newEnv(t)
 	kube, ctx := startProvider(t, e)
 	lbs, _ := e.cloud.LoadBalancer()
-	// An address in no subnet the CCM can find, and no instance behind it.
+	// An address in no subnet the CCM can find, and no instance behind its providerID.
 	ghost := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "ghost"},
+		Spec:       v1.NodeSpec{ProviderID: "oci://ocid1.instance.oc1.phx.ghost"},
 		Status:     v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "192.168.7.7"}}},
 	}
 	nodes := append(slices.Clone(e.nodes), ghost)

@@ -284,6 +284,37 @@ func TestDesiredWithNoBackendsIsValid(t *testing.T) {
 	}
 }
 
+// TestNodesWithoutAnOCIProviderIDAreNotBackendsOfEitherKind: as the upstream CCM (getBackends
+// skips a Node whose providerID MapProviderIDToResourceID refuses), a Node the cloud node
+// controller has not initialised, or one whose providerID names another cloud, is left out with
+// the reason; "oci://…" and a bare OCID are both OCI's.
+func TestNodesWithoutAnOCIProviderIDAreNotBackendsOfEitherKind(t *testing.T) {
+	withID := func(id string) nodeOpt { return func(n *v1.Node) { n.Spec.ProviderID = id } }
+	ns := []*v1.Node{
+		testNode(1, withID("")),
+		testNode(2, withID("aws:///us-east-1a/i-0abc")),
+		testNode(3, withID("oci://")),
+		testNode(4, withID("oci://ocid1.instance.oc1.phx.four")),
+		testNode(5, withID("ocid1.instance.oc1.phx.five")),
+	}
+	wantExcluded := map[string]string{"node-1": reasonNoProviderID, "node-2": reasonNoProviderID, "node-3": reasonNoProviderID}
+	for _, kind := range []string{"lb", "nlb"} {
+		t.Run(kind, func(t *testing.T) {
+			got := mustDesired(t, testService(withAnnotation(annotation.LoadBalancerType, kind)), ns, nil)
+			var ips []string
+			for _, b := range got.BackendSets["TCP-80"].Backends {
+				ips = append(ips, b.IP)
+			}
+			if diff := cmp.Diff([]string{"10.0.0.4", "10.0.0.5"}, ips); diff != "" {
+				t.Errorf("backends (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantExcluded, got.ExcludedNodes); diff != "" {
+				t.Errorf("excluded nodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestDesiredBackendsAreSelectedNodesByInternalIP(t *testing.T) {
 	ns := []*v1.Node{testNode(12), testNode(3), testNode(7, labelled("pool", "batch"))}
 	got := mustDesired(t, testService(withAnnotation(annotation.NodeLabelSelector, "pool in (web)")), ns, nil)

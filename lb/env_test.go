@@ -222,12 +222,14 @@ func ports(ps ...int32) svcOpt {
 // the addresses of the tenancy's own instances.
 func nodeIP(k int) string { return fmt.Sprintf("10.0.10.%d", 10+k) }
 
-// readyNodes are n ready Nodes node-1..n with addresses nodeIP(1..n).
+// readyNodes are n ready Nodes node-1..n with addresses nodeIP(1..n), and providerIDs in OCI's
+// form that name no instance of the tenancy (see testNode).
 func readyNodes(n int) []*v1.Node {
 	out := make([]*v1.Node, n)
 	for i := range out {
 		out[i] = &v1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i+1)},
+			Spec:       v1.NodeSpec{ProviderID: fmt.Sprintf("oci://ocid1.testnode.oc1..node-%d", i+1)},
 			Status: v1.NodeStatus{
 				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 				Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: nodeIP(i + 1)}},

@@ -36,6 +36,7 @@ func exampleNodes(ips ...string) []*v1.Node {
 	for i, ip := range ips {
 		out = append(out, &v1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i+1)},
+			Spec:       v1.NodeSpec{ProviderID: fmt.Sprintf("oci://ocid1.instance.oc1.phx.example%d", i+1)},
 			Status:     v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}}},
 		})
 	}

@@ -68,10 +68,13 @@ func tcpPort(name string, port, nodePort int32) v1.ServicePort {
 // nodeOpt changes a test Node.
 type nodeOpt func(*v1.Node)
 
-// testNode is a Ready Node with InternalIP 10.0.0.<n>.
+// testNode is a Ready Node with InternalIP 10.0.0.<n>. Its providerID is in OCI's form but names
+// no instance (these tests' load balancers reach Nodes by address; a network load balancer sends
+// such a Node by address, not by instance target).
 func testNode(n int, opts ...nodeOpt) *v1.Node {
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", n), Labels: map[string]string{"pool": "web"}},
+		Spec:       v1.NodeSpec{ProviderID: fmt.Sprintf("oci://ocid1.testnode.oc1..node-%d", n)},
 		Status: v1.NodeStatus{
 			Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 			Addresses: []v1.NodeAddress{

@@ -5,6 +5,7 @@ package lb
 
 import (
 	"net/netip"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,6 +19,7 @@ const (
 	reasonExcludeLabel  = "labelled " + v1.LabelNodeExcludeBalancers
 	reasonNotSelected   = "does not match " + string(annotation.NodeLabelSelector)
 	reasonDeleting      = "being deleted"
+	reasonNoProviderID  = "has no OCI providerID yet (the cloud node controller has not initialised it)"
 	reasonNoInternalIP  = "has no IPv4 InternalIP address"
 	reasonDuplicateAddr = "shares its InternalIP with another Node"
 )
@@ -82,7 +84,8 @@ func internalIPv4(n *v1.Node) string {
 }
 
 // excludedBecause says why a Node is not a backend of any load balancer of the Service, or ""
-// when it is one: the exclusion label, a node-label selector it does not match, or deletion.
+// when it is one: the exclusion label, a node-label selector it does not match, deletion, or no
+// OCI providerID.
 func excludedBecause(n *v1.Node, selector labels.Selector) string {
 	switch {
 	case hasLabel(n, v1.LabelNodeExcludeBalancers):
@@ -91,6 +94,18 @@ func excludedBecause(n *v1.Node, selector labels.Selector) string {
 		return reasonNotSelected
 	case n.DeletionTimestamp != nil:
 		return reasonDeleting
+	case !ociProviderID(n.Spec.ProviderID):
+		return reasonNoProviderID
 	}
 	return ""
+}
+
+// ociProviderID reports whether a Node's providerID names an OCI resource: "oci://<id>" or a bare
+// "ocid1..." OCID, the forms the upstream CCM accepts (util.go, MapProviderIDToResourceID; its
+// load_balancer_spec.go getBackends leaves out every other Node). A Node without one has not been
+// initialised by the cloud node controller, or is not an OCI machine; the service controller
+// syncs the load balancers again when a Node's providerID changes (k8s.io/cloud-provider,
+// controllers/service/controller.go, shouldSyncUpdatedNode), so the Node joins once it has one.
+func ociProviderID(id string) bool {
+	return strings.HasPrefix(id, "oci://") && len(id) > len("oci://") || strings.HasPrefix(id, "ocid1.")
 }

@@ -93,10 +93,12 @@ func service() *v1.Service {
 	}
 }
 
-// node is a Ready Node with an InternalIP, the address backends use.
+// node is a Ready Node with an InternalIP, the address backends use, and the providerID the cloud
+// node controller gives it (a Node without one is not a backend until it has one).
 func node(name, ip string) *v1.Node {
 	return &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       v1.NodeSpec{ProviderID: "oci://ocid1.instance.oc1.phx.example-" + name},
 		Status: v1.NodeStatus{
 			Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 			Addresses:  []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: ip}},

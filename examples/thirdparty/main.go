@@ -31,16 +31,18 @@ const cluster = "thirdparty" // this cluster's identity in ownership tags and ru
 func main() {
 	ctx := context.Background()
 	tenancy := ocitest.DefaultTenancy() // a VCN, load balancer and node subnets, three instances
-	var nodes []*v1.Node
 	for i := range tenancy.Instances {
-		in := &tenancy.Instances[i]
-		in.PrivateIP = fmt.Sprintf("10.0.10.%d", 11+i)
-		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.Name},
-			Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: in.PrivateIP}}}})
+		tenancy.Instances[i].PrivateIP = fmt.Sprintf("10.0.10.%d", 11+i)
 	}
 	srv := ocitest.New(ocitest.Options{Tenancy: &tenancy})
 	defer srv.Close()
 	seeded := srv.Seeded()
+	var nodes []*v1.Node // the instances' Nodes, as the cloud node controller initialises them
+	for _, in := range tenancy.Instances {
+		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.Name},
+			Spec:   v1.NodeSpec{ProviderID: "oci://" + seeded.Instances[in.Name]},
+			Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: in.PrivateIP}}}})
+	}
 	oci, err := ociclient.New(ociclient.ForServer(srv)) // srv's signing key, URL and TLS trust
 	check(err)
 	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
