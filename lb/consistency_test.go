@@ -212,10 +212,32 @@ func TestListingLagWaitsAreCounted(t *testing.T) {
 	if got := counted.Count("lb", ociclient.ConsistencyListingLag); got != 0 {
 		t.Errorf("a settled Reconciler counted %d listing-lag waits, want 0", got)
 	}
-	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	// The young Reconciler's Get is cancelled once it has started to wait for the lag, however
+	// long this machine took to get there.
+	short, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if _, exists, err := young.Get(short, svc); exists || err == nil || !strings.Contains(err.Error(), "ListingLag") {
-		t.Fatalf("young Reconciler: Get = %v, %v; want an error naming the listing lag it waited for", exists, err)
+	type got struct {
+		exists bool
+		err    error
+	}
+	returned := make(chan got, 1)
+	go func() {
+		_, exists, err := young.Get(short, svc)
+		returned <- got{exists, err}
+	}()
+	bound := time.After(time.Minute) // only keeps a broken test from hanging
+	for counted.Count("lb", ociclient.ConsistencyListingLag) == 0 {
+		select {
+		case g := <-returned:
+			t.Fatalf("young Reconciler: Get = %v, %v before it waited for the listing lag", g.exists, g.err)
+		case <-bound:
+			t.Fatal("young Reconciler: Get never waited for the listing lag")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	cancel()
+	if g := <-returned; g.exists || g.err == nil || !strings.Contains(g.err.Error(), "ListingLag") {
+		t.Fatalf("young Reconciler: Get = %v, %v; want an error naming the listing lag it waited for", g.exists, g.err)
 	}
 	if got := counted.Count("lb", ociclient.ConsistencyListingLag); got != 1 {
 		t.Errorf("a young Reconciler counted %d listing-lag waits, want 1", got)
