@@ -33,7 +33,7 @@ import (
 
 // webhookName is the ValidatingWebhookConfiguration's webhook, as the API server names it in a
 // refusal.
-const webhookName = "services.oci-ccm.oraclecloud.com"
+const webhookName = "services.oci-ccm.github.io"
 
 // TestWebhook: the CCM binary serves the validating admission webhook over TLS, registered with
 // the real kube-apiserver by a ValidatingWebhookConfiguration (url clientConfig on 127.0.0.1, a
