@@ -195,10 +195,10 @@ func (c *Config) validateLoadBalancer(v *validator) {
 	}
 	if lb.Subnet2 != "" {
 		v.ocid(p+"subnet2", lb.Subnet2, "subnet")
-		switch {
-		case lb.Subnet1 == "":
-			v.add(p+"subnet2", lb.Subnet2, "needs loadBalancer.subnet1; subnet2 is the second of two availability-domain subnets")
-		case lb.Subnet1 == lb.Subnet2:
+		// Without subnet1, each Service names its first subnet (oci-load-balancer-subnet1) and
+		// one that does not is refused by lb, as the upstream CCM refuses it per Service
+		// (load_balancer.go, getOciLoadBalancerSubnets) and starts anyway.
+		if lb.Subnet1 == lb.Subnet2 {
 			v.add(p+"subnet2", lb.Subnet2, "must differ from loadBalancer.subnet1")
 		}
 	}

@@ -120,8 +120,7 @@ func TestValidateReportsEachProblem(t *testing.T) {
 		{"regional subnet1 alone accepted", func(c *Config) { c.LoadBalancer.Subnet2 = "" }, nil},
 		{"subnet1 of the wrong type", func(c *Config) { c.LoadBalancer.Subnet1 = vcnID },
 			[]FieldError{{"loadBalancer.subnet1", vcnID, "is a vcn OCID; want a subnet OCID"}}},
-		{"subnet2 without subnet1", func(c *Config) { c.LoadBalancer.Subnet1 = "" },
-			[]FieldError{{"loadBalancer.subnet2", subnet2ID, "needs loadBalancer.subnet1; subnet2 is the second of two availability-domain subnets"}}},
+		{"subnet2 without subnet1 accepted (each Service names its first)", func(c *Config) { c.LoadBalancer.Subnet1 = "" }, nil},
 		{"subnet2 equal to subnet1", func(c *Config) { c.LoadBalancer.Subnet2 = subnet1ID },
 			[]FieldError{{"loadBalancer.subnet2", subnet1ID, "must differ from loadBalancer.subnet1"}}},
 		{"subnet2 malformed", func(c *Config) { c.LoadBalancer.Subnet2 = "subnet-b" },
@@ -286,7 +285,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	want := []string{
 		"auth.region", "compartment", "auth.tenancy", "auth.user", "auth.fingerprint", "auth.key",
-		"loadBalancer.subnet1", "loadBalancer.subnet2", "loadBalancer.subnet2",
+		"loadBalancer.subnet1", "loadBalancer.subnet2",
 		"loadBalancer.securityListManagementMode", "loadBalancer.defaultSourceCIDRs[0]", "loadBalancer.naming.scheme",
 		"rateLimiter.readQPS", "rateLimiter.writeQPS", "rateLimiter.readBurst", "rateLimiter.writeBurst",
 		"endpoint.url",
@@ -294,7 +293,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 	if diff := cmp.Diff(want, fields); diff != "" {
 		t.Errorf("fields mismatch (-want +got):\n%s", diff)
 	}
-	if !strings.HasPrefix(err.Error(), "invalid cloud-provider config: 17 problem(s): auth.region: required") {
+	if !strings.HasPrefix(err.Error(), "invalid cloud-provider config: 16 problem(s): auth.region: required") {
 		t.Errorf("Error() = %q, want it to count the problems and start with the first", err)
 	}
 }

@@ -157,6 +157,13 @@ func (d *desiredBuilder) subnets(internal bool) ([]string, bool) {
 	}
 	if s2 == "" {
 		s2 = d.cfg.LoadBalancer.Subnet2
+		if s1 == "" && s2 != "" {
+			// The config's second subnet is never a load balancer's only one: the upstream CCM
+			// refuses such a Service (load_balancer.go, getOciLoadBalancerSubnets).
+			d.p.add(problemf(annotation.Subnet1, "", "a subnet OCID; cloud-provider.yaml sets loadBalancer.subnet2 but not "+
+				"loadBalancer.subnet1, so each Service names its first subnet here"))
+			return nil, defaulted
+		}
 	}
 	var out []string
 	bad := false

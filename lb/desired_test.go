@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -312,6 +313,28 @@ func TestNodesWithoutAnOCIProviderIDAreNotBackendsOfEitherKind(t *testing.T) {
 				t.Errorf("excluded nodes (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConfigSubnet2WithoutSubnet1NeedsEachServicesFirstSubnet: with loadBalancer.subnet2 alone
+// in the config, as the upstream CCM starts with, a Service naming its first subnet gets both, and
+// one that names none is refused on oci-load-balancer-subnet1 (upstream: "a subnet must be
+// specified"), never given the second subnet as its only one.
+func TestConfigSubnet2WithoutSubnet1NeedsEachServicesFirstSubnet(t *testing.T) {
+	cfg := testConfig()
+	cfg.LoadBalancer.Subnet1 = ""
+	got, err := Desired(testService(withAnnotation(annotation.Subnet1, testSubnet1)), nodes(1), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{testSubnet1, testSubnet2}, got.Subnets); diff != "" {
+		t.Errorf("subnets (-want +got):\n%s", diff)
+	}
+	_, err = Desired(testService(), nodes(1), cfg, nil)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != string(annotation.Subnet1) ||
+		!strings.Contains(err.Error(), "loadBalancer.subnet2 but not loadBalancer.subnet1") {
+		t.Errorf("a Service naming no subnet: got %v, want a problem on %s saying the config has only subnet2", err, annotation.Subnet1)
 	}
 }
 
