@@ -160,7 +160,8 @@ func assertRefusal(t *testing.T, err error) {
 }
 
 // registerWebhook creates the ValidatingWebhookConfiguration pointing at the CCM's webhook port,
-// as examples/deploy/webhook.yaml does for a Service in front of the CCM.
+// as the chart's examples/helm/oci-ccm/templates/webhook.yaml does for a Service in front of the
+// CCM (README.md, "Optional: the validating webhook", shows it by hand).
 func registerWebhook(ctx context.Context, s *suite, port int, caPEM []byte) error {
 	url := fmt.Sprintf("https://127.0.0.1:%d/validate-service", port)
 	ignore := admissionregistrationv1.Ignore
