@@ -129,7 +129,7 @@ generate: ## Regenerate generated files (lb/README.md annotation reference, lb/C
 	$(GO) generate ./...
 
 .PHONY: lint
-lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license headers, shellcheck, YAML.
+lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license headers, shellcheck, YAML, links.
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -142,6 +142,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	internal/lint/license.sh check
 	internal/lint/shellcheck.sh
 	$(GO) run ./internal/lint/yamlcheck
+	$(GO) run ./internal/lint/links
 
 # lint also checks API compatibility (kept out of lint's own recipe line).
 lint: apicheck
