@@ -31,6 +31,14 @@ func findings(t *testing.T, files map[string]string) []string {
 	return got
 }
 
+// wantFindings fails t unless the check over files finds exactly want.
+func wantFindings(t *testing.T, files map[string]string, want []string) {
+	t.Helper()
+	if diff := cmp.Diff(want, findings(t, files), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
 // A small repository most cases link into.
 var base = map[string]string{
 	"README.md": "# oci-ccm\n\n## 2. Let the CCM call OCI: the IAM policy\n\n## API stability\n\n" +
@@ -77,14 +85,11 @@ func TestMarkdownLinksResolveToFilesAndHeadings(t *testing.T) {
 		{"a reference definition's destination", "[a][one] and [two][]\n\n[one]: ../lb/lb.go\n[two]: <../lb/gone.go>",
 			[]string{"doc/x.md:4: ../lb/gone.go: no such file or directory in the repository (lb/gone.go)"}},
 		{"a reference link with no definition", "see [the policy][policy]",
-			[]string{"doc/x.md:1: [the policy][policy]: reference link with no definition [policy]: …"}},
+			[]string{`doc/x.md:1: [the policy][policy]: no reference definition "[policy]: …" in the file`}},
 		{"an escaped path", "[a](../lb/lb%2Ego)", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := findings(t, with(map[string]string{"doc/x.md": c.doc}))
-			if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
-			}
+			wantFindings(t, with(map[string]string{"doc/x.md": c.doc}), c.want)
 		})
 	}
 }
@@ -140,10 +145,7 @@ func TestCitedFilesMustBeInTheRepository(t *testing.T) {
 			[]string{"examples/helm/x/values.yaml:1: lb/gone.md: no such file in the repository"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := findings(t, with(map[string]string{c.file: c.text}))
-			if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
-			}
+			wantFindings(t, with(map[string]string{c.file: c.text}), c.want)
 		})
 	}
 }
@@ -172,10 +174,7 @@ func TestCitedSectionsMustBeHeadings(t *testing.T) {
 		{"a quote that is not after a file is no citation", "lb/a.go", "// lb/README.md says \"Drift\".\npackage lb\n", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := findings(t, with(map[string]string{c.file: c.text}))
-			if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
-			}
+			wantFindings(t, with(map[string]string{c.file: c.text}), c.want)
 		})
 	}
 }

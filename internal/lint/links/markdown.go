@@ -172,20 +172,14 @@ func maskCode(text string) string {
 			i++
 			continue
 		}
-		n := 0
-		for i+n < len(b) && b[i+n] == '`' {
-			n++
-		}
+		n := backticks(b[i:])
 		end := -1
 		for j := i + n; j < len(b); {
 			if b[j] != '`' {
 				j++
 				continue
 			}
-			k := 0
-			for j+k < len(b) && b[j+k] == '`' {
-				k++
-			}
+			k := backticks(b[j:])
 			if k == n {
 				end = j + k
 				break
@@ -204,6 +198,15 @@ func maskCode(text string) string {
 		i = end
 	}
 	return string(b)
+}
+
+// backticks returns how many backticks b starts with.
+func backticks(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == '`' {
+		n++
+	}
+	return n
 }
 
 var refUseRE = regexp.MustCompile(`\[([^\[\]]+)\]\[([^\[\]]*)\]`)
@@ -244,7 +247,7 @@ func (r *repo) checkMarkdown(file string) {
 				l = masked[u[2]:u[3]]
 			}
 			if !m.defs[label(l)] {
-				r.report(file, p.lineOf(u[0]), masked[u[0]:u[1]], "reference link with no definition ["+l+"]: …")
+				r.report(file, p.lineOf(u[0]), masked[u[0]:u[1]], "no reference definition \"["+l+"]: …\" in the file")
 			}
 		}
 		r.cite(file, para{string(prose), p.line})
