@@ -51,6 +51,17 @@ func built(t *testing.T) Record {
 // imageFromLayout returns the image in the layout whose index entry carries tag.
 func imageFromLayout(t *testing.T, dir, tag string) v1.Image {
 	t.Helper()
+	idx, d := tagged(t, dir, tag)
+	img, err := idx.Image(d.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// tagged returns the layout's index and its entry that carries tag.
+func tagged(t *testing.T, dir, tag string) (v1.ImageIndex, v1.Descriptor) {
+	t.Helper()
 	idx, err := layout.ImageIndexFromPath(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -61,15 +72,11 @@ func imageFromLayout(t *testing.T, dir, tag string) v1.Image {
 	}
 	for _, d := range m.Manifests {
 		if d.Annotations["org.opencontainers.image.ref.name"] == tag {
-			img, err := idx.Image(d.Digest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return img
+			return idx, d
 		}
 	}
-	t.Fatalf("layout %s has no image tagged %q: %+v", dir, tag, m.Manifests)
-	return nil
+	t.Fatalf("layout %s has no entry tagged %q: %+v", dir, tag, m.Manifests)
+	return nil, v1.Descriptor{}
 }
 
 // entry is a file of the image's flattened filesystem as the test compares it.

@@ -6,6 +6,10 @@
 // as an OCI image layout (a directory) and a tarball that `docker load`, `crane push` and
 // `skopeo copy docker-archive:` accept. `make image` runs it; see README.md beside it.
 //
+// With -platform ARCH=BINARY, once per architecture (`make release`), it builds one such image
+// per binary and an OCI image index of them, written as an OCI image layout only (a
+// docker-archive tarball holds one platform).
+//
 // It is a module of its own so that go-containerregistry never enters the main module's go.mod.
 package main
 
@@ -27,10 +31,19 @@ func main() {
 	var in Inputs
 	var created int64
 	var ref, layoutDir, tarPath, record string
-	flag.StringVar(&in.Binary, "binary", "", "the static CCM binary (required)")
+	var platforms []Platform
+	flag.StringVar(&in.Binary, "binary", "", "the static CCM binary (required, or -platform)")
 	flag.StringVar(&in.CABundle, "ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "PEM CA bundle to put at "+caPath)
 	flag.Int64Var(&created, "created", 0, "image creation time and file times, in Unix seconds (SOURCE_DATE_EPOCH)")
-	flag.StringVar(&in.Arch, "arch", "", "the binary's GOARCH (required)")
+	flag.StringVar(&in.Arch, "arch", "", "the binary's GOARCH (required with -binary)")
+	flag.Func("platform", "ARCH=BINARY: build a multi-arch image index, one image per -platform (instead of -binary and -arch)", func(s string) error {
+		p, err := parsePlatform(s)
+		if err != nil {
+			return err
+		}
+		platforms = append(platforms, p)
+		return nil
+	})
 	flag.StringVar(&in.Version, "version", "", "version label")
 	flag.StringVar(&in.Source, "source", "https://github.com/oci-ccm/oci-ccm", "source label")
 	flag.StringVar(&ref, "ref", "", "the image's name, e.g. ghcr.io/oci-ccm/oci-cloud-controller-manager:v1.2.3 (required)")
@@ -40,13 +53,20 @@ func main() {
 	flag.Parse()
 	in.Created = time.Unix(created, 0)
 
-	digest, err := run(in, ref, layoutDir, tarPath)
+	var digest v1.Hash
+	var err error
+	if len(platforms) > 0 {
+		digest, platforms, err = runIndex(in, platforms, ref, layoutDir, tarPath)
+	} else {
+		digest, err = run(in, ref, layoutDir, tarPath)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
 	if record != "" {
-		if err := writeRecord(record, Record{Inputs: in, Ref: ref, Layout: layoutDir, Tarball: tarPath, Digest: digest.String()}); err != nil {
+		r := Record{Inputs: in, Ref: ref, Layout: layoutDir, Tarball: tarPath, Digest: digest.String(), Platforms: platforms}
+		if err := writeRecord(record, r); err != nil {
 			fmt.Fprintln(os.Stderr, "image:", err)
 			os.Exit(1)
 		}
@@ -61,7 +81,10 @@ type Record struct {
 	Ref     string
 	Layout  string
 	Tarball string
-	Digest  string
+	// Digest is the image's manifest digest, or the index's for a multi-arch build.
+	Digest string
+	// Platforms are a multi-arch build's images (Inputs.Binary and Arch are then empty).
+	Platforms []Platform `json:",omitempty"`
 }
 
 func writeRecord(path string, r Record) error {
@@ -77,16 +100,16 @@ func run(in Inputs, ref, layoutDir, tarPath string) (v1.Hash, error) {
 	if in.Binary == "" || ref == "" || (layoutDir == "" && tarPath == "") {
 		return v1.Hash{}, fmt.Errorf("-binary, -ref and one of -layout or -tarball are required")
 	}
-	tag, err := name.NewTag(ref, name.StrictValidation)
+	tag, err := parseRef(ref)
 	if err != nil {
-		return v1.Hash{}, fmt.Errorf("-ref %q: %w", ref, err)
+		return v1.Hash{}, err
 	}
 	img, err := Build(in)
 	if err != nil {
 		return v1.Hash{}, err
 	}
 	if layoutDir != "" {
-		if err := writeLayout(layoutDir, tag, img); err != nil {
+		if err := writeLayout(layoutDir, tag, func(p layout.Path, o layout.Option) error { return p.AppendImage(img, o) }); err != nil {
 			return v1.Hash{}, err
 		}
 	}
@@ -98,9 +121,42 @@ func run(in Inputs, ref, layoutDir, tarPath string) (v1.Hash, error) {
 	return img.Digest()
 }
 
-// writeLayout replaces dir with an OCI image layout holding img alone, its index entry
-// annotated with the image's name (what `skopeo copy oci:DIR:TAG` and crane look for).
-func writeLayout(dir string, tag name.Tag, img v1.Image) error {
+// runIndex builds the multi-arch image of platforms (see BuildIndex) and writes it as an OCI
+// image layout; it returns the index's digest and the platforms with their images' digests.
+func runIndex(in Inputs, platforms []Platform, ref, layoutDir, tarPath string) (v1.Hash, []Platform, error) {
+	if in.Binary != "" || in.Arch != "" {
+		return v1.Hash{}, nil, fmt.Errorf("-platform builds an image per architecture: give no -binary or -arch")
+	}
+	if ref == "" || layoutDir == "" || tarPath != "" {
+		return v1.Hash{}, nil, fmt.Errorf("-platform needs -ref and -layout, and takes no -tarball (a docker-archive holds one platform)")
+	}
+	tag, err := parseRef(ref)
+	if err != nil {
+		return v1.Hash{}, nil, err
+	}
+	idx, platforms, err := BuildIndex(in, platforms)
+	if err != nil {
+		return v1.Hash{}, nil, err
+	}
+	if err := writeLayout(layoutDir, tag, func(p layout.Path, o layout.Option) error { return p.AppendIndex(idx, o) }); err != nil {
+		return v1.Hash{}, nil, err
+	}
+	digest, err := idx.Digest()
+	return digest, platforms, err
+}
+
+func parseRef(ref string) (name.Tag, error) {
+	tag, err := name.NewTag(ref, name.StrictValidation)
+	if err != nil {
+		return name.Tag{}, fmt.Errorf("-ref %q: %w", ref, err)
+	}
+	return tag, nil
+}
+
+// writeLayout replaces dir with an OCI image layout holding one image or image index, which
+// add appends with the option given: the index entry's annotations name it (what `skopeo copy
+// oci:DIR:TAG` and crane look for).
+func writeLayout(dir string, tag name.Tag, add func(layout.Path, layout.Option) error) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -108,7 +164,7 @@ func writeLayout(dir string, tag name.Tag, img v1.Image) error {
 	if err != nil {
 		return fmt.Errorf("write layout %s: %w", dir, err)
 	}
-	err = p.AppendImage(img, layout.WithAnnotations(map[string]string{
+	err = add(p, layout.WithAnnotations(map[string]string{
 		"org.opencontainers.image.ref.name": tag.TagStr(),
 		"io.containerd.image.name":          tag.Name(),
 	}))
