@@ -8,6 +8,7 @@
 //
 //	go generate ./lb                 # rewrite the table (lb/doc.go runs docgen -dir annotation)
 //	go run ./internal/docgen -check  # fail if lb/README.md is stale (make lint)
+//	go run ./internal/docgen -policy FILE  # only write the IAM policy to FILE (make release)
 //
 // Every constant of type Name needs a doc comment whose first paragraph describes it and
 // which carries "Type:", "Default:" and "Example:" lines. The table replaces what lies between
@@ -30,7 +31,19 @@ func main() {
 	metricDirs := flag.String("metrics", "ociclient,internal/prommetrics",
 		"comma-separated directories (from the module root) whose metric definitions are documented")
 	metricsReadme := flag.String("metrics-readme", "README.md", "README (from the module root) holding the metrics table")
+	policy := flag.String("policy", "", "only write the IAM policy's statements to this file, one a line (a release artifact)")
 	flag.Parse()
+	if *policy != "" {
+		root, err := moduleRoot()
+		if err == nil {
+			err = writePolicy(filepath.Join(root, "seclist", "README.md"), *policy)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "docgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *readme == "" {
 		*readme = filepath.Join(*dir, "..", "README.md")
 	}

@@ -42,3 +42,13 @@ func runPolicy(source, readme string, check bool) error {
 	}
 	return os.WriteFile(readme, []byte(updated), 0o644)
 }
+
+// writePolicy writes the statements of source's IAM policy section to file, one a line: the
+// text to paste into a policy in the OCI console.
+func writePolicy(source, file string) error {
+	statements, err := iampolicy.FromFile(source)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, []byte(strings.Join(statements, "\n")+"\n"), 0o644)
+}

@@ -33,3 +33,20 @@ func TestPolicyIsCopiedFromTheProvenOne(t *testing.T) {
 		t.Errorf("README (-want +got):\n%s", diff)
 	}
 }
+
+func TestPolicyFileHoldsTheProvenStatementsOneALine(t *testing.T) {
+	dir := t.TempDir()
+	source := filepath.Join(dir, "seclist.md")
+	file := filepath.Join(dir, "iam-policy.txt")
+	if err := os.WriteFile(source, []byte("# x\n## IAM policy\n\ntext\n\n```\nAllow group g to manage load-balancers in compartment c\n\nAllow group g to use vnics in compartment c\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writePolicy(source, file); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(file)
+	want := "Allow group g to manage load-balancers in compartment c\nAllow group g to use vnics in compartment c\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("policy file (-want +got):\n%s", diff)
+	}
+}
