@@ -45,6 +45,17 @@ IMAGE_DIR         := $(BIN)/image
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
 
+# Release (make release VERSION=vX.Y.Z): the artifacts of a version in bin/release (the image for
+# every architecture below as one OCI image index, the deploy manifests pinned to its digest, the
+# packaged chart, the IAM policy, SHA256SUMS); the binaries and the image's record in
+# bin/release-work. No daemon, no network beyond the Go module proxy (internal/image/README.md).
+RELEASE_DIR    := $(BIN)/release
+RELEASE_WORK   := $(BIN)/release-work
+RELEASE_ARCHES := amd64 arm64
+# make release-test releases this version: VERSION is a dev version outside a tag, which a
+# release refuses.
+RELEASE_TEST_VERSION := v0.0.0-releasetest
+
 # Test packages are everything except the e2e suite, which only builds with -tags e2e.
 UNIT_FLAGS ?= -race -count=1
 BENCH_PKGS ?= ./lb/... ./seclist/... ./instances/... ./ociclient/...
@@ -56,14 +67,10 @@ help: ## List targets.
 .PHONY: build
 build: ## Build bin/oci-cloud-controller-manager, version stamped, static and reproducible.
 	@$(call require,$(CMD_PKG),the CCM binary)
-	@# One binary for everything (e2e, the image): static, with -trimpath and an empty build ID
-	@# so it does not depend on the checkout's path. These flags have their own cache keys (the
-	@# first build compiles the binary's packages once), so the binary is built one way only.
-	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS) -buildid=" \
-	  -o $(BINARY) $(CMD_PKG)
+	$(call build-ccm,$$($(GO) env GOARCH),$(BINARY))
 
 .PHONY: test
-test: unit thirdparty chart-test image-test e2e ## Every test: unit, integration, third-party module, chart, image, real-cluster e2e.
+test: unit thirdparty chart-test image-test release-test e2e ## Every test: unit, integration, third-party module, chart, image, release, real-cluster e2e.
 
 .PHONY: unit
 unit: ## Fast loop: go test -race over every package (no real cluster).
@@ -85,11 +92,11 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 
 .PHONY: chart-test
 chart-test: ## Render the Helm chart (examples/helm) against golden files; RBAC equals examples/deploy's.
-	cd examples/helm/test && $(GO) test -count=1 .
+	cd examples/helm/test && $(GO) test -count=1 -skip '^TestRelease' .
 
 .PHONY: chart-golden
 chart-golden: ## Rewrite the chart's golden files after an intended change (then read the diff).
-	cd examples/helm/test && $(GO) test -count=1 . -update
+	cd examples/helm/test && $(GO) test -count=1 -skip '^TestRelease' . -update
 
 .PHONY: image
 image: build ## Build the container image into bin/image (OCI layout + tarball), no daemon; reproducible.
@@ -102,7 +109,33 @@ image: build ## Build the container image into bin/image (OCI layout + tarball),
 
 .PHONY: image-test
 image-test: image ## Unpack the image, run its binary, and rebuild it to the same digest.
-	cd internal/image && OCI_CCM_IMAGE_RECORD=$(IMAGE_DIR)/record.json $(GO) test -count=1 .
+	cd internal/image && OCI_CCM_IMAGE_RECORD=$(IMAGE_DIR)/record.json $(GO) test -count=1 -skip '^TestRelease' .
+
+.PHONY: release
+release: ## Release VERSION=vX.Y.Z into bin/release: multi-arch image (OCI layout), pinned manifests, chart, IAM policy, SHA256SUMS.
+	@$(GO) run ./internal/release -check -version '$(VERSION)'
+	@$(call require,$(CMD_PKG),the CCM binary)
+	rm -rf $(RELEASE_DIR) $(RELEASE_WORK)
+	mkdir -p $(RELEASE_DIR) $(RELEASE_WORK)
+	for arch in $(RELEASE_ARCHES); do \
+	  $(call build-ccm,$$arch,$(RELEASE_WORK)/linux-$$arch/oci-cloud-controller-manager); done
+	ca="$$(internal/image/ensure-ca-bundle.sh | tail -n1)"; \
+	cd internal/image && $(GO) run . -ca-bundle "$$ca" -created $(SOURCE_DATE_EPOCH) -version $(VERSION) \
+	  $(foreach a,$(RELEASE_ARCHES),-platform $(a)=$(RELEASE_WORK)/linux-$(a)/oci-cloud-controller-manager) \
+	  -ref $(IMAGE_REPO):$(VERSION) -layout $(RELEASE_DIR)/image -record $(RELEASE_WORK)/image.json
+	$(call release-files,$(RELEASE_DIR),$(VERSION))
+
+.PHONY: release-test
+release-test: ## Release v0.0.0-releasetest; check the index's platforms and binaries, the pinned manifests, the chart, and rebuilds.
+	$(MAKE) --no-print-directory release VERSION=$(RELEASE_TEST_VERSION)
+	cd internal/image && OCI_CCM_RELEASE_RECORD=$(RELEASE_WORK)/image.json OCI_CCM_RELEASE_DIR=$(RELEASE_DIR) \
+	  $(GO) test -count=1 -run '^TestRelease' .
+	cd examples/helm/test && OCI_CCM_RELEASE_VERSION=$(RELEASE_TEST_VERSION) \
+	  OCI_CCM_RELEASE_CHART=$(RELEASE_DIR)/oci-ccm-$(RELEASE_TEST_VERSION:v%=%).tgz $(GO) test -count=1 -run '^TestRelease' .
+	@# The files made after the image, made again from the same inputs, have the same checksums.
+	rm -rf $(RELEASE_WORK)/again && mkdir -p $(RELEASE_WORK)/again && cp -R $(RELEASE_DIR)/image $(RELEASE_WORK)/again/
+	$(call release-files,$(RELEASE_WORK)/again,$(RELEASE_TEST_VERSION))
+	diff -u $(RELEASE_DIR)/SHA256SUMS $(RELEASE_WORK)/again/SHA256SUMS
 
 .PHONY: kube-apiserver
 kube-apiserver: ## Build (or reuse from ~/.cache/oci-ccm) kube-apiserver v1.37.2 for the e2e suite.
@@ -177,6 +210,20 @@ $(STATICCHECK):
 .PHONY: clean
 clean: ## Remove bin/ (the kube-apiserver cache in $HOME/.cache stays).
 	rm -rf $(BIN)
+
+# build-ccm builds the CCM binary for linux/$(1) into $(2): static, with -trimpath and an empty
+# build ID so it does not depend on the checkout's path. One way for everything (e2e, the image,
+# the release): these flags have their own cache keys (the first build compiles the binary's
+# packages once per architecture).
+build-ccm = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -buildvcs=false \
+  -ldflags "$(LDFLAGS) -buildid=" -o $(2) $(CMD_PKG)
+
+# release-files writes into $(1), beside the image layout $(1)/image of version $(2), the
+# release's other files and then SHA256SUMS over them all.
+define release-files
+$(GO) run ./internal/docgen -policy $(1)/iam-policy.txt
+$(GO) run ./internal/release -version $(2) -out $(1) -image-repo $(IMAGE_REPO) -created $(SOURCE_DATE_EPOCH)
+endef
 
 # require fails with a clear message when a target's package does not exist yet.
 define require

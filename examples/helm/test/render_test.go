@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v4/pkg/chart"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/loader"
@@ -62,6 +63,12 @@ func renderFiles(t *testing.T, valuesYAML string) ([]renderedFile, error) {
 	if err != nil {
 		t.Fatalf("load %s: %v", chartDir, err)
 	}
+	return renderChart(t, chrt, valuesYAML)
+}
+
+// renderChart is renderFiles for a loaded chart.
+func renderChart(t *testing.T, chrt chart.Charter, valuesYAML string) ([]renderedFile, error) {
+	t.Helper()
 	vals := map[string]any{}
 	if err := yaml.Unmarshal([]byte(valuesYAML), &vals); err != nil {
 		t.Fatalf("values: %v", err)
