@@ -285,16 +285,7 @@ func TestRebuildGivesTheSameDigest(t *testing.T) {
 			t.Errorf("rebuilt tarball sha256 %s, `make image` wrote %s", got, want)
 		}
 	}
-	for _, f := range []string{"index.json", "oci-layout"} {
-		got, err1 := os.ReadFile(filepath.Join(dir, "layout", f))
-		want, err2 := os.ReadFile(filepath.Join(r.Layout, f))
-		if err := errors.Join(err1, err2); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("layout %s differs (-make image +rebuild):\n%s", f, diff)
-		}
-	}
+	sameLayoutFiles(t, r.Layout, filepath.Join(dir, "layout"), "make image")
 
 	// A different creation time is a different input: the digest must follow it, or the
 	// comparison above proves nothing.
@@ -305,6 +296,22 @@ func TestRebuildGivesTheSameDigest(t *testing.T) {
 	}
 	if other.String() == r.Digest {
 		t.Errorf("a build one second later has the same digest %s", other)
+	}
+}
+
+// sameLayoutFiles compares the index.json and oci-layout of a rebuilt layout with those built
+// by what (make image, make release).
+func sameLayoutFiles(t *testing.T, built, rebuilt, what string) {
+	t.Helper()
+	for _, f := range []string{"index.json", "oci-layout"} {
+		got, err1 := os.ReadFile(filepath.Join(rebuilt, f))
+		want, err2 := os.ReadFile(filepath.Join(built, f))
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("layout %s differs (-%s +rebuild):\n%s", f, what, diff)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -189,16 +188,7 @@ func TestReleaseRebuildGivesTheSameDigest(t *testing.T) {
 	if diff := cmp.Diff(r.Platforms, got); diff != "" {
 		t.Errorf("rebuilt platforms (-make release +rebuild):\n%s", diff)
 	}
-	for _, f := range []string{"index.json", "oci-layout"} {
-		got, err1 := os.ReadFile(filepath.Join(dir, "layout", f))
-		want, err2 := os.ReadFile(filepath.Join(r.Layout, f))
-		if err := errors.Join(err1, err2); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("layout %s differs (-make release +rebuild):\n%s", f, diff)
-		}
-	}
+	sameLayoutFiles(t, r.Layout, filepath.Join(dir, "layout"), "make release")
 }
 
 // imageLine matches a container's image field and captures its value.
