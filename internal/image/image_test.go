@@ -37,6 +37,12 @@ func built(t *testing.T) Record {
 	if path == "" {
 		t.Fatalf("%s is not set; run `make image-test`, which builds the image and sets it", envRecord)
 	}
+	return readRecord(t, path)
+}
+
+// readRecord reads a Record the image command wrote.
+func readRecord(t *testing.T, path string) Record {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

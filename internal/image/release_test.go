@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -39,14 +38,7 @@ func released(t *testing.T) (Record, string) {
 	if path == "" || dir == "" {
 		t.Fatalf("%s and %s are not set; run `make release-test`, which releases and sets them", envReleaseRecord, envReleaseDir)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	r := readRecord(t, path)
 	if len(r.Platforms) == 0 {
 		t.Fatalf("%s records no platforms: not a multi-arch build", path)
 	}
