@@ -171,7 +171,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...
 	$(GO) run ./internal/docgen -check
-	$(GO) run ./internal/compat -check -out lb/COMPATIBILITY.md -guide ccm/MIGRATION.md
+	$(GO) run ./internal/compat -check -out lb/COMPATIBILITY.md -guide ccm/MIGRATION.md -data internal/compatdata/compatibility.json
 	internal/lint/license.sh check
 	internal/lint/shellcheck.sh
 	$(GO) run ./internal/lint/yamlcheck

@@ -85,6 +85,14 @@ func (n naming) Candidates(svc *v1.Service, kind model.Kind) []string {
 	return out
 }
 
+// LookupNames returns the display names oci-ccm looks svc's existing load balancer of kind up by
+// under cfg's naming (loadBalancer.naming, with LOAD_BALANCER_PREFIX applied), best first: the
+// name a new one gets, then the upstream CCM's names for the Service. A load balancer of kind
+// under none of them is not found, and a new one is created beside it.
+func LookupNames(svc *v1.Service, cfg *config.Config, kind model.Kind) []string {
+	return namingFor(cfg).Candidates(svc, kind)
+}
+
 // upstreamName is the upstream CCM's display name for svc's load balancer of kind.
 func (n naming) upstreamName(svc *v1.Service, kind model.Kind) string {
 	var name string

@@ -81,7 +81,7 @@ func TestAValueBothRefuseIsRefusedAsUpstream(t *testing.T) {
 const upstreamAnnotationCount = 49
 
 func TestEveryUpstreamKeyHasAnExpectationAndAStatus(t *testing.T) {
-	if _, _, err := render(); err != nil {
+	if _, _, _, err := render(); err != nil {
 		t.Fatal(err)
 	}
 	if len(upstreamAnnotations) != upstreamAnnotationCount {

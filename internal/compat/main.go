@@ -11,15 +11,18 @@
 // Difference with nothing to document, and a key neither implemented nor refused), so the table
 // can never say "unknown" nor drift from either code.
 //
+// The same rows are written as JSON for programs (internal/compatdata, which embeds it): the
+// preflight check of ccm/preflight reads a cluster's Services against them.
+//
 // The refused rows also render the pre-switch check of the migration guide, ccm/MIGRATION.md
 // (between its markers), so the commands an operator runs before switching find exactly what
 // oci-ccm refuses.
 //
-//	go generate ./internal/compat     # rewrite lb/COMPATIBILITY.md and the guide's check
-//	go run ./internal/compat -check   # fail if either is stale (make lint)
+//	go generate ./internal/compat     # rewrite lb/COMPATIBILITY.md, the guide's check and the JSON
+//	go run ./internal/compat -check   # fail if any is stale (make lint)
 package main
 
-//go:generate go run . -out ../../lb/COMPATIBILITY.md -guide ../../ccm/MIGRATION.md
+//go:generate go run . -out ../../lb/COMPATIBILITY.md -guide ../../ccm/MIGRATION.md -data ../compatdata/compatibility.json
 
 import (
 	"errors"
@@ -27,21 +30,28 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/internal/compatdata"
 )
 
 func main() {
 	out := flag.String("out", "lb/COMPATIBILITY.md", "file to write")
 	guide := flag.String("guide", "ccm/MIGRATION.md", "migration guide whose pre-switch check to rewrite")
+	data := flag.String("data", "internal/compatdata/"+compatdata.FileName, "machine-readable comparison to write")
 	check := flag.Bool("check", false, "do not write; exit 1 if a file is stale")
 	flag.Parse()
-	if err := run(*out, *guide, *check); err != nil {
+	if err := run(*out, *guide, *data, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "compat:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, guide string, check bool) error {
-	doc, checkBlock, err := render()
+func run(out, guide, data string, check bool) error {
+	doc, checkBlock, t, err := render()
+	if err != nil {
+		return err
+	}
+	js, err := compatdata.Marshal(t)
 	if err != nil {
 		return err
 	}
@@ -53,7 +63,7 @@ func run(out, guide string, check bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", guide, err)
 	}
-	return errors.Join(update(out, doc, check), update(guide, guideDoc, check))
+	return errors.Join(update(out, doc, check), update(guide, guideDoc, check), update(data, js, check))
 }
 
 // update writes doc to path unless it holds it already; with check it only reports staleness.
@@ -71,9 +81,9 @@ func update(path, doc string, check bool) error {
 	return os.WriteFile(path, []byte(doc), 0o644)
 }
 
-// render classifies every upstream key and renders the document and the guide's pre-switch
-// check.
-func render() (string, string, error) {
+// render classifies every upstream key and renders the document, the guide's pre-switch check
+// and the machine-readable table.
+func render() (string, string, *compatdata.Table, error) {
 	var errs []error
 	classify := func(rows *[]Row, r Row, err error) {
 		errs = append(errs, err)
@@ -105,7 +115,7 @@ func render() (string, string, error) {
 		classify(&names, r, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	var b strings.Builder
 	b.WriteString(`# Compatibility with the upstream OCI CCM (v1.35)
@@ -139,7 +149,7 @@ availability-domain subnets. Regional subnets, read from OCI by both, are not sh
 	b.WriteString("The display name a Service's new load balancer gets under the default `loadBalancer.naming.scheme: uid`, " +
 		"which the upstream CCM looks its load balancers up by.\n\n")
 	b.WriteString(table("Service", names))
-	return b.String(), preSwitchCheck(anns, keys[1:]), nil
+	return b.String(), preSwitchCheck(anns, keys[1:]), dataTable(anns, edges, keys[1:], env), nil
 }
 
 // comparisonTable renders rows compared with upstream: both sides and the verdict.
