@@ -13,7 +13,8 @@ import (
 
 // dataTable is the machine-readable form of the classified rows (internal/compatdata), for programs
 // such as the preflight check: anns and edges are the rows of upstreamAnnotations and
-// edgeAnnotations, keys those of upstreamConfigKeys, in order.
+// edgeAnnotations, keys those of upstreamConfigKeys, in order. A config key's note is its
+// written difference, without the loader's warning.
 func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 	t := &compatdata.Table{
 		Annotations: map[string]compatdata.Key{},
@@ -39,8 +40,14 @@ func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 			Condition: strings.Join(conditions, ", "), Status: compatdata.Status(r.Status), Note: r.Note})
 		t.Annotations[a.Key] = k
 	}
-	for _, r := range keys {
-		t.Config[r.Key] = compatdata.Key{Status: compatdata.Status(r.Status), Note: r.Note}
+	for i, r := range keys {
+		// A warning's text is left out: the loader reports it to whoever loads the file.
+		k := upstreamConfigKeys[i]
+		note := r.Note
+		if r.Status != Refused && r.Status != RefusedAsUpstream {
+			note = strings.TrimSuffix(strings.TrimPrefix(k.Difference+"; "+k.Also, "; "), "; ")
+		}
+		t.Config[r.Key] = compatdata.Key{Status: compatdata.Status(r.Status), Note: note}
 	}
 	return t
 }

@@ -41,7 +41,8 @@ type Table struct {
 // values.
 type Key struct {
 	Status Status `json:"status"`
-	// Note is the documented difference (SupportedDifferently) or the refusal's message.
+	// Note is the documented difference (SupportedDifferently) or the refusal's message. A
+	// config key's leaves out the warning config.Load gives for it.
 	Note string `json:"note,omitempty"`
 	// Edges are further values of the key read differently, or refused.
 	Edges []Edge `json:"edges,omitempty"`
