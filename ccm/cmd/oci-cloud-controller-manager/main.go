@@ -66,7 +66,9 @@ func main() {
 	}, &flags)
 	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
 		names.CCMControllerAliases(), flags, stop)
-	os.Exit(cli.Run(cmd))
+	var checkStatus int
+	cmd.AddCommand(checkCommand(&checkStatus)) // check.go
+	exit(cli.Run(cmd), checkStatus)
 }
 
 // lbFlags are the --load-balancer-* flags.
