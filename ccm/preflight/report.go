@@ -139,8 +139,11 @@ func writeFindings(b *strings.Builder, fs []Finding, none string) {
 		}
 		fmt.Fprintf(b, "  %-17s %s\n", f.Severity, what)
 		fmt.Fprintf(b, "  %-17s %s\n", "", f.Message)
-		if f.Fix != "" {
+		switch {
+		case f.Fix != "":
 			fmt.Fprintf(b, "  %-17s fix: %s\n", "", f.Fix)
+		case f.Severity == Differs:
+			fmt.Fprintf(b, "  %-17s fix: none needed (lb/COMPATIBILITY.md)\n", "")
 		}
 	}
 }
