@@ -24,12 +24,12 @@ func TestAdoptionFindsTheUpstreamNameOrSaysALoadBalancerWouldBeCreated(t *testin
 	}
 	nlb := map[string]string{o + "load-balancer-type": "NLB"}
 	for _, tc := range []struct {
-		name             string
-		svc              *v1.Service
-		naming           config.Naming
-		upstream         string
-		wantSeverity     Severity
-		wantNone bool
+		name         string
+		svc          *v1.Service
+		naming       config.Naming
+		upstream     string
+		wantSeverity Severity
+		wantNone     bool
 	}{
 		{name: "no prefix on either side", svc: service(nil, "192.0.2.1"), wantNone: true},
 		{name: "the same prefix, written with and without its dash", svc: service(nil, "192.0.2.1"),
