@@ -88,7 +88,7 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
 	apiserver="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
-	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/...
+	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/
 
 .PHONY: chart-test
 chart-test: ## Render the Helm chart (examples/helm) against golden files; RBAC equals examples/deploy's.
