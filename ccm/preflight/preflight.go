@@ -137,7 +137,8 @@ func checkConfig(r *Report, o Options, table *compatdata.Table, prefix string) *
 			Fix: "make the variable and loadBalancer.naming agree: the binary refuses to start"})
 	} else if prefix != "" {
 		r.Config = append(r.Config, Finding{Severity: Note, Key: config.UpstreamPrefixVariable, Value: prefix,
-			Message: table.Environment[config.UpstreamPrefixVariable].Note})
+			Message: fmt.Sprintf("read into loadBalancer.naming.prefix: a load balancer named %q, as the upstream CCM names it with the variable, "+
+				"is found and adopted (a network load balancer is not prefixed)", strings.TrimSuffix(prefix, "-")+"-<uid>")})
 	}
 	check := *cfg
 	if check.Auth.Region == "" {
