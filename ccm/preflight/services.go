@@ -73,7 +73,7 @@ func readSecrets(ctx context.Context, kube kubernetes.Interface, svc *v1.Service
 		case apierrors.IsNotFound(err):
 			missing[ref] = true
 		case err != nil:
-			return nil, nil, fmt.Errorf("Service %s/%s: read Secret %s: %w", svc.Namespace, svc.Name, ref, err)
+			return nil, nil, fmt.Errorf("read Secret %s of Service %s/%s: %w", ref, svc.Namespace, svc.Name, err)
 		default:
 			secrets[ref] = lb.TLSSecretFromData(s.Data)
 		}

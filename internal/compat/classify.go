@@ -14,22 +14,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/internal/compatdata"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
-// Status is what oci-ccm does with an upstream key, next to what upstream does.
-type Status string
+// Status is what oci-ccm does with an upstream key, next to what upstream does. The values are
+// internal/compatdata's, which programs read the table through.
+type Status = compatdata.Status
 
 // The statuses. There is no "unknown": a key whose outcome is none of these fails generation, and
 // so does a sample whose facets differ from upstream's without a Difference saying why.
 const (
-	Supported            Status = "supported"
-	SupportedDifferently Status = "supported, with a difference"
-	Refused              Status = "refused"
+	Supported            = compatdata.Supported
+	SupportedDifferently = compatdata.SupportedDifferently
+	Refused              = compatdata.Refused
 	// RefusedAsUpstream is a sample both CCMs refuse (an edge value).
-	RefusedAsUpstream Status = "refused, as upstream"
+	RefusedAsUpstream = compatdata.RefusedAsUpstream
 )
 
 // Row is one line of the compatibility table.

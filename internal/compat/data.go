@@ -19,12 +19,12 @@ func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 	t := &compatdata.Table{
 		Annotations: map[string]compatdata.Key{},
 		Config:      map[string]compatdata.Key{},
-		Environment: map[string]compatdata.Key{env.Key: {Status: compatdata.Status(env.Status), Note: env.Note}},
+		Environment: map[string]compatdata.Key{env.Key: {Status: env.Status, Note: env.Note}},
 	}
 	main := map[string]upstreamAnnotation{}
 	for i, r := range anns {
 		main[r.Key] = upstreamAnnotations[i]
-		t.Annotations[r.Key] = compatdata.Key{Status: compatdata.Status(r.Status), Note: r.Note}
+		t.Annotations[r.Key] = compatdata.Key{Status: r.Status, Note: r.Note}
 	}
 	for i, r := range edges {
 		a := edgeAnnotations[i]
@@ -37,7 +37,7 @@ func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 		conditions := slices.DeleteFunc([]string{a.SpecNote, a.ConfigNote}, func(s string) bool { return s == "" })
 		k := t.Annotations[a.Key]
 		k.Edges = append(k.Edges, compatdata.Edge{Value: a.Value, With: a.With, Without: without,
-			Condition: strings.Join(conditions, ", "), Status: compatdata.Status(r.Status), Note: r.Note})
+			Condition: strings.Join(conditions, ", "), Status: r.Status, Note: r.Note})
 		t.Annotations[a.Key] = k
 	}
 	for i, r := range keys {
@@ -47,7 +47,7 @@ func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 		if r.Status != Refused && r.Status != RefusedAsUpstream {
 			note = strings.TrimSuffix(strings.TrimPrefix(k.Difference+"; "+k.Also, "; "), "; ")
 		}
-		t.Config[r.Key] = compatdata.Key{Status: compatdata.Status(r.Status), Note: note}
+		t.Config[r.Key] = compatdata.Key{Status: r.Status, Note: note}
 	}
 	return t
 }
