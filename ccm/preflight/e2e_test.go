@@ -81,7 +81,7 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 	}
 	text, _ := runCheck(t, binary, "--cloud-config="+path, "--kubeconfig="+kubeconfig)
 	t.Logf("the binary's report:\n%s", text)
-	if !bytes.Contains(text, []byte("4 refused, 0 new load balancer, 7 differs, 0 warning. NOT ready to switch")) {
+	if !bytes.Contains(text, []byte("4 refused, 0 new load balancer, 8 differs, 0 warning. NOT ready to switch")) {
 		t.Errorf("the text report lacks the summary")
 	}
 	// The configuration alone is clean: status 0.

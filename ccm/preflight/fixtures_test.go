@@ -104,7 +104,7 @@ func fixtureServices() []*v1.Service {
 			s + "oci-load-balancer-shape-flex-min":                "10",
 			s + "oci-load-balancer-shape-flex-max":                "9000",
 		}, ""),
-		svc("ppv2", 84, map[string]string{o + "load-balancer-type": "nlb", n + "is-ppv2-enabled": "yes"}, "192.0.2.2"),
+		svc("ppv2", 84, map[string]string{o + "load-balancer-type": "nlb", n + "is-ppv2-enabled": "yes", o + "node-label-selector": "tier=edge"}, "192.0.2.2"),
 		svc("different", 85, map[string]string{
 			s + "oci-load-balancer-security-list-management-mode": "frontend",
 			o + "loadbalancer-policy":                             "ip_hash",
@@ -167,6 +167,7 @@ func wantServices(t *testing.T, uid func(name string) types.UID, upstreamPrefix 
 		{Service: "shop/ppv2", Findings: []Finding{
 			{Severity: Refused, Key: n + "is-ppv2-enabled", Value: "yes", Message: "allowed: true or false", Fix: fix},
 			differs(o+"load-balancer-type", "nlb", main(o+"load-balancer-type")),
+			differs(o+"node-label-selector", "tier=edge", edge(o+"node-label-selector", "pool=web")),
 		}},
 		{Service: "shop/refused", Findings: []Finding{
 			{Severity: Refused, Key: s + "oci-load-balancer-shape-flex-max", Value: "9000",

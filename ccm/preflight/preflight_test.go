@@ -208,7 +208,7 @@ func TestReportReadsAsTextAndRoundTripsAsJSON(t *testing.T) {
 			"                    fix: change or remove it: oci-ccm does not reconcile the Service while it is refused\n",
 		"\nService shop/clean\n  adopted as it is: nothing refused, nothing read differently\n",
 		"\nChecked the configuration and 6 Service(s) of type LoadBalancer (1 of another loadBalancerClass ignored): " +
-			"4 refused, 0 new load balancer, 7 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
+			"4 refused, 0 new load balancer, 8 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text lacks %q", want)

@@ -36,7 +36,7 @@ func dataTable(anns, edges, keys []Row, env Row) *compatdata.Table {
 		}
 		conditions := slices.DeleteFunc([]string{a.SpecNote, a.ConfigNote}, func(s string) bool { return s == "" })
 		k := t.Annotations[a.Key]
-		k.Edges = append(k.Edges, compatdata.Edge{Value: a.Value, With: a.With, Without: without,
+		k.Edges = append(k.Edges, compatdata.Edge{Value: a.Value, AnyValue: a.AnyValue, With: a.With, Without: without,
 			Condition: strings.Join(conditions, ", "), Status: r.Status, Note: r.Note})
 		t.Annotations[a.Key] = k
 	}

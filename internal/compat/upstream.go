@@ -52,6 +52,9 @@ type upstreamAnnotation struct {
 	Also string
 	// Unseen says what the value changes when that is in no facet (the Service's status).
 	Unseen string
+	// AnyValue marks an edge sample whose outcome holds for every value of the key, the sample's
+	// being one example: the preflight check (internal/compatdata) matches it on the key alone.
+	AnyValue bool
 }
 
 // nlb is the annotation that makes a Service's load balancer a network load balancer: every
@@ -377,7 +380,7 @@ var edgeAnnotations = []upstreamAnnotation{
 		Upstream: Facets{}},
 	// getLBShape: the bandwidths are read only with shape flexible (or on a load balancer
 	// already flexible).
-	{Key: s + "oci-load-balancer-shape-flex-min", Value: "50", Upstream: Facets{},
+	{Key: s + "oci-load-balancer-shape-flex-min", Value: "50", Upstream: Facets{}, AnyValue: true,
 		Difference: "also read without the shape annotation, which then means flexible (upstream reads it only with shape flexible " +
 			"or on a load balancer already flexible)"},
 	// getLBShape and parseFlexibleShapeBandwidth (load_balancer_util.go): below 10 is 10, a
@@ -438,7 +441,7 @@ var edgeAnnotations = []upstreamAnnotation{
 	// getNetworkSecurityGroupIds and getNodeFilter read the network load balancer's own
 	// annotations on a network load balancer.
 	{Key: o + "oci-network-security-groups", Value: "ocid1.networksecuritygroup.oc1.phx.a", With: nlb, Upstream: Facets{}},
-	{Key: o + "node-label-selector", Value: "pool=web", With: nlb, Upstream: Facets{},
+	{Key: o + "node-label-selector", Value: "pool=web", With: nlb, Upstream: Facets{}, AnyValue: true,
 		Difference: "a network load balancer honours it too, its own annotation winning (lb/annotation: NLBNodeLabelSelector); upstream reads only its own"},
 	// getSecurityListManagementMode refuses an unknown network load balancer mode.
 	{Key: n + "security-list-management-mode", Value: "frontend", With: nlb, Upstream: Facets{Refusal: "invalid value: frontend"},

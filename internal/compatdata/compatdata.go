@@ -51,6 +51,8 @@ type Key struct {
 // Edge is one sample value of an annotation with what it needs beside it.
 type Edge struct {
 	Value string `json:"value"`
+	// AnyValue says the outcome holds for every value of the key, Value being an example.
+	AnyValue bool `json:"anyValue,omitempty"`
 	// With are the annotations the sample carries beside the key, each with its value (matched in
 	// any letter case).
 	With map[string]string `json:"with,omitempty"`
@@ -63,11 +65,11 @@ type Edge struct {
 	Note      string `json:"note,omitempty"`
 }
 
-// Matches says whether a Service carrying annotations has the edge's value for key and what it
-// needs beside it. The Condition is not checked.
+// Matches says whether a Service carrying annotations has the edge's value for key (any value
+// with AnyValue) and what it needs beside it. The Condition is not checked.
 func (e Edge) Matches(key string, annotations map[string]string) bool {
 	v, ok := annotations[key]
-	if !ok || v != e.Value {
+	if !ok || (v != e.Value && !e.AnyValue) {
 		return false
 	}
 	for k, want := range e.With {
