@@ -27,12 +27,10 @@ func checkCommand(status *int) *cobra.Command {
 with a kubeconfig, every Service of type LoadBalancer oci-ccm would manage. It reports what oci-ccm
 would refuse, what it would do differently from the upstream OCI CCM, and what would make it create
 a new load balancer instead of adopting upstream's. It makes no OCI call. The exit status is 1 when
-anything would be refused or a load balancer created anew, 0 otherwise.`,
+anything would be refused or a load balancer created anew (or the cluster cannot be read), 0
+otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cloudConfig == "" {
-				return fmt.Errorf("--cloud-config is required: the path of cloud-provider.yaml")
-			}
 			if output != "text" && output != "json" {
 				return fmt.Errorf("-o %q: text or json", output)
 			}
@@ -73,6 +71,7 @@ anything would be refused or a load balancer created anew, 0 otherwise.`,
 	fs.StringVar(&upstreamPrefix, "upstream-load-balancer-prefix", "",
 		"The LOAD_BALANCER_PREFIX the upstream CCM runs with (\"\" for none); by default the one in this environment.")
 	fs.StringVarP(&output, "output", "o", "text", "Output format: text or json.")
+	_ = cmd.MarkFlagRequired("cloud-config") // the flag exists: no error
 	// The controller manager's own usage lists its flags, not these.
 	cmd.SetUsageFunc(func(c *cobra.Command) error {
 		fmt.Fprintf(c.OutOrStderr(), "Usage:\n  %s\n\nFlags:\n%s", c.UseLine(), c.LocalFlags().FlagUsages())
