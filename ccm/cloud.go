@@ -62,6 +62,11 @@ type Options struct {
 	// New carries it into loadBalancer.naming.prefix (config.Config.ApplyUpstreamPrefix), so load
 	// balancers are named "<prefix>-<uid>" and found under that name as upstream names them.
 	LoadBalancerPrefix string
+	// Getenv reads the upstream CCM's environment variables; the binary passes os.Getenv, a
+	// library user or test may pass its own (nil reads none). With useWorkloadIdentity: true and
+	// no config.Config.WorkloadIdentity set, New reads it with
+	// config.WorkloadIdentityFromEnvironment (OCI_WORKLOAD_IDENTITY_*).
+	Getenv func(string) string
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -106,6 +111,13 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := cfg.ApplyUpstreamPrefix(opts.LoadBalancerPrefix); err != nil {
 		return nil, err
+	}
+	if cfg.UseWorkloadIdentity && cfg.WorkloadIdentity == (config.WorkloadIdentity{}) && opts.Getenv != nil {
+		wi, err := config.WorkloadIdentityFromEnvironment(opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg.WorkloadIdentity = wi
 	}
 	client := opts.Client
 	validate := cfg.Validate

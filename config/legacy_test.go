@@ -4,8 +4,6 @@
 package config
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -148,11 +146,10 @@ tags:
 			},
 		},
 		{
-			name: "metrics and useWorkloadIdentity false are ignored",
-			doc:  "metrics:\n  namespace: x\nuseWorkloadIdentity: false\n",
-			want: func(*Config) {},
+			name: "metrics are ignored; useWorkloadIdentity is read",
+			doc:  "metrics:\n  namespace: x\nuseWorkloadIdentity: true\n",
+			want: func(c *Config) { c.UseWorkloadIdentity = true },
 			wantWarnings: []Warning{
-				{"useWorkloadIdentity", "ignored; oci-ccm does not support workload identity"},
 				{"metrics", "ignored; oci-ccm exposes Prometheus metrics and does not push to OCI Monitoring"},
 			},
 		},
@@ -170,17 +167,6 @@ tags:
 				t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestLoadRefusesWorkloadIdentity(t *testing.T) {
-	_, _, err := Load(strings.NewReader("useWorkloadIdentity: true\n"))
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("Load error = %v, want a *ValidationError", err)
-	}
-	if len(ve.Errors) != 1 || ve.Errors[0].Field != "useWorkloadIdentity" {
-		t.Errorf("errors = %+v, want one for useWorkloadIdentity", ve.Errors)
 	}
 }
 

@@ -89,6 +89,7 @@ type fileConfig struct {
 	AllowDefaultClusterName bool                `yaml:"allowDefaultClusterName"`
 	Auth                    authSection         `yaml:"auth"`
 	UseInstancePrincipals   bool                `yaml:"useInstancePrincipals"`
+	UseWorkloadIdentity     bool                `yaml:"useWorkloadIdentity"`
 	CompartmentID           string              `yaml:"compartment"`
 	VCNID                   string              `yaml:"vcn"`
 	LoadBalancer            loadBalancerSection `yaml:"loadBalancer"`
@@ -97,10 +98,9 @@ type fileConfig struct {
 
 	// Upstream CCM fields. Metrics (and the storage tag sets below) are decoded as any because
 	// their content is ignored; strictness there would only break upstream files.
-	RegionKey           *string       `yaml:"regionKey"`
-	UseWorkloadIdentity *bool         `yaml:"useWorkloadIdentity"`
-	Tags                *upstreamTags `yaml:"tags"`
-	Metrics             any           `yaml:"metrics"`
+	RegionKey *string       `yaml:"regionKey"`
+	Tags      *upstreamTags `yaml:"tags"`
+	Metrics   any           `yaml:"metrics"`
 }
 
 type authSection struct {
@@ -154,6 +154,7 @@ func (f *fileConfig) config() (*Config, []Warning, error) {
 		AllowDefaultClusterName: f.AllowDefaultClusterName,
 		Auth:                    f.Auth.Auth,
 		UseInstancePrincipals:   f.UseInstancePrincipals,
+		UseWorkloadIdentity:     f.UseWorkloadIdentity,
 		CompartmentID:           f.CompartmentID,
 		VCNID:                   f.VCNID,
 		LoadBalancer:            f.LoadBalancer.LoadBalancer,
@@ -161,17 +162,6 @@ func (f *fileConfig) config() (*Config, []Warning, error) {
 		Endpoint:                f.Endpoint,
 	}
 	var w warnings
-
-	if f.UseWorkloadIdentity != nil {
-		if *f.UseWorkloadIdentity {
-			return nil, w.list, &ValidationError{Errors: []FieldError{{
-				Field:  "useWorkloadIdentity",
-				Value:  "true",
-				Detail: "workload identity is not supported; use useInstancePrincipals or a user API key in auth",
-			}}}
-		}
-		w.add("useWorkloadIdentity", "ignored; oci-ccm does not support workload identity")
-	}
 
 	a := &f.Auth
 	if a.UseInstancePrincipals != nil {

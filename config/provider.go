@@ -35,6 +35,10 @@ var ErrFingerprintMismatch = errors.New("auth.fingerprint does not match the pri
 // because constructing it contacts the instance metadata service (the SDK retries that for
 // minutes and cannot be cancelled). The region is taken from auth.region when set.
 //
+// Workload identity (useWorkloadIdentity): the SDK's token-exchange provider, built from
+// Config.WorkloadIdentity; it exchanges the service account token on the first signed request,
+// not here.
+//
 // Call Validate first; this checks only what it needs to build the provider.
 func (c *Config) ConfigurationProvider() (common.ConfigurationProvider, error) {
 	return c.configurationProvider(auth.InstancePrincipalConfigurationProviderForRegion)
@@ -45,6 +49,9 @@ func (c *Config) ConfigurationProvider() (common.ConfigurationProvider, error) {
 type instancePrincipalFunc func(region common.Region) (common.ConfigurationProvider, error)
 
 func (c *Config) configurationProvider(newInstancePrincipal instancePrincipalFunc) (common.ConfigurationProvider, error) {
+	if c.UseWorkloadIdentity {
+		return c.workloadIdentityProvider(newInstancePrincipal)
+	}
 	if c.UseInstancePrincipals {
 		p, err := newInstancePrincipal(common.Region(c.Auth.Region))
 		if err != nil {

@@ -21,6 +21,15 @@ type Config struct {
 	Auth Auth `yaml:"auth"`
 	// UseInstancePrincipals authenticates as the instance the CCM runs on instead of a user.
 	UseInstancePrincipals bool `yaml:"useInstancePrincipals"`
+	// UseWorkloadIdentity authenticates by exchanging the CCM's Kubernetes service account token
+	// for an OCI session token at an identity domain (self-managed workload identity), as the
+	// upstream CCM's field of the same name does. WorkloadIdentity says how; auth.region is
+	// required and the auth key fields are not allowed.
+	UseWorkloadIdentity bool `yaml:"useWorkloadIdentity"`
+	// WorkloadIdentity configures the token exchange of UseWorkloadIdentity. It is not part of
+	// the file: the upstream CCM reads it from OCI_WORKLOAD_IDENTITY_* environment variables, and
+	// the binary does too (WorkloadIdentityFromEnvironment).
+	WorkloadIdentity WorkloadIdentity `yaml:"-"`
 	// CompartmentID is the compartment load balancers are created in and instances listed from.
 	CompartmentID string `yaml:"compartment"`
 	// VCNID is the virtual cloud network the cluster's subnets belong to.

@@ -122,6 +122,10 @@ func (c *Config) validateAuth(v *validator) {
 		v.add("auth.fingerprint", a.Fingerprint, "must be 16 colon-separated hex bytes, e.g. 12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0")
 	}
 
+	if c.UseWorkloadIdentity {
+		c.validateWorkloadIdentity(v)
+		return
+	}
 	if c.UseInstancePrincipals {
 		const why = "not allowed with useInstancePrincipals: true; instance principals sign with the instance's own certificate"
 		if a.Key != "" {

@@ -333,6 +333,9 @@ func configFacets(cfg *config.Config) Facets {
 	if cfg.UseInstancePrincipals {
 		x[AuthPrincipal] = "instance principal"
 	}
+	if cfg.UseWorkloadIdentity {
+		x[AuthPrincipal] = "workload identity"
+	}
 	if cfg.RateLimiter.Disabled {
 		x[RateLimiter] = "off"
 	}

@@ -24,6 +24,8 @@ import (
 //	DELETE /ocitest/faults                 ClearFaults
 //	POST   /ocitest/ratelimit              SetRateLimit; body {"class":"read","qps":2,"burst":1,
 //	                                       "retryAfter":true}; qps 0 removes the limit
+//	POST   /ocitest/tokenexchange/apps     AddTokenExchangeApp; body {"clientId":"...",
+//	                                       "clientSecret":"..."}
 //	POST   /ocitest/instances/{id}/state   SetInstanceState; body {"state":"TERMINATED"}
 //	DELETE /ocitest/instances/{id}         RemoveInstance
 //	PUT    /ocitest/policy                 SetPolicy; body {"statements": ["Allow ...", ...]};
@@ -59,6 +61,18 @@ func (s *Server) registerAdmin() {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	s.mux.HandleFunc("POST /ocitest/ratelimit", s.adminRateLimit)
+	s.mux.HandleFunc("POST /ocitest/tokenexchange/apps", func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ ClientID, ClientSecret string }
+		if !readJSON(w, r, &body) {
+			return
+		}
+		if body.ClientID == "" || body.ClientSecret == "" {
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter", "clientId and clientSecret are required")
+			return
+		}
+		s.AddTokenExchangeApp(body.ClientID, body.ClientSecret)
+		w.WriteHeader(http.StatusNoContent)
+	})
 	s.mux.HandleFunc("POST /ocitest/instances/{id}/state", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			State core.InstanceLifecycleStateEnum `json:"state"`

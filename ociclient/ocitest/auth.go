@@ -42,15 +42,17 @@ const maxSignedBody = 8 << 20
 // the response message and never contains key material.
 var errUnauthenticated = errors.New("the required information to complete authentication was not provided or was incorrect")
 
-func (c *control) authenticate(scheme authScheme, r *http.Request) error {
+// authenticate checks a request as its route asks and returns who made it (the zero Principal
+// for routes that take no signature).
+func (c *control) authenticate(scheme authScheme, r *http.Request) (Principal, error) {
 	switch scheme {
 	case authNone:
-		return nil
+		return Principal{}, nil
 	case authBearerOracle:
 		if r.Header.Get("Authorization") != "Bearer Oracle" {
-			return fmt.Errorf("%w: instance metadata v2 requires the header Authorization: Bearer Oracle", errUnauthenticated)
+			return Principal{}, fmt.Errorf("%w: instance metadata v2 requires the header Authorization: Bearer Oracle", errUnauthenticated)
 		}
-		return nil
+		return Principal{}, nil
 	default:
 		return c.verifySignature(r)
 	}
@@ -60,30 +62,31 @@ func (c *control) authenticate(scheme authScheme, r *http.Request) error {
 // string is "name: value" per signed header joined by newlines, where (request-target) is the
 // lower-case method and request URI and host is the Host header; the signature is RSA PKCS#1
 // v1.5 over its SHA-256. For requests with a body the body must match x-content-sha256, and the
-// body is restored for the handler.
-func (c *control) verifySignature(r *http.Request) error {
+// body is restored for the handler. The key is a registered API key or, for keyId
+// "ST$<token>", the session key in a session token this server issued (sessiontokens.go).
+func (c *control) verifySignature(r *http.Request) (Principal, error) {
 	auth := r.Header.Get("Authorization")
 	scheme, rest, _ := strings.Cut(auth, " ")
 	if !strings.EqualFold(scheme, "Signature") {
-		return fmt.Errorf("%w: missing Signature authorization", errUnauthenticated)
+		return Principal{}, fmt.Errorf("%w: missing Signature authorization", errUnauthenticated)
 	}
 	params, err := parseSignatureParams(rest)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUnauthenticated, err)
+		return Principal{}, fmt.Errorf("%w: %w", errUnauthenticated, err)
 	}
 	if v, ok := params["version"]; ok && v != "1" {
-		return fmt.Errorf("%w: unsupported signature version %q", errUnauthenticated, v)
+		return Principal{}, fmt.Errorf("%w: unsupported signature version %q", errUnauthenticated, v)
 	}
 	if !strings.EqualFold(params["algorithm"], "rsa-sha256") {
-		return fmt.Errorf("%w: unsupported signature algorithm %q", errUnauthenticated, params["algorithm"])
+		return Principal{}, fmt.Errorf("%w: unsupported signature algorithm %q", errUnauthenticated, params["algorithm"])
 	}
-	pub, ok := c.publicKey(params["keyId"])
-	if !ok {
-		return fmt.Errorf("%w: unknown keyId", errUnauthenticated)
+	pub, principal, err := c.publicKey(params["keyId"])
+	if err != nil {
+		return Principal{}, fmt.Errorf("%w: %w", errUnauthenticated, err)
 	}
 	sig, err := base64.StdEncoding.DecodeString(params["signature"])
 	if err != nil || len(sig) == 0 {
-		return fmt.Errorf("%w: malformed signature", errUnauthenticated)
+		return Principal{}, fmt.Errorf("%w: malformed signature", errUnauthenticated)
 	}
 
 	signed := strings.Fields(strings.ToLower(params["headers"]))
@@ -94,21 +97,21 @@ func (c *control) verifySignature(r *http.Request) error {
 	}
 	for _, h := range required {
 		if !slices.Contains(signed, h) {
-			return fmt.Errorf("%w: header %q must be signed", errUnauthenticated, h)
+			return Principal{}, fmt.Errorf("%w: header %q must be signed", errUnauthenticated, h)
 		}
 	}
 
 	date, err := http.ParseTime(r.Header.Get("Date"))
 	if err != nil {
-		return fmt.Errorf("%w: missing or malformed date header", errUnauthenticated)
+		return Principal{}, fmt.Errorf("%w: missing or malformed date header", errUnauthenticated)
 	}
 	if skew := c.now().Sub(date); skew > maxClockSkew || skew < -maxClockSkew {
-		return fmt.Errorf("%w: date header is more than %v from the server's clock", errUnauthenticated, maxClockSkew)
+		return Principal{}, fmt.Errorf("%w: date header is more than %v from the server's clock", errUnauthenticated, maxClockSkew)
 	}
 
 	if hasBody {
 		if err := checkBody(r); err != nil {
-			return fmt.Errorf("%w: %w", errUnauthenticated, err)
+			return Principal{}, fmt.Errorf("%w: %w", errUnauthenticated, err)
 		}
 	}
 
@@ -127,9 +130,9 @@ func (c *control) verifySignature(r *http.Request) error {
 	}
 	digest := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	if err := rsa.VerifyPKCS1v15(pub, crypto.SHA256, digest[:], sig); err != nil {
-		return fmt.Errorf("%w: signature does not verify", errUnauthenticated)
+		return Principal{}, fmt.Errorf("%w: signature does not verify", errUnauthenticated)
 	}
-	return nil
+	return principal, nil
 }
 
 // checkBody reads the body, compares it with the signed content-length and x-content-sha256,

@@ -5,7 +5,9 @@ package ocitest
 
 import (
 	"crypto/rsa"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,30 +36,49 @@ type control struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 
-	mu     sync.Mutex
-	keys   map[string]*rsa.PublicKey // by keyId
-	calls  callCounter
-	faults faultSet
-	limits rateLimits
+	mu    sync.Mutex
+	keys  map[string]registeredKey // by keyId
+	calls callCounter
+	// byPrincipal counts the authenticated calls per principal (principals.go).
+	byPrincipal map[Principal]*callCounter
+	// sessions verifies the session tokens of keyIds "ST$<token>" (sessiontokens.go).
+	sessions *sessionIssuer
+	faults   faultSet
+	limits   rateLimits
 }
 
-func newControl(now func() time.Time) *control {
-	c := &control{now: now, closing: make(chan struct{}), keys: map[string]*rsa.PublicKey{}}
+// registeredKey is an API key's public half and whose it is.
+type registeredKey struct {
+	pub       *rsa.PublicKey
+	principal Principal
+}
+
+func newControl(now func() time.Time, sessions *sessionIssuer) *control {
+	c := &control{now: now, closing: make(chan struct{}), keys: map[string]registeredKey{}, sessions: sessions}
 	c.calls.reset()
 	return c
 }
 
-func (c *control) registerKey(keyID string, pub *rsa.PublicKey) {
+func (c *control) registerKey(keyID string, pub *rsa.PublicKey, p Principal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.keys[keyID] = pub
+	c.keys[keyID] = registeredKey{pub: pub, principal: p}
 }
 
-func (c *control) publicKey(keyID string) (*rsa.PublicKey, bool) {
+// publicKey returns the key a request signed with keyID must verify with, and its principal:
+// a registered API key, or the session key inside a session token this server issued
+// (keyId "ST$<token>"). An expired session token is an error, as OCI answers 401 for it.
+func (c *control) publicKey(keyID string) (*rsa.PublicKey, Principal, error) {
+	if token, ok := strings.CutPrefix(keyID, "ST$"); ok {
+		return c.sessions.verify(token)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, ok := c.keys[keyID]
-	return k, ok
+	if !ok {
+		return nil, Principal{}, errors.New("unknown keyId")
+	}
+	return k.pub, k.principal, nil
 }
 
 // serve runs one request through the control layer and, if it lets the request through, the
@@ -68,21 +89,32 @@ func (c *control) serve(rt route, w http.ResponseWriter, r *http.Request, h http
 	c.mu.Unlock()
 
 	sw := &statusWriter{ResponseWriter: w}
-	o := c.run(rt, sw, w, r, h)
+	var byPrincipal *callCounter
+	o := c.run(rt, sw, w, r, h, func(p Principal) {
+		c.mu.Lock()
+		byPrincipal = c.countPrincipal(p, rt)
+		c.mu.Unlock()
+	})
 
 	c.mu.Lock()
 	c.calls.finish(sw.status, o)
+	if byPrincipal != nil {
+		byPrincipal.finish(sw.status, o)
+	}
 	c.mu.Unlock()
 }
 
 // run applies, in order, authentication, the rate limit and injected faults, the order a real
 // service front end applies them: a request that fails authentication never uses up a token or
 // a fault.
-func (c *control) run(rt route, sw *statusWriter, raw http.ResponseWriter, r *http.Request, h http.HandlerFunc) outcome {
-	if err := c.authenticate(rt.auth, r); err != nil {
+// authenticated is told the principal of a request that passed authentication.
+func (c *control) run(rt route, sw *statusWriter, raw http.ResponseWriter, r *http.Request, h http.HandlerFunc, authenticated func(Principal)) outcome {
+	p, err := c.authenticate(rt.auth, r)
+	if err != nil {
 		writeError(sw, r, http.StatusUnauthorized, "NotAuthenticated", err.Error())
 		return outcome{rejected: true}
 	}
+	authenticated(p)
 	if retryAfter, limited := c.limit(rt.class); limited {
 		if retryAfter != "" {
 			sw.Header().Set("retry-after", retryAfter)

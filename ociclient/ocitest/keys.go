@@ -51,7 +51,7 @@ func (s *Server) NewCredentials() (Credentials, error) {
 			Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key),
 		}),
 	}
-	s.ctl.registerKey(c.KeyID(), &key.PublicKey)
+	s.ctl.registerKey(c.KeyID(), &key.PublicKey, c.Principal())
 	return c, nil
 }
 

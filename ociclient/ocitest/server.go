@@ -73,7 +73,9 @@ type Server struct {
 	seeded  Seeded         // what New seeded (Options.Tenancy, DefaultTenancy, or nothing)
 	lag     *consistency   // policy and listing lags (consistency.go)
 
-	ctl *control // faults, rate limit, call accounting, keys; has its own lock
+	ctl      *control       // faults, rate limit, call accounting, keys; has its own lock
+	sessions *sessionIssuer // session tokens (sessiontokens.go); has its own lock
+	apps     tokenApps      // identity-domain applications (tokenexchange.go); has its own lock
 
 	caPEM []byte // the TLS certificate (its own CA), nil without Options.TLS
 
@@ -133,6 +135,10 @@ type Options struct {
 	// API is missing from its List… (default DefaultListingLag; NoLag: never). Both run on Now's
 	// clock; see consistency.go.
 	PolicyDelay, ListingLag time.Duration
+	// SessionTokenLifetime is how long the session tokens of the token exchange and of OKE
+	// workload identity last, by Now's clock (default DefaultSessionTokenLifetime);
+	// SetSessionTokenLifetime changes it later. See sessiontokens.go.
+	SessionTokenLifetime time.Duration
 }
 
 // New starts a server and panics if it cannot listen, like httptest.NewServer: it is meant for
@@ -162,7 +168,10 @@ func Listen(opts Options) (*Server, error) {
 	if s.opts.TenancyID == "" {
 		s.opts.TenancyID = s.NewID("tenancy")
 	}
-	s.ctl = newControl(time.Now) // signatures carry the caller's wall-clock date, not Options.Now
+	// Signatures carry the caller's wall-clock date, not Options.Now; session tokens expire by
+	// the emulated clock, so a test can jump past their lifetime.
+	s.sessions = newSessionIssuer(s.now, opts.SessionTokenLifetime, s.opts.TenancyID)
+	s.ctl = newControl(time.Now, s.sessions)
 	s.lb = newLBStore()
 	s.lb.limits = opts.LBLimits.withDefaults()
 	s.nlb = newNLBStore()
@@ -179,6 +188,7 @@ func Listen(opts Options) (*Server, error) {
 	s.registerIdentity()
 	s.registerMetadata()
 	s.registerAdmin()
+	s.registerTokenExchange()
 	s.iam = &policy{} // IAM is on: nothing is allowed until a policy says so
 	if !opts.EmptyTenancy {
 		t := DefaultTenancy()

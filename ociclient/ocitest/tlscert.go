@@ -20,7 +20,7 @@ import (
 // newServerCertificate creates a fresh self-signed certificate for the loopback names. httptest's
 // built-in certificate is not used because it does not name localhost, and its private key is
 // published in the Go source tree.
-func newServerCertificate() (tls.Certificate, []byte, error) {
+func newServerCertificate(extraIPs ...net.IP) (tls.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, nil, fmt.Errorf("generate TLS key: %w", err)
@@ -41,7 +41,7 @@ func newServerCertificate() (tls.Certificate, []byte, error) {
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:              []string{"localhost"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		IPAddresses:           append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, extraIPs...),
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
