@@ -36,6 +36,8 @@ type Client struct {
 	Identity *IdentityClient
 
 	caller *caller
+	opts   Options // with defaults, for LoadBalancersAs
+	region string
 }
 
 // Compile-time proofs that the clients implement the interfaces consumers code against.
@@ -106,7 +108,36 @@ func New(opts Options) (*Client, error) {
 		VirtualNetwork:       newVirtualNetworkClient(vc, c),
 		Identity:             &IdentityClient{sdk: ic, c: c},
 		caller:               c,
+		opts:                 opts,
+		region:               region,
 	}, nil
+}
+
+// LoadBalancersAs returns Load Balancer and Network Load Balancer clients that sign with p,
+// another principal than the Client's (an OKE workload identity, say), calling the Client's
+// region and endpoint. They share the Client's rate limiter, retries, metrics and work-request
+// timing: OCI throttles a tenancy whoever calls, so the calls of every principal of the process
+// count against one budget, and their metrics add up with the rest. Building them may make the
+// provider fetch its token (the SDK's constructors read the tenancy), so an unusable principal
+// fails here, before any API call.
+func (c *Client) LoadBalancersAs(p common.ConfigurationProvider) (*LoadBalancerClient, *NetworkLoadBalancerClient, error) {
+	provider, _, err := resolveRegion(p, c.region)
+	if err != nil {
+		return nil, nil, err
+	}
+	lbc, err := loadbalancer.NewLoadBalancerClientWithConfigurationProvider(provider)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ociclient: load balancer client: %w", err)
+	}
+	lbc.SetRegion(c.region)
+	configureSDK(&lbc.BaseClient, c.opts)
+	nlbc, err := networkloadbalancer.NewNetworkLoadBalancerClientWithConfigurationProvider(provider)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ociclient: network load balancer client: %w", err)
+	}
+	nlbc.SetRegion(c.region)
+	configureSDK(&nlbc.BaseClient, c.opts)
+	return &LoadBalancerClient{sdk: lbc, c: c.caller}, &NetworkLoadBalancerClient{sdk: nlbc, c: c.caller}, nil
 }
 
 // NewFromConfig builds a Client from cloud-provider.yaml's settings: the configuration

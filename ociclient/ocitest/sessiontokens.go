@@ -28,7 +28,7 @@ import (
 // and sends keyId "ST$<token>" (oci-go-sdk v65.130.0, common/auth/federation_client.go,
 // tokenExchangeFederationClient.SecurityToken; resource_principal_key_provider.go, KeyID).
 // ocitest issues such tokens, RS256-signed with a key of its own, with the claims the SDK reads
-// (sub, tenant, exp, iat) and the session key as a "jwk" claim. A request whose keyId is a
+// (sub, tenant, res_tenant, exp, iat) and the session key as a "jwk" claim. A request whose keyId is a
 // session token passes when the token is one this server signed, has not expired by the
 // server's clock (Options.Now) and the request signature verifies with its session key;
 // otherwise it answers 401 NotAuthenticated, as OCI does. What the real tokens hold beyond the
@@ -87,14 +87,17 @@ func (s *Server) SetSessionTokenLifetime(d time.Duration) {
 
 // sessionClaims are the claims of a session token ocitest issues.
 type sessionClaims struct {
-	Subject  string          `json:"sub"`
-	Tenant   string          `json:"tenant"`
-	Issued   int64           `json:"iat"`
-	Expires  int64           `json:"exp"`
-	Kind     PrincipalKind   `json:"ptype"`
-	ResType  string          `json:"res_type,omitempty"`
-	JWK      json.RawMessage `json:"jwk"`
-	IssuedBy string          `json:"iss"`
+	Subject string `json:"sub"`
+	Tenant  string `json:"tenant"`
+	// ResTenant is the tenancy as resource principals read it (resource_principal_key_provider.go,
+	// TenancyOCIDClaimKey); the token exchange's provider reads "tenant".
+	ResTenant string          `json:"res_tenant"`
+	Issued    int64           `json:"iat"`
+	Expires   int64           `json:"exp"`
+	Kind      PrincipalKind   `json:"ptype"`
+	ResType   string          `json:"res_type,omitempty"`
+	JWK       json.RawMessage `json:"jwk"`
+	IssuedBy  string          `json:"iss"`
 }
 
 // issue returns a session token for p carrying the session key pub.
@@ -112,7 +115,7 @@ func (s *sessionIssuer) issue(p Principal, pub *rsa.PublicKey, resType string) (
 	if err != nil {
 		return "", err
 	}
-	claims := sessionClaims{Subject: p.Name, Tenant: s.tenancy, Issued: now.Unix(), Expires: now.Add(lifetime).Unix(),
+	claims := sessionClaims{Subject: p.Name, Tenant: s.tenancy, ResTenant: s.tenancy, Issued: now.Unix(), Expires: now.Add(lifetime).Unix(),
 		Kind: p.Kind, ResType: resType, JWK: jwk, IssuedBy: "ocitest"}
 	return signJWT(key, claims)
 }
