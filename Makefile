@@ -88,7 +88,9 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
 	apiserver="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
-	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/
+	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ && \
+	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" \
+	$(GO) test -tags e2e -count=1 -timeout 10m -run 'RealCluster' ./ccm/
 
 .PHONY: chart-test
 chart-test: ## Render the Helm chart (examples/helm) against golden files; RBAC equals examples/deploy's.
@@ -166,7 +168,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./internal/...
+	$(GO) vet -tags e2e ./internal/... ./ccm/
 	cd internal/image && $(GO) vet . && $(STATICCHECK) .
 	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...

@@ -19,6 +19,9 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
+	"github.com/oracle/oci-go-sdk/v65/common"
+	"github.com/oracle/oci-go-sdk/v65/common/auth"
+
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
@@ -67,6 +70,11 @@ type Options struct {
 	// no config.Config.WorkloadIdentity set, New reads it with
 	// config.WorkloadIdentityFromEnvironment (OCI_WORKLOAD_IDENTITY_*).
 	Getenv func(string) string
+	// WorkloadIdentity builds the OCI configuration provider of a ServiceAccount's workload
+	// identity, for Services annotated oci.oraclecloud.com/workload-service-account, from a
+	// source of the ServiceAccount's tokens; nil is OKEWorkloadIdentity (OKE's endpoint, found
+	// from the process environment as the SDK does).
+	WorkloadIdentity func(auth.ServiceAccountTokenProvider) (common.ConfigurationProvider, error)
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -148,7 +156,11 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
 		return nil, err
 	}
-	if c.lbs, err = lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
+	wi := opts.WorkloadIdentity
+	if wi == nil {
+		wi = OKEWorkloadIdentity
+	}
+	if c.lbs, err = lb.NewReconciler(lb.Options{WorkloadClients: workloadClients(client, func() kubernetes.Interface { return c.client }, wi), Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
 		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag,
 		Consistency: consistency}); err != nil {

@@ -107,6 +107,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
 	}
 	d.compartment(spec)
+	d.workloadAccount()
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)

@@ -49,6 +49,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
 	}
 	d.compartment(spec)
+	d.workloadAccount()
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	// The load balancer's oci-network-security-groups is not read, as upstream does not read it

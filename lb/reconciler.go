@@ -83,6 +83,14 @@ type Options struct {
 	// (component "lb", reason ociclient.ConsistencyListingLag). ccm passes its Metrics when it
 	// implements ociclient.ConsistencyObserver.
 	Consistency ociclient.ConsistencyObserver
+	// WorkloadClients, when set, gives the clients for the Services annotated
+	// oci.oraclecloud.com/workload-service-account (annotation.WorkloadServiceAccount): every Load
+	// Balancer and Network Load Balancer call of such a Service is made with them, as that
+	// ServiceAccount's workload identity; the Reconciler asks once per namespace and
+	// ServiceAccount that succeeds and keeps them. An error fails the Service's reconcile before
+	// any call to OCI. Without it such a Service gets an error. Services without the annotation
+	// use Client and NetworkLoadBalancers as before. ccm builds them with OKE workload identity.
+	WorkloadClients func(ctx context.Context, namespace, serviceAccount string) (*WorkloadClients, error)
 }
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
@@ -109,9 +117,13 @@ type Reconciler struct {
 	// pendingDone is Options.PendingDone.
 	pendingDone func(ctx context.Context, namespace, name, applied string, err error) error
 
-	mu   sync.Mutex
-	ids  map[types.UID]lbRef // Service UID → load balancer, learned by this process
-	jobs map[types.UID]*job  // Service UID → its Ensure, Update or Delete (background.go)
+	opts            Options // for the engines of workload identities (workload.go)
+	workloadClients func(ctx context.Context, namespace, serviceAccount string) (*WorkloadClients, error)
+
+	mu        sync.Mutex
+	ids       map[types.UID]lbRef               // Service UID → load balancer, learned by this process
+	jobs      map[types.UID]*job                // Service UID → its Ensure, Update or Delete (background.go)
+	workloads map[string]map[model.Kind]*engine // "namespace/serviceaccount" → its engines (workload.go)
 }
 
 // NewReconciler returns a Reconciler, or an error naming the missing option.
@@ -149,6 +161,10 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		jobs:        map[types.UID]*job{},
 		pending:     newPendingUpdates(),
 		pendingDone: opts.PendingDone,
+		opts:        opts,
+		workloads:   map[string]map[model.Kind]*engine{},
+
+		workloadClients: opts.WorkloadClients,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -175,14 +191,6 @@ type engine struct {
 
 func newEngine(p product, opts Options, lag *listingLag) *engine {
 	return &engine{p: p, index: newNameIndex(p, lag.now), applier: &applier{p: p, PublicIPs: opts.PublicIPs, Concurrency: opts.Concurrency, lag: lag}}
-}
-
-// engine returns the engine of kind, or an error saying what is missing.
-func (r *Reconciler) engine(kind model.Kind) (*engine, error) {
-	if e := r.engines[kind]; e != nil {
-		return e, nil
-	}
-	return nil, fmt.Errorf("lb: no client for %s load balancers (set Options.NetworkLoadBalancers)", kind)
 }
 
 // Result is what Ensure did, or what Get found.
@@ -295,7 +303,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
 
-	e, err := r.engine(desired.Kind)
+	e, err := r.engineFor(ctx, svc, desired.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +390,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 			"loadBalancer", plan.LoadBalancerID, "plan", plan.String())
 	}
 	var created *found
-	accepted := early && r.earlyOK(p)
+	// A workload identity's work requests are waited for here: FollowUp reads as the CCM.
+	accepted := early && r.ownEngine(e) && r.earlyOK(p)
 	if accepted {
 		err = r.accept(ctx, svc, p)
 	} else {
@@ -434,7 +443,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
 	kind := kindOf(svc)
-	e, err := r.engine(kind)
+	e, err := r.engineFor(ctx, svc, kind)
 	if err != nil {
 		// Without the client, nothing proves the Service's load balancer gone: keep the Service.
 		return fmt.Errorf("service %s/%s asks for a %s load balancer, whose deletion cannot be confirmed: %w", svc.Namespace, svc.Name, kind, err)
@@ -487,7 +496,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	e, err := r.engine(kindOf(svc))
+	e, err := r.engineFor(ctx, svc, kindOf(svc))
 	if err != nil {
 		return nil, false, err
 	}

@@ -97,7 +97,11 @@ func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, curr
 // Service's deletion. In a switch it runs after the new load balancer is up, so the Service is
 // never without one.
 func (r *Reconciler) retireOtherKind(ctx context.Context, svc *v1.Service, kind model.Kind, current *found) error {
-	other := r.engines[otherKind(kind)]
+	engines, err := r.enginesFor(ctx, svc)
+	if err != nil {
+		return err
+	}
+	other := engines[otherKind(kind)]
 	if other == nil {
 		if addressedElsewhere(svc, current) {
 			klog.FromContext(ctx).V(2).Info("Service's address is not its load balancer's, and there is no client to look for one of the other kind",

@@ -20,10 +20,7 @@ const nlbAnnotationPrefix = "oci-network-load-balancer.oraclecloud.com/"
 // dropping, say, per-Service workload identity would call OCI as another identity than the
 // user asked for. Annotations of the other kind, and unknown ones with the
 // network load balancer prefix, are refused too (refuseUnsupported).
-var unsupportedAnnotations = map[string]string{
-	"oci.oraclecloud.com/workload-service-account": "not supported by oci-ccm " +
-		"(workload identity is not implemented); remove it",
-}
+var unsupportedAnnotations = map[string]string{}
 
 // lbOnlyAnnotations apply to a load balancer and mean nothing to a network load balancer, with
 // what to use instead ("" for nothing). A network load balancer Service carrying one is refused:

@@ -14,23 +14,21 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
-func TestUpstreamAnnotationsOciCCMDoesNotImplementAreRefusedNotIgnored(t *testing.T) {
-	for key, value := range map[string]string{
-		"oci.oraclecloud.com/workload-service-account": "ccm",
-	} {
-		t.Run(key, func(t *testing.T) {
-			svc := testService()
-			svc.Annotations = map[string]string{key: value}
-			_, err := Desired(svc, nodes(1), testConfig(), nil)
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Desired = %v, want a *ValidationError", err)
-			}
-			if len(ve.Problems) != 1 || ve.Problems[0].Field != key || ve.Problems[0].Value != value ||
-				!strings.Contains(ve.Problems[0].Allowed, "not supported") {
-				t.Errorf("problems = %v, want one naming %s, its value and why it is not supported", ve.Problems, key)
-			}
-		})
+func TestWorkloadServiceAccountMustNameAServiceAccount(t *testing.T) {
+	for _, value := range []string{"", "  ", "Not_A_Name"} {
+		svc := testService(withAnnotation(annotation.WorkloadServiceAccount, value))
+		_, err := Desired(svc, nodes(1), testConfig(), nil)
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("%q: Desired = %v, want a *ValidationError", value, err)
+		}
+		if len(ve.Problems) != 1 || ve.Problems[0].Field != string(annotation.WorkloadServiceAccount) ||
+			!strings.Contains(ve.Problems[0].Allowed, "ServiceAccount") {
+			t.Errorf("%q: problems = %v, want one naming %s and what it must be", value, ve.Problems, annotation.WorkloadServiceAccount)
+		}
+	}
+	if _, err := Desired(testService(withAnnotation(annotation.WorkloadServiceAccount, "lb-owner")), nodes(1), testConfig(), nil); err != nil {
+		t.Errorf("a ServiceAccount name: %v", err)
 	}
 }
 

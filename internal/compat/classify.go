@@ -160,7 +160,13 @@ func ociFacets(svc *v1.Service, cfg *config.Config, field string) (Facets, error
 	case err != nil:
 		return nil, err
 	}
-	return specFacets(spec), nil
+	x := specFacets(spec)
+	// Who makes the calls is not in the Spec: the Reconciler chooses the clients from the
+	// annotation (lb/workload.go, enginesFor).
+	if sa, ok := svc.Annotations[string(annotation.WorkloadServiceAccount)]; ok {
+		x[AuthPrincipal] = "workload identity of ServiceAccount " + sa
+	}
+	return x, nil
 }
 
 // plainFacets are oci-ccm's facets for the plain sample Service of a kind.

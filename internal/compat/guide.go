@@ -57,9 +57,11 @@ func preSwitchCheck(anns, keys []Row) string {
 		fmt.Fprintf(&b, " \\\n  '^[[:space:]]*(%s):'", strings.Join(names, "|"))
 		b.WriteString("\n```\n\n")
 	}
-	b.WriteString("What each refused key means, and what to do instead:\n\n| key | oci-ccm says |\n|---|---|\n")
-	for _, r := range append(refusedAnns, refusedKeys...) {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Key, cell(r.Note))
+	if refused := append(refusedAnns, refusedKeys...); len(refused) > 0 {
+		b.WriteString("What each refused key means, and what to do instead:\n\n| key | oci-ccm says |\n|---|---|\n")
+		for _, r := range refused {
+			fmt.Fprintf(&b, "| `%s` | %s |\n", r.Key, cell(r.Note))
+		}
 	}
 	b.WriteString("\n" + checkEnd)
 	return b.String()

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -106,4 +108,10 @@ func kubeconfigFor(cfg *rest.Config) (*clientcmdapi.Config, error) {
 	kc.Contexts[kubeconfigName] = &clientcmdapi.Context{Cluster: kubeconfigName, AuthInfo: kubeconfigName}
 	kc.CurrentContext = kubeconfigName
 	return kc, nil
+}
+
+// ServiceAccountKeyPEM returns the PEM public key kube-apiserver verifies service account
+// tokens with (its --service-account-key-file), for a test that checks such tokens itself.
+func (c *Cluster) ServiceAccountKeyPEM() ([]byte, error) {
+	return os.ReadFile(filepath.Join(c.dir, "sa.pub"))
 }

@@ -40,7 +40,7 @@ func All() []Name {
 		NodeLabelSelector, LoadBalancerType, ListenerSSLConfig,
 		BackendSetSSLConfig, RuleSets, SourceRanges, IngressIPMode,
 		AdoptLoadBalancerID, SecurityRuleManagementMode, BackendNetworkSecurityGroups,
-		CompartmentID, LoadBalancerCompartmentID,
+		CompartmentID, WorkloadServiceAccount, LoadBalancerCompartmentID,
 		NLBInternal, NLBSubnet, NLBNetworkSecurityGroups,
 		NLBHealthCheckRetries, NLBHealthCheckInterval, NLBHealthCheckTimeout,
 		NLBBackendPolicy, NLBPreserveSource, NLBProxyProtocolV2,

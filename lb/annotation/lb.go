@@ -289,6 +289,23 @@ const (
 	// Example: "ocid1.compartment.oc1..aaaa…"
 	CompartmentID Name = "oci.oraclecloud.com/compartment-id"
 
+	// WorkloadServiceAccount makes every Load Balancer and Network Load Balancer API call for
+	// this Service as the OKE workload identity of this ServiceAccount in the Service's
+	// namespace, as the upstream CCM does: the CCM requests a token for the ServiceAccount
+	// (TokenRequest) and exchanges it at the cluster's OKE workload identity endpoint.
+	// Security-list, NSG and other networking calls stay the CCM's own. The ServiceAccount's
+	// workload needs an IAM policy for the load balancers (ccm/README.md, "Workload identity").
+	// Only on OKE enhanced clusters; the CCM's environment must carry what the OCI SDK needs
+	// (KUBERNETES_SERVICE_HOST, OCI_RESOURCE_PRINCIPAL_VERSION=2.2, OCI_RESOURCE_PRINCIPAL_REGION,
+	// OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH). An empty value, or one that cannot name a
+	// ServiceAccount, is refused; a ServiceAccount that does not exist fails the sync with
+	// nothing changed in OCI.
+	//
+	// Type: ServiceAccount name (a DNS subdomain), in the Service's namespace
+	// Default: none (calls are made as the CCM)
+	// Example: "lb-owner"
+	WorkloadServiceAccount Name = "oci.oraclecloud.com/workload-service-account"
+
 	// LoadBalancerCompartmentID is written by oci-ccm, not by people: the compartment the
 	// Service's load balancer is in, when that is not the configured one. oci-ccm looks there
 	// too, so that after a restart it still finds a load balancer whose Service's compartment-id
