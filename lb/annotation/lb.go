@@ -294,7 +294,7 @@ const (
 	// namespace, as the upstream CCM does: the CCM requests a token for the ServiceAccount
 	// (TokenRequest) and exchanges it at the cluster's OKE workload identity endpoint.
 	// Security-list, NSG and other networking calls stay the CCM's own. The ServiceAccount's
-	// workload needs an IAM policy for the load balancers (ccm/README.md, "Workload identity").
+	// workload needs an IAM policy for the load balancers (seclist/README.md, "Workload identity").
 	// Only on OKE enhanced clusters; the CCM's environment must carry what the OCI SDK needs
 	// (KUBERNETES_SERVICE_HOST, OCI_RESOURCE_PRINCIPAL_VERSION=2.2, OCI_RESOURCE_PRINCIPAL_REGION,
 	// OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH). An empty value, or one that cannot name a
