@@ -63,10 +63,9 @@ func workloadEnv(t *testing.T) (*env, kubernetes.Interface) {
 	if err := os.WriteFile(ca, px.CACertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("KUBERNETES_SERVICE_HOST", px.Host)
-	t.Setenv("OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH", ca)
-	t.Setenv("OCI_RESOURCE_PRINCIPAL_VERSION", "2.2")
-	t.Setenv("OCI_RESOURCE_PRINCIPAL_REGION", e.srv.Region())
+	for k, v := range px.Environment(ca, e.srv.Region()) {
+		t.Setenv(k, v)
+	}
 	e.cloud.client, e.cloud.events = kube, record.NewFakeRecorder(100)
 	return e, kube
 }

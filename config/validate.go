@@ -127,16 +127,7 @@ func (c *Config) validateAuth(v *validator) {
 		return
 	}
 	if c.UseInstancePrincipals {
-		const why = "not allowed with useInstancePrincipals: true; instance principals sign with the instance's own certificate"
-		if a.Key != "" {
-			v.add("auth.key", a.Key.String(), why)
-		}
-		if a.KeyFile != "" {
-			v.add("auth.keyFile", a.KeyFile, why)
-		}
-		if a.Passphrase != "" {
-			v.add("auth.passphrase", a.Passphrase.String(), why)
-		}
+		v.noUserKey(a, "not allowed with useInstancePrincipals: true; instance principals sign with the instance's own certificate")
 		return
 	}
 
@@ -162,6 +153,19 @@ func (c *Config) validateAuth(v *validator) {
 		} else if encrypted && a.Passphrase == "" {
 			v.add("auth.passphrase", "", "required: auth.key is encrypted")
 		}
+	}
+}
+
+// noUserKey refuses the user-principal key fields, for the modes that sign otherwise.
+func (v *validator) noUserKey(a *Auth, why string) {
+	if a.Key != "" {
+		v.add("auth.key", a.Key.String(), why)
+	}
+	if a.KeyFile != "" {
+		v.add("auth.keyFile", a.KeyFile, why)
+	}
+	if a.Passphrase != "" {
+		v.add("auth.passphrase", a.Passphrase.String(), why)
 	}
 }
 

@@ -128,17 +128,7 @@ func (c *Config) validateWorkloadIdentity(v *validator) {
 	if c.UseInstancePrincipals {
 		v.add("useWorkloadIdentity", "true", "not allowed together with "+ip+": true; choose one way to authenticate")
 	}
-	a := &c.Auth
-	const why = "not allowed with useWorkloadIdentity: true; the CCM signs with the session key of the exchanged token"
-	if a.Key != "" {
-		v.add("auth.key", a.Key.String(), why)
-	}
-	if a.KeyFile != "" {
-		v.add("auth.keyFile", a.KeyFile, why)
-	}
-	if a.Passphrase != "" {
-		v.add("auth.passphrase", a.Passphrase.String(), why)
-	}
+	v.noUserKey(&c.Auth, "not allowed with useWorkloadIdentity: true; the CCM signs with the session key of the exchanged token")
 
 	w := c.WorkloadIdentity.withDefaults()
 	switch u, err := url.Parse(w.DomainURL); {

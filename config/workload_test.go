@@ -17,9 +17,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -156,17 +156,18 @@ func TestWorkloadIdentityNeverPrintsTheClientSecret(t *testing.T) {
 	}
 }
 
-// listLoadBalancers lists the cluster compartment's load balancers through the real SDK signed
-// by p, against srv.
+// listLoadBalancers lists the cluster compartment's load balancers through an ociclient (the
+// real SDK) signing with p, against srv. Building the client reads the tenancy, which makes the
+// first exchange.
 func listLoadBalancers(t *testing.T, srv *ocitest.Server, p common.ConfigurationProvider) error {
 	t.Helper()
-	// The SDK's constructor reads the tenancy, which makes the first exchange.
-	c, err := loadbalancer.NewLoadBalancerClientWithConfigurationProvider(p)
+	o := ociclient.ForServer(srv)
+	o.Provider = p
+	c, err := ociclient.New(o)
 	if err != nil {
 		return err
 	}
-	c.Host = srv.URL()
-	_, err = c.ListLoadBalancers(context.Background(), loadbalancer.ListLoadBalancersRequest{CompartmentId: common.String(srv.Seeded().Compartment)})
+	_, err = c.LoadBalancers.ListLoadBalancers(context.Background(), srv.Seeded().Compartment, "")
 	return err
 }
 

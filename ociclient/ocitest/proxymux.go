@@ -62,6 +62,18 @@ type Proxymux struct {
 	srv *http.Server
 }
 
+// Environment returns the variables the SDK's OKE workload identity provider reads to reach the
+// endpoint (it reads them from the process environment only): caFile must hold CACertPEM, and
+// region is the region its clients call.
+func (p *Proxymux) Environment(caFile, region string) map[string]string {
+	return map[string]string{
+		"KUBERNETES_SERVICE_HOST":                  p.Host,
+		"OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH": caFile,
+		"OCI_RESOURCE_PRINCIPAL_VERSION":           "2.2",
+		"OCI_RESOURCE_PRINCIPAL_REGION":            region,
+	}
+}
+
 // Close stops the endpoint.
 func (p *Proxymux) Close() { _ = p.srv.Close() }
 

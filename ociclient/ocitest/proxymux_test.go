@@ -46,10 +46,9 @@ func okeEnvironment(t *testing.T, srv *ocitest.Server, px *ocitest.Proxymux) {
 	if err := os.WriteFile(ca, px.CACertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("KUBERNETES_SERVICE_HOST", px.Host)
-	t.Setenv("OCI_KUBERNETES_SERVICE_ACCOUNT_CERT_PATH", ca)
-	t.Setenv("OCI_RESOURCE_PRINCIPAL_VERSION", "2.2")
-	t.Setenv("OCI_RESOURCE_PRINCIPAL_REGION", srv.Region())
+	for k, v := range px.Environment(ca, srv.Region()) {
+		t.Setenv(k, v)
+	}
 }
 
 func TestProxymuxIssuesWorkloadSessionTokens(t *testing.T) {
