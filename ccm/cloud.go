@@ -19,9 +19,6 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
-	"github.com/oracle/oci-go-sdk/v65/common"
-	"github.com/oracle/oci-go-sdk/v65/common/auth"
-
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
@@ -65,16 +62,15 @@ type Options struct {
 	// New carries it into loadBalancer.naming.prefix (config.Config.ApplyUpstreamPrefix), so load
 	// balancers are named "<prefix>-<uid>" and found under that name as upstream names them.
 	LoadBalancerPrefix string
-	// Getenv reads the upstream CCM's environment variables; the binary passes os.Getenv, a
-	// library user or test may pass its own (nil reads none). With useWorkloadIdentity: true and
-	// no config.Config.WorkloadIdentity set, New reads it with
+	// Environment reads the upstream CCM's environment variables; the binary passes
+	// OSEnvironment{}, a library user or test may pass its own (nil reads none). With
+	// useWorkloadIdentity: true and no config.Config.WorkloadIdentity set, New reads it with
 	// config.WorkloadIdentityFromEnvironment (OCI_WORKLOAD_IDENTITY_*).
-	Getenv func(string) string
+	Environment Environment
 	// WorkloadIdentity builds the OCI configuration provider of a ServiceAccount's workload
-	// identity, for Services annotated oci.oraclecloud.com/workload-service-account, from a
-	// source of the ServiceAccount's tokens; nil is OKEWorkloadIdentity (OKE's endpoint, found
-	// from the process environment as the SDK does).
-	WorkloadIdentity func(auth.ServiceAccountTokenProvider) (common.ConfigurationProvider, error)
+	// identity, for Services annotated oci.oraclecloud.com/workload-service-account; nil is
+	// OKEWorkloadIdentity{} (OKE's endpoint, found from the process environment as the SDK does).
+	WorkloadIdentity WorkloadIdentityProvider
 }
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
@@ -120,8 +116,8 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := cfg.ApplyUpstreamPrefix(opts.LoadBalancerPrefix); err != nil {
 		return nil, err
 	}
-	if cfg.UseWorkloadIdentity && cfg.WorkloadIdentity == (config.WorkloadIdentity{}) && opts.Getenv != nil {
-		wi, err := config.WorkloadIdentityFromEnvironment(opts.Getenv)
+	if cfg.UseWorkloadIdentity && cfg.WorkloadIdentity == (config.WorkloadIdentity{}) && opts.Environment != nil {
+		wi, err := config.WorkloadIdentityFromEnvironment(opts.Environment.Getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -158,9 +154,9 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	}
 	wi := opts.WorkloadIdentity
 	if wi == nil {
-		wi = OKEWorkloadIdentity
+		wi = OKEWorkloadIdentity{}
 	}
-	if c.lbs, err = lb.NewReconciler(lb.Options{WorkloadClients: workloadClients(client, func() kubernetes.Interface { return c.client }, wi), Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
+	if c.lbs, err = lb.NewReconciler(lb.Options{WorkloadClients: workloadClients(client, func() kubernetes.Interface { return c.client }, wi.Provider), Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
 		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag,
 		Consistency: consistency}); err != nil {

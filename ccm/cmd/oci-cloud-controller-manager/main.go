@@ -95,7 +95,7 @@ func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lb
 	}
 	cloud, err := ccm.NewFromFile(path, ccm.Options{ClusterName: shared.ClusterName, DriftCheckPeriod: driftPeriod, Metrics: metrics,
 		LoadBalancerMaxWait: *lbOpts.maxWait, LoadBalancerTimeout: *lbOpts.timeout,
-		LoadBalancerPrefix: os.Getenv(config.UpstreamPrefixVariable), Getenv: os.Getenv})
+		LoadBalancerPrefix: os.Getenv(config.UpstreamPrefixVariable), Environment: ccm.OSEnvironment{}})
 	if err != nil {
 		klog.Fatalf("Cannot start the oci provider from %s: %v", path, err)
 	}
