@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
@@ -123,4 +124,22 @@ func mustUser(t *testing.T, e *env) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestDriftCheckSkipsServicesWhoseCallsAreAWorkloads(t *testing.T) {
+	e := newEnv(t)
+	r, _, _ := workloadReconciler(t, e)
+	svc := service(annotate(annotation.WorkloadServiceAccount, "lb-owner"))
+	res, err := r.Ensure(ctx, svc, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Status.LoadBalancer = *res.Status
+	report, err := r.Drift(ctx, []*v1.Service{svc}, readyNodes(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Checked != 0 || report.Skipped["calls made as a workload identity"] != 1 || len(report.Drifted) != 0 {
+		t.Errorf("report = %+v, want the Service skipped as a workload identity's", report)
+	}
 }
