@@ -41,7 +41,7 @@ func workloadEnv(t *testing.T) (*env, kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cluster.Stop)
-	kube, err := kubernetes.NewForConfig(cluster.AdminConfig())
+	kube, err := cluster.AdminClient()
 	if err != nil {
 		t.Fatal(err)
 	}

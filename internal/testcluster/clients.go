@@ -27,9 +27,9 @@ import (
 // ServiceAccount are created when missing. The token is valid for the
 // server's default of one hour.
 func (c *Cluster) ServiceAccountConfig(ctx context.Context, namespace, name string) (*rest.Config, error) {
-	client, err := kubernetes.NewForConfig(c.AdminConfig())
+	client, err := c.AdminClient()
 	if err != nil {
-		return nil, fmt.Errorf("build admin client: %w", err)
+		return nil, err
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -114,4 +114,13 @@ func kubeconfigFor(cfg *rest.Config) (*clientcmdapi.Config, error) {
 // tokens with (its --service-account-key-file), for a test that checks such tokens itself.
 func (c *Cluster) ServiceAccountKeyPEM() ([]byte, error) {
 	return os.ReadFile(filepath.Join(c.dir, "sa.pub"))
+}
+
+// AdminClient is a client of the cluster with the admin configuration (AdminConfig).
+func (c *Cluster) AdminClient() (kubernetes.Interface, error) {
+	client, err := kubernetes.NewForConfig(c.AdminConfig())
+	if err != nil {
+		return nil, fmt.Errorf("build admin client: %w", err)
+	}
+	return client, nil
 }
