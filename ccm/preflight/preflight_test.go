@@ -117,11 +117,25 @@ tags: {common: {freeform: {team: web}}}
 			},
 		},
 		{
-			name: "workload identity is refused at load",
+			name: "workload identity needs upstream's variables",
 			doc:  fixtureConfig + "useWorkloadIdentity: true\n",
-			want: []Finding{{Severity: Refused, Key: "useWorkloadIdentity", Value: "true",
-				Message: "workload identity is not supported; use useInstancePrincipals or a user API key in auth",
-				Fix:     "correct the file: the binary refuses to start with it"}},
+			want: []Finding{
+				{Severity: Refused, Key: "useWorkloadIdentity", Value: "true", // the fixture uses instance principals
+					Message: "not allowed together with useInstancePrincipals: true; choose one way to authenticate",
+					Fix:     "correct it: the binary refuses to start"},
+				{Severity: Refused, Key: "OCI_WORKLOAD_IDENTITY_DOMAIN_URL",
+					Message: "required with useWorkloadIdentity: true: the identity domain's URL, e.g. https://idcs-….identity.oraclecloud.com",
+					Fix:     "correct it: the binary refuses to start"},
+				{Severity: Refused, Key: "OCI_WORKLOAD_IDENTITY_RESOURCE_TYPE",
+					Message: "required with useWorkloadIdentity: true: the res_type of the identity propagation trust",
+					Fix:     "correct it: the binary refuses to start"},
+				{Severity: Refused, Key: "OCI_WORKLOAD_IDENTITY_CLIENT_ID",
+					Message: "required with useWorkloadIdentity: true unless OCI_WORKLOAD_IDENTITY_USE_INSTANCE_PRINCIPAL_FOR_TOKEN_EXCHANGE=true",
+					Fix:     "correct it: the binary refuses to start"},
+				{Severity: Refused, Key: "OCI_WORKLOAD_IDENTITY_CLIENT_SECRET",
+					Message: "required with useWorkloadIdentity: true unless OCI_WORKLOAD_IDENTITY_USE_INSTANCE_PRINCIPAL_FOR_TOKEN_EXCHANGE=true",
+					Fix:     "correct it: the binary refuses to start"},
+			},
 		},
 		{
 			name: "an unknown key names its line",
@@ -180,7 +194,7 @@ tags: {common: {freeform: {team: web}}}
 
 // A configuration that does not load leaves the Services unchecked, and says so.
 func TestServicesAreNotCheckedWithAConfigurationThatDoesNotLoad(t *testing.T) {
-	r, err := Run(t.Context(), Options{CloudConfig: writeConfig(t, "useWorkloadIdentity: true\n"), Getenv: env(nil), Kube: fakeCluster()})
+	r, err := Run(t.Context(), Options{CloudConfig: writeConfig(t, "loadBalancer2: {}\n"), Getenv: env(nil), Kube: fakeCluster()})
 	if err != nil {
 		t.Fatal(err)
 	}
