@@ -27,6 +27,7 @@ var documented = []struct{ dir, readme string }{
 	{"ociclient", "ociclient/README.md"},
 	{"ociclient/ocitest", "ociclient/ocitest/README.md"},
 	{"ccm", "ccm/README.md"},
+	{"ccm/preflight", "ccm/preflight/README.md"},
 }
 
 // TestEveryExportedNameIsInItsPackagesPublicAPISection holds the promise of README.md's "API
