@@ -93,6 +93,13 @@ func LookupNames(svc *v1.Service, cfg *config.Config, kind model.Kind) []string 
 	return namingFor(cfg).Candidates(svc, kind)
 }
 
+// UpstreamName returns the display name the upstream CCM gives svc's load balancer of kind when
+// it runs with LOAD_BALANCER_PREFIX set to prefix ("" when unset): what a switch from it must
+// find (LookupNames says what oci-ccm looks for).
+func UpstreamName(svc *v1.Service, prefix string, kind model.Kind) string {
+	return naming{Prefix: prefix}.upstreamName(svc, kind)
+}
+
 // upstreamName is the upstream CCM's display name for svc's load balancer of kind.
 func (n naming) upstreamName(svc *v1.Service, kind model.Kind) string {
 	var name string

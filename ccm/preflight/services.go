@@ -149,22 +149,17 @@ func differences(svc *v1.Service, table *compatdata.Table, refused []Finding) []
 }
 
 // adoption reports what would make oci-ccm create a new load balancer for svc instead of adopting
-// the one the upstream CCM made, and a rename under the name scheme. Only a Service with an
-// address has one to adopt. Upstream names a network load balancer "<namespace>/<name>/<uid>"
-// and a load balancer "<prefix><uid>", its LOAD_BALANCER_PREFIX with a "-" appended when it lacks
-// one (upstream CCM v1.35.0, pkg/cloudprovider/providers/oci/load_balancer_util.go,
-// GetLoadBalancerName); it reads the type annotation in any letter case.
+// the one the upstream CCM made (lb.UpstreamName), and a rename under the name scheme. Only a
+// Service with an address has one to adopt. Upstream reads the type annotation in any letter case.
 func adoption(svc *v1.Service, cfg *config.Config, upstreamPrefix string) []Finding {
 	if len(svc.Status.LoadBalancer.Ingress) == 0 {
 		return nil
 	}
-	kind, name := model.KindLoadBalancer, string(svc.UID)
-	if upstreamPrefix != "" {
-		name = strings.TrimSuffix(upstreamPrefix, "-") + "-" + name
-	}
+	kind := model.KindLoadBalancer
 	if v, _ := annotation.LoadBalancerType.Value(svc.Annotations); strings.EqualFold(strings.TrimSpace(v), "nlb") {
-		kind, name = model.KindNetworkLoadBalancer, svc.Namespace+"/"+svc.Name+"/"+string(svc.UID)
+		kind = model.KindNetworkLoadBalancer
 	}
+	name := lb.UpstreamName(svc, upstreamPrefix, kind)
 	found := lb.LookupNames(svc, cfg, kind)
 	switch {
 	case !slices.Contains(found, name):
