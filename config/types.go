@@ -93,6 +93,13 @@ type LoadBalancer struct {
 	// wrote — by rewriting them with its own description, so they are removed with the Service
 	// (default false). See seclist/README.md ("Migrating from the upstream CCM").
 	AdoptUndescribedRules bool `yaml:"adoptUndescribedRules"`
+	// BackendSubset says which Nodes become backends of one Service's load balancer when the
+	// cluster has more eligible Nodes than OCI allows: "auto" (the default) chooses a stable
+	// subset per Service only when every Node would exceed OCI's backend limits; "off" makes
+	// every eligible Node a backend and refuses a Service that would exceed them; a number N
+	// chooses at most N Nodes per Service (within the limits). See ParseBackendSubset and
+	// lb/README.md ("Big clusters").
+	BackendSubset string `yaml:"backendSubset"`
 	// Naming says how load balancers are named in OCI (default scheme uid).
 	Naming Naming `yaml:"naming"`
 	// Tags are applied to every load balancer created.

@@ -236,6 +236,10 @@ func (c *Config) validateLoadBalancer(v *validator) {
 		}
 	}
 
+	if _, _, err := ParseBackendSubset(lb.BackendSubset); err != nil {
+		v.add(p+"backendSubset", lb.BackendSubset, backendSubsetDetail)
+	}
+
 	switch lb.Naming.Scheme {
 	case NamingUID:
 		if pre := lb.Naming.Prefix; len(pre) > maxUpstreamPrefixLength {

@@ -37,6 +37,9 @@ const (
 	maxNetworkSecurityGroups = 5
 	// maxListeners is OCI's limit of listeners (and of backend sets) per load balancer.
 	maxListeners = 16
+	// nlbMaxListeners is OCI's limit of listeners and of backend sets per network load balancer
+	// (OCI "Introduction to Network Load Balancer", "Limits on Network Load Balancers": 50 each).
+	nlbMaxListeners = 50
 )
 
 // The listener protocols of KindLoadBalancer.
@@ -126,6 +129,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	ips, excluded := backendNodes(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)
+	d.subsetBackends(spec, nodes, lbBackendLimits, annotation.NodeLabelSelector)
 	return spec
 }
 

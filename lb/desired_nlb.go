@@ -73,6 +73,14 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	backends, excluded := nlbBackendNodes(nodes, d.selector(selector), spec.IPFamilies)
 	spec.ExcludedNodes = excluded
 	d.nlbPortsAndListeners(spec, backends)
+	// A listener and a backend set per port and IP family: refused here, rather than by OCI
+	// halfway through a plan.
+	if n := len(spec.BackendSets); n > nlbMaxListeners {
+		d.p.add(&Problem{Field: "spec.ports", Value: fmt.Sprintf("%d ports", len(d.svc.Spec.Ports)),
+			Allowed: fmt.Sprintf("at most %d listeners and backend sets (%d here: one per port and IP family): an OCI network load balancer has at most %d of each; split the ports over several Services",
+				nlbMaxListeners, n, nlbMaxListeners)})
+	}
+	d.subsetBackends(spec, nodes, nlbBackendLimits, selector)
 	return spec
 }
 

@@ -302,6 +302,9 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
+	if sub := desired.Subset; sub.Nodes > 0 {
+		logger.V(2).Info("Backends are a subset of the eligible Nodes", "nodes", sub.Nodes, "eligible", sub.Eligible, "limit", sub.Limit)
+	}
 
 	e, err := r.engineFor(ctx, svc, desired.Kind)
 	if err != nil {

@@ -55,7 +55,12 @@ func Summary(plan *model.Plan, err error) string {
 	for i, c := range plan.Changes {
 		parts[i] = changeSummary(c)
 	}
-	return fitSummary(fmt.Sprintf("load balancer %q: ", plan.Name), parts)
+	head := fmt.Sprintf("load balancer %q: ", plan.Name)
+	if sub := plan.Target; sub != nil && sub.Subset.Nodes > 0 {
+		head = fmt.Sprintf("load balancer %q (backends: %d of %d eligible Nodes, a subset within OCI's limits or loadBalancer.backendSubset): ",
+			plan.Name, sub.Subset.Nodes, sub.Subset.Eligible)
+	}
+	return fitSummary(head, parts)
 }
 
 // fitSummary joins parts after head with "; ", as many as fit in maxSummaryBytes with room left

@@ -6,10 +6,12 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -214,5 +216,49 @@ func TestStormDriftCheckFindsTheListenerAndTheLoadBalancerDeleted(t *testing.T) 
 	if p.Drift.Found != 2 || p.Reads != 1 || p.Goal() != "met" {
 		t.Errorf("drift check: found %d of 2 (%v, not checked %v), %d reads, goal %q; want both found with 1 read",
 			p.Drift.Found, p.Drift.Reasons, p.Drift.Skipped, p.Reads, p.Goal())
+	}
+}
+
+// TestStormSeedsEachServiceWithItsOwnSubset: past OCI's 512 backends a load balancer, the storm's
+// copied load balancers hold their own Service's subset, so a restart finds nothing to change,
+// and convergence means holding that subset.
+func TestStormSeedsEachServiceWithItsOwnSubset(t *testing.T) {
+	w, err := NewWorld(WorldOptions{Nodes: 300, Durations: func(string, string, uint64) time.Duration { return time.Second }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	first := stormService(0)
+	if _, err := w.LB.EnsureLoadBalancer(t.Context(), "bench", first, w.Nodes); err != nil {
+		t.Fatal(err)
+	}
+	var template loadbalancer.LoadBalancer
+	for _, l := range w.Srv.LoadBalancers() {
+		template = l
+	}
+	second := stormService(1)
+	want := map[string]map[string]bool{}
+	for _, s := range []*v1.Service{first, second} {
+		if want[s.Namespace+"/"+s.Name], err = backendsOf(s, w.Nodes, w.cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(want["default/storm-0000"]) != 256 || maps.Equal(want["default/storm-0000"], want["default/storm-0001"]) {
+		t.Fatalf("300 Nodes × 2 ports: subsets of %d and %d Nodes, equal %v; want two different subsets of 256",
+			len(want["default/storm-0000"]), len(want["default/storm-0001"]), maps.Equal(want["default/storm-0000"], want["default/storm-0001"]))
+	}
+	l, err := copyFor(template, first, second, w.LB.GetLoadBalancerName(t.Context(), "bench", second), want["default/storm-0001"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Srv.AddLoadBalancer(l)
+	var p ociProgress
+	if got := ociConverged(w.Srv, want, &p); got != 2 {
+		t.Errorf("%d of 2 load balancers hold their Service's backends", got)
+	}
+	// Holding every Node is not converged.
+	want["default/storm-0001"] = want["default/storm-0000"]
+	if got := ociConverged(w.Srv, want, &p); got != 1 {
+		t.Errorf("with another Service's subset wanted, %d of 2 converged, want 1", got)
 	}
 }

@@ -61,7 +61,7 @@ type Phase struct {
 	Name                            string
 	Reads, Writes, Polls, Status429 int
 	// Done counts the Services converged: reconciled by the service controller and their load
-	// balancers as OCI has them holding every Node (see ociConverged); Of is all of them.
+	// balancers as OCI has them holding the backends lb chooses (see ociConverged); Of is all of them.
 	Done, Of    int
 	Took, Floor time.Duration
 	// Errors counts failed reconciles; FailedWorkRequests the work requests that ended FAILED.
@@ -231,7 +231,11 @@ func Storm(o StormOptions) ([]Phase, error) {
 	services := []*v1.Service{withIngress(first, template)}
 	for i := 1; i < o.Services; i++ {
 		s := stormService(i)
-		l, err := copyFor(template, first, s, w.LB.GetLoadBalancerName(quiet, "bench", s))
+		backends, err := backendsOf(s, nodes, w.cfg)
+		if err != nil {
+			return nil, err
+		}
+		l, err := copyFor(template, first, s, w.LB.GetLoadBalancerName(quiet, "bench", s), backends)
 		if err != nil {
 			return nil, err
 		}
@@ -285,6 +289,14 @@ func Storm(o StormOptions) ([]Phase, error) {
 
 	var phases []Phase
 	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
+		backends := map[string]map[string]bool{}
+		for _, s := range services {
+			b, err := backendsOf(s, nodes, w.cfg)
+			if err != nil {
+				return err
+			}
+			backends[s.Namespace+"/"+s.Name] = b
+		}
 		before := w.Srv.Calls()
 		t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
 		base, busy0, failed0 := counting.ok.Load(), counting.busy.Load(), counting.failed.Load()
@@ -293,7 +305,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		}
 		// Converged: at least want reconciles since the start, none running, none finished for
 		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events); and then
-		// OCI's state: every work request finished and every load balancer holding the Nodes.
+		// OCI's state: every work request finished and every load balancer holding its backends.
 		// The controller's calls returning is not enough: a node sync returns once OCI accepted
 		// its changes (lb.Reconciler.Update).
 		var oci ociProgress
@@ -309,7 +321,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 			}
 			// Nothing runs in OCI: its state is final unless a requeue comes. Reading every load
 			// balancer costs this machine about a second: not every 20 ms.
-			if converged = ociConverged(w.Srv, nodes, &oci) == len(services); !converged {
+			if converged = ociConverged(w.Srv, backends, &oci) == len(services); !converged {
 				time.Sleep(2 * time.Second)
 			}
 		}
@@ -317,7 +329,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		cpu, waited, wall := processCPU()-cpu0, cpuWait()-wait0, time.Since(r0)
 		if !converged {
 			oci = workProgress(w.Srv, t0)
-			ociConverged(w.Srv, nodes, &oci)
+			ociConverged(w.Srv, backends, &oci)
 		}
 		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
@@ -328,7 +340,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		p.AcceptedPer10s = acceptedPer10s(w.Srv, t0)
 		p.Busy = time.Duration(counting.busy.Load() - busy0)
 		if !converged {
-			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding every Node",
+			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding their backends",
 				counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
 		}
 		// The later of the last reconcile and the last work request: both in the clock's time,
@@ -462,7 +474,8 @@ type ociProgress struct {
 	// long it ran; lastAccepted is when the last one was accepted.
 	lastFinished, lastAccepted time.Time
 	lastRan                    time.Duration
-	// holding counts the load balancers whose every backend set holds every Node.
+	// holding counts the load balancers whose every backend set holds the backends lb chooses
+	// for its Service.
 	holding int
 }
 
@@ -506,15 +519,13 @@ func acceptedPer10s(srv *ocitest.Server, t0 time.Time) []int {
 }
 
 // ociConverged counts, into p.holding and as its result, the load balancers whose every backend
-// set has a backend on each of nodes (its node port is the Service's own).
-func ociConverged(srv *ocitest.Server, nodes []*v1.Node, p *ociProgress) int {
-	want := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		want = append(want, n.Status.Addresses[0].Address)
-	}
+// set holds exactly the backends lb chooses for its Service (backends, by the Service's
+// namespace/name: every Node, or a subset past OCI's limits), whatever their ports.
+func ociConverged(srv *ocitest.Server, backends map[string]map[string]bool, p *ociProgress) int {
 	p.holding = 0
 	for _, l := range srv.LoadBalancers() {
-		ok := len(l.BackendSets) > 0
+		want := backends[l.FreeformTags[model.TagService]]
+		ok := len(l.BackendSets) > 0 && want != nil
 		for _, set := range l.BackendSets {
 			have := make(map[string]bool, len(set.Backends))
 			for _, b := range set.Backends {
@@ -522,15 +533,28 @@ func ociConverged(srv *ocitest.Server, nodes []*v1.Node, p *ociProgress) int {
 					have[*b.IpAddress] = true
 				}
 			}
-			for _, ip := range want {
-				ok = ok && have[ip]
-			}
+			ok = ok && maps.Equal(have, want)
 		}
 		if ok {
 			p.holding++
 		}
 	}
 	return p.holding
+}
+
+// backendsOf returns the addresses lb gives the backend sets of s's load balancer on nodes.
+func backendsOf(s *v1.Service, nodes []*v1.Node, cfg *config.Config) (map[string]bool, error) {
+	spec, err := lb.Desired(s, nodes, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, bs := range spec.BackendSets {
+		for _, b := range bs.Backends {
+			out[b.IP] = true
+		}
+	}
+	return out, nil
 }
 
 // withIngress gives a Service the address its load balancer has, as the controller wrote it.
@@ -544,9 +568,10 @@ func withIngress(s *v1.Service, l loadbalancer.LoadBalancer) *v1.Service {
 	return s
 }
 
-// copyFor turns the template Service's load balancer into s's: its name, ownership tags and
-// node ports; ocitest assigns the OCID and address.
-func copyFor(template loadbalancer.LoadBalancer, from, s *v1.Service, name string) (loadbalancer.LoadBalancer, error) {
+// copyFor turns the template Service's load balancer into s's: its name, ownership tags, node
+// ports and backends (the addresses lb chooses for s: its own subset in a big cluster); ocitest
+// assigns the OCID and address.
+func copyFor(template loadbalancer.LoadBalancer, from, s *v1.Service, name string, backends map[string]bool) (loadbalancer.LoadBalancer, error) {
 	b, err := json.Marshal(template)
 	if err != nil {
 		return template, err
@@ -562,13 +587,21 @@ func copyFor(template loadbalancer.LoadBalancer, from, s *v1.Service, name strin
 	for i := range from.Spec.Ports {
 		ports[int(from.Spec.Ports[i].NodePort)] = int(s.Spec.Ports[i].NodePort)
 	}
+	ips := slices.Sorted(maps.Keys(backends))
 	for name, set := range l.BackendSets {
-		for i := range set.Backends {
-			be := &set.Backends[i]
-			if p, ok := ports[*be.Port]; ok {
-				be.Port = common.Int(p)
-				be.Name = common.String(*be.IpAddress + ":" + strconv.Itoa(p))
-			}
+		if len(set.Backends) == 0 {
+			continue
+		}
+		proto := set.Backends[0]
+		port, ok := ports[*proto.Port]
+		if !ok {
+			return template, fmt.Errorf("seeding: backend set %s of the template has node port %d, not one of its Service's", name, *proto.Port)
+		}
+		set.Backends = make([]loadbalancer.Backend, 0, len(ips))
+		for _, ip := range ips {
+			be := proto
+			be.IpAddress, be.Port, be.Name = common.String(ip), common.Int(port), common.String(ip+":"+strconv.Itoa(port))
+			set.Backends = append(set.Backends, be)
 		}
 		l.BackendSets[name] = set
 	}

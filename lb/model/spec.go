@@ -105,6 +105,16 @@ type Spec struct {
 	// ExcludedNodes maps the name of each Node that is not a backend to the reason, for logs
 	// and events; an exclusion is not an error.
 	ExcludedNodes map[string]string
+	// Subset, when its Nodes are not zero, says the backends are a subset of the eligible Nodes
+	// (config loadBalancer.backendSubset): the Service has more of them than OCI's backend limits
+	// or the configured size allow. Like ExcludedNodes it is for logs and events.
+	Subset Subset
+}
+
+// Subset is the account of a backend subset: Nodes of the Eligible ones are backends, at most
+// Limit.
+type Subset struct {
+	Nodes, Eligible, Limit int
 }
 
 // Defaulted lists the Spec fields that were not set by the Service.

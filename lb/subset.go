@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
+)
+
+// backendLimits are OCI's limits on the backends of one load balancer: per backend set, and over
+// all its backend sets.
+type backendLimits struct {
+	perSet, total int
+}
+
+// OCI's backend limits: a load balancer takes 512 backends per backend set and 512 over all its
+// sets (OCI "Overview of Load Balancer", "Limits on Load Balancing Resources"; older quotes of
+// that page say 1,024 in total, the lower current figure is the one that holds); a network load
+// balancer 512 per set and 1,024 in all (OCI "Introduction to Network Load Balancer", "Limits on
+// Network Load Balancers").
+var (
+	lbBackendLimits  = backendLimits{perSet: 512, total: 512}
+	nlbBackendLimits = backendLimits{perSet: 512, total: 1024}
+)
+
+// The Node labels a subset is spread over: the availability domain the cloud node controller
+// sets as the zone, and the fault domain oci-ccm's instances package sets
+// (instances.FaultDomainLabel; lb does not import instances).
+const (
+	labelZone        = v1.LabelTopologyZone
+	labelFaultDomain = "oci.oraclecloud.com/fault-domain"
+)
+
+// subsetBackends applies loadBalancer.backendSubset to spec, whose backend sets hold a backend
+// for every eligible Node (every Node of nodes that spec.ExcludedNodes does not name).
+//
+// When the eligible Nodes fit OCI's limits (and the configured size, if any), nothing changes.
+// Otherwise the load balancer keeps the backends of a subset of them and spec.Subset says so.
+// The subset is what a big cluster needs from it:
+//   - stable: Nodes are ranked by a hash of the Node's name salted with the Service's, and a
+//     Service takes the top of the ranking, so a Node joining or leaving moves at most a backend
+//     or two per backend set, never a reshuffle, and no state is kept between reconciles;
+//   - spread: the places (zone and fault domain) share the subset evenly, the smallest ones
+//     first, so a subset survives the loss of a fault domain or an availability domain;
+//   - different per Service: the salt gives each Service its own ranking, so the load of many
+//     Services spreads over all Nodes.
+//
+// With backendSubset "off", a Service that would exceed the limits is a Problem: nothing is
+// applied, rather than OCI refusing the plan half way through.
+func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limits backendLimits, selector annotation.Name) {
+	if len(spec.BackendSets) == 0 {
+		return
+	}
+	size, on, err := config.ParseBackendSubset(d.cfg.LoadBalancer.BackendSubset)
+	if err != nil {
+		d.p.add(&Problem{Field: "loadBalancer.backendSubset (cloud-provider.yaml)", Value: d.cfg.LoadBalancer.BackendSubset,
+			Allowed: "auto, off, or a whole number of Nodes from 1"})
+		return
+	}
+	var eligible []*v1.Node
+	for _, n := range nodes {
+		if n != nil && spec.ExcludedNodes[n.Name] == "" {
+			eligible = append(eligible, n)
+		}
+	}
+	sets := len(spec.BackendSets)
+	fit := min(limits.perSet, limits.total/sets) // Nodes that fit whatever their addresses
+	if !on {
+		if perSet, total := backendCounts(spec); perSet > limits.perSet || total > limits.total {
+			d.p.add(&Problem{Field: "loadBalancer.backendSubset (cloud-provider.yaml)", Value: config.BackendSubsetOff,
+				Allowed: fmt.Sprintf("auto, or Nodes selected with %s: %d eligible Nodes make %d backends over %d backend sets, "+
+					"and OCI allows %d per backend set and %d per load balancer (at most %d Nodes for this Service)",
+					selector, len(eligible), total, sets, limits.perSet, limits.total, fit)})
+		}
+		return
+	}
+	k := fit
+	if size > 0 && size < k {
+		k = size
+	}
+	if len(eligible) <= k {
+		return
+	}
+	chosen := pickSubset(eligible, k, spec.Owner.Service)
+	keep := make(map[string]bool, 2*len(chosen))
+	for _, n := range chosen {
+		keep[internalIPv4(n)] = true
+		if ip := nodeIPv6(n); ip != "" {
+			keep[ip] = true
+		}
+	}
+	for name, bs := range spec.BackendSets {
+		bs.Backends = slices.DeleteFunc(bs.Backends, func(b model.Backend) bool { return !keep[b.IP] })
+		spec.BackendSets[name] = bs
+	}
+	spec.Subset = model.Subset{Nodes: len(chosen), Eligible: len(eligible), Limit: k}
+}
+
+// backendCounts returns the most backends in one backend set of spec and the backends over all.
+func backendCounts(spec *model.Spec) (perSet, total int) {
+	for _, bs := range spec.BackendSets {
+		perSet = max(perSet, len(bs.Backends))
+		total += len(bs.Backends)
+	}
+	return perSet, total
+}
+
+// pickSubset returns k of nodes (k < len(nodes)): each place (zone and fault domain) gets an even
+// share, filled from the smallest place up so that a place with fewer Nodes than its share gives
+// the rest to the others, and within a place the Nodes that rank first for salt.
+func pickSubset(nodes []*v1.Node, k int, salt string) []*v1.Node {
+	byPlace := map[string][]*v1.Node{}
+	for _, n := range nodes {
+		place := n.Labels[labelZone] + "/" + n.Labels[labelFaultDomain]
+		byPlace[place] = append(byPlace[place], n)
+	}
+	places := slices.SortedFunc(maps.Keys(byPlace), func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(byPlace[a]), len(byPlace[b])), cmp.Compare(a, b))
+	})
+	out := make([]*v1.Node, 0, k)
+	left := k
+	for i, place := range places {
+		members := byPlace[place]
+		share := min(len(members), left/(len(places)-i))
+		slices.SortFunc(members, func(a, b *v1.Node) int {
+			return cmp.Or(cmp.Compare(rank(a.Name, salt), rank(b.Name, salt)), cmp.Compare(a.Name, b.Name))
+		})
+		out = append(out, members[:share]...)
+		left -= share
+	}
+	return out
+}
+
+// rank is a Node's place in a Service's ranking: the first 8 bytes of SHA-256 over the Node's
+// and the Service's names. A hash of both, rather than of the Node alone, gives each Service its
+// own order (rendezvous hashing): the Services of a cluster spread over all its Nodes.
+func rank(node, salt string) uint64 {
+	sum := sha256.Sum256([]byte(node + "\x00" + salt))
+	return binary.BigEndian.Uint64(sum[:8])
+}
