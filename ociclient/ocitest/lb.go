@@ -102,7 +102,7 @@ func (s *Server) lbGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // lbCheckCreate validates a whole CreateLoadBalancer request.
-func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) error {
+func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, caps lbCaps) error {
 	if lbDeref(d.CompartmentId) == "" {
 		return lbInvalid("compartmentId is required")
 	}
@@ -136,17 +136,8 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) er
 	if d.IpMode == loadbalancer.CreateLoadBalancerDetailsIpModeIpv6 {
 		return lbInvalid("ipMode IPV6 is not emulated by ocitest")
 	}
-	if err := lbCheckCount("listeners", len(d.Listeners), limits.ListenersPerLB); err != nil {
-		return err
-	}
-	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
-		return err
-	}
-	backends := 0
-	for _, bs := range d.BackendSets {
-		backends += len(bs.Backends)
-	}
-	if err := lbCheckCount("backends on the load balancer", backends, limits.BackendsPerLB); err != nil {
+	backends := lbBackendCount(d.BackendSets, "", func(bs loadbalancer.BackendSetDetails) int { return len(bs.Backends) })
+	if err := caps.checkCreate(len(d.Listeners), len(d.BackendSets), backends); err != nil {
 		return err
 	}
 	for _, name := range lbSortedKeys(d.Listeners) {
@@ -155,7 +146,7 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, limits LBLimits) er
 		}
 	}
 	for _, name := range lbSortedKeys(d.BackendSets) {
-		if err := lbCheckBackendSet(&name, d.BackendSets[name], limits); err != nil {
+		if err := lbCheckBackendSet(&name, d.BackendSets[name], caps); err != nil {
 			return err
 		}
 	}
@@ -182,7 +173,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	err := lbCheckCreate(d, s.lb.limits)
+	err := lbCheckCreate(d, s.lb.limits.classic())
 	if err == nil {
 		var reserved []string
 		for _, ip := range d.ReservedIps {

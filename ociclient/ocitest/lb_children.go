@@ -4,7 +4,6 @@
 package ocitest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -97,17 +96,17 @@ func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		SessionPersistenceConfiguration:         c.SessionPersistenceConfiguration,
 		LbCookieSessionPersistenceConfiguration: c.LbCookieSessionPersistenceConfiguration,
 	}
-	s.lbChangeLimited(w, r, "CreateBackendSet", func(e *lbEntry, limits LBLimits) error {
-		if err := lbCheckBackendSet(c.Name, d, limits); err != nil {
+	s.lbChangeLimited(w, r, "CreateBackendSet", func(e *lbEntry, caps lbCaps) error {
+		if err := lbCheckBackendSet(c.Name, d, caps); err != nil {
 			return err
 		}
 		if _, ok := e.lb.BackendSets[*c.Name]; ok {
 			return lbConflict("Backend set '%s' already exists", *c.Name)
 		}
-		if err := lbCheckTotalBackends(&e.lb, *c.Name, len(d.Backends), limits); err != nil {
+		if err := caps.checkTotal(len(d.Backends) + lbBackendCount(e.lb.BackendSets, *c.Name, lbSetSize)); err != nil {
 			return err
 		}
-		return lbCheckCount("backend sets", len(e.lb.BackendSets)+1, limits.BackendSetsPerLB)
+		return caps.checkBackendSets(len(e.lb.BackendSets) + 1)
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		if _, ok := lb.BackendSets[*c.Name]; ok {
 			return wrBadInput("Backend set '%s' already exists", *c.Name)
@@ -129,14 +128,14 @@ func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		SessionPersistenceConfiguration:         u.SessionPersistenceConfiguration,
 		LbCookieSessionPersistenceConfiguration: u.LbCookieSessionPersistenceConfiguration,
 	}
-	s.lbChangeLimited(w, r, "UpdateBackendSet", func(e *lbEntry, limits LBLimits) error {
+	s.lbChangeLimited(w, r, "UpdateBackendSet", func(e *lbEntry, caps lbCaps) error {
 		if _, err := lbBackendSetOf(&e.lb, name); err != nil {
 			return err
 		}
-		if err := lbCheckTotalBackends(&e.lb, name, len(d.Backends), limits); err != nil {
+		if err := caps.checkTotal(len(d.Backends) + lbBackendCount(e.lb.BackendSets, name, lbSetSize)); err != nil {
 			return err
 		}
-		return lbCheckBackendSet(&name, d, limits)
+		return lbCheckBackendSet(&name, d, caps)
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		if _, ok := lb.BackendSets[name]; !ok {
 			return wrBadInput("Backend set '%s' does not exist", name)
@@ -194,7 +193,7 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	}
 	set := r.PathValue("backendSetName")
 	d := loadbalancer.BackendDetails(c)
-	s.lbChangeLimited(w, r, "CreateBackend", func(e *lbEntry, limits LBLimits) error {
+	s.lbChangeLimited(w, r, "CreateBackend", func(e *lbEntry, caps lbCaps) error {
 		bs, err := lbBackendSetOf(&e.lb, set)
 		if err != nil {
 			return err
@@ -205,10 +204,7 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		if name := lbBackendName(*d.IpAddress, *d.Port); lbBackendIndex(bs, name) >= 0 {
 			return lbConflict("Backend %s already exists in backend set '%s'", name, set)
 		}
-		if err := lbCheckTotalBackends(&e.lb, set, len(bs.Backends)+1, limits); err != nil {
-			return err
-		}
-		return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet)
+		return caps.checkBackends(set, len(bs.Backends)+1, lbBackendCount(e.lb.BackendSets, set, lbSetSize))
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		bs, ok := lb.BackendSets[set]
 		if !ok {
@@ -293,14 +289,14 @@ func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request) {
 		SslConfiguration: c.SslConfiguration, ConnectionConfiguration: c.ConnectionConfiguration,
 		RoutingPolicyName: c.RoutingPolicyName, RuleSetNames: c.RuleSetNames,
 	}
-	s.lbChangeLimited(w, r, "CreateListener", func(e *lbEntry, limits LBLimits) error {
+	s.lbChangeLimited(w, r, "CreateListener", func(e *lbEntry, caps lbCaps) error {
 		if err := lbCheckListener(c.Name, d); err != nil {
 			return err
 		}
 		if _, ok := e.lb.Listeners[*c.Name]; ok {
 			return lbConflict("Listener '%s' already exists", *c.Name)
 		}
-		return lbCheckCount("listeners", len(e.lb.Listeners)+1, limits.ListenersPerLB)
+		return caps.checkListeners(len(e.lb.Listeners) + 1)
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		if _, ok := lb.Listeners[*c.Name]; ok {
 			return wrBadInput("Listener '%s' already exists", *c.Name)
@@ -401,8 +397,8 @@ func (s *Server) lbDeleteCertificate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// lbChangeLimited is lbChangeChecked for checks that need the current limits.
+// lbChangeLimited is lbChangeChecked for checks that need the Load Balancer API's current caps.
 func (s *Server) lbChangeLimited(w http.ResponseWriter, r *http.Request, op string,
-	check func(e *lbEntry, limits LBLimits) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
-	s.lbChangeChecked(w, r, op, nil, func(e *lbEntry) error { return check(e, s.lb.limits) }, mutate)
+	check func(e *lbEntry, caps lbCaps) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
+	s.lbChangeChecked(w, r, op, nil, func(e *lbEntry) error { return check(e, s.lb.limits.classic()) }, mutate)
 }

@@ -17,19 +17,31 @@ import (
 // Balancer APIs share: per-load-balancer counts, the tenancy's limits on fixed shapes, and which
 // subnets a load balancer may go in. README.md cites the evidence for each.
 
-// LBLimits are the service limits the server enforces, for both APIs. A zero field means OCI's
-// default.
+// LBLimits are the service limits the server enforces. A zero field means OCI's default. The two
+// APIs have their own per-load-balancer counts: the fields that name the NLB are the Network Load
+// Balancer API's (OCI's "Introduction to Network Load Balancer", "Limits on Network Load
+// Balancers"), the others and FixedShapes the Load Balancer API's.
 type LBLimits struct {
 	// ListenersPerLB caps listeners on one load balancer (OCI default 16).
 	ListenersPerLB int
 	// BackendSetsPerLB caps backend sets on one load balancer (OCI default 16).
 	BackendSetsPerLB int
-	// BackendsPerSet caps backends in one backend set (OCI default 512).
+	// BackendsPerSet caps backends in one backend set of a load balancer (OCI default 512).
 	BackendsPerSet int
-	// BackendsPerLB caps backends over all backend sets of one load balancer (the Load Balancer
-	// API only). Default 512: sources differ (a 2017 quote of OCI's overview says 1,024 in
-	// total), and the lower figure is the harder one to test against.
+	// BackendsPerLB caps backends over all backend sets of one load balancer. Default 512:
+	// sources differ (a 2017 quote of OCI's overview says 1,024 in total), and the lower figure
+	// is the harder one to test against.
 	BackendsPerLB int
+	// ListenersPerNLB caps listeners on one network load balancer (OCI default 50).
+	ListenersPerNLB int
+	// BackendSetsPerNLB caps backend sets on one network load balancer (OCI default 50).
+	BackendSetsPerNLB int
+	// BackendsPerNLBSet caps backends in one backend set of a network load balancer (OCI
+	// default 512).
+	BackendsPerNLBSet int
+	// BackendsPerNLB caps backends over all backend sets of one network load balancer (OCI
+	// default 1,024).
+	BackendsPerNLB int
 	// FixedShapes is the tenancy's limit on load balancers of each fixed shape ("10Mbps",
 	// "10Mbps-Micro", "100Mbps", "400Mbps", "8000Mbps"), counted over the load balancers that
 	// exist. A shape not listed has limit 0, as in a new tenancy (OCI is retiring fixed shapes):
@@ -38,17 +50,16 @@ type LBLimits struct {
 }
 
 func (l LBLimits) withDefaults() LBLimits {
-	if l.ListenersPerLB <= 0 {
-		l.ListenersPerLB = 16
-	}
-	if l.BackendSetsPerLB <= 0 {
-		l.BackendSetsPerLB = 16
-	}
-	if l.BackendsPerSet <= 0 {
-		l.BackendsPerSet = 512
-	}
-	if l.BackendsPerLB <= 0 {
-		l.BackendsPerLB = 512
+	for _, f := range []struct {
+		field *int
+		def   int
+	}{
+		{&l.ListenersPerLB, 16}, {&l.BackendSetsPerLB, 16}, {&l.BackendsPerSet, 512}, {&l.BackendsPerLB, 512},
+		{&l.ListenersPerNLB, 50}, {&l.BackendSetsPerNLB, 50}, {&l.BackendsPerNLBSet, 512}, {&l.BackendsPerNLB, 1024},
+	} {
+		if *f.field <= 0 {
+			*f.field = f.def
+		}
 	}
 	l.FixedShapes = maps.Clone(l.FixedShapes)
 	return l
@@ -62,6 +73,23 @@ func (s *Server) SetLBLimits(l LBLimits) {
 	s.lb.limits = l.withDefaults()
 }
 
+// lbCaps are one API's limits on the parts of one load balancer: the checks of both APIs take
+// them, so the Load Balancer and Network Load Balancer handlers count alike.
+type lbCaps struct {
+	of                                               string // "load balancer" or "network load balancer"
+	listeners, backendSets, backendsPerSet, backends int
+}
+
+// classic are the Load Balancer API's caps.
+func (l LBLimits) classic() lbCaps {
+	return lbCaps{"load balancer", l.ListenersPerLB, l.BackendSetsPerLB, l.BackendsPerSet, l.BackendsPerLB}
+}
+
+// network are the Network Load Balancer API's caps.
+func (l LBLimits) network() lbCaps {
+	return lbCaps{"network load balancer", l.ListenersPerNLB, l.BackendSetsPerNLB, l.BackendsPerNLBSet, l.BackendsPerNLB}
+}
+
 func lbCheckCount(what string, n, limit int) error {
 	if n > limit {
 		return lbLimitExceeded("%d %s exceed the limit of %d", n, what, limit)
@@ -69,18 +97,57 @@ func lbCheckCount(what string, n, limit int) error {
 	return nil
 }
 
-// lbCheckTotalBackends refuses a change that would leave more backends on the load balancer,
-// over all its backend sets, than the limit: backend set set gets n backends, the others keep
-// theirs.
-func lbCheckTotalBackends(lb *loadbalancer.LoadBalancer, set string, n int, limits LBLimits) error {
-	total := n
-	for name, bs := range lb.BackendSets {
-		if name != set {
-			total += len(bs.Backends)
+// checkListeners refuses a load balancer that would have n listeners, beyond the cap.
+func (c lbCaps) checkListeners(n int) error { return lbCheckCount("listeners", n, c.listeners) }
+
+// checkBackendSets refuses a load balancer that would have n backend sets, beyond the cap.
+func (c lbCaps) checkBackendSets(n int) error { return lbCheckCount("backend sets", n, c.backendSets) }
+
+// checkSet refuses backend set set holding n backends, beyond the cap of one set.
+func (c lbCaps) checkSet(set string, n int) error {
+	return lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), n, c.backendsPerSet)
+}
+
+// checkTotal refuses a load balancer holding n backends over all its sets, beyond the cap.
+func (c lbCaps) checkTotal(n int) error {
+	return lbCheckCount("backends on the "+c.of, n, c.backends)
+}
+
+// checkCreate refuses a create's counts: listeners, backend sets, and backends over all sets
+// (each set's own count is checked with its details).
+func (c lbCaps) checkCreate(listeners, sets, backends int) error {
+	if err := c.checkListeners(listeners); err != nil {
+		return err
+	}
+	if err := c.checkBackendSets(sets); err != nil {
+		return err
+	}
+	return c.checkTotal(backends)
+}
+
+// checkBackends refuses a change that leaves backend set set with n backends: over the cap of
+// one set, or, with others (the backends of the load balancer's other sets), over its total.
+func (c lbCaps) checkBackends(set string, n, others int) error {
+	if err := c.checkSet(set, n); err != nil {
+		return err
+	}
+	return c.checkTotal(n + others)
+}
+
+// lbBackendCount counts the backends of every set in sets but the one named except ("" counts
+// them all); size gives one set's count.
+func lbBackendCount[S any](sets map[string]S, except string, size func(S) int) int {
+	n := 0
+	for name, bs := range sets {
+		if name != except {
+			n += size(bs)
 		}
 	}
-	return lbCheckCount("backends on the load balancer", total, limits.BackendsPerLB)
+	return n
 }
+
+// lbSetSize is the number of backends in a load balancer's backend set.
+func lbSetSize(bs loadbalancer.BackendSet) int { return len(bs.Backends) }
 
 // lbShapeLimitName is the name of a fixed shape's tenancy limit, as OCI's LimitExceeded message
 // spells it: "lb-100mbps-count", "lb-10mbps-micro-count".

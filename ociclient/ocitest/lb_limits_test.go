@@ -491,3 +491,192 @@ func TestBackendsOverAllSetsAreLimitedWhenASetIsAdded(t *testing.T) {
 			HealthChecker: tcpBackendSet().HealthChecker, Backends: tcpBackendSet("10.3.0.1").Backends}})
 	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
 }
+
+// wantLimitExceeded checks that err is 400 LimitExceeded with ocitest's message naming the count
+// and the limit (OCI's own wording for these limits is unknown).
+func wantLimitExceeded(t *testing.T, err error, msg string) {
+	t.Helper()
+	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
+	if got := serviceMessage(t, err); got != msg {
+		t.Errorf("message %q, want %q", got, msg)
+	}
+}
+
+// nlbWith is basicNLB with listeners listeners (all to TCP-80) and one backend set per size,
+// sizes[i] backends in set i: TCP-80 first, then B1, B2, ….
+func (f *lbFixture) nlbWith(name string, listeners int, sizes ...int) nlbapi.CreateNetworkLoadBalancerDetails {
+	d := f.basicNLB(name)
+	for i := 1; i < listeners; i++ {
+		l := fmt.Sprintf("TCP-%d", 1000+i)
+		d.Listeners[l] = nlbapi.ListenerDetails{Name: common.String(l), DefaultBackendSetName: common.String("TCP-80"),
+			Port: common.Int(1000 + i), Protocol: nlbapi.ListenerProtocolsTcp}
+	}
+	hc := d.BackendSets["TCP-80"].HealthChecker
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	all := hosts(total)
+	d.BackendSets = map[string]nlbapi.BackendSetDetails{}
+	for i, n := range sizes {
+		set := fmt.Sprintf("B%d", i)
+		if i == 0 {
+			set = "TCP-80"
+		}
+		d.BackendSets[set] = nlbapi.BackendSetDetails{HealthChecker: hc, Backends: nlbBackends(all[:n]...)}
+		all = all[n:]
+	}
+	return d
+}
+
+func nlbBackends(ips ...string) []nlbapi.Backend {
+	out := make([]nlbapi.Backend, len(ips))
+	for i, ip := range ips {
+		out[i] = nlbapi.Backend{IpAddress: common.String(ip), Port: common.Int(30080)}
+	}
+	return out
+}
+
+func TestNetworkLoadBalancerCountsAreLimitedOnCreateByTheNLBsOwnFigures(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	sets := func(n int) []int { return make([]int, n) }
+	tests := []struct {
+		name      string
+		listeners int
+		sizes     []int
+		refusal   string // "": accepted
+	}{
+		{"50 listeners", 50, []int{1}, ""},
+		{"51 listeners", 51, []int{1}, "51 listeners exceed the limit of 50"},
+		{"50 backend sets", 1, sets(50), ""},
+		{"51 backend sets", 1, sets(51), "51 backend sets exceed the limit of 50"},
+		{"512 backends in a set", 1, []int{512}, ""},
+		{"513 backends in a set", 1, []int{513}, "513 backends in backend set 'TCP-80' exceed the limit of 512"},
+		{"1,024 backends over three sets", 1, []int{512, 500, 12}, ""},
+		{"1,025 backends over three sets", 1, []int{512, 500, 13}, "1025 backends on the network load balancer exceed the limit of 1024"},
+	}
+	created := 0
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{
+				CreateNetworkLoadBalancerDetails: f.nlbWith(tc.name, tc.listeners, tc.sizes...)})
+			if tc.refusal != "" {
+				wantLimitExceeded(t, err, tc.refusal)
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateNetworkLoadBalancer at the limit: %v", err)
+			}
+			f.nlbMustSucceed(t, resp.OpcWorkRequestId)
+			created++
+		})
+	}
+	if n := len(f.srv.NetworkLoadBalancers()); n != created {
+		t.Errorf("%d network load balancers, want the %d created at the limits: a refused create made one", n, created)
+	}
+}
+
+func TestNetworkLoadBalancerChildChangesPastItsLimitsAreRefusedAndChangeNothing(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	// At every limit: 50 listeners, 50 backend sets, 512 backends in TCP-80 and 1,024 in all.
+	sizes := append([]int{512, 511, 1}, make([]int, 47)...)
+	id := f.createNLB(t, f.nlbWith("full", 50, sizes...))
+	hc := f.basicNLB("").BackendSets["TCP-80"].HealthChecker
+	newSet := func(name string, ips ...string) (*string, error) {
+		resp, err := f.nlb.CreateBackendSet(ctx, nlbapi.CreateBackendSetRequest{NetworkLoadBalancerId: &id,
+			CreateBackendSetDetails: nlbapi.CreateBackendSetDetails{Name: common.String(name), Policy: nlbapi.NetworkLoadBalancingPolicyFiveTuple,
+				HealthChecker: new(nlbConvert[nlbapi.HealthCheckerDetails](hc)), Backends: nlbConvert[[]nlbapi.BackendDetails](nlbBackends(ips...))}})
+		return resp.OpcWorkRequestId, err
+	}
+	newBackend := func(set, ip string) (*string, error) {
+		resp, err := f.nlb.CreateBackend(ctx, nlbapi.CreateBackendRequest{NetworkLoadBalancerId: &id, BackendSetName: common.String(set),
+			CreateBackendDetails: nlbapi.CreateBackendDetails{IpAddress: common.String(ip), Port: common.Int(30080)}})
+		return resp.OpcWorkRequestId, err
+	}
+	updateSet := func(set string, n int) (*string, error) {
+		resp, err := f.nlb.UpdateBackendSet(ctx, nlbapi.UpdateBackendSetRequest{NetworkLoadBalancerId: &id, BackendSetName: common.String(set),
+			UpdateBackendSetDetails: nlbapi.UpdateBackendSetDetails{Backends: nlbConvert[[]nlbapi.BackendDetails](nlbBackends(hosts(n)...))}})
+		return resp.OpcWorkRequestId, err
+	}
+	const overAll = "1025 backends on the network load balancer exceed the limit of 1024"
+	refused := []struct {
+		name    string
+		call    func() (*string, error)
+		refusal string
+	}{
+		{"51st listener", func() (*string, error) {
+			resp, err := f.nlb.CreateListener(ctx, nlbapi.CreateListenerRequest{NetworkLoadBalancerId: &id, CreateListenerDetails: nlbapi.CreateListenerDetails{
+				Name: common.String("TCP-2000"), DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(2000), Protocol: nlbapi.ListenerProtocolsTcp}})
+			return resp.OpcWorkRequestId, err
+		}, "51 listeners exceed the limit of 50"},
+		{"51st backend set", func() (*string, error) { return newSet("B50") }, "51 backend sets exceed the limit of 50"},
+		{"513th backend in a set, by CreateBackend", func() (*string, error) { return newBackend("TCP-80", "10.2.0.1") },
+			"513 backends in backend set 'TCP-80' exceed the limit of 512"},
+		{"513 backends in a set, by UpdateBackendSet", func() (*string, error) { return updateSet("TCP-80", 513) },
+			"513 backends in backend set 'TCP-80' exceed the limit of 512"},
+		{"1,025th backend over all sets, by CreateBackend", func() (*string, error) { return newBackend("B1", "10.2.0.1") }, overAll},
+		{"1,025 backends over all sets, by UpdateBackendSet", func() (*string, error) { return updateSet("B2", 2) }, overAll},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.getNLB(t, id)
+			_, err := tc.call()
+			wantLimitExceeded(t, err, tc.refusal)
+			if diff := cmp.Diff(before, f.getNLB(t, id)); diff != "" {
+				t.Errorf("a refused change changed the network load balancer (-before +after):\n%s", diff)
+			}
+		})
+	}
+
+	accepted := func(what string, wr *string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		f.nlbMustSucceed(t, wr)
+	}
+	// A change that leaves the counts as they are is still taken at the limits.
+	upd, err := f.nlb.UpdateBackendSet(ctx, nlbapi.UpdateBackendSetRequest{NetworkLoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
+		UpdateBackendSetDetails: nlbapi.UpdateBackendSetDetails{Policy: common.String("THREE_TUPLE")}})
+	accepted("UpdateBackendSet of the policy alone, at the limits", upd.OpcWorkRequestId, err)
+
+	// With a backend set fewer, a 50th set fits, but not with a backend: that is the 1,025th.
+	del, err := f.nlb.DeleteBackendSet(ctx, nlbapi.DeleteBackendSetRequest{NetworkLoadBalancerId: &id, BackendSetName: common.String("B49")})
+	accepted("DeleteBackendSet", del.OpcWorkRequestId, err)
+	_, err = newSet("B50", "10.2.0.1")
+	wantLimitExceeded(t, err, overAll)
+	wr, err := newSet("B50")
+	accepted("CreateBackendSet of the 50th set, empty", wr, err)
+}
+
+func TestEachAPIHasItsOwnLimits(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	// The classic load balancer keeps its figures: 16 listeners, where an NLB takes 50.
+	lb := f.basicLB("lb")
+	addListeners(&lb, 16)
+	_, err := f.lb.CreateLoadBalancer(testCtx(t), loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: lb})
+	wantLimitExceeded(t, err, "17 listeners exceed the limit of 16")
+	f.createNLB(t, f.nlbWith("nlb", 17, 1))
+
+	// Lowering one API's limits leaves the other's alone.
+	f.srv.SetLBLimits(LBLimits{ListenersPerLB: 1, BackendSetsPerLB: 1, BackendsPerSet: 1, BackendsPerLB: 1})
+	f.createNLB(t, f.nlbWith("nlb-2", 2, 2, 0))
+	f.srv.SetLBLimits(LBLimits{ListenersPerNLB: 1, BackendSetsPerNLB: 3, BackendsPerNLBSet: 1, BackendsPerNLB: 2})
+	lb = f.basicLB("lb-2")
+	addListeners(&lb, 1)
+	spreadBackends(&lb, 4, 2)
+	f.createLB(t, lb)
+	for _, tc := range []struct {
+		d       nlbapi.CreateNetworkLoadBalancerDetails
+		refusal string
+	}{
+		{f.nlbWith("listeners", 2, 1), "2 listeners exceed the limit of 1"},
+		{f.nlbWith("sets", 1, 0, 0, 0, 0), "4 backend sets exceed the limit of 3"},
+		{f.nlbWith("in a set", 1, 2), "2 backends in backend set 'TCP-80' exceed the limit of 1"},
+		{f.nlbWith("in all", 1, 1, 1, 1), "3 backends on the network load balancer exceed the limit of 2"},
+	} {
+		_, err := f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: tc.d})
+		wantLimitExceeded(t, err, tc.refusal)
+	}
+}

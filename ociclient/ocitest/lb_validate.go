@@ -250,8 +250,9 @@ func lbCheckSSL(owner string, c *loadbalancer.SslConfigurationDetails, needCerti
 	return nil
 }
 
-// lbCheckBackendSet validates one backend set's details and its backends against the limits.
-func lbCheckBackendSet(name *string, d loadbalancer.BackendSetDetails, limits LBLimits) error {
+// lbCheckBackendSet validates one backend set's details and its backends against the cap of one
+// set.
+func lbCheckBackendSet(name *string, d loadbalancer.BackendSetDetails, caps lbCaps) error {
 	if err := lbCheckName("backend set", name, 32); err != nil {
 		return err
 	}
@@ -272,7 +273,7 @@ func lbCheckBackendSet(name *string, d loadbalancer.BackendSetDetails, limits LB
 	if d.SessionPersistenceConfiguration != nil && d.LbCookieSessionPersistenceConfiguration != nil {
 		return lbInvalid("backend set '%s': sessionPersistenceConfiguration and lbCookieSessionPersistenceConfiguration are exclusive", *name)
 	}
-	if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", *name), len(d.Backends), limits.BackendsPerSet); err != nil {
+	if err := caps.checkSet(*name, len(d.Backends)); err != nil {
 		return err
 	}
 	seen := map[string]bool{}

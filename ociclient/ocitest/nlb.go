@@ -199,7 +199,7 @@ func (s *Server) RemoveNetworkLoadBalancer(id string) bool {
 // request leaves the network load balancer FAILED; a canceled one leaves it as it was. check
 // may be nil.
 func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
-	check func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error, mutate func(n *nlbapi.NetworkLoadBalancer) error) {
+	check func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error, mutate func(n *nlbapi.NetworkLoadBalancer) error) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	if s.lbReplay(w, r, op, now) {
@@ -214,7 +214,7 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 		return
 	}
 	if invalid == nil && check != nil {
-		invalid = check(&e.nlb, s.lb.limits)
+		invalid = check(&e.nlb, s.lb.limits.network())
 	}
 	if invalid != nil {
 		writeLBError(w, r, invalid)
@@ -306,7 +306,7 @@ func (s *Server) nlbGet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, e.nlb)
 }
 
-func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) error {
+func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) error {
 	if lbDeref(d.CompartmentId) == "" {
 		return lbInvalid("compartmentId is required")
 	}
@@ -331,10 +331,8 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 	if a := d.AssignedPrivateIpv4; a != nil && (net.ParseIP(*a) == nil || !strings.Contains(*a, ".")) {
 		return lbInvalid("assignedPrivateIpv4 %s is not an IPv4 address", *a)
 	}
-	if err := lbCheckCount("listeners", len(d.Listeners), limits.ListenersPerLB); err != nil {
-		return err
-	}
-	if err := lbCheckCount("backend sets", len(d.BackendSets), limits.BackendSetsPerLB); err != nil {
+	backends := lbBackendCount(d.BackendSets, "", func(bs nlbapi.BackendSetDetails) int { return len(bs.Backends) })
+	if err := caps.checkCreate(len(d.Listeners), len(d.BackendSets), backends); err != nil {
 		return err
 	}
 	for _, name := range lbSortedKeys(d.Listeners) {
@@ -350,7 +348,7 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, limits LBLimits) 
 		}
 	}
 	for _, name := range lbSortedKeys(d.BackendSets) {
-		if err := nlbCheckBackendSet(&name, d.BackendSets[name], limits); err != nil {
+		if err := nlbCheckBackendSet(&name, d.BackendSets[name], caps); err != nil {
 			return err
 		}
 		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", name), d.BackendSets[name].IpVersion, d.NlbIpVersion); err != nil {
@@ -374,7 +372,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	if err := nlbCheckCreate(d, s.lb.limits); err != nil {
+	if err := nlbCheckCreate(d, s.lb.limits.network()); err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -468,7 +466,7 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 		v := string(d.NlbIpVersion)
 		invalid = lbCheckOneOf("nlbIpVersion", &v, nlbIPVersions)
 	}
-	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "UpdateNetworkLoadBalancer", invalid, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
 			return err
 		}
@@ -507,7 +505,7 @@ func (s *Server) nlbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &d) {
 		return
 	}
-	related := func(*nlbapi.NetworkLoadBalancer, LBLimits) error {
+	related := func(*nlbapi.NetworkLoadBalancer, lbCaps) error {
 		return s.checkRelatedLocked(nil, d.NetworkSecurityGroupIds, nil)
 	}
 	s.nlbChange(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), related, func(n *nlbapi.NetworkLoadBalancer) error {

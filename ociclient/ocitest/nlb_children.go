@@ -61,6 +61,9 @@ func nlbBackendSetOf(n *nlbapi.NetworkLoadBalancer, name string) (nlbapi.Backend
 	return bs, nil
 }
 
+// nlbSetSize is the number of backends in a network load balancer's backend set.
+func nlbSetSize(bs nlbapi.BackendSet) int { return len(bs.Backends) }
+
 func nlbBackendIndex(bs nlbapi.BackendSet, name string) int {
 	return slices.IndexFunc(bs.Backends, func(b nlbapi.Backend) bool { return lbDeref(b.Name) == name })
 }
@@ -106,8 +109,8 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 	if c.Policy == "" {
 		invalid = lbInvalid("policy is required")
 	}
-	s.nlbChange(w, r, "CreateBackendSet", invalid, func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
-		if err := nlbCheckBackendSet(c.Name, d, limits); err != nil {
+	s.nlbChange(w, r, "CreateBackendSet", invalid, func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
+		if err := nlbCheckBackendSet(c.Name, d, caps); err != nil {
 			return err
 		}
 		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
@@ -121,7 +124,10 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		d = resolved
-		return lbCheckCount("backend sets", len(n.BackendSets)+1, limits.BackendSetsPerLB)
+		if err := caps.checkTotal(len(d.Backends) + lbBackendCount(n.BackendSets, *c.Name, nlbSetSize)); err != nil {
+			return err
+		}
+		return caps.checkBackendSets(len(n.BackendSets) + 1)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		if _, ok := n.BackendSets[*c.Name]; ok {
 			return wrBadInput("Backend set '%s' already exists", *c.Name)
@@ -167,7 +173,7 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("backendSetName")
 	var resolved nlbapi.BackendSetDetails
-	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
 		bs, err := nlbBackendSetOf(n, name)
 		if err != nil {
 			return err
@@ -176,7 +182,10 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", name), merged.IpVersion, n.NlbIpVersion); err != nil {
 			return err
 		}
-		if err := nlbCheckBackendSet(&name, merged, limits); err != nil {
+		if err := nlbCheckBackendSet(&name, merged, caps); err != nil {
+			return err
+		}
+		if err := caps.checkTotal(len(merged.Backends) + lbBackendCount(n.BackendSets, name, nlbSetSize)); err != nil {
 			return err
 		}
 		resolved, err = s.nlbResolveSet(name, merged)
@@ -192,7 +201,7 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("backendSetName")
-	s.nlbChange(w, r, "DeleteBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "DeleteBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, err := nlbBackendSetOf(n, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
@@ -230,7 +239,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	}
 	set := r.PathValue("backendSetName")
 	b := nlbConvert[nlbapi.Backend](c)
-	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
 		bs, err := nlbBackendSetOf(n, set)
 		if err != nil {
 			return err
@@ -241,7 +250,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
 			return nlbDuplicateBackend(lbDeref(n.Id), set, name)
 		}
-		if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(bs.Backends)+1, limits.BackendsPerSet); err != nil {
+		if err := caps.checkBackends(set, len(bs.Backends)+1, lbBackendCount(n.BackendSets, set, nlbSetSize)); err != nil {
 			return err
 		}
 		got, err := s.nlbResolveBackends(set, bs.IpVersion, []nlbapi.Backend{b})
@@ -273,7 +282,7 @@ func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 	if u.Weight != nil && (*u.Weight < 1 || *u.Weight > 100) {
 		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
 	}
-	s.nlbChange(w, r, "UpdateBackend", invalid, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "UpdateBackend", invalid, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, _, err := nlbBackendOf(n, set, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
@@ -300,7 +309,7 @@ func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbDeleteBackend(w http.ResponseWriter, r *http.Request) {
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-	s.nlbChange(w, r, "DeleteBackend", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "DeleteBackend", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, _, err := nlbBackendOf(n, set, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
@@ -343,14 +352,14 @@ func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := nlbConvert[nlbapi.ListenerDetails](c)
-	s.nlbChange(w, r, "CreateListener", nlbCheckListener(c.Name, d), func(n *nlbapi.NetworkLoadBalancer, limits LBLimits) error {
+	s.nlbChange(w, r, "CreateListener", nlbCheckListener(c.Name, d), func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
 		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
 			return err
 		}
 		if _, ok := n.Listeners[*c.Name]; ok {
 			return lbConflict("Listener '%s' already exists", *c.Name)
 		}
-		return lbCheckCount("listeners", len(n.Listeners)+1, limits.ListenersPerLB)
+		return caps.checkListeners(len(n.Listeners) + 1)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		if _, ok := n.Listeners[*c.Name]; ok {
 			return wrBadInput("Listener '%s' already exists", *c.Name)
@@ -395,7 +404,7 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("listenerName")
-	s.nlbChange(w, r, "UpdateListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "UpdateListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		l, ok := n.Listeners[name]
 		if !ok {
 			return lbNotFound("listener", name)
@@ -417,7 +426,7 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbDeleteListener(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("listenerName")
-	s.nlbChange(w, r, "DeleteListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ LBLimits) error {
+	s.nlbChange(w, r, "DeleteListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		if _, ok := n.Listeners[name]; !ok {
 			return lbNotFound("listener", name)
 		}

@@ -4,7 +4,6 @@
 package ocitest
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -269,27 +268,6 @@ func TestAFailedNetworkLoadBalancerIsRepairedByABackendSetOrListenerUpdate(t *te
 			}
 		})
 	}
-}
-
-func TestNetworkLoadBalancerListenersAndBackendSetsAreLimitedPerNLB(t *testing.T) {
-	f := newLBFixture(t, Options{})
-	d := f.basicNLB("svc")
-	for i := 1; i < 16; i++ {
-		name := fmt.Sprintf("TCP-%d", 1000+i)
-		d.Listeners[name] = nlbapi.ListenerDetails{Name: common.String(name), DefaultBackendSetName: common.String("TCP-80"),
-			Port: common.Int(1000 + i), Protocol: nlbapi.ListenerProtocolsTcp}
-	}
-	id := f.createNLB(t, d) // 16 listeners: the limit
-	_, err := f.nlb.CreateListener(testCtx(t), nlbapi.CreateListenerRequest{NetworkLoadBalancerId: &id, CreateListenerDetails: nlbapi.CreateListenerDetails{
-		Name: common.String("TCP-2000"), DefaultBackendSetName: common.String("TCP-80"), Port: common.Int(2000), Protocol: nlbapi.ListenerProtocolsTcp}})
-	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
-	d = f.basicNLB("sets")
-	for i := 0; i < 16; i++ {
-		name := fmt.Sprintf("set-%d", i)
-		d.BackendSets[name] = d.BackendSets["TCP-80"]
-	}
-	_, err = f.nlb.CreateNetworkLoadBalancer(testCtx(t), nlbapi.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: d})
-	wantServiceError(t, err, http.StatusBadRequest, "LimitExceeded")
 }
 
 // TestAnyAndL3IPListenerRules: an ANY listener needs transparent mode; an L3IP listener listens

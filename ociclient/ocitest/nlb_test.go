@@ -411,7 +411,7 @@ func TestNetworkLoadBalancerRequestsAreRefusedAsOCIDoes(t *testing.T) {
 		{"UDP health check without data", backendSet(func(b *nlbapi.BackendSetDetails) { b.HealthChecker.Protocol = nlbapi.HealthCheckProtocolsUdp }), 400, "InvalidParameter"},
 		{"backend without address or target", backendSet(func(b *nlbapi.BackendSetDetails) { b.Backends = []nlbapi.Backend{{Port: common.Int(80)}} }), 400, "InvalidParameter"},
 		{"too many backends", func() error {
-			f.srv.SetLBLimits(LBLimits{BackendsPerSet: 1})
+			f.srv.SetLBLimits(LBLimits{BackendsPerNLBSet: 1})
 			defer f.srv.SetLBLimits(LBLimits{})
 			return backendSet(func(b *nlbapi.BackendSetDetails) {
 				b.Backends = append(b.Backends, nlbapi.Backend{IpAddress: common.String("10.0.0.2"), Port: common.Int(80)})

@@ -63,7 +63,7 @@ func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
 	return nil
 }
 
-func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, limits LBLimits) error {
+func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, caps lbCaps) error {
 	if err := lbCheckName("backend set", name, 32); err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, limits LBLimit
 	if err := nlbCheckHealthChecker(*name, d.HealthChecker); err != nil {
 		return err
 	}
-	return nlbCheckBackends(*name, nlbPartVersion(d.IpVersion), d.Backends, limits)
+	return nlbCheckBackends(*name, nlbPartVersion(d.IpVersion), d.Backends, caps)
 }
 
 // nlbCheckBackendFamily refuses a backend whose address is not of its backend set's IP version.
@@ -99,8 +99,8 @@ func nlbCheckBackendFamily(set string, v nlbapi.IpVersionEnum, b nlbapi.Backend)
 	return nil
 }
 
-func nlbCheckBackends(set string, v nlbapi.IpVersionEnum, backends []nlbapi.Backend, limits LBLimits) error {
-	if err := lbCheckCount(fmt.Sprintf("backends in backend set '%s'", set), len(backends), limits.BackendsPerSet); err != nil {
+func nlbCheckBackends(set string, v nlbapi.IpVersionEnum, backends []nlbapi.Backend, caps lbCaps) error {
+	if err := caps.checkSet(set, len(backends)); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
