@@ -103,7 +103,7 @@ func nsgOwnedRules(srv *ocitest.Server, id string, names map[string]string) [][]
 		if n, ok := names[peer]; ok {
 			peer = n
 		}
-		out = append(out, []string{strings.ToLower(string(r.Direction)), prep + peer, ports(r.Protocol, r.TcpOptions)})
+		out = append(out, []string{strings.ToLower(string(r.Direction)), prep + peer, ports(r.Protocol, r.TcpOptions, r.UdpOptions)})
 	}
 	return out
 }

@@ -4,18 +4,13 @@
 package main
 
 import (
-	"cmp"
-	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
-	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 // What the demo reads back from the in-memory OCI to show and check each step's effect. These
@@ -55,101 +50,6 @@ func listenerCertificate(lb loadbalancer.LoadBalancer, listener string) string {
 		return ""
 	}
 	return *l.SslConfiguration.CertificateName
-}
-
-// rule is one security rule, as the demo shows it.
-type rule struct {
-	List      string // the security list's name in the tenancy
-	Direction string // ingress or egress
-	Peer      string // "from <source CIDR>" or "to <destination CIDR>"
-	Ports     string // e.g. "tcp 80"
-}
-
-// ownedRules reads every seeded security list and returns the rules this cluster wrote (their
-// description is seclist.Owner).
-func ownedRules(srv *ocitest.Server, seeded ocitest.Seeded) []rule {
-	owner := seclist.Owner(clusterName)
-	var out []rule
-	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {
-		list, ok := srv.SecurityList(seeded.SecurityLists[name])
-		if !ok {
-			continue
-		}
-		for _, r := range list.IngressSecurityRules {
-			if deref(r.Description) == owner {
-				out = append(out, rule{name, "ingress", "from " + deref(r.Source), ports(r.Protocol, r.TcpOptions)})
-			}
-		}
-		for _, r := range list.EgressSecurityRules {
-			if deref(r.Description) == owner {
-				out = append(out, rule{name, "egress", "to " + deref(r.Destination), ports(r.Protocol, r.TcpOptions)})
-			}
-		}
-	}
-	return out
-}
-
-// ruleChanges returns the rules added (+) and removed (-) between two readings as table rows,
-// one per list, direction and peer, with the ports together: "+ lb-1 egress to 10.0.10.0/24
-// tcp 10256, 30080".
-func ruleChanges(before, after []rule) [][]string {
-	type group struct{ sign, list, direction, peer string }
-	var order []group
-	ports := map[group][]string{}
-	note := func(sign string, r rule) {
-		g := group{sign, r.List, r.Direction, r.Peer}
-		if _, ok := ports[g]; !ok {
-			order = append(order, g)
-		}
-		ports[g] = append(ports[g], r.Ports)
-	}
-	for _, r := range after {
-		if !slices.Contains(before, r) {
-			note("+", r)
-		}
-	}
-	for _, r := range before {
-		if !slices.Contains(after, r) {
-			note("-", r)
-		}
-	}
-	rows := make([][]string, 0, len(order))
-	for _, g := range order {
-		rows = append(rows, []string{g.sign, g.list, g.direction, g.peer, joinPorts(ports[g])})
-	}
-	return rows
-}
-
-// joinPorts turns ["tcp 443", "tcp 80"] into "tcp 80, 443".
-func joinPorts(ps []string) string {
-	proto := ""
-	var nums []string
-	for _, p := range ps {
-		pr, num, _ := strings.Cut(p, " ")
-		if proto != "" && pr != proto {
-			return strings.Join(ps, ", ")
-		}
-		proto = pr
-		nums = append(nums, num)
-	}
-	slices.SortFunc(nums, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) })
-	return proto + " " + strings.Join(nums, ", ")
-}
-
-// ports renders a rule's protocol and destination ports, e.g. "tcp 80" or "tcp 30000-32767".
-func ports(protocol *string, tcp *core.TcpOptions) string {
-	proto := deref(protocol)
-	if proto == "6" {
-		proto = "tcp"
-	}
-	if tcp == nil || tcp.DestinationPortRange == nil {
-		return proto + " all"
-	}
-	pr := tcp.DestinationPortRange
-	if *pr.Min == *pr.Max {
-		return fmt.Sprintf("%s %d", proto, *pr.Min)
-	}
-	return fmt.Sprintf("%s %d-%d", proto, *pr.Min, *pr.Max)
 }
 
 // workRequestsSince returns the load balancer work requests that were not in known, in the order
