@@ -38,15 +38,16 @@ func play(ctx context.Context, out io.Writer) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	n := &narrator{w: out}
+	n.write("oci-ccm demo: the oci cloud provider with the upstream service and cloud-node controllers,\n" +
+		"against an in-memory OCI and an in-process Kubernetes API. Nothing leaves this process.\n")
 	c, err := startCluster(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.stop()
 
-	d := &demo{cluster: c, rec: rec, n: &narrator{w: out}, servicesDir: servicesDir, out: &outcome{}}
-	d.n.write("oci-ccm demo: the oci cloud provider with the upstream service and cloud-node controllers,\n" +
-		"against an in-memory OCI and an in-process Kubernetes API. Nothing leaves this process.\n")
+	d := &demo{cluster: c, rec: rec, n: n, servicesDir: servicesDir, out: &outcome{}}
 	for _, s := range d.steps() {
 		if err := d.do(ctx, s); err != nil {
 			return d.out, err
@@ -139,7 +140,10 @@ func (d *demo) settled(ctx context.Context, what string, mark int, services []st
 	return errors.New(b.String())
 }
 
-// summary closes the demo with totals.
+// nextStep is the demo's last line: where a newcomer goes from here.
+const nextStep = "Next: run it on a cluster of your own, following the quickstart in README.md."
+
+// summary closes the demo with totals and where to go next.
 func (d *demo) summary(took time.Duration) {
 	calls := d.srv.Calls()
 	failed := 0
@@ -152,5 +156,6 @@ func (d *demo) summary(took time.Duration) {
 	d.n.say("%d OCI calls in all (%d reads, %d writes, %d work-request polls); %d work requests, %d failed.",
 		calls.Total(), calls.Class(ocitest.ClassRead), calls.Class(ocitest.ClassWrite), calls.Class(ocitest.ClassPoll),
 		len(d.srv.WorkRequests()), failed)
-	d.n.say("Took %.1fs. Next: lb/README.md (annotations), examples/embed (the library without OCI), make test.", took.Seconds())
+	d.n.say("Took %.1fs. More: lb/README.md (every annotation), examples/embed (the library in your own program).", took.Seconds())
+	d.n.write("\n" + nextStep + "\n")
 }

@@ -158,10 +158,35 @@ func TestDemoReconcilesEveryStepAgainstOCI(t *testing.T) {
 			"7. Service api is deleted",
 			"8. Service dns keeps its rules in network security groups (mode NSG), then is deleted",
 			`+ rule set "team_header"`,
+			// Deleting Service api takes its node port out of the range of the others.
+			"~ lb-1 egress to 10.0.10.0/24 tcp 30080-30083 → 30080-30082",
+			"~ nodes ingress from 10.0.1.0/24 tcp 30080-30083 → 30080-30082",
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("output lacks %q", want)
 			}
+		}
+	})
+
+	t.Run("the marks are explained once, before the first plan", func(t *testing.T) {
+		text := strings.Join(strings.Fields(out.String()), " ")
+		if n := strings.Count(text, legendHeading); n != 1 {
+			t.Fatalf("the legend's heading %q appears %d times, want once", legendHeading, n)
+		}
+		for _, l := range legend {
+			if want := l[0] + " " + l[1]; !strings.Contains(text, want) {
+				t.Errorf("the legend lacks %q", want)
+			}
+		}
+		if l, p := strings.Index(text, legendHeading), strings.Index(text, "plan for Service"); p < 0 || l > p {
+			t.Errorf("the legend (at %d) does not come before the first plan (at %d)", l, p)
+		}
+	})
+
+	t.Run("the last line points to running on a cluster", func(t *testing.T) {
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		if last := lines[len(lines)-1]; last != nextStep || !strings.Contains(last, "README.md") {
+			t.Errorf("last line %q, want %q, naming README.md", last, nextStep)
 		}
 	})
 }

@@ -20,6 +20,8 @@ type narrator struct {
 	w       io.Writer
 	section int
 	failed  error
+	// explained says the legend has been written: it comes once, before the first plan.
+	explained bool
 }
 
 const indent = "   "
@@ -75,8 +77,29 @@ func (n *narrator) table(rows [][]string) {
 	}
 }
 
-// plans writes the load balancer plans the provider applied, in the order it applied them.
+// legend explains the marks of the plans and of the security rule tables.
+var legend = [][]string{
+	{"+", "created (a security rule: added)"},
+	{"~", "changed in place (old → new)"},
+	{"-", "deleted (a security rule: removed)"},
+	{"(after 1, 3)", "starts only once changes 1 and 3 of the same plan have finished"},
+}
+
+// legendHeading introduces the legend.
+const legendHeading = "How to read the plans and the security rule tables below:"
+
+// plans writes the load balancer plans the provider applied, in the order it applied them,
+// after the legend the first time.
 func (n *narrator) plans(ps []plan) {
+	if len(ps) > 0 && !n.explained {
+		n.say("%s", legendHeading)
+		rows := make([][]string, len(legend))
+		for i, l := range legend {
+			rows[i] = []string{indent + l[0], l[1]}
+		}
+		n.table(rows)
+		n.explained = true
+	}
 	for _, p := range ps {
 		n.text(fmt.Sprintf("plan for Service %s:", p.Service), shortenOCIDs(p.Text))
 	}
