@@ -58,11 +58,12 @@ func (d *demo) nlbService(ctx context.Context) error {
 		rows = append(rows, []string{name, string(l.Protocol), fmt.Sprint(*l.Port), fmt.Sprint(len(bs.Backends)), by, fmt.Sprint(kept)})
 		d.out.NLBListeners[name] = fmt.Sprintf("%s/%d, %d backends by %s, client address kept %v", l.Protocol, *l.Port, len(bs.Backends), by, kept)
 	}
-	d.n.say("Network load balancer %s (%s); the Service status lists its addresses, public and private as upstream does "+
-		"(%s: \"true\" keeps only the public one): %s", lbName(key), n.LifecycleState, annotation.NLBExternalIPOnly, strings.Join(d.ingressAll(ctx, svc.Namespace, svc.Name), ", "))
+	d.n.say("Network load balancer %s is %s. The Service status lists its addresses, private and public,", lbName(key), n.LifecycleState)
+	d.n.say("as upstream does: %s. (%s: \"true\" would keep only the public one.)",
+		strings.Join(d.ingressAll(ctx, svc.Namespace, svc.Name), ", "), annotation.NLBExternalIPOnly)
 	d.n.table(rows)
 	d.showRuleChanges(ruleChanges(rulesBefore, ownedRules(d.srv, d.seeded)),
-		"none: a network load balancer's security rules are managed only when asked (mode None by default, as upstream)")
+		"a network load balancer's rules are managed only when asked: mode None by default, as upstream")
 
 	mark = d.calls.mark()
 	if err := d.kube.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil {

@@ -41,8 +41,8 @@ func (d *demo) nsgService(ctx context.Context) error {
 	if _, err := d.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	d.n.say("Service dns asks for %s: NSG and names the nodes' NSG %s in %s.",
-		annotation.SecurityRuleManagementMode, nodesNSG, annotation.BackendNetworkSecurityGroups)
+	d.n.say("Service dns asks for %s: NSG", annotation.SecurityRuleManagementMode)
+	d.n.say("and names the nodes' NSG (%s) in %s.", nodesNSG, annotation.BackendNetworkSecurityGroups)
 	if err := d.settled(ctx, "a load balancer address for Service dns", mark, []string{dns}, method("EnsureLoadBalancer"),
 		func() bool { return len(d.ingressIPs(ctx, dns)) == 1 }); err != nil {
 		return err
@@ -54,8 +54,8 @@ func (d *demo) nsgService(ctx context.Context) error {
 	}
 	front := found.NetworkSecurityGroupIds[0]
 	g, _, _ := d.srv.NetworkSecurityGroup(front)
-	d.n.say("The load balancer was created in its frontend NSG %s (tagged %s=%s), made for it just before.",
-		deref(g.DisplayName), model.TagService, g.FreeformTags[model.TagService])
+	d.n.say("The load balancer was created in its frontend NSG %s,", deref(g.DisplayName))
+	d.n.say("made for it just before and tagged %s=%s.", model.TagService, g.FreeformTags[model.TagService])
 	names := map[string]string{front: "frontend NSG", backend: nodesNSG}
 	rows := [][]string{{"NSG", "DIRECTION", "PEER", "PORTS"}}
 	for _, id := range []string{front, backend} {
@@ -65,7 +65,7 @@ func (d *demo) nsgService(ctx context.Context) error {
 	}
 	d.n.table(rows)
 	d.out.NSGRules = len(rows) - 1
-	d.showRuleChanges(ruleChanges(listsBefore, ownedRules(d.srv, d.seeded)), "none: mode NSG leaves the security lists alone")
+	d.showRuleChanges(ruleChanges(listsBefore, ownedRules(d.srv, d.seeded)), "mode NSG leaves them alone")
 
 	mark = d.calls.mark()
 	if err := d.kube.CoreV1().Services("default").Delete(ctx, "dns", metav1.DeleteOptions{}); err != nil {

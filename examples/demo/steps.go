@@ -78,9 +78,11 @@ func (d *demo) steps() []step {
 func (d *demo) showTenancy(context.Context) error {
 	t := tenancy()
 	d.n.say("region %s, compartment %s, VCN %s %s", d.srv.Region(), short(d.seeded.Compartment), t.VCN.Name, t.VCN.CIDR)
-	rows := [][]string{{"SUBNET", "CIDR", "AVAILABILITY DOMAIN", "SECURITY LIST", "USED FOR"}}
+	// The OCID column is how the plans below name the subnets.
+	rows := [][]string{{"SUBNET", "CIDR", "AVAILABILITY DOMAIN", "SECURITY LIST", "USED FOR", "OCID"}}
 	for _, sn := range t.Subnets {
-		rows = append(rows, []string{sn.Name, sn.CIDR, cmp.Or(sn.AvailabilityDomain, "regional"), strings.Join(sn.SecurityLists, ","), sn.Role})
+		rows = append(rows, []string{sn.Name, sn.CIDR, cmp.Or(sn.AvailabilityDomain, "regional"), strings.Join(sn.SecurityLists, ","),
+			cmp.Or(sn.Role, "-"), short(d.seeded.Subnets[sn.Name])})
 	}
 	d.n.table(rows)
 	rows = [][]string{{"INSTANCE", "SHAPE", "AVAILABILITY DOMAIN", "FAULT DOMAIN", "PRIVATE IP", "PUBLIC IP"}}
@@ -112,8 +114,8 @@ func (d *demo) registerNodes(ctx context.Context) error {
 			return err
 		}
 	}
-	d.n.say("Each registers as a kubelet with --cloud-provider=external --node-ip does: Ready, its")
-	d.n.say("InternalIP, no provider ID, and the taint node.cloudprovider.kubernetes.io/uninitialized.")
+	d.n.say("Each registers as a kubelet started with --cloud-provider=external and --node-ip would:")
+	d.n.say("Ready, its InternalIP, no provider ID, and the taint node.cloudprovider.kubernetes.io/uninitialized.")
 	if err := d.waitFor(ctx, "initialisation of node-1..3", func() bool { return d.nodesInitialised(ctx, names...) }); err != nil {
 		return err
 	}
@@ -210,13 +212,14 @@ func (d *demo) ingressIPs(ctx context.Context, services ...string) map[string]st
 	return ips
 }
 
-// showRuleChanges shows the security rules a step added and removed; why explains no change.
+// showRuleChanges shows the security list rules a step added, changed and removed; why explains
+// no change.
 func (d *demo) showRuleChanges(rows [][]string, why string) {
 	if len(rows) == 0 {
-		d.n.say("Security rules: no change (%s).", why)
+		d.n.say("Security lists: no change (%s).", why)
 		return
 	}
-	d.n.say("Security rules the provider changed (each described \"oci-ccm cluster=%s\"):", clusterName)
+	d.n.say("Security list rules the provider changed (each described \"oci-ccm cluster=%s\"):", clusterName)
 	d.n.table(rows)
 }
 
@@ -371,6 +374,8 @@ func (d *demo) deleteService(ctx context.Context) error {
 	}
 	d.n.plans(d.rec.takePlans())
 	d.showRuleChanges(ruleChanges(rulesBefore, ownedRules(d.srv, d.seeded)), "none needed")
+	d.n.say("The rules now let in only what web and shop use: api's listener port and health check")
+	d.n.say("port are removed, and the range of node ports no longer includes api's.")
 	_, exists := loadBalancer(d.srv, lbName(api))
 	d.out.DeletedGone = !exists
 	var left []string
