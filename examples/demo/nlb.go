@@ -59,8 +59,8 @@ func (d *demo) nlbService(ctx context.Context) error {
 		d.out.NLBListeners[name] = fmt.Sprintf("%s/%d, %d backends by %s, client address kept %v", l.Protocol, *l.Port, len(bs.Backends), by, kept)
 	}
 	d.n.say("Network load balancer %s is %s. The Service status lists its addresses, private and public,", lbName(key), n.LifecycleState)
-	d.n.say("as upstream does: %s. (%s: \"true\" would keep only the public one.)",
-		strings.Join(d.ingressAll(ctx, svc.Namespace, svc.Name), ", "), annotation.NLBExternalIPOnly)
+	d.n.say("as upstream does: %s.", strings.Join(d.ingressAll(ctx, svc.Namespace, svc.Name), ", "))
+	d.n.say("(With %s: \"true\" it would list only the public one.)", annotation.NLBExternalIPOnly)
 	d.n.table(rows)
 	d.showRuleChanges(ruleChanges(rulesBefore, ownedRules(d.srv, d.seeded)),
 		"a network load balancer's rules are managed only when asked: mode None by default, as upstream")
