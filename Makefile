@@ -157,8 +157,9 @@ bench: ## Benchmarks: OCI calls, polls and time per scenario at OCI's real durat
 # The demo is built, then run, so that the wait for the build is announced and shows progress:
 # a first build compiles some 870 packages (a minute or more on 2 cores). go build -v names each
 # package it builds; awk counts those lines (one word, no colon) and passes the rest (module
-# downloads, errors) through, and says the build is done only when nothing but downloads came. On a terminal one line shows the count and the package; elsewhere
-# (CI logs) a line every 50 packages.
+# downloads, errors) through, and says the build is done only when nothing but downloads came.
+# On a terminal one line shows the count and the package; elsewhere (CI logs) a line every 50
+# packages. A failed build fails the target (pipefail, .SHELLFLAGS).
 .PHONY: demo
 demo: ## The CCM reconciling example Services against an in-memory OCI (no setup needed).
 	@$(call require,./examples/demo,the demo)

@@ -256,7 +256,7 @@ func TestStormSeedsEachServiceWithItsOwnSubset(t *testing.T) {
 	if got := ociConverged(w.Srv, want, &p); got != 2 {
 		t.Errorf("%d of 2 load balancers hold their Service's backends", got)
 	}
-	// Holding every Node is not converged.
+	// Holding another Service's subset is not converged.
 	want["default/storm-0001"] = want["default/storm-0000"]
 	if got := ociConverged(w.Srv, want, &p); got != 1 {
 		t.Errorf("with another Service's subset wanted, %d of 2 converged, want 1", got)

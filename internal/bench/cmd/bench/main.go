@@ -171,9 +171,13 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	} else {
 		fmt.Fprintf(out, "security lists mode %s.\n", mode)
 	}
-	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API.")
+	if ports, perLB := 2, 512; nodes*ports > perLB { // the storm's Services have two ports
+		fmt.Fprintf(out, "Each Service's backends are its own subset of %d Nodes (loadBalancer.backendSubset: auto): two ports on\n", perLB/ports)
+		fmt.Fprintf(out, "%d Nodes would be %d backends, and OCI allows %d per load balancer.\n", nodes, nodes*ports, perLB)
+	}
+	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API, each with its Service's subset.")
 	fmt.Fprintln(out, "A phase has converged once the service controller's reconciles are done and OCI's state is: every work")
-	fmt.Fprintln(out, "request finished and every load balancer's backend sets holding every Node (a node sync returns once OCI")
+	fmt.Fprintln(out, "request finished and every load balancer's backend sets holding the backends lb chooses (a node sync returns once OCI")
 	fmt.Fprintf(out, "accepted its changes, lb.Reconciler.Update). A phase stops after %.0f s of the clock's time or %.0f s of real time;\n",
 		stormCap.Seconds(), stormCapReal.Seconds())
 	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it. The restart")
