@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// The README lines between which the metrics table is generated.
+// The lines of the metrics page (ccm/docs/metrics.md) between which the metrics table is generated.
 const (
 	BeginMetricsMarker = "<!-- BEGIN GENERATED METRICS: edit the metric definitions in the code, then run make generate -->"
 	EndMetricsMarker   = "<!-- END GENERATED METRICS -->"

@@ -11,15 +11,16 @@ import (
 	"github.com/oci-ccm/oci-ccm/internal/iampolicy"
 )
 
-// The README lines between which the IAM policy is copied from seclist/README.md, the one the
-// tests prove sufficient and minimal, so the copy a newcomer reads is never another policy.
+// The lines of the tutorial (ccm/docs/tutorial.md) between which the IAM policy is copied from
+// seclist/README.md, the one the tests prove sufficient and minimal, so the copy a newcomer reads
+// is never another policy.
 const (
 	BeginPolicyMarker = "<!-- BEGIN GENERATED IAM POLICY: copied from seclist/README.md by make generate -->"
 	EndPolicyMarker   = "<!-- END GENERATED IAM POLICY -->"
 )
 
-// runPolicy copies the statements of source's IAM policy section into readme as a code block,
-// or with check reports a stale copy.
+// runPolicy copies the statements of source's IAM policy section into readme (the page holding
+// the copy) as a code block, or with check reports a stale copy.
 func runPolicy(source, readme string, check bool) error {
 	statements, err := iampolicy.FromFile(source)
 	if err != nil {

@@ -267,15 +267,15 @@ func TestReleaseChecksumsCoverEveryArtifact(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := readmePolicy(t); len(want) == 0 || string(policy) != strings.Join(want, "\n")+"\n" {
-		t.Errorf("iam-policy.txt is not README.md's IAM policy %q:\n%s", want, policy)
+		t.Errorf("iam-policy.txt is not the tutorial's IAM policy %q:\n%s", want, policy)
 	}
 }
 
-// readmePolicy returns the statements of the IAM policy README.md shows (generated there from
-// the one the tests prove).
+// readmePolicy returns the statements of the IAM policy the tutorial (ccm/docs/tutorial.md) shows,
+// generated there from the one the tests prove.
 func readmePolicy(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../ccm/docs/tutorial.md")
 	if err != nil {
 		t.Fatal(err)
 	}
