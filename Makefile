@@ -177,7 +177,7 @@ demo: ## The CCM reconciling example Services against an in-memory OCI (no setup
 	@$(BIN)/demo
 
 .PHONY: generate
-generate: ## Regenerate generated files (lb/README.md annotation reference, lb/COMPATIBILITY.md).
+generate: ## Regenerate generated files (lb/README.md annotations, lb/COMPATIBILITY.md, ccm/docs metrics, Events, IAM policy).
 	$(GO) generate ./...
 
 .PHONY: lint

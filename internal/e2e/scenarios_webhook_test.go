@@ -161,7 +161,7 @@ func assertRefusal(t *testing.T, err error) {
 
 // registerWebhook creates the ValidatingWebhookConfiguration pointing at the CCM's webhook port,
 // as the chart's examples/helm/oci-ccm/templates/webhook.yaml does for a Service in front of the
-// CCM (README.md, "Optional: the validating webhook", shows it by hand).
+// CCM (ccm/docs/webhook.md, "By hand", shows it by hand).
 func registerWebhook(ctx context.Context, s *suite, port int, caPEM []byte) error {
 	url := fmt.Sprintf("https://127.0.0.1:%d/validate-service", port)
 	ignore := admissionregistrationv1.Ignore

@@ -7,8 +7,7 @@
 // allowed, instead of surfacing later as a Warning Event.
 //
 // The webhook is meant to be registered with failurePolicy Ignore: it only moves an error
-// earlier, and an outage of it must never block Service writes (README.md, "Optional:
-// the validating webhook").
+// earlier, and an outage of it must never block Service writes (ccm/docs/webhook.md).
 package webhook
 
 import (

@@ -42,7 +42,7 @@
 //     output under a directory git ignores (bin/…). links -v lists them.
 //
 // A path may hold * in its last element; some file must match it. A cited Markdown file followed
-// by a section title, as in `seclist/README.md, "Past 200 rules"`, README.md ("Performance"),
+// by a section title, as in `seclist/README.md, "Past 200 rules"`, lb/README.md ("Drift"),
 // README.md's "API stability" or seclist/README.md (section "IAM policy"), must have a heading of
 // that title: letter case, Markdown and a leading number ("4. ") aside, and cut, if the citation
 // likes, where punctuation follows in the heading. A bare README.md's section may be in the one

@@ -128,7 +128,8 @@ const defaultStormSpeed = 3
 // load balancer's JSON decoded, requests signed, the plan) is on the storm's critical path, and
 // a faster clock multiplies it where OCI would not. Runs of 1,000 Services on 2026-12-03, before
 // polls yielded to reads: 1.19–1.32 times the floor at 3x as the machine's other load varied,
-// 1.19–1.27 in real time; in real time since, 1.19 in every run (README.md, "Performance").
+// 1.19–1.27 in real time; in real time since, 1.19 in every run (ccm/docs/performance.md, "A
+// thousand Services").
 // Ten workers overlap that CPU time.
 func stormSpeedFor(workers int) float64 {
 	if workers == 1 {
