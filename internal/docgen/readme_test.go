@@ -31,7 +31,10 @@ func TestTheTopREADMEIsOneScreenStartingWithTheTwoCommands(t *testing.T) {
 			continue
 		}
 		if in {
-			first = append(first, strings.Fields(l+" #")[0]+" "+strings.Fields(l+" #")[1])
+			cmd, _, _ := strings.Cut(l, "#") // the command without its comment
+			if cmd = strings.Join(strings.Fields(cmd), " "); cmd != "" {
+				first = append(first, cmd)
+			}
 			continue
 		}
 		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "# ") {
