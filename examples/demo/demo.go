@@ -141,7 +141,7 @@ func (d *demo) settled(ctx context.Context, what string, mark int, services []st
 }
 
 // nextStep is the demo's last line: where a newcomer goes from here.
-const nextStep = "Next: run it on a cluster of your own, following the quickstart in README.md."
+const nextStep = "Next: run it on a cluster of your own: README.md's Quickstart, step by step in ccm/docs/tutorial.md."
 
 // summary closes the demo with totals and where to go next.
 func (d *demo) summary(took time.Duration) {
