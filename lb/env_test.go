@@ -73,6 +73,7 @@ type envSettings struct {
 	wrDuration  time.Duration
 	poll        ociclient.PollPolicy
 	frontendNSG func(context.Context, *model.Spec, bool) (string, error)
+	endpoints   lb.EndpointNodes
 }
 
 // withProductionTiming keeps ocitest's and ociclient's default work-request duration and
@@ -124,7 +125,8 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 		tb.Fatal(err)
 	}
 	ro := lb.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
-		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG, Now: clock.Now, ListingLag: ocitest.DefaultListingLag}
+		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG, Now: clock.Now, ListingLag: ocitest.DefaultListingLag,
+		EndpointNodes: s.endpoints}
 	if s.nlbs {
 		ro.NetworkLoadBalancers = oci.NetworkLoadBalancers
 	}

@@ -22,7 +22,36 @@ const (
 	reasonNoProviderID  = "has no OCI providerID yet (the cloud node controller has not initialised it)"
 	reasonNoInternalIP  = "has no IPv4 InternalIP address"
 	reasonDuplicateAddr = "shares its InternalIP with another Node"
+	// reasonNoLocalEndpoint: see localNodes.
+	reasonNoLocalEndpoint = "runs no endpoint of the Service (externalTrafficPolicy Local)"
 )
+
+// localNodes returns the Nodes of nodes that may carry svc's traffic, and the names of the others:
+// with externalTrafficPolicy Local and its endpoints known, the Nodes that run an endpoint (a
+// Node without one would only fail the health check on healthCheckNodePort); otherwise every
+// Node. So the backends follow the Service's pods, and a 3-replica Service of a 5,000-Node cluster
+// has 3 backends, within OCI's limits and without subsetting.
+func localNodes(svc *v1.Service, nodes []*v1.Node, endpoints EndpointNodes) ([]*v1.Node, []string) {
+	if endpoints == nil || svc.Spec.ExternalTrafficPolicy != v1.ServiceExternalTrafficPolicyLocal {
+		return nodes, nil
+	}
+	running, known := endpoints(svc)
+	if !known {
+		return nodes, nil
+	}
+	var kept []*v1.Node
+	var left []string
+	for _, n := range nodes {
+		switch {
+		case n == nil:
+		case running[n.Name]:
+			kept = append(kept, n)
+		default:
+			left = append(left, n.Name)
+		}
+	}
+	return kept, left
+}
 
 // backendNodes returns the IPv4 InternalIPs of the Nodes that serve traffic, sorted, and the
 // Nodes left out with the reason. An empty result is valid: the load balancer keeps its listeners

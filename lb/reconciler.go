@@ -91,7 +91,21 @@ type Options struct {
 	// any call to OCI. Without it such a Service gets an error. Services without the annotation
 	// use Client and NetworkLoadBalancers as before. ccm builds them with OKE workload identity.
 	WorkloadClients func(ctx context.Context, namespace, serviceAccount string) (*WorkloadClients, error)
+	// EndpointNodes, when set, says which Nodes run an endpoint of a Service with
+	// externalTrafficPolicy Local: only those become backends, so a big cluster's load balancer
+	// holds the few Nodes that serve the Service rather than every Node failing its health
+	// check. Without it, or for a Service whose endpoints it does not know, every eligible Node
+	// is a backend and the health check on healthCheckNodePort decides. ccm answers it from the
+	// EndpointSlices; see EndpointNodes.
+	EndpointNodes EndpointNodes
 }
+
+// EndpointNodes returns the names of the Nodes that run an endpoint of svc that may take
+// traffic (ready, or serving while it terminates, as kube-proxy counts them), and known false
+// when the endpoints of svc are not known (no EndpointSlice of it seen yet). Known with no Nodes
+// means no endpoint: the load balancer keeps its listeners with empty backend sets. It is called
+// before each reconcile of a Service with externalTrafficPolicy Local and must not block.
+type EndpointNodes func(svc *v1.Service) (nodes map[string]bool, known bool)
 
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
 // minutes on OCI and a change 20 to 40 seconds, so five minutes is several times a slow plan.
@@ -119,6 +133,7 @@ type Reconciler struct {
 
 	opts            Options // for the engines of workload identities (workload.go)
 	workloadClients func(ctx context.Context, namespace, serviceAccount string) (*WorkloadClients, error)
+	endpoints       EndpointNodes // Options.EndpointNodes
 
 	mu        sync.Mutex
 	ids       map[types.UID]lbRef               // Service UID → load balancer, learned by this process
@@ -165,6 +180,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		workloads:   map[string]map[model.Kind]*engine{},
 
 		workloadClients: opts.WorkloadClients,
+		endpoints:       opts.EndpointNodes,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -282,12 +298,29 @@ type planned struct {
 	nsgCompartments map[string]string
 }
 
+// desired is Desired on the Nodes svc's traffic may go to (localNodes, with
+// Options.EndpointNodes), which it also returns; the other Nodes are in the Spec's ExcludedNodes.
+func (r *Reconciler) desired(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error) {
+	nodes, left := localNodes(svc, nodes, r.endpoints)
+	spec, err := Desired(svc, nodes, r.cfg, secrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range left {
+		if spec.ExcludedNodes == nil {
+			spec.ExcludedNodes = map[string]string{}
+		}
+		spec.ExcludedNodes[name] = reasonNoLocalEndpoint
+	}
+	return spec, nodes, nil
+}
+
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
 // It only reads from OCI, except that with forEnsure it lets Options.FrontendNSG create the
 // Service's frontend NSG.
 func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	desired, err := Desired(svc, nodes, r.cfg, secrets)
+	desired, nodes, err := r.desired(svc, nodes, secrets)
 	if err != nil {
 		return nil, err
 	}
