@@ -86,6 +86,9 @@ type Cloud struct {
 	stop   <-chan struct{}
 	events record.EventRecorder // nil before Initialize
 	watch  *kube.Watcher
+	// endpoints tells lb which Nodes run the endpoints of a Service with externalTrafficPolicy
+	// Local, from the EndpointSlices (set by SetInformers; nil knows nothing).
+	endpoints *kube.Endpoints
 	// primed is closed once seclist holds the claims of every Service (see SetInformers).
 	primed      chan struct{}
 	driftPeriod time.Duration // Options.DriftCheckPeriod
@@ -159,7 +162,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if c.lbs, err = lb.NewReconciler(lb.Options{WorkloadClients: workloadClients(client, func() kubernetes.Interface { return c.client }, wi.Provider), Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
 		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag,
-		Consistency: consistency}); err != nil {
+		Consistency: consistency, EndpointNodes: func(svc *v1.Service) (map[string]bool, bool) { return c.endpoints.Nodes(svc) }}); err != nil {
 		return nil, err
 	}
 	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork, Consistency: consistency,
@@ -177,22 +180,25 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	c.client, c.stop, c.events = client, stop, kube.NewRecorder(client, stop)
 }
 
-// SetInformers registers the Service and Node informers on the shared factory, and a watcher of
-// the Secrets load balancer Services reference (kube.Watcher). Once the caches have synced,
-// seclist gets every Service's claim, so rules are only removed with the whole cluster in view;
-// then a changed Secret re-queues the Services using it, and so does a load balancer changed
-// outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift), or a node sync whose
+// SetInformers registers the Service, Node and EndpointSlice informers on the shared factory,
+// and a watcher of the Secrets load balancer Services reference (kube.Watcher). Once the caches
+// have synced, seclist gets every Service's claim, so rules are only removed with the whole
+// cluster in view; then a changed Secret re-queues the Services using it, endpoints moving to
+// other Nodes re-queue a Service with externalTrafficPolicy Local (kube.Endpoints), and so does
+// a load balancer changed outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift), or a node sync whose
 // accepted backend change failed (lb's FollowUp). Without Initialize (no stop channel) nothing is
 // started: Secrets are not read, security rules are never removed, node syncs wait for OCI.
 func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 	if c.stop == nil {
 		c.watch = kube.NewWatcher(context.Background(), nil, factory)
+		c.endpoints = kube.NewEndpoints(context.Background(), nil, factory)
 		klog.Info("SetInformers before Initialize: Secrets are not watched and security rules are never removed")
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-c.stop; cancel() }()
 	c.watch = kube.NewWatcher(ctx, c.client, factory)
+	c.endpoints = kube.NewEndpoints(ctx, c.client, factory)
 	go func() {
 		startUp := func(ctx context.Context, svc *v1.Service, spec *model.Spec, nodes []*v1.Node) (seclist.Claim, error) {
 			return c.claim(ctx, svc, spec, nodes, false)
@@ -208,6 +214,7 @@ func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
 		if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
 			go drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
 		}
+		go c.endpoints.Run(ctx)
 		c.watch.Run(ctx)
 	}()
 }

@@ -37,7 +37,7 @@ func TestEveryMarkOnUsersObjectsIsDocumented(t *testing.T) {
 		t.Fatal(`README.md has no section "Marks oci-ccm leaves on your objects"`)
 	}
 	marks := map[string]bool{
-		kube.AnnotationSecretsHash: true, kube.AnnotationDriftRequeued: true, kube.ConditionPending: true,
+		kube.AnnotationSecretsHash: true, kube.AnnotationDriftRequeued: true, kube.ConditionPending: true, kube.AnnotationEndpointNodes: true,
 		string(annotation.LoadBalancerCompartmentID): true,
 		model.TagCluster: true, model.TagService: true, model.TagServiceUID: true, model.TagManagedBy: true,
 		seclist.Owner("<cluster>"): true,

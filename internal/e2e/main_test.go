@@ -117,6 +117,7 @@ func TestEndToEnd(t *testing.T) {
 		{"NLBServiceUDPAndTCP", []string{"NodesInitialised"}, testNLBServiceUDPAndTCP},
 		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
 		{"StuckWorkRequest", []string{"NodesInitialised"}, testStuckWorkRequest},
+		{"LocalTrafficFollowsEndpoints", []string{"NodesInitialised"}, testLocalTrafficFollowsEndpoints},
 		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
 		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},
