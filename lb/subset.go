@@ -51,8 +51,8 @@ const (
 //   - stable: Nodes are ranked by a hash of the Node's name salted with the Service's, and a
 //     Service takes the top of the ranking, so a Node joining or leaving moves at most a backend
 //     or two per backend set, never a reshuffle, and no state is kept between reconciles;
-//   - spread: the places (zone and fault domain) share the subset evenly, the smallest ones
-//     first, so a subset survives the loss of a fault domain or an availability domain;
+//   - spread: the places (zone and fault domain) share the subset evenly (see pickSubset), so a
+//     subset survives the loss of a fault domain or an availability domain;
 //   - different per Service: the salt gives each Service its own ranking, so the load of many
 //     Services spreads over all Nodes.
 //
@@ -117,27 +117,58 @@ func backendCounts(spec *model.Spec) (perSet, total int) {
 }
 
 // pickSubset returns k of nodes (k < len(nodes)): each place (zone and fault domain) gets an even
-// share, filled from the smallest place up so that a place with fewer Nodes than its share gives
-// the rest to the others, and within a place the Nodes that rank first for salt.
+// share, and within a place the Nodes that rank first for salt. A place with fewer Nodes than its
+// share gives all of them and the rest is shared by the others; the remainder of the division goes
+// to places in an order of their own for salt. The shares depend on the sizes of the places only
+// where a place is smaller than its share, so a Node joining or leaving a place that has more
+// than its share moves nothing but its own rank.
 func pickSubset(nodes []*v1.Node, k int, salt string) []*v1.Node {
-	byPlace := map[string][]*v1.Node{}
+	type ranked struct {
+		node *v1.Node
+		rank uint64
+	}
+	byPlace := map[string][]ranked{}
 	for _, n := range nodes {
 		place := n.Labels[labelZone] + "/" + n.Labels[labelFaultDomain]
-		byPlace[place] = append(byPlace[place], n)
+		byPlace[place] = append(byPlace[place], ranked{n, rank(n.Name, salt)})
 	}
-	places := slices.SortedFunc(maps.Keys(byPlace), func(a, b string) int {
-		return cmp.Or(cmp.Compare(len(byPlace[a]), len(byPlace[b])), cmp.Compare(a, b))
-	})
-	out := make([]*v1.Node, 0, k)
+	share := map[string]int{}
+	open := slices.Sorted(maps.Keys(byPlace))
 	left := k
-	for i, place := range places {
+	for {
+		// Places smaller than an even share of what is left give all their Nodes.
+		even := left / len(open)
+		small := slices.DeleteFunc(slices.Clone(open), func(p string) bool { return len(byPlace[p]) > even })
+		if len(small) == 0 {
+			break
+		}
+		for _, p := range small {
+			share[p] = len(byPlace[p])
+			left -= share[p]
+		}
+		open = slices.DeleteFunc(open, func(p string) bool { return slices.Contains(small, p) })
+		if len(open) == 0 {
+			break
+		}
+	}
+	if len(open) > 0 {
+		slices.SortFunc(open, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a, salt), rank(b, salt)), cmp.Compare(a, b)) })
+		for i, p := range open {
+			share[p] = left / len(open)
+			if i < left%len(open) {
+				share[p]++
+			}
+		}
+	}
+	out := make([]*v1.Node, 0, k)
+	for _, place := range slices.Sorted(maps.Keys(byPlace)) {
 		members := byPlace[place]
-		share := min(len(members), left/(len(places)-i))
-		slices.SortFunc(members, func(a, b *v1.Node) int {
-			return cmp.Or(cmp.Compare(rank(a.Name, salt), rank(b.Name, salt)), cmp.Compare(a.Name, b.Name))
+		slices.SortFunc(members, func(a, b ranked) int {
+			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.node.Name, b.node.Name))
 		})
-		out = append(out, members[:share]...)
-		left -= share
+		for _, m := range members[:share[place]] {
+			out = append(out, m.node)
+		}
 	}
 	return out
 }

@@ -299,7 +299,7 @@ func TestExcludedNodesAreNotPartOfTheSubset(t *testing.T) {
 
 func TestTheSummaryEventSaysTheBackendsAreASubset(t *testing.T) {
 	ns := bigCluster(0, 500)
-	before := desiredWith(t, testConfig(), testService(twoPorts()), ns[:499])
+	before := desiredWith(t, testConfig(), testService(twoPorts()), ns[:300])
 	after := desiredWith(t, testConfig(), testService(twoPorts()), ns)
 	for _, observed := range []*model.Spec{nil, asObserved(before)} {
 		plan, err := Diff(observed, after)
@@ -328,4 +328,36 @@ func TestANetworkLoadBalancerTakesFiftyListenersAndNoMore(t *testing.T) {
 	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "at most 50 listeners and backend sets (51 here") {
 		t.Errorf("51 ports: %v, want a *ValidationError saying OCI's limit of 50", err)
 	}
+}
+
+// A Node joining a cluster of 5,000 Nodes and 400 two-port Services changes the backends of
+// only the Services whose subset it enters (about 256 in 5,001), each by one Node: the writes of
+// a node sync are O(changed), not one per Service.
+func TestANodeJoiningABigClusterChangesFewServices(t *testing.T) {
+	ns := bigCluster(0, 5000)
+	joined := append(slices.Clone(ns), bigNode(5000))
+	changed := 0
+	for i := range 400 {
+		svc := testService(twoPorts())
+		svc.Name = fmt.Sprintf("svc-%04d", i)
+		before := chosenNodes(desiredWith(t, testConfig(), svc, ns), ns)
+		after := chosenNodes(desiredWith(t, testConfig(), svc, joined), joined)
+		in := 0
+		for n := range after {
+			if !before[n] {
+				in++
+			}
+		}
+		if in > 2 {
+			t.Errorf("%s: %d Nodes entered its subset, want at most 2", svc.Name, in)
+		}
+		if in > 0 {
+			changed++
+		}
+	}
+	// Expected about 400 × 256 / 5,001 ≈ 20.
+	if changed > 60 {
+		t.Errorf("one Node joining changed the backends of %d of 400 Services, want about 20", changed)
+	}
+	t.Logf("one Node joining changed the backends of %d of 400 Services", changed)
 }
