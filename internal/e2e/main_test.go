@@ -114,6 +114,7 @@ func TestEndToEnd(t *testing.T) {
 		{"NodeAddedAndRemoved", []string{"ServiceCreated"}, testNodeAddedAndRemoved},
 		{"TLSSecretRotated", []string{"NodesInitialised"}, testTLSSecretRotated},
 		{"InvalidAnnotation", []string{"NodesInitialised"}, testInvalidAnnotation},
+		{"OverOCILimitsRefused", []string{"NodesInitialised"}, testOverOCILimitsRefused},
 		{"NLBServiceUDPAndTCP", []string{"NodesInitialised"}, testNLBServiceUDPAndTCP},
 		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
 		{"StuckWorkRequest", []string{"NodesInitialised"}, testStuckWorkRequest},

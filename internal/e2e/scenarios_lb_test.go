@@ -319,24 +319,45 @@ func retryUpdateSecret(s *suite, name string, data map[string][]byte) error {
 // then completes.
 func testInvalidAnnotation(t *testing.T, s *suite) {
 	const key, value = "service.beta.kubernetes.io/oci-load-balancer-shape-flex-min", "banana"
+	svc := loadService(t, "plain.yaml", testNamespace)
+	svc.Name = "bad"
+	svc.Annotations[key] = value
+	s.refusedBeforeAnyWrite(t, svc, key, value)
+}
+
+// testOverOCILimitsRefused: a Service that cannot fit OCI's limits (17 ports: a load balancer has
+// at most 16 listeners and 16 backend sets) gets a Warning Event naming the limit and the way out,
+// and nothing is written to OCI for it, rather than OCI refusing a plan half way through.
+func testOverOCILimitsRefused(t *testing.T, s *suite) {
+	svc := loadService(t, "plain.yaml", testNamespace)
+	svc.Name = "too-many-ports"
+	svc.Spec.Ports = nil
+	for i := range 17 {
+		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: fmt.Sprintf("p%d", i), Protocol: corev1.ProtocolTCP, Port: int32(9000 + i)})
+	}
+	s.refusedBeforeAnyWrite(t, svc, "at most 16 ports (17 given)", "at most 16 listeners and 16 backend sets", "split the ports over several Services")
+}
+
+// refusedBeforeAnyWrite creates svc and waits for a Warning Event on it that says each of says;
+// no OCI write may happen for it and no load balancer may exist. Then it deletes svc, which
+// must complete.
+func (s *suite) refusedBeforeAnyWrite(t *testing.T, svc *corev1.Service, says ...string) {
+	t.Helper()
 	before, err := s.oci.calls(s.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := loadService(t, "plain.yaml", testNamespace)
-	svc.Name = "bad"
-	svc.Annotations[key] = value
 	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, s.ctx, convergeTimeout, "Warning Event naming "+key+" and "+value, func(ctx context.Context) (bool, string, error) {
+	eventually(t, s.ctx, convergeTimeout, fmt.Sprintf("Warning Event saying %q", says), func(ctx context.Context) (bool, string, error) {
 		events, err := serviceEvents(ctx, s.kube, testNamespace, svc.Name)
 		if err != nil {
 			return false, "", err
 		}
 		found := slices.ContainsFunc(events, func(e corev1.Event) bool {
-			return e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, key) && strings.Contains(e.Message, value)
+			return e.Type == corev1.EventTypeWarning && !slices.ContainsFunc(says, func(w string) bool { return !strings.Contains(e.Message, w) })
 		})
 		return found, describeEvents(events), nil
 	})
@@ -345,10 +366,10 @@ func testInvalidAnnotation(t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	if d := after.Since(before); d.Op("CreateLoadBalancer") != 0 || d.Class(ocitest.ClassWrite) != 0 {
-		t.Errorf("OCI writes happened for the invalid Service:\n%s", d)
+		t.Errorf("OCI writes happened for the refused Service:\n%s", d)
 	}
 	if lbs, err := s.oci.loadBalancersNamed(s.ctx, string(created.UID)); err != nil || len(lbs) != 0 {
-		t.Errorf("load balancers for the invalid Service: %d (err %v), want 0", len(lbs), err)
+		t.Errorf("load balancers for the refused Service: %d (err %v), want 0", len(lbs), err)
 	}
 	s.deleteService(t, testNamespace, svc.Name)
 }
