@@ -14,6 +14,8 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/common/auth"
+
+	"github.com/oci-ccm/oci-ccm/internal/signing"
 )
 
 // ErrNoKey is returned by ConfigurationProvider when user-principal auth has neither auth.key
@@ -78,8 +80,8 @@ func (c *Config) configurationProvider(newInstancePrincipal instancePrincipalFun
 		passphrase = &p
 	}
 
-	p := common.NewRawConfigurationProvider(a.Tenancy, a.User, a.Region, a.Fingerprint, key, passphrase)
-	rsaKey, err := p.PrivateRSAKey()
+	// The key is parsed once here, not by the SDK for every request it signs.
+	p, rsaKey, err := signing.ParsedKey(common.NewRawConfigurationProvider(a.Tenancy, a.User, a.Region, a.Fingerprint, key, passphrase))
 	if err != nil {
 		return nil, fmt.Errorf("auth: parse private key (check auth.passphrase): %w", err)
 	}

@@ -210,7 +210,9 @@ func TestListInstancesFreshRereadsACachedListingAndIsShared(t *testing.T) {
 	}
 
 	env.srv.ResetCalls()
-	env.srv.InjectFault(ocitest.Fault{Operation: "ListInstances", Latency: 200 * time.Millisecond, Times: 1})
+	// The first listing takes a second, long enough for all the callers to ask while it runs even
+	// on a loaded machine (200 ms was not, under -race on 2 busy cores).
+	env.srv.InjectFault(ocitest.Fault{Operation: "ListInstances", Latency: time.Second, Times: 1})
 	const callers = 20
 	var wg sync.WaitGroup
 	errs := make([]error, callers)

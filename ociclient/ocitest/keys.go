@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
+
+	"github.com/oci-ccm/oci-ccm/internal/signing"
 )
 
 // Credentials is a user identity whose public key the server trusts.
@@ -66,5 +68,11 @@ func (s *Server) ConfigurationProvider() common.ConfigurationProvider {
 		s.defaultCreds = c
 	})
 	c := s.defaultCreds
-	return common.NewRawConfigurationProvider(c.TenancyID, c.UserID, s.opts.Region, c.Fingerprint, string(c.PrivateKeyPEM), nil)
+	raw := common.NewRawConfigurationProvider(c.TenancyID, c.UserID, s.opts.Region, c.Fingerprint, string(c.PrivateKeyPEM), nil)
+	// Parsed once, as config parses an API key: the SDK would parse the PEM for every request.
+	p, _, err := signing.ParsedKey(raw)
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: %v", err)) // the key was made a moment ago
+	}
+	return p
 }
