@@ -126,24 +126,7 @@ var _ lb.EndpointNodes = (*Endpoints)(nil).Nodes
 // whose Nodes with endpoints change: it stamps AnnotationEndpointNodes with their hash. Call it
 // once the caches have synced.
 func (e *Endpoints) Run(ctx context.Context) {
-	if e.queue == nil {
-		return
-	}
-	stop := context.AfterFunc(ctx, e.queue.ShutDown)
-	defer stop()
-	for {
-		key, quit := e.queue.Get()
-		if quit {
-			return
-		}
-		if err := e.retrigger(ctx, key); err != nil {
-			klog.FromContext(ctx).Error(err, "Cannot re-trigger a Service whose endpoints moved", "service", key)
-			e.queue.AddRateLimited(key)
-		} else {
-			e.queue.Forget(key)
-		}
-		e.queue.Done(key)
-	}
+	runQueue(ctx, e.queue, e.retrigger, "Cannot re-trigger a Service whose endpoints moved", "service")
 }
 
 // retrigger stamps the Service with the hash of its Nodes with endpoints, if it is a load

@@ -322,23 +322,31 @@ func (w *Watcher) SecretSynced(ref lb.SecretRef) bool {
 // after WaitForSync: from then on a Secret's first appearance re-queues its Services too.
 func (w *Watcher) Run(ctx context.Context) {
 	w.started.Store(true)
-	if w.queue == nil {
+	runQueue(ctx, w.queue, w.retrigger, "Cannot re-trigger Services of a changed Secret", "secret")
+}
+
+// runQueue handles each key of queue with handle until ctx ends or the queue shuts down; a key
+// whose handling fails is logged with msg (the key under keyName) and retried with backoff. A
+// nil queue returns at once.
+func runQueue(ctx context.Context, queue workqueue.TypedRateLimitingInterface[types.NamespacedName],
+	handle func(context.Context, types.NamespacedName) error, msg, keyName string) {
+	if queue == nil {
 		return
 	}
-	stop := context.AfterFunc(ctx, w.queue.ShutDown)
+	stop := context.AfterFunc(ctx, queue.ShutDown)
 	defer stop()
 	for {
-		key, quit := w.queue.Get()
+		key, quit := queue.Get()
 		if quit {
 			return
 		}
-		if err := w.retrigger(ctx, key); err != nil {
-			klog.FromContext(ctx).Error(err, "Cannot re-trigger Services of a changed Secret", "secret", key)
-			w.queue.AddRateLimited(key)
+		if err := handle(ctx, key); err != nil {
+			klog.FromContext(ctx).Error(err, msg, keyName, key)
+			queue.AddRateLimited(key)
 		} else {
-			w.queue.Forget(key)
+			queue.Forget(key)
 		}
-		w.queue.Done(key)
+		queue.Done(key)
 	}
 }
 
