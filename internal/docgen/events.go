@@ -8,7 +8,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,19 +94,5 @@ func runEvents(source, page string, check bool) error {
 	if err != nil {
 		return err
 	}
-	current, err := os.ReadFile(page)
-	if err != nil {
-		return err
-	}
-	updated, err := spliceBetween(string(current), renderEvents(events), BeginEventsMarker, EndEventsMarker)
-	if err != nil {
-		return fmt.Errorf("%s: %w", page, err)
-	}
-	if updated == string(current) {
-		return nil
-	}
-	if check {
-		return fmt.Errorf("%s is stale: its Events differ from %s's; run `make generate`", page, source)
-	}
-	return os.WriteFile(page, []byte(updated), 0o644)
+	return updateBetween(page, renderEvents(events), BeginEventsMarker, EndEventsMarker, check, "its Events differ from "+source+"'s")
 }

@@ -239,21 +239,7 @@ func runMetrics(dirs []string, readme string, check bool) error {
 	if err != nil {
 		return err
 	}
-	current, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
-	updated, err := spliceBetween(string(current), renderMetrics(ms), BeginMetricsMarker, EndMetricsMarker)
-	if err != nil {
-		return fmt.Errorf("%s: %w", readme, err)
-	}
-	if updated == string(current) {
-		return nil
-	}
-	if check {
-		return fmt.Errorf("%s is stale: run `make generate`", readme)
-	}
-	return os.WriteFile(readme, []byte(updated), 0o644)
+	return updateBetween(readme, renderMetrics(ms), BeginMetricsMarker, EndMetricsMarker, check, "")
 }
 
 // moduleRoot is the nearest directory at or above the working directory holding go.mod, so the
@@ -276,6 +262,29 @@ func moduleRoot() (string, error) {
 }
 
 // spliceBetween replaces what lies between the begin and end marker lines with table.
+// updateBetween puts content between the markers begin and end of page, or with check reports a
+// page whose content there differs, saying why (may be empty) and how to fix it.
+func updateBetween(page, content, begin, end string, check bool, why string) error {
+	current, err := os.ReadFile(page)
+	if err != nil {
+		return err
+	}
+	updated, err := spliceBetween(string(current), content, begin, end)
+	if err != nil {
+		return fmt.Errorf("%s: %w", page, err)
+	}
+	if updated == string(current) {
+		return nil
+	}
+	if check {
+		if why != "" {
+			why += "; "
+		}
+		return fmt.Errorf("%s is stale: %srun `make generate`", page, why)
+	}
+	return os.WriteFile(page, []byte(updated), 0o644)
+}
+
 func spliceBetween(doc, table, begin, end string) (string, error) {
 	b := strings.Index(doc, begin)
 	e := strings.Index(doc, end)

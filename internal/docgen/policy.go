@@ -4,7 +4,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -26,22 +25,8 @@ func runPolicy(source, readme string, check bool) error {
 	if err != nil {
 		return err
 	}
-	current, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
 	block := "```\n" + strings.Join(statements, "\n") + "\n```\n"
-	updated, err := spliceBetween(string(current), block, BeginPolicyMarker, EndPolicyMarker)
-	if err != nil {
-		return fmt.Errorf("%s: %w", readme, err)
-	}
-	if updated == string(current) {
-		return nil
-	}
-	if check {
-		return fmt.Errorf("%s is stale: its IAM policy differs from %s's; run `make generate`", readme, source)
-	}
-	return os.WriteFile(readme, []byte(updated), 0o644)
+	return updateBetween(readme, block, BeginPolicyMarker, EndPolicyMarker, check, "its IAM policy differs from "+source+"'s")
 }
 
 // writePolicy writes the statements of source's IAM policy section to file, one a line: the
