@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
+//go:build e2e
+
 package e2e
 
 import (
