@@ -24,9 +24,13 @@ func TestExampleFileLoadsAndValidates(t *testing.T) {
 		t.Fatalf("Validate: %v", err)
 	}
 	// The example must show the parts people copy, not just pass.
-	if cfg.Auth.KeyFile == "" || cfg.LoadBalancer.Naming.Scheme != NamingName ||
-		len(cfg.LoadBalancer.SecurityLists) == 0 || len(cfg.LoadBalancer.Tags.DefinedTags) == 0 {
+	if cfg.Auth.KeyFile == "" || len(cfg.LoadBalancer.SecurityLists) == 0 || len(cfg.LoadBalancer.Tags.FreeformTags) == 0 {
 		t.Errorf("example lost a section: %+v", cfg)
+	}
+	// It works as it stands for a cluster switching from the upstream CCM: upstream's naming,
+	// and no defined tag (its namespace would have to exist), which it shows commented out.
+	if cfg.LoadBalancer.Naming.Scheme != NamingUID || len(cfg.LoadBalancer.Tags.DefinedTags) != 0 {
+		t.Errorf("example naming %q, defined tags %v; want uid and none", cfg.LoadBalancer.Naming.Scheme, cfg.LoadBalancer.Tags.DefinedTags)
 	}
 	// And it must not carry anything that looks like a real private key.
 	raw, err := os.ReadFile(examplePath)
@@ -35,6 +39,11 @@ func TestExampleFileLoadsAndValidates(t *testing.T) {
 	}
 	if _, ok := pemPrivateKey(string(raw)); ok {
 		t.Error("the example contains a PEM private-key block; use a placeholder or keyFile")
+	}
+	for _, shown := range []string{"scheme: name", "definedTags:", "oci_api_key.pem"} {
+		if !strings.Contains(string(raw), shown) {
+			t.Errorf("the example no longer shows %q", shown)
+		}
 	}
 }
 

@@ -186,7 +186,7 @@ type Seeded struct {
 //     private (10.0.10.2-4) and public IPs; node-1 is "self" for the metadata service;
 //   - one reserved public IP, reserved-1;
 //   - tag namespace Operations with key CostCenter, the defined tag examples/cloud-provider.yaml
-//     and the SDK's doc comments use;
+//     shows (commented out) and the SDK's doc comments use;
 //   - Policy, DefaultPolicy().
 func DefaultTenancy() Tenancy {
 	allOut := []TenancyRule{{Protocol: "all", CIDR: "0.0.0.0/0", Description: "all egress"}}
