@@ -262,3 +262,13 @@ func TestStormSeedsEachServiceWithItsOwnSubset(t *testing.T) {
 		t.Errorf("with another Service's subset wanted, %d of 2 converged, want 1", got)
 	}
 }
+
+func TestCPUPerThousandCallsCountsEveryKindOfCall(t *testing.T) {
+	p := Phase{Reads: 100, Writes: 300, Polls: 600, CPU: 5 * time.Second}
+	if got := p.CPUPerThousandCalls(); got != 5*time.Second {
+		t.Errorf("5 s over 1,000 calls = %v per 1,000, want 5s", got)
+	}
+	if got := (Phase{CPU: time.Second}).CPUPerThousandCalls(); got != 0 {
+		t.Errorf("no calls: %v, want 0", got)
+	}
+}

@@ -115,6 +115,17 @@ func (p Phase) CPUShare() float64 {
 	return (p.CPU + p.CPUWait).Seconds() / (p.Wall.Seconds() * float64(runtime.NumCPU()))
 }
 
+// CPUPerThousandCalls is the phase's CPU time per 1,000 OCI calls (reads, writes and polls),
+// zero without calls or CPU figures. The process holds the harness and ocitest too, so it
+// overstates the CCM's own share; it compares runs of the same bench.
+func (p Phase) CPUPerThousandCalls() time.Duration {
+	calls := p.Reads + p.Writes + p.Polls
+	if calls == 0 || p.CPU <= 0 {
+		return 0
+	}
+	return p.CPU * 1000 / time.Duration(calls)
+}
+
 // cpuWait is how long this process's threads have waited for a CPU while ready to run, from
 // Linux's per-thread schedstat (0 where there is none).
 func cpuWait() time.Duration {
@@ -696,6 +707,9 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 		}
 		fmt.Fprintf(out, "%s: %.1f s of CPU used and %.1f s waited for in %.1f s of real time, %.0f%% of %d CPUs wanted, %s.\n",
 			p.Name, p.CPU.Seconds(), p.CPUWait.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound)
+		if per := p.CPUPerThousandCalls(); per > 0 {
+			fmt.Fprintf(out, "%s: %.1f s of CPU per 1,000 OCI calls (the harness, ocitest and the CCM in one process).\n", p.Name, per.Seconds())
+		}
 	}
 	for _, p := range ps {
 		if p.Reconciles > 0 {
