@@ -34,26 +34,50 @@ func testLocalTrafficFollowsEndpoints(t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := map[string]string{}
-	var names []string
+	nodeOf := map[string]string{} // InternalIP → Node name
+	addr := map[string]string{}   // Node name → InternalIP
 	for _, n := range nodes.Items {
 		for _, a := range n.Status.Addresses {
 			if a.Type == corev1.NodeInternalIP {
-				addr[n.Name] = a.Address
+				nodeOf[a.Address], addr[n.Name] = n.Name, a.Address
 			}
 		}
-		if addr[n.Name] != "" && nodeReady(&n) {
-			names = append(names, n.Name)
+	}
+	// backends returns the load balancer's backend addresses, one list per backend set.
+	backends := func(ctx context.Context) ([][]string, string, error) {
+		l, ok, err := s.oci.loadBalancerNamed(ctx, string(created.UID))
+		if err != nil || !ok {
+			return nil, "no load balancer yet", err
 		}
+		var out [][]string
+		for _, bs := range l.BackendSets {
+			var ips []string
+			for _, b := range bs.Backends {
+				ips = append(ips, deref(b.IpAddress))
+			}
+			slices.Sort(ips)
+			out = append(out, ips)
+		}
+		return out, describeLB(l), nil
 	}
+	// While its endpoints are unknown, every eligible Node is a backend: at least two here.
+	var names []string
+	eventually(t, s.ctx, convergeTimeout, "every Node a backend while the endpoints are unknown", func(ctx context.Context) (bool, string, error) {
+		sets, state, err := backends(ctx)
+		if err != nil || len(sets) == 0 || len(sets[0]) < 2 {
+			return false, state, err
+		}
+		names = nil
+		for _, ip := range sets[0] {
+			if nodeOf[ip] != "" {
+				names = append(names, nodeOf[ip])
+			}
+		}
+		return len(names) >= 2, state, nil
+	})
 	slices.Sort(names)
-	if len(names) < 2 {
-		t.Fatalf("%d Ready Nodes with an address, want at least 2", len(names))
-	}
-	// backendsAre waits until every backend set holds exactly the addresses of want, or with
-	// atLeast at least those (other Nodes of the suite, NotReady ones included, may be backends
-	// too while every Node is).
-	backendsAre := func(what string, atLeast bool, want ...string) {
+	// backendsAre waits until every backend set holds exactly the addresses of the Nodes want.
+	backendsAre := func(what string, want ...string) {
 		t.Helper()
 		var ips []string
 		for _, n := range want {
@@ -61,24 +85,14 @@ func testLocalTrafficFollowsEndpoints(t *testing.T, s *suite) {
 		}
 		slices.Sort(ips)
 		eventually(t, s.ctx, convergeTimeout, what, func(ctx context.Context) (bool, string, error) {
-			l, ok, err := s.oci.loadBalancerNamed(ctx, string(created.UID))
-			if err != nil || !ok {
-				return false, "no load balancer yet", err
+			sets, state, err := backends(ctx)
+			done := err == nil && len(sets) > 0
+			for _, got := range sets {
+				done = done && slices.Equal(got, ips)
 			}
-			done := len(l.BackendSets) > 0
-			for _, bs := range l.BackendSets {
-				got := backendAddrs(bs)
-				slices.Sort(got)
-				if atLeast {
-					done = done && !slices.ContainsFunc(ips, func(ip string) bool { return !slices.Contains(got, ip) })
-				} else {
-					done = done && slices.Equal(got, ips)
-				}
-			}
-			return done, describeLB(l), nil
+			return done, state, err
 		})
 	}
-	backendsAre("every Node while the endpoints are unknown", true, names...)
 
 	endpointOn := func(node string) discoveryv1.Endpoint {
 		return discoveryv1.Endpoint{Addresses: []string{"10.244.7.7"}, NodeName: &node,
@@ -94,19 +108,19 @@ func testLocalTrafficFollowsEndpoints(t *testing.T, s *suite) {
 	if slice, err = s.kube.DiscoveryV1().EndpointSlices(testNamespace).Create(s.ctx, slice, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	backendsAre("only the Node running the pod, "+names[0], false, names[0])
+	backendsAre("only the Node running the pod, "+names[0], names[0])
 
 	// The pod moves: the new one is ready on another Node before the old one goes.
 	slice.Endpoints = []discoveryv1.Endpoint{endpointOn(names[0]), endpointOn(names[1])}
 	if slice, err = s.kube.DiscoveryV1().EndpointSlices(testNamespace).Update(s.ctx, slice, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	backendsAre(fmt.Sprintf("both Nodes during the move (%s, %s)", names[0], names[1]), false, names[0], names[1])
+	backendsAre(fmt.Sprintf("both Nodes during the move (%s, %s)", names[0], names[1]), names[0], names[1])
 	slice.Endpoints = []discoveryv1.Endpoint{endpointOn(names[1])}
 	if _, err = s.kube.DiscoveryV1().EndpointSlices(testNamespace).Update(s.ctx, slice, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	backendsAre("only the Node the pod moved to, "+names[1], false, names[1])
+	backendsAre("only the Node the pod moved to, "+names[1], names[1])
 
 	s.deleteService(t, testNamespace, name)
 }
