@@ -336,7 +336,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
 	if sub := desired.Subset; sub.Nodes > 0 {
-		logger.V(2).Info("Backends are a subset of the eligible Nodes", "nodes", sub.Nodes, "eligible", sub.Eligible, "limit", sub.Limit)
+		logger.V(2).Info("Backends are a subset of the eligible Nodes", "nodes", sub.Nodes, "eligible", sub.Eligible)
 	}
 
 	e, err := r.engineFor(ctx, svc, desired.Kind)

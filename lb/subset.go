@@ -64,8 +64,9 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 	}
 	size, on, err := config.ParseBackendSubset(d.cfg.LoadBalancer.BackendSubset)
 	if err != nil {
+		// config's Validate refuses it too; a library caller may not have validated.
 		d.p.add(&Problem{Field: "loadBalancer.backendSubset (cloud-provider.yaml)", Value: d.cfg.LoadBalancer.BackendSubset,
-			Allowed: "auto, off, or a whole number of Nodes from 1"})
+			Allowed: err.Error()})
 		return
 	}
 	var eligible []*v1.Node
@@ -104,7 +105,7 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 		bs.Backends = slices.DeleteFunc(bs.Backends, func(b model.Backend) bool { return !keep[b.IP] })
 		spec.BackendSets[name] = bs
 	}
-	spec.Subset = model.Subset{Nodes: len(chosen), Eligible: len(eligible), Limit: k}
+	spec.Subset = model.Subset{Nodes: len(chosen), Eligible: len(eligible)}
 }
 
 // backendCounts returns the most backends in one backend set of spec and the backends over all.

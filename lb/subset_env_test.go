@@ -54,7 +54,7 @@ func TestAServiceOnMoreNodesThanOCIAllowsGetsALoadBalancerAndNodeChurnMovesFewBa
 	svc := service() // two ports
 	nodes := clusterOf(0, 600)
 	res, _ := e.ensure(t, svc, nodes, nil)
-	if res.Spec.Subset != (model.Subset{Nodes: 256, Eligible: 600, Limit: 256}) {
+	if res.Spec.Subset != (model.Subset{Nodes: 256, Eligible: 600}) {
 		t.Errorf("Subset = %+v, want 256 of 600 Nodes", res.Spec.Subset)
 	}
 	before := backendSets(e.only(t))

@@ -111,10 +111,9 @@ type Spec struct {
 	Subset Subset
 }
 
-// Subset is the account of a backend subset: Nodes of the Eligible ones are backends, at most
-// Limit.
+// Subset is the account of a backend subset: Nodes of the Eligible ones are backends.
 type Subset struct {
-	Nodes, Eligible, Limit int
+	Nodes, Eligible int
 }
 
 // Defaulted lists the Spec fields that were not set by the Service.
