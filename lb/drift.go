@@ -33,7 +33,7 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
-	// desired builds a desired Spec as the Reconciler does (Reconciler.desired), with the Nodes
+	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOnServing), with the Nodes
 	// it chose from.
 	desired func(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error)
 	// settle, when set, completes a desired Spec as the Reconciler does (dualStack).
@@ -59,7 +59,7 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, desired: r.desired, settle: r.dualStack,
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, desired: r.desiredOnServing, settle: r.dualStack,
 		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending,
 		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
 	return d.check(ctx, services, nodes, secrets)

@@ -298,9 +298,9 @@ type planned struct {
 	nsgCompartments map[string]string
 }
 
-// desired is Desired on the Nodes svc's traffic may go to (localNodes, with
+// desiredOnServing is Desired on the Nodes svc's traffic may go to (localNodes, with
 // Options.EndpointNodes), which it also returns; the other Nodes are in the Spec's ExcludedNodes.
-func (r *Reconciler) desired(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error) {
+func (r *Reconciler) desiredOnServing(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error) {
 	nodes, left := localNodes(svc, nodes, r.endpoints)
 	spec, err := Desired(svc, nodes, r.cfg, secrets)
 	if err != nil {
@@ -320,7 +320,7 @@ func (r *Reconciler) desired(svc *v1.Service, nodes []*v1.Node, secrets Secrets)
 // Service's frontend NSG.
 func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	desired, nodes, err := r.desired(svc, nodes, secrets)
+	desired, nodes, err := r.desiredOnServing(svc, nodes, secrets)
 	if err != nil {
 		return nil, err
 	}
