@@ -12,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -120,7 +121,10 @@ func TestALocalServiceIsStampedWhenItsEndpointsMoveToOtherNodes(t *testing.T) {
 		obj, _, _ := e.slices.GetByKey("shop/web-a")
 		return len(nodes) == 1 && len(obj.(*discoveryv1.EndpointSlice).Endpoints) == 2
 	})
-	time.Sleep(100 * time.Millisecond) // the queue has had its chance
+	// Handle it here too, so the check does not depend on when the queue's worker gets to it.
+	if err := e.retrigger(ctx, types.NamespacedName{Namespace: "shop", Name: "web"}); err != nil {
+		t.Fatal(err)
+	}
 	for _, a := range kube.Actions()[before:] {
 		if a.GetVerb() == "patch" {
 			t.Errorf("endpoints on the same Nodes patched %s", a.GetResource().Resource)
