@@ -110,11 +110,11 @@ type rateChange struct {
 	restored bool
 }
 
-// window returns the bucket's epoch and the end of its pause (zero when none).
-func (b *bucket) window() (epoch uint64, pausedUntil time.Time) {
+// pauseEnd is when the bucket's Retry-After pause ends (zero when it never paused).
+func (b *bucket) pauseEnd() time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.epoch, b.pausedUntil
+	return b.pausedUntil
 }
 
 // epochIs reports whether no cut came since epoch.

@@ -20,6 +20,10 @@ import (
 // approx compares rates to a millionth.
 var approx = cmpopts.EquateApprox(1e-6, 0)
 
+// withinAMicrosecond compares waits computed from rates to a microsecond (cmpopts.EquateApprox
+// applies to floats only).
+var withinAMicrosecond = cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= time.Microsecond })
+
 // seconds converts a computed number of seconds to a Duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
@@ -74,7 +78,7 @@ func TestA429CutsItsBucketToJustUnderWhatOCIAcceptedAndEmptiesIt(t *testing.T) {
 	}
 	// The bucket is empty: the next call waits a whole interval at the new rate.
 	e.take(t, classRead)
-	if diff := cmp.Diff([]time.Duration{seconds(1 / 2.7)}, e.fc.recordedSleeps(), cmpopts.EquateApprox(0, float64(time.Microsecond))); diff != "" {
+	if diff := cmp.Diff([]time.Duration{seconds(1 / 2.7)}, e.fc.recordedSleeps(), withinAMicrosecond); diff != "" {
 		t.Errorf("waits after the cut (-want +got):\n%s", diff)
 	}
 	// The write bucket has learnt nothing.
@@ -158,11 +162,50 @@ func TestACallQueuedAtTheRefusedRateQueuesAgainAfterTheCut(t *testing.T) {
 	// Cut to 0.7/s and emptied when the second call began to wait: after its 1 s, the bucket
 	// holds 0.7 of a token, and the call waits for the rest.
 	want := []time.Duration{time.Second, seconds(0.3 / 0.7)}
-	if diff := cmp.Diff(want, e.fc.recordedSleeps(), cmpopts.EquateApprox(0, float64(time.Microsecond))); diff != "" {
+	if diff := cmp.Diff(want, e.fc.recordedSleeps(), withinAMicrosecond); diff != "" {
 		t.Errorf("the queued call's waits (-want +got):\n%s", diff)
 	}
 	if !second.waited || second.epoch != 1 {
 		t.Errorf("the queued call's grant = %+v, want one of epoch 1 that waited", second)
+	}
+}
+
+// A yielding call reserves its token only once it may take it: one that began to wait before a
+// cut takes a token of the cut bucket and keeps it. (Sending it to the back of the queue again
+// stalled a storm's deferred writes, queued one behind the other, for a whole round of them.)
+// It still waits out a Retry-After pause that began meanwhile.
+func TestAYieldingCallThatWaitedThroughACutKeepsTheTokenItTookAfterIt(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pause time.Duration
+		// want are the yielding call's waits: 1 s for the token the first call took (cut
+		// meanwhile), then the rest of a token at the new rate (0.3 of a token at 0.7/s), then,
+		// after a pause, what is left of it (the token taken during it is not used).
+		want []time.Duration
+	}{
+		{"cut", 0, []time.Duration{time.Second, seconds(0.3 / 0.7)}},
+		{"cut and Retry-After", 3 * time.Second, []time.Duration{time.Second, seconds(0.3 / 0.7), seconds(3 - 1 - 0.3/0.7)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newAdaptiveEnv(config.RateLimiter{WriteQPS: 1, WriteBurst: 1})
+			first := e.take(t, classWrite) // the only token
+			e.fc.onSleep = func(context.Context, time.Duration) error {
+				if len(e.fc.recordedSleeps()) == 0 {
+					e.l.write.throttled(first, e.clk.now(), tc.pause)
+				}
+				return nil
+			}
+			g, err := e.l.wait(YieldWrites(context.Background()), classWrite, e.clk, NopMetrics{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, e.fc.recordedSleeps(), withinAMicrosecond); diff != "" {
+				t.Errorf("the yielding call's waits (-want +got):\n%s", diff)
+			}
+			if !g.waited || g.epoch != 1 {
+				t.Errorf("the yielding call's grant = %+v, want one of epoch 1 that waited", g)
+			}
+		})
 	}
 }
 
@@ -259,7 +302,7 @@ func TestRetryAfterPausesTheWholeBucket(t *testing.T) {
 	e.take(t, classPoll)
 	e.take(t, classRead)
 	want := []time.Duration{3 * time.Second, time.Second / 7}
-	if diff := cmp.Diff(want, e.fc.recordedSleeps(), cmpopts.EquateApprox(0, float64(time.Microsecond))); diff != "" {
+	if diff := cmp.Diff(want, e.fc.recordedSleeps(), withinAMicrosecond); diff != "" {
 		t.Errorf("waits of the other reads (-want +got):\n%s", diff)
 	}
 	// Writes have their own bucket.

@@ -89,6 +89,14 @@ func (b *bucket) TokensAt(t time.Time) float64 { return b.current().TokensAt(t) 
 // ReserveN reserves n tokens at t, as rate.Limiter.ReserveN.
 func (b *bucket) ReserveN(t time.Time, n int) *rate.Reservation { return b.current().ReserveN(t, n) }
 
+// reserve reserves one token at t, and returns the epoch of the tokens it came from: a cut after
+// it (a newer epoch) means the reservation's place was computed at a rate OCI refused.
+func (b *bucket) reserve(t time.Time) (*rate.Reservation, uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lim.ReserveN(t, 1), b.epoch
+}
+
 // yielding reports whether a call of class with ctx yields to the others of its bucket.
 func yielding(ctx context.Context, class callClass) bool {
 	return class == classPoll || (class == classWrite && yields(ctx))
@@ -106,9 +114,13 @@ type grant struct {
 // wait blocks until the class's bucket grants a token or ctx ends. It never refuses a call
 // because the bucket is empty: callers queue instead. The one early return is when ctx's
 // deadline comes before the token would: waiting could only end in that deadline. While OCI's
-// Retry-After pauses the bucket, every call of it waits for the pause to end; a call that was
-// queued when the bucket was cut queues again at the new rate (its place was computed at the
-// rate OCI refused).
+// Retry-After pauses the bucket, every call of it waits for the pause to end, including one
+// whose token came while the pause began. A call whose token was reserved before the bucket was
+// cut queues again at the new rate (its place was computed at the rate OCI refused); a yielding
+// call reserves its token only once it may take it, so one that began to wait before a cut and
+// took a token after it keeps that token. (Queuing such calls again sent a storm's hundreds of
+// deferred writes, queued one behind the other, each to the back of the queue once, and no
+// write went out for a whole round of them.)
 func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metrics) (grant, error) {
 	if err := ctx.Err(); err != nil {
 		return grant{}, err
@@ -128,7 +140,7 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 		m.ObserveLimiterWait(ctx, b.name, d)
 	}
 	for {
-		epoch, until := b.window()
+		until := b.pauseEnd()
 		if now := clk.now(); now.Before(until) {
 			pause := until.Sub(now)
 			if deadline, ok := ctx.Deadline(); ok && pause > time.Until(deadline) {
@@ -141,7 +153,7 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 				return grant{}, err
 			}
 		}
-		waited, err := b.take(ctx, clk, yield)
+		epoch, waited, err := b.take(ctx, clk, yield)
 		slept = slept || waited
 		if err != nil {
 			if slept {
@@ -149,7 +161,7 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 			}
 			return grant{}, err
 		}
-		if b.epochIs(epoch) {
+		if b.epochIs(epoch) && !clk.now().Before(b.pauseEnd()) {
 			observe()
 			// A yielding call that slept waited for a token too: while only yielding calls run
 			// (a storm's deferred writes, polls), the rate holds them back, and must be able to
@@ -159,45 +171,45 @@ func (l *limiter) wait(ctx context.Context, class callClass, clk clock, m Metric
 	}
 }
 
-// take waits for one token of b, yielding to its other calls if yield, and reports whether it
-// slept for it.
-func (b *bucket) take(ctx context.Context, clk clock, yield bool) (waited bool, err error) {
+// take waits for one token of b, yielding to its other calls if yield, and reports the epoch of
+// the tokens it came from (see reserve) and whether it slept for it.
+func (b *bucket) take(ctx context.Context, clk clock, yield bool) (epoch uint64, waited bool, err error) {
 	if yield {
-		took, waited, err := b.waitYielding(ctx, clk)
+		epoch, took, waited, err := b.waitYielding(ctx, clk)
 		if took || err != nil {
-			return waited, err
+			return epoch, waited, err
 		}
-		w, err := b.reserveAndWait(ctx, clk, false)
-		return waited || w, err
+		epoch, w, err := b.reserveAndWait(ctx, clk, false)
+		return epoch, waited || w, err
 	}
 	return b.reserveAndWait(ctx, clk, true)
 }
 
 // reserveAndWait takes the next token of b, sleeping until it is due; plain says the call
-// does not yield (yield.go tracks when those last reserved one).
-func (b *bucket) reserveAndWait(ctx context.Context, clk clock, plain bool) (waited bool, err error) {
+// does not yield (yield.go tracks when those last reserved one). epoch is the reservation's.
+func (b *bucket) reserveAndWait(ctx context.Context, clk clock, plain bool) (epoch uint64, waited bool, err error) {
 	now := clk.now()
-	r := b.ReserveN(now, 1)
+	r, epoch := b.reserve(now)
 	if plain {
 		b.reserved(now)
 	}
 	if !r.OK() {
 		// Only a burst below 1 gets here, which withDefaults rules out.
-		return false, fmt.Errorf("rate limiter (%s) can never grant a token", b.name)
+		return epoch, false, fmt.Errorf("rate limiter (%s) can never grant a token", b.name)
 	}
 	delay := r.DelayFrom(now)
 	if delay <= 0 {
-		return false, nil
+		return epoch, false, nil
 	}
 	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
 		r.CancelAt(now)
-		return false, fmt.Errorf("rate limiter (%s) needs %v, more than the context's deadline allows: %w",
+		return epoch, false, fmt.Errorf("rate limiter (%s) needs %v, more than the context's deadline allows: %w",
 			b.name, delay, context.DeadlineExceeded)
 	}
 	if err := clk.sleep(ctx, delay); err != nil {
 		// Give the token back so calls still queued are not delayed for one never used.
 		r.CancelAt(clk.now())
-		return true, err
+		return epoch, true, err
 	}
-	return true, nil
+	return epoch, true, nil
 }

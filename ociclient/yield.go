@@ -58,7 +58,9 @@ const yieldGaps = 2
 func (b *bucket) spareAt(now time.Time, tokens float64) (ok bool, wait time.Duration) {
 	interval := time.Duration(float64(time.Second) / float64(b.Limit()))
 	if tokens < 1 {
-		return false, time.Duration((1 - tokens) * float64(interval))
+		// Rounded up to the microsecond: a wait cut short by a rounding error would find the
+		// token a hair short of whole and wait again.
+		return false, time.Duration(math.Ceil((1-tokens)*float64(interval)/float64(time.Microsecond))) * time.Microsecond
 	}
 	full := float64(b.Burst())
 	if tokens >= full-1e-6 {
@@ -77,7 +79,7 @@ func (b *bucket) spareAt(now time.Time, tokens float64) (ok bool, wait time.Dura
 // holds a token no other call would miss (spareAt), and takes it (took). It gives up yielding
 // (took false, no error) once half the time to ctx's deadline has passed. waited says whether
 // it slept.
-func (b *bucket) waitYielding(ctx context.Context, clk clock) (took, waited bool, err error) {
+func (b *bucket) waitYielding(ctx context.Context, clk clock) (epoch uint64, took, waited bool, err error) {
 	start := clk.now()
 	budget := time.Duration(math.MaxInt64)
 	if deadline, ok := ctx.Deadline(); ok {
@@ -89,9 +91,9 @@ func (b *bucket) waitYielding(ctx context.Context, clk clock) (took, waited bool
 	case b.yield <- struct{}{}:
 	case <-turn.Done():
 		if err := ctx.Err(); err != nil {
-			return false, false, err
+			return 0, false, false, err
 		}
-		return false, false, nil
+		return 0, false, false, nil
 	}
 	defer func() { <-b.yield }()
 	for {
@@ -99,23 +101,23 @@ func (b *bucket) waitYielding(ctx context.Context, clk clock) (took, waited bool
 		ok, d := b.spareAt(now, b.TokensAt(now))
 		if ok {
 			// Another call may have reserved it since; then this one queues behind it.
-			r := b.ReserveN(now, 1)
+			r, epoch := b.reserve(now)
 			if d := r.DelayFrom(now); d > 0 {
 				if err := clk.sleep(ctx, d); err != nil {
 					r.CancelAt(clk.now())
-					return false, true, err
+					return epoch, false, true, err
 				}
 				waited = true
 			}
-			return true, waited, nil
+			return epoch, true, waited, nil
 		}
 		left := budget - now.Sub(start)
 		if left <= 0 {
-			return false, waited, nil
+			return 0, false, waited, nil
 		}
 		waited = true
 		if err := clk.sleep(ctx, min(max(d, time.Millisecond), left)); err != nil {
-			return false, true, err
+			return 0, false, true, err
 		}
 	}
 }
