@@ -2,9 +2,10 @@
 // Copyright 2026 The oci-ccm Authors.
 
 // Package ccm plugs the oci-ccm library into k8s.io/cloud-provider as the provider "oci". It is
-// glue only: load balancers are lb's, security rules seclist's, nodes and their subnets
-// instances', OCI calls ociclient's, TLS Secrets internal/kube's. Here are the wiring (one
-// configuration, one cluster identity), the informers and the Events.
+// glue only: a Service's load balancer and security rules are the Service orchestrator's
+// (ccm/service, which runs lb and seclist), Nodes are instances', OCI calls ociclient's. Here are
+// the configuration (one configuration, one cluster identity), the OCI client, and the plugging
+// of each into the cloud-provider framework.
 package ccm
 
 import (
@@ -12,21 +13,15 @@ import (
 	"fmt"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
+	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
-	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/kube"
-	"github.com/oci-ccm/oci-ccm/lb"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
-	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 // ProviderName is the name the provider answers to (--cloud-provider=oci).
@@ -76,23 +71,8 @@ type Options struct {
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
 	cfg   *config.Config
-	lbs   *lb.Reconciler
-	rules *seclist.Manager
+	svc   *orchestrator.Reconciler
 	nodes *instances.Instances
-
-	// Set by Initialize (client, stop, events) and SetInformers (watch), in that order, before
-	// any controller calls the provider.
-	client kubernetes.Interface
-	stop   <-chan struct{}
-	events record.EventRecorder // nil before Initialize
-	watch  *kube.Watcher
-	// endpoints tells lb which Nodes run the endpoints of a Service with externalTrafficPolicy
-	// Local, from the EndpointSlices (set by SetInformers; nil knows nothing).
-	endpoints *kube.Endpoints
-	// primed is closed once seclist holds the claims of every Service (see SetInformers).
-	primed      chan struct{}
-	driftPeriod time.Duration // Options.DriftCheckPeriod
-	maxWait     time.Duration // Options.LoadBalancerMaxWait
 }
 
 var _ interface {
@@ -143,81 +123,38 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 			return nil, fmt.Errorf("OCI client: %w", err)
 		}
 	}
-	c := &Cloud{cfg: cfg, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod, maxWait: opts.LoadBalancerMaxWait}
 	// The waits for eventual consistency are counted with the client's measurements, when
 	// its Metrics can count them.
 	consistency, _ := opts.Metrics.(ociclient.ConsistencyObserver)
-	policy := seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)
-	// Frontend NSGs live in the configured compartment, also for a Service whose load balancer
-	// is in one of its own (annotation.CompartmentID): one listing per VCN finds them all.
-	policy.CompartmentID = cfg.CompartmentID
-	if c.rules, err = seclist.NewManager(client.VirtualNetwork, seclist.Options{Policy: policy, ListingLag: opts.ListingLag,
-		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(c.events, c.watch, a) }}); err != nil {
-		return nil, err
-	}
 	wi := opts.WorkloadIdentity
 	if wi == nil {
 		wi = OKEWorkloadIdentity{}
 	}
-	if c.lbs, err = lb.NewReconciler(lb.Options{WorkloadClients: workloadClients(client, func() kubernetes.Interface { return c.client }, wi.Provider), Config: cfg, Cluster: cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
-		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: c.rules.FrontendNSG, Now: client.Clock().Now,
-		Timeout: opts.LoadBalancerTimeout, MaxWait: opts.LoadBalancerMaxWait, PendingDone: c.pendingDone, ListingLag: opts.ListingLag,
-		Consistency: consistency, EndpointNodes: func(svc *v1.Service) (map[string]bool, bool) { return c.endpoints.Nodes(svc) }}); err != nil {
+	c := &Cloud{cfg: cfg}
+	if c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork, Consistency: consistency,
+		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region}); err != nil {
 		return nil, err
 	}
-	c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork, Consistency: consistency,
-		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
+	c.svc, err = orchestrator.New(orchestrator.Options{Config: cfg, Cluster: cluster, Client: client, Nodes: c.nodes,
+		DriftCheckPeriod: opts.DriftCheckPeriod, MaxWait: opts.LoadBalancerMaxWait, Timeout: opts.LoadBalancerTimeout,
+		ListingLag: opts.ListingLag, Consistency: consistency, WorkloadIdentity: wi.Provider})
 	return c, err
 }
 
-// Initialize keeps the Kubernetes client the provider patches Services and records Events with,
-// and the channel that stops everything it runs in the background.
+// Initialize gives the Service orchestrator the Kubernetes client it patches Services and
+// records Events with, and the channel that stops everything it runs in the background.
 func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
 	client, err := builder.Client("oci-cloud-controller-manager")
 	if err != nil {
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
-	c.client, c.stop, c.events = client, stop, kube.NewRecorder(client, stop)
+	c.svc.Initialize(client, kube.NewRecorder(client, stop), stop)
 }
 
-// SetInformers registers the Service, Node and EndpointSlice informers on the shared factory,
-// and a watcher of the Secrets load balancer Services reference (kube.Watcher). Once the caches
-// have synced, seclist gets every Service's claim, so rules are only removed with the whole
-// cluster in view; then a changed Secret re-queues the Services using it, endpoints moving to
-// other Nodes re-queue a Service with externalTrafficPolicy Local (kube.Endpoints), and so does
-// a load balancer changed outside Kubernetes (checked every Options.DriftCheckPeriod, internal/drift), or a node sync whose
-// accepted backend change failed (lb's FollowUp). Without Initialize (no stop channel) nothing is
-// started: Secrets are not read, security rules are never removed, node syncs wait for OCI.
-func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) {
-	if c.stop == nil {
-		c.watch = kube.NewWatcher(context.Background(), nil, factory)
-		c.endpoints = kube.NewEndpoints(context.Background(), nil, factory)
-		klog.Info("SetInformers before Initialize: Secrets are not watched and security rules are never removed")
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-c.stop; cancel() }()
-	c.watch = kube.NewWatcher(ctx, c.client, factory)
-	c.endpoints = kube.NewEndpoints(ctx, c.client, factory)
-	go func() {
-		startUp := func(ctx context.Context, svc *v1.Service, spec *model.Spec, nodes []*v1.Node) (seclist.Claim, error) {
-			return c.claim(ctx, svc, spec, nodes, false)
-		}
-		if !c.watch.WaitForSync(ctx) || !c.watch.Prime(ctx, c.cfg, c.lbs, startUp, c.rules.Prime) {
-			return
-		}
-		close(c.primed)
-		if c.client == nil { // Initialize could not build one: no Secret is read or watched
-			return
-		}
-		go c.lbs.FollowUp(ctx, kube.RequeueFailedUpdate(c.client, c.watch.Service, c.events))
-		if !c.cfg.LoadBalancer.Disabled && c.driftPeriod >= 0 {
-			go drift.Watch(ctx, c.lbs.Drift, c.driftPeriod, c.watch, kube.RequeueDrifted(c.client, c.watch.Service, c.events), c.nodes.WithAddresses)
-		}
-		go c.endpoints.Run(ctx)
-		c.watch.Run(ctx)
-	}()
-}
+// SetInformers registers the orchestrator's informers on the shared factory and starts its
+// background work (orchestrator.Reconciler.SetInformers): the Secret and EndpointSlice watchers,
+// start-up priming of the security rules, the follow-up of node syncs and the drift check.
+func (c *Cloud) SetInformers(factory informers.SharedInformerFactory) { c.svc.SetInformers(factory) }
 
 // LoadBalancer returns the load balancer implementation, unless cloud-provider.yaml disables it.
 func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) {

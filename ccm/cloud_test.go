@@ -6,6 +6,7 @@ package ccm
 import (
 	"context"
 	"errors"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -52,13 +53,20 @@ func TestSetInformersWithoutInitializeStartsNoGoroutine(t *testing.T) {
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("SetInformers without Initialize started %d goroutine(s) that nothing can stop", after-before)
 	}
-	if e.cloud.watch == nil {
-		t.Error("the Service and Node informers were not registered")
-	}
 	select {
-	case <-e.cloud.primed:
+	case <-e.cloud.svc.Primed():
 		t.Error("security rules were primed without a stop channel")
 	default:
+	}
+	// The informers were registered on the factory all the same: started, it runs them.
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	synced := factory.WaitForCacheSync(stop)
+	for _, typ := range []reflect.Type{reflect.TypeFor[*v1.Service](), reflect.TypeFor[*v1.Node]()} {
+		if !synced[typ] {
+			t.Errorf("the %v informer was not registered (the factory started %v)", typ, synced)
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func TestLoadBalancerInTheServicesCompartmentIsRecordedAndFoundByTheNextProcess(
 	}
 	svc := service("web", map[string]string{string(annotation.CompartmentID): first}, 80)
 	kube := fake.NewClientset(svc)
-	e.cloud.client, e.cloud.events = kube, record.NewFakeRecorder(100)
+	e.cloud.svc.Initialize(kube, record.NewFakeRecorder(100), nil)
 	lbs, _ := e.cloud.LoadBalancer()
 	if _, err := lbs.EnsureLoadBalancer(ctxFor(t), "test-cluster", svc, e.nodes); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestLoadBalancerInTheServicesCompartmentIsRecordedAndFoundByTheNextProcess(
 
 	restart := func() *Cloud {
 		cloud, _ := e.newCloud(t)
-		cloud.client, cloud.events = kube, record.NewFakeRecorder(100)
+		cloud.svc.Initialize(kube, record.NewFakeRecorder(100), nil)
 		return cloud
 	}
 	moved := recorded.DeepCopy()

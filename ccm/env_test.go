@@ -124,7 +124,7 @@ func (e *env) newCloud(t *testing.T) (*Cloud, *ociclient.Client) {
 	}
 	// As SetInformers does once the informers have synced, here over a cluster with no other
 	// Services: from now on rules no claim needs are removed.
-	if err := cloud.rules.Prime(nil); err != nil {
+	if err := cloud.svc.Rules().Prime(nil); err != nil {
 		t.Fatal(err)
 	}
 	if e.clock != nil {

@@ -30,13 +30,13 @@ func TestEnsureLoadBalancerHandsBackTheWorkerWhileOCIWorks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cloud.rules.Prime(nil); err != nil {
+	if err := cloud.svc.Rules().Prime(nil); err != nil {
 		t.Fatal(err)
 	}
 	svc := service("web", nil, 80)
 	client := fake.NewClientset(svc)
 	recorder := record.NewFakeRecorder(10)
-	cloud.client, cloud.events = client, recorder
+	cloud.svc.Initialize(client, recorder, nil)
 	lbs, _ := cloud.LoadBalancer()
 	e.srv.HoldWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "CreateLoadBalancer" })
 

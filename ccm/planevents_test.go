@@ -15,7 +15,7 @@ import (
 func TestAppliedPlansAreEventsOnTheService(t *testing.T) {
 	e := newEnv(t)
 	recorder := record.NewFakeRecorder(10)
-	e.cloud.events = recorder
+	e.cloud.svc.Initialize(nil, recorder, nil)
 	lbs, _ := e.cloud.LoadBalancer()
 	svc := service("web", nil, 80)
 

@@ -49,7 +49,7 @@ func TestChangedSecretInAnotherNamespaceRetriggersTheServiceUsingIt(t *testing.T
 	if _, err := waitForStamp(ctx, kube, "shop", "shop", ""); err != nil {
 		t.Fatalf("a Service using a Secret of another namespace was not re-triggered: %v", err)
 	}
-	served, err := e.cloud.secrets(ctx, shop)
+	served, err := e.cloud.svc.Secrets(ctx, shop)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestMissingSecretIsAValidationErrorNamingTheAnnotation(t *testing.T) {
 	check("before the Secret's informer has synced, read from the API")
 	// Once the informer has synced, its answer is the cache's.
 	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return e.cloud.watch.SecretSynced(lb.SecretRef{Namespace: "default", Name: "tls-missing"}), nil
+		return e.cloud.svc.SecretSynced(lb.SecretRef{Namespace: "default", Name: "tls-missing"}), nil
 	})
 	if err != nil {
 		t.Fatal("the missing Secret's informer never synced")

@@ -312,7 +312,7 @@ func newSoak(t *testing.T, seed uint64) *soak {
 	cloud.SetInformers(factory)
 	factory.Start(ctx.Done())
 	select {
-	case <-cloud.primed:
+	case <-cloud.svc.Primed():
 	case <-time.After(30 * time.Second):
 		t.Fatal("provider did not prime its security claims")
 	}

@@ -57,7 +57,7 @@ func startProviderOn(t *testing.T, e *env, kube kubernetes.Interface) context.Co
 	e.cloud.SetInformers(factory)
 	factory.Start(ctx.Done())
 	select {
-	case <-e.cloud.primed:
+	case <-e.cloud.svc.Primed():
 	case <-time.After(30 * time.Second):
 		t.Fatal("provider did not prime its security claims")
 	}
@@ -101,7 +101,7 @@ func TestChangedTLSSecretRetriggersOnlyTheServicesUsingIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second Secret change did not re-trigger: %v", err)
 	}
-	served, err := e.cloud.secrets(ctx, uses)
+	served, err := e.cloud.svc.Secrets(ctx, uses)
 	if err != nil {
 		t.Fatal(err)
 	}

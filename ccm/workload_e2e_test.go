@@ -66,7 +66,7 @@ func workloadEnv(t *testing.T) (*env, kubernetes.Interface) {
 	for k, v := range px.Environment(ca, e.srv.Region()) {
 		t.Setenv(k, v)
 	}
-	e.cloud.client, e.cloud.events = kube, record.NewFakeRecorder(100)
+	e.cloud.svc.Initialize(kube, record.NewFakeRecorder(100), nil)
 	return e, kube
 }
 

@@ -28,6 +28,7 @@ var documented = []struct{ dir, readme string }{
 	{"ociclient/ocitest", "ociclient/ocitest/README.md"},
 	{"ccm", "ccm/README.md"},
 	{"ccm/preflight", "ccm/preflight/README.md"},
+	{"ccm/service", "ccm/service/README.md"},
 }
 
 // TestEveryExportedNameIsInItsPackagesPublicAPISection holds the promise of README.md's "API
