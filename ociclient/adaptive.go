@@ -70,6 +70,10 @@ const (
 	// see the calls at different moments). Such a 429 cuts the rate by edgeCut only: a deep cut
 	// there would idle the writes of a storm running at the tenancy's rate for half a minute.
 	edgeShare = 0.15
+	// pushedShare is the share of its rate a bucket's calls must reach in the acceptedWindow for
+	// a lone 429 among them to say more than the edge of OCI's limit (see edgeLocked): below
+	// it the bucket was not pushing its rate, and what OCI accepted is what it was sent.
+	pushedShare = 0.8
 	// edgeCut is what an edge 429 leaves of the rate; growthPerSecond wins it back in ten
 	// seconds.
 	edgeCut = 0.9
@@ -133,15 +137,20 @@ func (b *bucket) acceptedRateLocked(now time.Time) (qps float64, ok bool) {
 
 // edgeLocked reports whether a 429 at now is the edge of OCI's limit, not a rate far above it:
 // the 429s are fewer than edgeShare of the answers of the acceptedWindow before now (the 429
-// being recorded included), or the bucket's calls were too few to have pushed its rate (fewer
-// answers than half what the rate allows in the window). In the second case what OCI accepted
+// being recorded included); or the bucket's calls were too few to have pushed its rate (fewer
+// answers than half what the rate allows in the window); or the 429 is the window's only one
+// and the calls were fewer than pushedShare of the rate. In the last two cases what OCI accepted
 // says how many calls there were, not how many OCI takes: a storm's deferred writes trickling
-// out at first would otherwise cut the rate to a fifth, and its writes would idle for a minute.
+// out at first would otherwise cut the rate to a fifth, and its writes would idle for a minute;
+// and as the node syncs' last writes and the deferred ones take turns, a storm's writes thin out
+// to about half the rate, where one 429 (OCI's bucket and this one see the calls at different
+// moments) cut the rate to half for the minute it took to climb back.
 func (b *bucket) edgeLocked(now time.Time, qps float64) bool {
 	from := now.Add(-acceptedWindow)
 	accepted, throttled := countSince(b.acceptedTimes[:], from), countSince(b.throttledTimes[:], from)
 	answers := float64(accepted + throttled)
-	return float64(throttled) < edgeShare*answers || answers < 0.5*qps*acceptedWindow.Seconds()
+	allowed := qps * acceptedWindow.Seconds()
+	return float64(throttled) < edgeShare*answers || answers < 0.5*allowed || throttled <= 1 && answers < pushedShare*allowed
 }
 
 // countSince counts the times after from.

@@ -67,6 +67,7 @@ func TestA429CutsItsBucketToJustUnderWhatOCIAcceptedAndEmptiesIt(t *testing.T) {
 	}
 	// Two calls sent at the old rate were refused too (they did not cut: see the next test).
 	e.l.read.throttledTimes[0], e.l.read.throttledTimes[1] = e.clk.now(), e.clk.now()
+	e.l.read.throttledNext = 2
 	g := e.take(t, classRead)
 	ch, ok := e.l.read.throttled(g, e.clk.now(), 0)
 	// OCI took 3 calls in the last second and refused three: 0.9 × 3/s.
@@ -106,6 +107,9 @@ func TestACutKeepsBetweenAFifthAnd90PercentOfTheRate(t *testing.T) {
 		{name: "a burst of 429s while OCI accepted the whole rate: the edge, 90%", qps: 10, accepted: 10, refused: 6, want: 9},
 		{name: "OCI accepted less: 90% of it", qps: 10, accepted: 5, refused: 3, want: 4.5},
 		{name: "one 429 among calls OCI accepted: the edge of its limit, 90% of the rate", qps: 10, accepted: 9, want: 9},
+		{name: "one 429 while the calls thinned out to half the rate: the edge, 90%", qps: 10, accepted: 5, want: 9},
+		{name: "two 429s while the calls thinned out to half the rate: 90% of what OCI accepted", qps: 10, accepted: 5, refused: 1, want: 4.5},
+		{name: "one 429 while the calls pushed the rate: 90% of what OCI accepted", qps: 5, accepted: 4, want: 3.6},
 		{name: "calls answered more than a second ago do not count", qps: 10, accepted: 5, refused: 3, before: 2 * time.Second, want: 7},
 		{name: "OCI accepted much less: a fifth", qps: 100, accepted: 2, refused: 48, want: 20},
 		{name: "too few calls to have pushed the rate: the edge, 90%", qps: 10, accepted: 2, refused: 1, want: 9},
@@ -119,6 +123,7 @@ func TestACutKeepsBetweenAFifthAnd90PercentOfTheRate(t *testing.T) {
 			for i := range tc.refused {
 				e.l.read.throttledTimes[i] = e.clk.now()
 			}
+			e.l.read.throttledNext = tc.refused
 			e.fc.advance(tc.before)
 			g := e.take(t, classRead)
 			ch, ok := e.l.read.throttled(g, e.clk.now(), 0)
@@ -256,6 +261,7 @@ func TestTheRateClimbsSlowlyNearWhatOCIAcceptedWhenItRefused(t *testing.T) {
 		e.accept(t, classRead)
 	}
 	e.l.read.throttledTimes[0], e.l.read.throttledTimes[1] = e.clk.now(), e.clk.now()
+	e.l.read.throttledNext = 2
 	e.l.read.throttled(e.take(t, classRead), e.clk.now(), 0) // OCI took 5/s: cut to 4.5/s
 	if limit := float64(e.l.read.Limit()); math.Abs(limit-4.5) > 1e-9 {
 		t.Fatalf("rate %v/s after the cut, want 4.5/s", limit)
