@@ -22,8 +22,8 @@ import (
 // Health-check and listener defaults, the same as the upstream CCM's.
 const (
 	// KubeProxyHealthPort is kube-proxy's node health endpoint (/healthz), probed for
-	// externalTrafficPolicy Cluster.
-	KubeProxyHealthPort = 10256
+	// externalTrafficPolicy Cluster: model.KubeProxyHealthPort, which seclist opens.
+	KubeProxyHealthPort = model.KubeProxyHealthPort
 	// healthCheckPath is the path probed on the health-check port.
 	healthCheckPath = "/healthz"
 

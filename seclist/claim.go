@@ -39,7 +39,7 @@ type Claim struct {
 	// NodePorts are the Service's node ports, where the load balancer sends traffic.
 	NodePorts []int
 	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
-	// for externalTrafficPolicy Local, lb.KubeProxyHealthPort otherwise. Zero means none.
+	// for externalTrafficPolicy Local, model.KubeProxyHealthPort otherwise. Zero means none.
 	HealthCheckPort int
 	// UDPListenerPorts and UDPNodePorts are the listener and node ports of the Service's UDP
 	// ports (network load balancers only); ListenerPorts and NodePorts are TCP. The health

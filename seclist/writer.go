@@ -15,7 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -286,7 +286,7 @@ func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
 	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
-		found = found || (backend && list == w.id && (d == "" || r.Direction == d) && r.Ports.Min != lb.KubeProxyHealthPort)
+		found = found || (backend && list == w.id && (d == "" || r.Direction == d) && r.Ports.Min != model.KubeProxyHealthPort)
 	})
 	return found
 }

@@ -53,3 +53,23 @@ func TestLibraryPackagesDoNotLinkPrometheusOrTheTestServer(t *testing.T) {
 		})
 	}
 }
+
+// TestLBAndSeclistDoNotKnowEachOther keeps the Service orchestrator (ccm/service) the one place
+// that passes between a load balancer and its security rules what each needs: the two share
+// the model (lb/model) and nothing else.
+func TestLBAndSeclistDoNotKnowEachOther(t *testing.T) {
+	for pkg, other := range map[string]string{
+		"github.com/oci-ccm/oci-ccm/lb":      "github.com/oci-ccm/oci-ccm/seclist",
+		"github.com/oci-ccm/oci-ccm/seclist": "github.com/oci-ccm/oci-ccm/lb",
+	} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for dep := range strings.Lines(string(out)) {
+			if strings.TrimSpace(dep) == other {
+				t.Errorf("%s imports %s", pkg, other)
+			}
+		}
+	}
+}

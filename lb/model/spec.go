@@ -25,6 +25,10 @@ const (
 	KindNetworkLoadBalancer Kind = "nlb"
 )
 
+// KubeProxyHealthPort is kube-proxy's node health endpoint (/healthz): what a load balancer
+// health-checks for externalTrafficPolicy Cluster, and so a port the security rules open to it.
+const KubeProxyHealthPort = 10256
+
 // Spec is a load balancer as a value: what a Service asks for (lb.Desired) or what OCI has
 // (lb.Reconciler.Get's Result.Spec). lb.Diff compares two of them. Maps are keyed by the resource's
 // name.
