@@ -20,7 +20,6 @@ import (
 	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
-	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -39,7 +38,7 @@ type Options struct {
 	// Metrics receives the OCI client's measurements; nil records none. Ignored with Client.
 	Metrics ociclient.Metrics
 	// DriftCheckPeriod is how often load balancers are checked for changes made outside
-	// Kubernetes (see internal/drift): 0 means drift.DefaultPeriod, negative turns it off.
+	// Kubernetes: 0 means service.DefaultDriftCheckPeriod, negative turns it off.
 	DriftCheckPeriod time.Duration
 	// LoadBalancerMaxWait is how long one load balancer sync holds a service-controller worker
 	// while OCI works (lb.Options.MaxWait; 0: a minute). Work still running then goes on in the
@@ -148,7 +147,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	if err != nil {
 		klog.ErrorS(err, "Cannot create a Kubernetes client; TLS Secret changes will not trigger reconciles")
 	}
-	c.svc.Initialize(client, kube.NewRecorder(client, stop), stop)
+	c.svc.Initialize(client, nil, stop)
 }
 
 // SetInformers registers the orchestrator's informers on the shared factory and starts its

@@ -15,16 +15,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/klog/v2"
 
+	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
-	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // annotationSecretsHash is the annotation a changed Secret re-queues its Services with.
-const annotationSecretsHash = kube.AnnotationSecretsHash
+const annotationSecretsHash = orchestrator.AnnotationSecretsHash
 
 // env is a Cloud wired to an ocitest server seeded with ocitest.DefaultTenancy.
 type env struct {

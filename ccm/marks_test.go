@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oci-ccm/oci-ccm/internal/kube"
+	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -37,7 +37,7 @@ func TestEveryMarkOnUsersObjectsIsDocumented(t *testing.T) {
 		t.Fatal(`README.md has no section "Marks oci-ccm leaves on your objects"`)
 	}
 	marks := map[string]bool{
-		kube.AnnotationSecretsHash: true, kube.AnnotationDriftRequeued: true, kube.ConditionPending: true, kube.AnnotationEndpointNodes: true,
+		orchestrator.AnnotationSecretsHash: true, orchestrator.AnnotationDriftRequeued: true, orchestrator.ConditionPending: true, orchestrator.AnnotationEndpointNodes: true,
 		string(annotation.LoadBalancerCompartmentID): true,
 		model.TagCluster: true, model.TagService: true, model.TagServiceUID: true, model.TagManagedBy: true,
 		seclist.Owner("<cluster>"): true,

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/cloud-provider/api"
 
-	"github.com/oci-ccm/oci-ccm/internal/kube"
+	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -47,19 +47,19 @@ func TestEnsureLoadBalancerHandsBackTheWorkerWhileOCIWorks(t *testing.T) {
 	}
 	select {
 	case ev := <-recorder.Events:
-		if !strings.HasPrefix(ev, "Normal "+kube.EventPending+" ") || !strings.Contains(ev, "+ load balancer") {
-			t.Errorf("Event %q, want a %s naming the create", ev, kube.EventPending)
+		if !strings.HasPrefix(ev, "Normal "+orchestrator.EventPending+" ") || !strings.Contains(ev, "+ load balancer") {
+			t.Errorf("Event %q, want a %s naming the create", ev, orchestrator.EventPending)
 		}
 	default:
-		t.Errorf("no %s Event", kube.EventPending)
+		t.Errorf("no %s Event", orchestrator.EventPending)
 	}
 	current, err := client.CoreV1().Services("default").Get(ctxFor(t), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := meta.FindStatusCondition(current.Status.Conditions, kube.ConditionPending)
-	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != kube.ReasonPending || !strings.Contains(c.Message, "+ load balancer") {
-		t.Fatalf("status condition %+v, want %s True naming the create", c, kube.ConditionPending)
+	c := meta.FindStatusCondition(current.Status.Conditions, orchestrator.ConditionPending)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != orchestrator.ReasonPending || !strings.Contains(c.Message, "+ load balancer") {
+		t.Fatalf("status condition %+v, want %s True naming the create", c, orchestrator.ConditionPending)
 	}
 
 	e.srv.CompleteWorkRequests()
@@ -75,7 +75,7 @@ func TestEnsureLoadBalancerHandsBackTheWorkerWhileOCIWorks(t *testing.T) {
 	}
 	if got, err := client.CoreV1().Services("default").Get(ctxFor(t), "web", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
-	} else if c := meta.FindStatusCondition(got.Status.Conditions, kube.ConditionPending); c != nil {
+	} else if c := meta.FindStatusCondition(got.Status.Conditions, orchestrator.ConditionPending); c != nil {
 		t.Errorf("status condition %+v still there after a completed sync", c)
 	}
 }

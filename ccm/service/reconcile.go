@@ -13,8 +13,8 @@ import (
 	"k8s.io/cloud-provider/api"
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/ccm/service/internal/kube"
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"

@@ -28,10 +28,9 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/ccm/service/internal/kube"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
-	"github.com/oci-ccm/oci-ccm/internal/drift"
-	"github.com/oci-ccm/oci-ccm/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -50,7 +49,7 @@ type Options struct {
 	// Nodes maps Nodes to their instances, addresses and subnets.
 	Nodes *instances.Instances
 	// DriftCheckPeriod is how often load balancers are checked for changes made outside
-	// Kubernetes: 0 means drift.DefaultPeriod, negative turns it off.
+	// Kubernetes: 0 means DefaultDriftCheckPeriod, negative turns it off.
 	DriftCheckPeriod time.Duration
 	// MaxWait and Timeout are lb.Options.MaxWait and lb.Options.Timeout: how long one sync holds
 	// the caller while OCI works, and how long its work may take in all.
@@ -115,9 +114,13 @@ func New(opts Options) (*Reconciler, error) {
 }
 
 // Initialize gives the Reconciler the Kubernetes client it patches Services with, the recorder
-// of its Events, and the channel that stops everything it runs in the background. Without a
-// stop channel SetInformers starts nothing.
+// of its Events (nil: one recording through client as component "oci-cloud-controller-manager"
+// until stop), and the channel that stops everything it runs in the background. Without a stop
+// channel SetInformers starts nothing.
 func (r *Reconciler) Initialize(client kubernetes.Interface, events record.EventRecorder, stop <-chan struct{}) {
+	if events == nil {
+		events = kube.NewRecorder(client, stop)
+	}
 	r.client, r.events, r.stop = client, events, stop
 }
 
@@ -126,8 +129,7 @@ func (r *Reconciler) Initialize(client kubernetes.Interface, events record.Event
 // have synced, seclist gets every Service's claim, so rules are only removed with the whole
 // cluster in view; then a changed Secret re-queues the Services using it, endpoints moving to
 // other Nodes re-queue a Service with externalTrafficPolicy Local (kube.Endpoints), and so does
-// a load balancer changed outside Kubernetes (checked every Options.DriftCheckPeriod,
-// internal/drift), or a node sync whose accepted backend change failed (lb's FollowUp). Without
+// a load balancer changed outside Kubernetes (checked every Options.DriftCheckPeriod), or a node sync whose accepted backend change failed (lb's FollowUp). Without
 // Initialize's stop channel nothing is started: Secrets are not read, security rules are never
 // removed, node syncs wait for OCI.
 func (r *Reconciler) SetInformers(factory informers.SharedInformerFactory) {
@@ -154,7 +156,7 @@ func (r *Reconciler) SetInformers(factory informers.SharedInformerFactory) {
 		}
 		go r.lbs.FollowUp(ctx, kube.RequeueFailedUpdate(r.client, r.watch.Service, r.events))
 		if !r.cfg.LoadBalancer.Disabled && r.driftPeriod >= 0 {
-			go drift.Watch(ctx, r.lbs.Drift, r.driftPeriod, r.watch, kube.RequeueDrifted(r.client, r.watch.Service, r.events), r.nodes.WithAddresses)
+			go watchDrift(ctx, r.lbs.Drift, r.driftPeriod, r.watch, kube.RequeueDrifted(r.client, r.watch.Service, r.events), r.nodes.WithAddresses)
 		}
 		go r.endpoints.Run(ctx)
 		r.watch.Run(ctx)

@@ -11,7 +11,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common/auth"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/oci-ccm/oci-ccm/internal/kube"
+	"github.com/oci-ccm/oci-ccm/ccm/service/internal/kube"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )

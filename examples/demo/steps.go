@@ -16,7 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/oci-ccm/oci-ccm/internal/kube"
+	"github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -347,7 +347,7 @@ func (d *demo) rotateCertificate(ctx context.Context) error {
 		return err
 	}
 	d.n.say("The service controller does not watch Secrets; the provider does, and re-queued Service")
-	d.n.say("shop by setting its annotation %s=%s.", kube.AnnotationSecretsHash, svc.Annotations[kube.AnnotationSecretsHash])
+	d.n.say("shop by setting its annotation %s=%s.", service.AnnotationSecretsHash, svc.Annotations[service.AnnotationSecretsHash])
 	d.n.plans(d.rec.takePlans())
 	d.out.Rotation = workRequestsSince(d.srv, known)
 	d.showWorkRequests(d.out.Rotation)

@@ -16,7 +16,7 @@ import (
 // The lines of the Events page (ccm/docs/events.md) between which the table of oci-ccm's own
 // Event reasons is generated from their constants.
 const (
-	BeginEventsMarker = "<!-- BEGIN GENERATED EVENTS: edit the Event* constants' doc comments in internal/kube/events.go, then run make generate -->"
+	BeginEventsMarker = "<!-- BEGIN GENERATED EVENTS: edit the Event* constants' doc comments in ccm/service/internal/kube/events.go, then run make generate -->"
 	EndEventsMarker   = "<!-- END GENERATED EVENTS -->"
 )
 

@@ -72,9 +72,9 @@ func TestAnEventWithoutADocCommentIsAnError(t *testing.T) {
 	}
 }
 
-// Every reason internal/kube records on Services and Nodes is on the page.
+// Every reason ccm/service/internal/kube records on Services and Nodes is on the page.
 func TestTheEventsPageListsEveryReasonOfInternalKube(t *testing.T) {
-	events, err := parseEvents("../kube/events.go")
+	events, err := parseEvents("../../ccm/service/internal/kube/events.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +88,6 @@ func TestTheEventsPageListsEveryReasonOfInternalKube(t *testing.T) {
 		}
 	}
 	if len(events) < 9 {
-		t.Errorf("found %d Event reasons in internal/kube/events.go, want at least 9", len(events))
+		t.Errorf("found %d Event reasons in ccm/service/internal/kube/events.go, want at least 9", len(events))
 	}
 }

@@ -4,7 +4,7 @@
 // Command docgen renders the annotation reference in lb/README.md from the doc comments of the
 // annotation.Name constants, the metrics table in ccm/docs/metrics.md from the metric definitions
 // (name, type, labels, help), the table of oci-ccm's Event reasons in ccm/docs/events.md from
-// the Event… constants of internal/kube/events.go and their doc comments, and the tutorial's copy
+// the Event… constants of ccm/service/internal/kube/events.go and their doc comments, and the tutorial's copy
 // of the IAM policy (ccm/docs/tutorial.md) from seclist/README.md (the one the tests prove), so
 // the documentation cannot drift from the code.
 //
@@ -33,7 +33,7 @@ func main() {
 	metricDirs := flag.String("metrics", "ociclient,internal/prommetrics",
 		"comma-separated directories (from the module root) whose metric definitions are documented")
 	metricsReadme := flag.String("metrics-readme", "ccm/docs/metrics.md", "page (from the module root) holding the metrics table")
-	eventsSource := flag.String("events", "internal/kube/events.go", "file (from the module root) declaring the Event… reason constants")
+	eventsSource := flag.String("events", "ccm/service/internal/kube/events.go", "file (from the module root) declaring the Event… reason constants")
 	eventsDoc := flag.String("events-doc", "ccm/docs/events.md", "page (from the module root) holding the Events table")
 	policyDoc := flag.String("policy-doc", "ccm/docs/tutorial.md", "page (from the module root) holding the copy of the IAM policy")
 	policy := flag.String("policy", "", "only write the IAM policy's statements to this file, one a line (a release artifact)")

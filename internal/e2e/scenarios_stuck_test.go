@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/oci-ccm/oci-ccm/internal/kube"
+	"github.com/oci-ccm/oci-ccm/ccm/service"
 )
 
 // stuckMaxWait is --load-balancer-max-wait in testStuckWorkRequest: short, so the scenario sees
@@ -102,9 +102,9 @@ func testStuckWorkRequest(t *testing.T, s *suite) {
 	if ip := ingressIP(current); ip != "" {
 		t.Fatalf("the stuck Service has IP %s: its create finished, so nothing was stuck", ip)
 	}
-	if c := meta.FindStatusCondition(current.Status.Conditions, kube.ConditionPending); c == nil || c.Status != metav1.ConditionTrue ||
+	if c := meta.FindStatusCondition(current.Status.Conditions, service.ConditionPending); c == nil || c.Status != metav1.ConditionTrue ||
 		!strings.Contains(c.Message, "+ load balancer") {
-		t.Errorf("status condition %s of the stuck Service = %+v, want True naming the create", kube.ConditionPending, c)
+		t.Errorf("status condition %s of the stuck Service = %+v, want True naming the create", service.ConditionPending, c)
 	}
 	events, err := serviceEvents(s.ctx, s.kube, testNamespace, stuck)
 	if err != nil {
@@ -121,7 +121,7 @@ func testStuckWorkRequest(t *testing.T, s *suite) {
 		if err != nil {
 			return false, "", err
 		}
-		c := meta.FindStatusCondition(svc.Status.Conditions, kube.ConditionPending)
+		c := meta.FindStatusCondition(svc.Status.Conditions, service.ConditionPending)
 		return c == nil, fmt.Sprintf("%+v", c), nil
 	})
 	eventually(t, s.ctx, convergeTimeout, "a LoadBalancerPendingDone Event on the stuck Service", func(ctx context.Context) (bool, string, error) {

@@ -29,8 +29,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/ccm"
+	"github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/internal/leader"
 	"github.com/oci-ccm/oci-ccm/internal/prommetrics"
 )
@@ -41,7 +41,7 @@ func main() {
 		klog.Fatalf("Cannot initialise command options: %v", err)
 	}
 	flags := cliflag.NamedFlagSets{}
-	driftPeriod := flags.FlagSet("OCI").Duration("drift-check-period", drift.DefaultPeriod,
+	driftPeriod := flags.FlagSet("OCI").Duration("drift-check-period", service.DefaultDriftCheckPeriod,
 		"How often load balancers are compared with their Services to find changes made outside Kubernetes "+
 			"(one ListLoadBalancers call per 100 load balancers). A negative value turns the check off.")
 	lbOpts := lbFlags{
