@@ -14,6 +14,8 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -158,7 +160,7 @@ func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, 
 			return nil, fmt.Errorf("find created %s %q: %w", noun, spec.Name, err)
 		}
 		for i := range lbs {
-			o, ok := ownerFromTags(lbs[i].FreeformTags)
+			o, ok := freeform.Owner(lbs[i].FreeformTags)
 			if ok && o.UID == spec.Owner.UID && !lbs[i].gone() {
 				mine = &lbs[i]
 				break
@@ -226,7 +228,7 @@ func (a *applier) reservedIPID(ctx context.Context, service, address string) (st
 	case ip.LifecycleState != core.PublicIpLifecycleStateAvailable:
 		return "", bad(fmt.Sprintf("a reserved public IP that is AVAILABLE (this one is %s)", ip.LifecycleState))
 	}
-	return deref(ip.Id), nil
+	return sdkval.Deref(ip.Id), nil
 }
 
 // outcome of one change while a plan runs.
@@ -349,11 +351,4 @@ func isDelete(a model.Action) bool { return a.Symbol() == "-" }
 
 func badChange(c model.Change) error {
 	return fmt.Errorf("lb: change %s carries %T, not what %q needs", c, c.After, c.Action)
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -6,6 +6,7 @@ package lb
 import (
 	"context"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -24,7 +25,7 @@ func (a *applier) createdByID(ctx context.Context, spec *model.Spec, id string) 
 	case err != nil:
 		return nil, err
 	}
-	if o, ok := ownerFromTags(lb.FreeformTags); !ok || o.UID != spec.Owner.UID || lb.gone() {
+	if o, ok := freeform.Owner(lb.FreeformTags); !ok || o.UID != spec.Owner.UID || lb.gone() {
 		return nil, nil
 	}
 	return lb, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -58,11 +59,11 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	if err := checkNSGTotal(target, desiredNSGs); err != nil {
 		return nil, err
 	}
-	tags, changed := ownerTagsAfter(observed.FreeformTags, target.Owner)
-	tags, nsgsChanged := nsgTagsAfter(tags, desiredNSGs)
+	tags, changed := freeform.WithOwner(observed.FreeformTags, target.Owner)
+	tags, nsgsChanged := freeform.WithNSGs(tags, desiredNSGs)
 	managedRS := managedRuleSets(observed.FreeformTags)
 	ruleSetChanges := diffRuleSets(observed.RuleSets, target.RuleSets, managedRS)
-	tags, ruleSetsChanged := ruleSetTagsAfter(tags, recordedRuleSets(target, observed, ruleSetChanges))
+	tags, ruleSetsChanged := freeform.WithRuleSets(tags, recordedRuleSets(target, observed, ruleSetChanges))
 	before, after := model.Settings{Name: observed.Name, FreeformTags: observed.FreeformTags}, model.Settings{Name: target.Name, FreeformTags: tags}
 	if target.Kind == model.KindNetworkLoadBalancer && !sameFamilies(observed.IPFamilies, target.IPFamilies) {
 		before.IPFamilies, after.IPFamilies = slices.Clone(observed.IPFamilies), slices.Clone(target.IPFamilies)

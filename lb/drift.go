@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
@@ -274,13 +275,13 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spe
 	}
 	want := desired.Owner
 	owned := func(lb *found) bool {
-		got, tagged := ownerFromTags(lb.FreeformTags)
+		got, tagged := freeform.Owner(lb.FreeformTags)
 		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
 	}
 	upstream := d.namer.upstreamNames(svc, desired.Kind)
 	for _, name := range d.namer.Candidates(svc, desired.Kind) {
 		for _, lb := range l.byName[name] {
-			_, tagged := ownerFromTags(lb.FreeformTags)
+			_, tagged := freeform.Owner(lb.FreeformTags)
 			if owned(lb) || (!tagged && slices.Contains(upstream, name)) {
 				return lb, false
 			}

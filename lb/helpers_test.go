@@ -13,6 +13,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -129,9 +130,9 @@ func mustDesired(t interface {
 func asObserved(d *model.Spec) *model.Spec {
 	o := d.Clone()
 	o.ID = "ocid1.loadbalancer.oc1.phx.test"
-	o.FreeformTags, _ = ownerTagsAfter(d.FreeformTags, d.Owner)
-	o.FreeformTags, _ = nsgTagsAfter(o.FreeformTags, d.NetworkSecurityGroups)
-	o.FreeformTags, _ = ruleSetTagsAfter(o.FreeformTags, ruleSetNames(d.RuleSets))
+	o.FreeformTags, _ = freeform.WithOwner(d.FreeformTags, d.Owner)
+	o.FreeformTags, _ = freeform.WithNSGs(o.FreeformTags, d.NetworkSecurityGroups)
+	o.FreeformTags, _ = freeform.WithRuleSets(o.FreeformTags, ruleSetNames(d.RuleSets))
 	o.Defaulted = model.Defaulted{}
 	o.Ports, o.SourceCIDRs, o.SecurityListMode, o.IPFamilies, o.IPMode, o.ExcludedNodes, o.AdoptID = nil, nil, "", nil, nil, nil, ""
 	for name, c := range o.Certificates {

@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 )
 
 // countingLister serves a fixed list and counts calls; release, when set, holds every call until
@@ -46,7 +48,7 @@ func (l *countingLister) ListLoadBalancers(ctx context.Context, compartmentID, d
 	defer l.mu.Unlock()
 	var out []loadbalancer.LoadBalancer
 	for _, lb := range l.lbs {
-		if displayName == "" || deref(lb.DisplayName) == displayName {
+		if displayName == "" || sdkval.Deref(lb.DisplayName) == displayName {
 			out = append(out, lb)
 		}
 	}

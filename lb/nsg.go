@@ -16,28 +16,21 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer
 // beside those the Service's annotation lists. oci-ccm manages only the NSGs it attached: it
-// records them in freeform tags (tagNSGPrefix + "1", "2", ...: one OCID each,
+// records them in freeform tags (freeform.NSGPrefix + "1", "2", ...: one OCID each,
 // as five OCIDs do not fit the 256 characters of one tag value) and detaches an NSG only when it
 // is recorded there and no longer in the annotation. Without the annotation, no NSG is listed,
 // so the ones oci-ccm attached are detached and every other one stays.
 
-// tagNSGPrefix starts the freeform tags that record the NSGs oci-ccm attached.
-const tagNSGPrefix = "oci-ccm-nsg-"
-
 // managedNSGs returns the NSGs the tags record as attached by oci-ccm, sorted.
-func managedNSGs(tags map[string]string) []string { return recorded(tags, tagNSGPrefix) }
-
-// nsgTagsAfter returns tags recording nsgs as the NSGs oci-ccm attached, and whether that differs
-// from what tags recorded.
-func nsgTagsAfter(tags map[string]string, nsgs []string) (map[string]string, bool) {
-	return recordAs(tags, tagNSGPrefix, nsgs)
-}
+func managedNSGs(tags map[string]string) []string { return freeform.Recorded(tags, freeform.NSGPrefix) }
 
 // targetNSGs is what the load balancer's NSGs become: those desired, and those attached now
 // that oci-ccm did not attach (a user's), sorted.
@@ -135,7 +128,7 @@ func (r *Reconciler) checkNamedNSGs(ctx context.Context, svc *v1.Service, named 
 	vcn := ""
 	if r.subnets != nil && len(target.Subnets) > 0 {
 		if s, err := r.subnets.GetSubnet(ctx, target.Subnets[0]); err == nil {
-			vcn = deref(s.VcnId)
+			vcn = sdkval.Deref(s.VcnId)
 		} else {
 			klog.FromContext(ctx).V(2).Info("Cannot read the load balancer's subnet; not checking that its NSGs are in its VCN",
 				"service", klog.KObj(svc), "subnet", target.Subnets[0], "err", err)
@@ -152,12 +145,12 @@ func (r *Reconciler) checkNamedNSGs(ctx context.Context, svc *v1.Service, named 
 		case err != nil:
 			return nil, fmt.Errorf("read network security group %s named by %s of %s/%s: %w", id, a, svc.Namespace, svc.Name, err)
 		}
-		compartments[id] = deref(g.CompartmentId)
+		compartments[id] = sdkval.Deref(g.CompartmentId)
 		switch {
 		case g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminating || g.LifecycleState == core.NetworkSecurityGroupLifecycleStateTerminated:
 			problems = append(problems, problemf(a, id, "an NSG that exists; this one is %s", g.LifecycleState))
-		case vcn != "" && deref(g.VcnId) != vcn:
-			problems = append(problems, problemf(a, id, "an NSG in the load balancer's VCN %s; this one is in VCN %s", vcn, deref(g.VcnId)))
+		case vcn != "" && sdkval.Deref(g.VcnId) != vcn:
+			problems = append(problems, problemf(a, id, "an NSG in the load balancer's VCN %s; this one is in VCN %s", vcn, sdkval.Deref(g.VcnId)))
 		}
 	}
 	if len(problems) > 0 {

@@ -4,22 +4,10 @@
 package lb
 
 import (
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
-
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
-
-// ownerFromTags reads the ownership tags; ok is false when the load balancer carries none.
-func ownerFromTags(tags map[string]string) (model.Owner, bool) {
-	if tags[model.TagManagedBy] != model.ManagedByValue {
-		return model.Owner{}, false
-	}
-	return model.Owner{Cluster: tags[model.TagCluster], Service: tags[model.TagService], UID: tags[model.TagServiceUID]}, true
-}
 
 // foundBy is how a load balancer was found, which decides whether an untagged one may be taken.
 type foundBy int
@@ -51,7 +39,7 @@ func checkOwnership(observed, desired *model.Spec, claim foundBy) error {
 	refuse := func(reason string) error {
 		return &ownershipError{LoadBalancerID: observed.ID, DisplayName: observed.Name, Reason: reason}
 	}
-	got, tagged := ownerFromTags(observed.FreeformTags)
+	got, tagged := freeform.Owner(observed.FreeformTags)
 	want := desired.Owner
 	if tagged {
 		switch {
@@ -67,51 +55,6 @@ func checkOwnership(observed, desired *model.Spec, claim foundBy) error {
 		return nil
 	}
 	return refuse("it has no " + model.TagManagedBy + " tag; set " + string(annotation.AdoptLoadBalancerID) + " to take it over")
-}
-
-// ownerTagsAfter returns the freeform tags a load balancer should carry: its current tags with
-// the ownership tags set. ok is false when nothing changes.
-func ownerTagsAfter(current map[string]string, o model.Owner) (map[string]string, bool) {
-	out := maps.Clone(current)
-	if out == nil {
-		out = map[string]string{}
-	}
-	changed := false
-	for k, v := range o.Tags() {
-		if out[k] != v {
-			out[k] = v
-			changed = true
-		}
-	}
-	return out, changed
-}
-
-// recorded returns the values of the freeform tags whose keys start with prefix, sorted, each
-// once: what oci-ccm recorded as its own on a load balancer shared with others (the NSGs it
-// attached, the rule sets it manages), one value a tag, as values are limited to 256 characters.
-func recorded(tags map[string]string, prefix string) []string {
-	var out []string
-	for k, v := range tags {
-		if strings.HasPrefix(k, prefix) && v != "" {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// recordAs returns tags with those under prefix replaced by one per value, sorted (prefix + "1",
-// "2", ...), and whether that differs from tags.
-func recordAs(tags map[string]string, prefix string, values []string) (map[string]string, bool) {
-	out := maps.Clone(tags)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, prefix) })
-	for i, v := range sortedCopy(values) {
-		out[prefix+strconv.Itoa(i+1)] = v
-	}
-	return out, !maps.Equal(out, tags) && !(len(out) == 0 && len(tags) == 0)
 }
 
 func quote(s string) string { return `"` + s + `"` }

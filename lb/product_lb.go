@@ -9,6 +9,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -76,7 +77,7 @@ func (p lbProduct) change(ctx context.Context, lbID string, c model.Change) (str
 		if !ok && c.After != nil {
 			return "", badChange(c)
 		}
-		return p.c.UpdateNetworkSecurityGroups(ctx, lbID, nonNilStrings(nsgs))
+		return p.c.UpdateNetworkSecurityGroups(ctx, lbID, sdkval.NonNilStrings(nsgs))
 	case model.ActionCreateCertificate:
 		cert, ok := c.After.(model.Certificate)
 		if !ok {
@@ -169,9 +170,9 @@ func (p lbProduct) changeRuleSet(ctx context.Context, lbID string, c model.Chang
 func foundLB(lb loadbalancer.LoadBalancer) found {
 	f := found{
 		Kind:          model.KindLoadBalancer,
-		ID:            deref(lb.Id),
-		Name:          deref(lb.DisplayName),
-		CompartmentID: deref(lb.CompartmentId),
+		ID:            sdkval.Deref(lb.Id),
+		Name:          sdkval.Deref(lb.DisplayName),
+		CompartmentID: sdkval.Deref(lb.CompartmentId),
 		StateName:     string(lb.LifecycleState),
 		FreeformTags:  lb.FreeformTags,
 		Internal:      lb.IsPrivate != nil && *lb.IsPrivate,
@@ -194,7 +195,7 @@ func foundLB(lb loadbalancer.LoadBalancer) found {
 		if a.IsPublic != nil {
 			public = *a.IsPublic
 		}
-		f.Addresses = append(f.Addresses, address{IP: deref(a.IpAddress), Public: public})
+		f.Addresses = append(f.Addresses, address{IP: sdkval.Deref(a.IpAddress), Public: public})
 	}
 	return f
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -703,7 +704,7 @@ func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Servic
 		if slices.Contains(r.namer.upstreamNames(svc, e.p.kind()), m.Name) {
 			claim = foundByUIDName
 		}
-		got, tagged := ownerFromTags(lb.FreeformTags)
+		got, tagged := freeform.Owner(lb.FreeformTags)
 		switch {
 		case tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID):
 			return lb, claim, false, nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -24,7 +25,7 @@ import (
 // every rule set of the load balancer the annotation does not name and replaces each listener's
 // rule-set names with the annotation's; once the annotation is removed it touches nothing. oci-ccm
 // manages only the rule sets it was asked for: it records their names in freeform tags
-// (tagRuleSetPrefix + "1", "2", ..., one name each, as NSGs are recorded), and a rule set recorded
+// (freeform.RuleSetPrefix + "1", "2", ..., one name each, as NSGs are recorded), and a rule set recorded
 // there that the annotation no longer names (or every recorded one, once the annotation is
 // removed) is taken off the listeners and then deleted. A rule set the annotation never named
 // (made in the console, say) stays, and so does its place on the listeners. A rule set the
@@ -37,9 +38,6 @@ const (
 	maxRulesPerRuleSet = 20
 	maxRulesPerLB      = 50
 )
-
-// tagRuleSetPrefix starts the freeform tags that record the rule sets oci-ccm manages.
-const tagRuleSetPrefix = "oci-ccm-rule-set-"
 
 // ruleFields lists, for each rule action of the Load Balancer API, the fields a rule of that
 // action has, those OCI requires marked with a trailing "!" (oci-go-sdk v65 loadbalancer: the
@@ -250,12 +248,8 @@ func ruleSetNames(sets map[string]model.RuleSet) []string {
 }
 
 // managedRuleSets returns the names the tags record as rule sets oci-ccm manages, sorted.
-func managedRuleSets(tags map[string]string) []string { return recorded(tags, tagRuleSetPrefix) }
-
-// ruleSetTagsAfter returns tags recording names as the rule sets oci-ccm manages, and whether
-// that differs from what tags recorded.
-func ruleSetTagsAfter(tags map[string]string, names []string) (map[string]string, bool) {
-	return recordAs(tags, tagRuleSetPrefix, names)
+func managedRuleSets(tags map[string]string) []string {
+	return freeform.Recorded(tags, freeform.RuleSetPrefix)
 }
 
 // listenerRuleSets is what a listener's rule-set names become: those it has now that oci-ccm does

@@ -16,6 +16,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -261,7 +262,7 @@ func TestRuleSetsOciCCMDoesNotManageAreLeftOnTheListeners(t *testing.T) {
 	// the annotation no longer names ("gone").
 	observed.RuleSets["console"] = model.RuleSet{Name: "console", Rules: []string{`{"action":"REMOVE_HTTP_REQUEST_HEADER","header":"x"}`}}
 	observed.RuleSets["gone"] = model.RuleSet{Name: "gone", Rules: []string{`{"action":"REMOVE_HTTP_REQUEST_HEADER","header":"y"}`}}
-	observed.FreeformTags, _ = ruleSetTagsAfter(observed.FreeformTags, []string{"gone", "headers", "methods"})
+	observed.FreeformTags, _ = freeform.WithRuleSets(observed.FreeformTags, []string{"gone", "headers", "methods"})
 	l := observed.Listeners["TCP-80"]
 	l.Routing.RuleSets = []string{"console", "gone", "headers", "methods"}
 	observed.Listeners["TCP-80"] = l

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -20,7 +19,9 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -29,13 +30,13 @@ import (
 func observe(lb loadbalancer.LoadBalancer) *model.Spec {
 	s := &model.Spec{
 		Kind:                  model.KindLoadBalancer,
-		ID:                    deref(lb.Id),
-		Name:                  deref(lb.DisplayName),
-		CompartmentID:         deref(lb.CompartmentId),
+		ID:                    sdkval.Deref(lb.Id),
+		Name:                  sdkval.Deref(lb.DisplayName),
+		CompartmentID:         sdkval.Deref(lb.CompartmentId),
 		Internal:              lb.IsPrivate != nil && *lb.IsPrivate,
-		Subnets:               sortedCopy(lb.SubnetIds),
-		Shape:                 model.Shape{Name: deref(lb.ShapeName)},
-		NetworkSecurityGroups: sortedCopy(lb.NetworkSecurityGroupIds),
+		Subnets:               sdkval.SortedCopy(lb.SubnetIds),
+		Shape:                 model.Shape{Name: sdkval.Deref(lb.ShapeName)},
+		NetworkSecurityGroups: sdkval.SortedCopy(lb.NetworkSecurityGroupIds),
 		Listeners:             make(map[string]model.Listener, len(lb.Listeners)),
 		BackendSets:           make(map[string]model.BackendSet, len(lb.BackendSets)),
 		Certificates:          make(map[string]model.Certificate, len(lb.Certificates)),
@@ -43,87 +44,87 @@ func observe(lb loadbalancer.LoadBalancer) *model.Spec {
 		DefinedTags:           lb.DefinedTags,
 	}
 	if s.Shape.IsFlexible() && lb.ShapeDetails != nil {
-		s.Shape.MinMbps = derefInt(lb.ShapeDetails.MinimumBandwidthInMbps)
-		s.Shape.MaxMbps = derefInt(lb.ShapeDetails.MaximumBandwidthInMbps)
+		s.Shape.MinMbps = sdkval.DerefInt(lb.ShapeDetails.MinimumBandwidthInMbps)
+		s.Shape.MaxMbps = sdkval.DerefInt(lb.ShapeDetails.MaximumBandwidthInMbps)
 	}
 	for _, ip := range lb.IpAddresses {
 		if ip.ReservedIp != nil && ip.ReservedIp.Id != nil {
-			s.ReservedIP = deref(ip.IpAddress)
+			s.ReservedIP = sdkval.Deref(ip.IpAddress)
 		}
 	}
-	if o, ok := ownerFromTags(lb.FreeformTags); ok {
+	if o, ok := freeform.Owner(lb.FreeformTags); ok {
 		s.Owner = o
 	}
 	for key, l := range lb.Listeners {
-		name := deref(l.Name)
+		name := sdkval.Deref(l.Name)
 		if name == "" {
 			name = key
 		}
 		ol := model.Listener{
 			Name:       name,
-			Protocol:   strings.ToUpper(deref(l.Protocol)),
-			Port:       derefInt(l.Port),
-			BackendSet: deref(l.DefaultBackendSetName),
+			Protocol:   strings.ToUpper(sdkval.Deref(l.Protocol)),
+			Port:       sdkval.DerefInt(l.Port),
+			BackendSet: sdkval.Deref(l.DefaultBackendSetName),
 			TLS:        observeTLS(l.SslConfiguration),
 			Routing: model.ListenerRouting{
 				Hostnames:     slices.Clone(l.HostnameNames),
 				RuleSets:      slices.Clone(l.RuleSetNames),
-				RoutingPolicy: deref(l.RoutingPolicyName),
-				PathRouteSet:  deref(l.PathRouteSetName),
+				RoutingPolicy: sdkval.Deref(l.RoutingPolicyName),
+				PathRouteSet:  sdkval.Deref(l.PathRouteSetName),
 			},
 		}
 		if cc := l.ConnectionConfiguration; cc != nil {
 			if cc.IdleTimeout != nil {
 				ol.IdleTimeoutSeconds = *cc.IdleTimeout
 			}
-			ol.ProxyProtocolVersion = derefInt(cc.BackendTcpProxyProtocolVersion)
+			ol.ProxyProtocolVersion = sdkval.DerefInt(cc.BackendTcpProxyProtocolVersion)
 		}
 		s.Listeners[name] = ol
 	}
 	for key, b := range lb.BackendSets {
-		name := deref(b.Name)
+		name := sdkval.Deref(b.Name)
 		if name == "" {
 			name = key
 		}
 		ob := model.BackendSet{
 			Name:     name,
-			Policy:   strings.ToUpper(deref(b.Policy)),
+			Policy:   strings.ToUpper(sdkval.Deref(b.Policy)),
 			Backends: make([]model.Backend, 0, len(b.Backends)),
 			TLS:      observeTLS(b.SslConfiguration),
 		}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, model.Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.DerefInt(be.Port)})
 		}
 		ipaddr.SortBy(ob.Backends, func(b model.Backend) string { return b.IP }, func(x, y model.Backend) int { return x.Port - y.Port })
 		if h := b.HealthChecker; h != nil {
 			ob.HealthCheck = model.HealthCheck{
-				Protocol:       strings.ToUpper(deref(h.Protocol)),
-				Port:           derefInt(h.Port),
-				Path:           deref(h.UrlPath),
-				ReturnCode:     derefInt(h.ReturnCode),
-				Retries:        derefInt(h.Retries),
-				IntervalMillis: derefInt(h.IntervalInMillis),
-				TimeoutMillis:  derefInt(h.TimeoutInMillis),
+				Protocol:       strings.ToUpper(sdkval.Deref(h.Protocol)),
+				Port:           sdkval.DerefInt(h.Port),
+				Path:           sdkval.Deref(h.UrlPath),
+				ReturnCode:     sdkval.DerefInt(h.ReturnCode),
+				Retries:        sdkval.DerefInt(h.Retries),
+				IntervalMillis: sdkval.DerefInt(h.IntervalInMillis),
+				TimeoutMillis:  sdkval.DerefInt(h.TimeoutInMillis),
 				ForcePlainText: h.IsForcePlainText != nil && *h.IsForcePlainText,
 			}
 		}
 		s.BackendSets[name] = ob
 	}
 	for key, c := range lb.Certificates {
-		name := deref(c.CertificateName)
+		name := sdkval.Deref(c.CertificateName)
 		if name == "" {
 			name = key
 		}
 		s.Certificates[name] = model.Certificate{
 			Name:              name,
-			PublicCertificate: deref(c.PublicCertificate),
-			CACertificate:     deref(c.CaCertificate),
+			PublicCertificate: sdkval.Deref(c.PublicCertificate),
+			CACertificate:     sdkval.Deref(c.CaCertificate),
 		}
 	}
 	if len(lb.RuleSets) > 0 {
 		s.RuleSets = make(map[string]model.RuleSet, len(lb.RuleSets))
 		for key, rs := range lb.RuleSets {
-			name := deref(rs.Name)
+			name := sdkval.Deref(rs.Name)
 			if name == "" {
 				name = key
 			}
@@ -166,17 +167,17 @@ func ruleItems(rules []string) ([]loadbalancer.Rule, error) {
 }
 
 func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
-	if c == nil || deref(c.CertificateName) == "" {
+	if c == nil || sdkval.Deref(c.CertificateName) == "" {
 		return nil
 	}
-	return &model.TLS{Certificate: deref(c.CertificateName), CipherSuite: deref(c.CipherSuiteName), Protocols: sortedCopy(c.Protocols)}
+	return &model.TLS{Certificate: sdkval.Deref(c.CertificateName), CipherSuite: sdkval.Deref(c.CipherSuiteName), Protocols: sdkval.SortedCopy(c.Protocols)}
 }
 
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
 func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadBalancerDetails, error) {
-	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
-	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
-	freeform, _ = ruleSetTagsAfter(freeform, ruleSetNames(s.RuleSets))
+	tags, _ := freeform.WithOwner(s.FreeformTags, s.Owner)
+	tags, _ = freeform.WithNSGs(tags, s.NetworkSecurityGroups)
+	tags, _ = freeform.WithRuleSets(tags, ruleSetNames(s.RuleSets))
 	d := loadbalancer.CreateLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
@@ -188,7 +189,7 @@ func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadB
 		Listeners:               make(map[string]loadbalancer.ListenerDetails, len(s.Listeners)),
 		BackendSets:             make(map[string]loadbalancer.BackendSetDetails, len(s.BackendSets)),
 		Certificates:            make(map[string]loadbalancer.CertificateDetails, len(s.Certificates)),
-		FreeformTags:            freeform,
+		FreeformTags:            tags,
 		DefinedTags:             s.DefinedTags,
 	}
 	if reservedIPID != "" {
@@ -266,8 +267,8 @@ func updateListenerDetails(l model.Listener) loadbalancer.UpdateListenerDetails 
 		ConnectionConfiguration: connectionConfig(l),
 		HostnameNames:           slices.Clone(l.Routing.Hostnames),
 		RuleSetNames:            slices.Clone(l.Routing.RuleSets),
-		RoutingPolicyName:       optString(l.Routing.RoutingPolicy),
-		PathRouteSetName:        optString(l.Routing.PathRouteSet),
+		RoutingPolicyName:       sdkval.OptString(l.Routing.RoutingPolicy),
+		PathRouteSetName:        sdkval.OptString(l.Routing.PathRouteSet),
 	}
 }
 
@@ -345,10 +346,10 @@ func sslDetails(t *model.TLS) *loadbalancer.SslConfigurationDetails {
 func certificateDetails(c model.Certificate) loadbalancer.CreateCertificateDetails {
 	return loadbalancer.CreateCertificateDetails{
 		CertificateName:   common.String(c.Name),
-		PublicCertificate: optString(c.PublicCertificate),
-		CaCertificate:     optString(c.CACertificate),
-		PrivateKey:        optString(c.PrivateKey.Reveal()),
-		Passphrase:        optString(c.Passphrase.Reveal()),
+		PublicCertificate: sdkval.OptString(c.PublicCertificate),
+		CaCertificate:     sdkval.OptString(c.CACertificate),
+		PrivateKey:        sdkval.OptString(c.PrivateKey.Reveal()),
+		Passphrase:        sdkval.OptString(c.Passphrase.Reveal()),
 	}
 }
 
@@ -389,38 +390,4 @@ func observeFound(f *found) *model.Spec {
 		return observeNLB(raw)
 	}
 	return &model.Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: maps.Clone(f.FreeformTags)}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-func derefInt(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return common.String(s)
-}
-
-func sortedCopy(xs []string) []string {
-	out := slices.Clone(xs)
-	slices.Sort(out)
-	return out
-}
-
-func canonicalIP(s string) string {
-	if ip, err := netip.ParseAddr(s); err == nil {
-		return ip.String()
-	}
-	return s
 }

@@ -15,6 +15,9 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -52,7 +55,7 @@ func (p nlbProduct) list(ctx context.Context, compartmentID, displayName string)
 // create returns the new network load balancer's OCID at once: OCI answers with its body.
 func (p nlbProduct) create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (string, string, error) {
 	n, wr, err := p.c.CreateNetworkLoadBalancer(ctx, nlbCreateDetails(spec, reservedIPID), retryToken)
-	return wr, deref(n.Id), err
+	return wr, sdkval.Deref(n.Id), err
 }
 
 func (p nlbProduct) awaitCreate(ctx context.Context, wr, id string) (string, error) {
@@ -80,7 +83,7 @@ func (p nlbProduct) change(ctx context.Context, id string, c model.Change) (stri
 		if !ok && c.After != nil {
 			return "", badChange(c)
 		}
-		return p.c.UpdateNetworkSecurityGroups(ctx, id, nonNilStrings(nsgs))
+		return p.c.UpdateNetworkSecurityGroups(ctx, id, sdkval.NonNilStrings(nsgs))
 	case model.ActionCreateBackendSet:
 		bs, ok := c.After.(model.BackendSet)
 		if !ok {
@@ -130,9 +133,9 @@ func (p nlbProduct) change(ctx context.Context, id string, c model.Change) (stri
 func foundNLB(n nlbapi.NetworkLoadBalancer) found {
 	f := found{
 		Kind:          model.KindNetworkLoadBalancer,
-		ID:            deref(n.Id),
-		Name:          deref(n.DisplayName),
-		CompartmentID: deref(n.CompartmentId),
+		ID:            sdkval.Deref(n.Id),
+		Name:          sdkval.Deref(n.DisplayName),
+		CompartmentID: sdkval.Deref(n.CompartmentId),
 		StateName:     string(n.LifecycleState),
 		FreeformTags:  n.FreeformTags,
 		Internal:      n.IsPrivate != nil && *n.IsPrivate,
@@ -153,7 +156,7 @@ func foundNLB(n nlbapi.NetworkLoadBalancer) found {
 		f.State = lifecycleDeleted
 	}
 	for _, a := range n.IpAddresses {
-		f.Addresses = append(f.Addresses, address{IP: canonicalIP(deref(a.IpAddress)), Public: a.IsPublic != nil && *a.IsPublic})
+		f.Addresses = append(f.Addresses, address{IP: ipaddr.Canonical(sdkval.Deref(a.IpAddress)), Public: a.IsPublic != nil && *a.IsPublic})
 	}
 	return f
 }
@@ -162,35 +165,35 @@ func foundNLB(n nlbapi.NetworkLoadBalancer) found {
 func observeNLB(n nlbapi.NetworkLoadBalancer) *model.Spec {
 	s := &model.Spec{
 		Kind:                  model.KindNetworkLoadBalancer,
-		ID:                    deref(n.Id),
-		Name:                  deref(n.DisplayName),
-		CompartmentID:         deref(n.CompartmentId),
+		ID:                    sdkval.Deref(n.Id),
+		Name:                  sdkval.Deref(n.DisplayName),
+		CompartmentID:         sdkval.Deref(n.CompartmentId),
 		Internal:              n.IsPrivate != nil && *n.IsPrivate,
 		IPFamilies:            familiesOf(n.NlbIpVersion),
-		NetworkSecurityGroups: sortedCopy(n.NetworkSecurityGroupIds),
+		NetworkSecurityGroups: sdkval.SortedCopy(n.NetworkSecurityGroupIds),
 		Listeners:             make(map[string]model.Listener, len(n.Listeners)),
 		BackendSets:           make(map[string]model.BackendSet, len(n.BackendSets)),
 		Certificates:          map[string]model.Certificate{},
 		FreeformTags:          maps.Clone(n.FreeformTags),
 		DefinedTags:           n.DefinedTags,
 	}
-	if id := deref(n.SubnetId); id != "" {
+	if id := sdkval.Deref(n.SubnetId); id != "" {
 		s.Subnets = []string{id}
 	}
 	for _, ip := range n.IpAddresses {
 		if ip.ReservedIp != nil && ip.ReservedIp.Id != nil && ip.IsPublic != nil && *ip.IsPublic {
-			s.ReservedIP = deref(ip.IpAddress)
+			s.ReservedIP = sdkval.Deref(ip.IpAddress)
 		}
 	}
-	if o, ok := ownerFromTags(n.FreeformTags); ok {
+	if o, ok := freeform.Owner(n.FreeformTags); ok {
 		s.Owner = o
 	}
 	for key, l := range n.Listeners {
-		name := deref(l.Name)
+		name := sdkval.Deref(l.Name)
 		if name == "" {
 			name = key
 		}
-		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: derefInt(l.Port), BackendSet: deref(l.DefaultBackendSetName),
+		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: sdkval.DerefInt(l.Port), BackendSet: sdkval.Deref(l.DefaultBackendSetName),
 			IPv6: l.IpVersion == nlbapi.IpVersionIpv6}
 		if l.IsPpv2Enabled != nil && *l.IsPpv2Enabled {
 			ol.ProxyProtocolVersion = 2
@@ -198,19 +201,19 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *model.Spec {
 		s.Listeners[name] = ol
 	}
 	for key, b := range n.BackendSets {
-		name := deref(b.Name)
+		name := sdkval.Deref(b.Name)
 		if name == "" {
 			name = key
 		}
 		ob := model.BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
 			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]model.Backend, 0, len(b.Backends))}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, model.Backend{IP: canonicalIP(deref(be.IpAddress)), Port: derefInt(be.Port), TargetID: deref(be.TargetId)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.DerefInt(be.Port), TargetID: sdkval.Deref(be.TargetId)})
 		}
 		if h := b.HealthChecker; h != nil {
-			ob.HealthCheck = model.HealthCheck{Protocol: string(h.Protocol), Port: derefInt(h.Port), Path: deref(h.UrlPath),
-				ReturnCode: derefInt(h.ReturnCode), Retries: derefInt(h.Retries), IntervalMillis: derefInt(h.IntervalInMillis),
-				TimeoutMillis: derefInt(h.TimeoutInMillis)}
+			ob.HealthCheck = model.HealthCheck{Protocol: string(h.Protocol), Port: sdkval.DerefInt(h.Port), Path: sdkval.Deref(h.UrlPath),
+				ReturnCode: sdkval.DerefInt(h.ReturnCode), Retries: sdkval.DerefInt(h.Retries), IntervalMillis: sdkval.DerefInt(h.IntervalInMillis),
+				TimeoutMillis: sdkval.DerefInt(h.TimeoutInMillis)}
 		}
 		s.BackendSets[name] = ob
 	}
@@ -220,8 +223,8 @@ func observeNLB(n nlbapi.NetworkLoadBalancer) *model.Spec {
 // nlbCreateDetails is the one CreateNetworkLoadBalancer body that carries the whole network load
 // balancer.
 func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLoadBalancerDetails {
-	freeform, _ := ownerTagsAfter(s.FreeformTags, s.Owner)
-	freeform, _ = nsgTagsAfter(freeform, s.NetworkSecurityGroups)
+	tags, _ := freeform.WithOwner(s.FreeformTags, s.Owner)
+	tags, _ = freeform.WithNSGs(tags, s.NetworkSecurityGroups)
 	d := nlbapi.CreateNetworkLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
@@ -229,11 +232,11 @@ func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLo
 		IsPrivate:               common.Bool(s.Internal),
 		NetworkSecurityGroupIds: slices.Clone(s.NetworkSecurityGroups),
 		NlbIpVersion:            nlbIPVersion(s.IPFamilies),
-		AssignedPrivateIpv4:     optString(s.AssignedIPv4),
-		AssignedIpv6:            optString(s.AssignedIPv6),
+		AssignedPrivateIpv4:     sdkval.OptString(s.AssignedIPv4),
+		AssignedIpv6:            sdkval.OptString(s.AssignedIPv6),
 		Listeners:               make(map[string]nlbapi.ListenerDetails, len(s.Listeners)),
 		BackendSets:             make(map[string]nlbapi.BackendSetDetails, len(s.BackendSets)),
-		FreeformTags:            freeform,
+		FreeformTags:            tags,
 		DefinedTags:             s.DefinedTags,
 	}
 	if reservedIPID != "" {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -58,7 +59,7 @@ func addressedElsewhere(svc *v1.Service, current *found) bool {
 		if ing.IP == "" {
 			continue
 		}
-		if current == nil || !slices.ContainsFunc(current.Addresses, func(a address) bool { return a.IP == canonicalIP(ing.IP) }) {
+		if current == nil || !slices.ContainsFunc(current.Addresses, func(a address) bool { return a.IP == ipaddr.Canonical(ing.IP) }) {
 			return true
 		}
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-// Package ipaddr orders IP addresses and names IP families the same way for lb and lb/model:
-// backends sort numerically everywhere a load balancer is printed or compared.
+// Package ipaddr orders, spells and names IP addresses and families the same way for lb, lb/model
+// and the products (lb/oci/...): backends sort numerically everywhere a load balancer is printed
+// or compared.
 package ipaddr
 
 import (
@@ -60,6 +61,16 @@ func SortBy[T any](s []T, ip func(T) string, tie func(a, b T) int) {
 	for i, k := range ks {
 		s[i] = k.value
 	}
+}
+
+// Canonical is s in the form netip prints an address in (an IPv6 address compressed and in lower
+// case), or s itself when it is not an address: OCI and the Service status may spell one address
+// differently.
+func Canonical(s string) string {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip.String()
+	}
+	return s
 }
 
 // Families returns e.g. "IPv4, IPv6".
