@@ -79,13 +79,13 @@ func listed(ctx context.Context, l product, ref lbRef) (*found, error) {
 		filters = []string{ref.Name, ""}
 	}
 	for _, name := range filters {
-		lbs, err := l.list(ctx, ref.CompartmentID, name)
+		lbs, err := l.List(ctx, ref.CompartmentID, name)
 		if err != nil {
-			return nil, fmt.Errorf("list compartment %s to confirm %s %s is gone: %w", ref.CompartmentID, l.words().noun, ref.ID, err)
+			return nil, fmt.Errorf("list compartment %s to confirm %s %s is gone: %w", ref.CompartmentID, l.Words().Noun, ref.ID, err)
 		}
 		for i := range lbs {
 			if lbs[i].ID == ref.ID {
-				if lbs[i].gone() {
+				if lbs[i].Gone() {
 					return nil, nil
 				}
 				return &lbs[i], nil
@@ -101,7 +101,7 @@ func listed(ctx context.Context, l product, ref lbRef) (*found, error) {
 // exists.
 func confirmLoadBalancerGone(ctx context.Context, l product, lag *listingLag, ref lbRef, op, permission string, notFound error) error {
 	if err := lag.await(ctx, ref.ID); err != nil {
-		return fmt.Errorf("confirm %s %s is gone after %s answered 404: %w", l.words().noun, ref.ID, op, err)
+		return fmt.Errorf("confirm %s %s is gone after %s answered 404: %w", l.Words().Noun, ref.ID, op, err)
 	}
 	still, err := listed(ctx, l, ref)
 	if err != nil {
@@ -123,25 +123,25 @@ func confirmLoadBalancerGone(ctx context.Context, l product, lag *listingLag, re
 // meant: nil if the load balancer (read afresh, or listed) lacks the part or is gone, an
 // *AccessError if the part is still there.
 func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change, notFound error) error {
-	lb, err := a.p.get(ctx, ref.ID)
+	lb, err := a.p.Get(ctx, ref.ID)
 	var current *found
 	switch {
 	case ociclient.IsNotFound(err):
 		if err := a.lag.await(ctx, ref.ID); err != nil {
-			return fmt.Errorf("confirm %s %s is gone: %w", a.p.words().noun, ref.ID, err)
+			return fmt.Errorf("confirm %s %s is gone: %w", a.p.Words().Noun, ref.ID, err)
 		}
 		if current, err = listed(ctx, a.p, ref); err != nil {
 			return err
 		}
 	case err != nil:
-		return fmt.Errorf("read %s %s to confirm %s is gone: %w", a.p.words().noun, ref.ID, c, err)
-	case !lb.gone():
+		return fmt.Errorf("read %s %s to confirm %s is gone: %w", a.p.Words().Noun, ref.ID, c, err)
+	case !lb.Gone():
 		current = lb
 	}
 	if current == nil {
 		return nil // the whole load balancer is gone
 	}
-	spec := current.spec()
+	spec := current.Spec()
 	var present bool
 	switch c.Action {
 	case model.ActionDeleteListener:
@@ -157,7 +157,7 @@ func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change
 		return nil
 	}
 	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: current.CompartmentID, Operation: operationOf(c.Action),
-		Part: fmt.Sprintf("%s %q", c.Action.Object(), c.Name), Permission: "use " + a.p.words().resource, Err: notFound}
+		Part: fmt.Sprintf("%s %q", c.Action.Object(), c.Name), Permission: "use " + a.p.Words().Resource, Err: notFound}
 }
 
 // operationOf names the OCI operation of a delete action.
@@ -172,7 +172,7 @@ func operationOf(a model.Action) string {
 	case model.ActionDeleteRuleSet:
 		return "DeleteRuleSet"
 	case model.ActionDeleteLoadBalancer:
-		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: productWords)
+		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: oci.Words)
 	}
 	return a.String()
 }

@@ -90,7 +90,7 @@ func (a *applier) create(ctx context.Context, plan *model.Plan) (*found, error) 
 		}
 	}
 	return nil, fmt.Errorf("create %s %q: the retry tokens of %d earlier creates for Service UID %s are all used up by load balancers since deleted; retry after OCI forgets them (24 h)",
-		a.p.words().noun, spec.Name, maxCreateGenerations, spec.Owner.UID)
+		a.p.Words().Noun, spec.Name, maxCreateGenerations, spec.Owner.UID)
 }
 
 // maxCreateGenerations bounds the retry tokens one create tries: each load balancer created for
@@ -113,8 +113,8 @@ func (e *staleTokenError) Error() string {
 // load balancer back by the OCID the work request names, else by name and ownership tag (the
 // list returns it complete, addresses included).
 func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, token string) (*found, error) {
-	noun := a.p.words().noun
-	wr, id, err := a.p.create(ctx, spec, reservedID, token)
+	noun := a.p.Words().Noun
+	wr, id, err := a.p.Create(ctx, spec, reservedID, token)
 	// Whatever the answer, OCI may have made it by now (a lost answer): lag.go.
 	var accepted time.Time
 	if a.lag != nil {
@@ -128,7 +128,7 @@ func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, 
 		return nil, fmt.Errorf("create %s %q: %w", noun, spec.Name, err)
 	}
 	start := time.Now()
-	createdID, werr := a.p.awaitCreate(ctx, wr, id)
+	createdID, werr := a.p.AwaitCreate(ctx, wr, id)
 	if werr != nil {
 		werr = waitError(ctx, "create "+noun+" "+strconv.Quote(spec.Name), wr, start, werr)
 		if ctx.Err() != nil {
@@ -155,13 +155,13 @@ func (a *applier) createOnce(ctx context.Context, spec *model.Spec, reservedID, 
 		if mine != nil {
 			break
 		}
-		lbs, err := a.p.list(ctx, spec.CompartmentID, name)
+		lbs, err := a.p.List(ctx, spec.CompartmentID, name)
 		if err != nil {
 			return nil, fmt.Errorf("find created %s %q: %w", noun, spec.Name, err)
 		}
 		for i := range lbs {
 			o, ok := freeform.Owner(lbs[i].FreeformTags)
-			if ok && o.UID == spec.Owner.UID && !lbs[i].gone() {
+			if ok && o.UID == spec.Owner.UID && !lbs[i].Gone() {
 				mine = &lbs[i]
 				break
 			}
@@ -333,22 +333,18 @@ func (a *applier) do(ctx context.Context, ref lbRef, c model.Change) error {
 	wr, err := a.changeWhenIdle(ctx, ref.ID, c)
 	switch {
 	case err != nil && c.Action == model.ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
-		w := a.p.words()
-		return confirmLoadBalancerGone(ctx, a.p, a.lag, ref, w.delete, "manage "+w.resource, err)
+		w := a.p.Words()
+		return confirmLoadBalancerGone(ctx, a.p, a.lag, ref, w.Delete, "manage "+w.Resource, err)
 	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
 		return a.confirmPartGone(ctx, ref, c, err)
 	case err != nil:
 		return err
 	}
 	start := time.Now()
-	if err := a.p.wait(ctx, wr); err != nil {
+	if err := a.p.Wait(ctx, wr); err != nil {
 		return waitError(ctx, "", wr, start, err)
 	}
 	return nil
 }
 
 func isDelete(a model.Action) bool { return a.Symbol() == "-" }
-
-func badChange(c model.Change) error {
-	return fmt.Errorf("lb: change %s carries %T, not what %q needs", c, c.After, c.Action)
-}

@@ -184,7 +184,7 @@ func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) er
 		}
 		if !r.pending.sent(plan.LoadBalancerID, c, wr, nil) {
 			// FollowUp stopped; it requeues the Service for the changes deferred.
-			if err := a.p.wait(ctx, wr); err != nil {
+			if err := a.p.Wait(ctx, wr); err != nil {
 				return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", plan.LoadBalancerID, wr, err)
 			}
 		}
@@ -225,7 +225,7 @@ func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, cha
 		wrs = append(wrs, wr)
 	}
 	for _, wr := range wrs {
-		if err := a.p.wait(ctx, wr); err != nil {
+		if err := a.p.Wait(ctx, wr); err != nil {
 			return fmt.Errorf("update backend sets of load balancer %s: work request %s: %w", id, wr, err)
 		}
 	}
@@ -247,7 +247,7 @@ func (r *Reconciler) follow(ctx context.Context, e *engine, id string, requeue f
 		switch {
 		case s.wait != "":
 			wctx, cancel := context.WithTimeout(ctx, r.timeout)
-			err := e.p.wait(wctx, s.wait)
+			err := e.p.Wait(wctx, s.wait)
 			timedOut := errors.Is(wctx.Err(), context.DeadlineExceeded)
 			cancel()
 			if ctx.Err() != nil {

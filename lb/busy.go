@@ -29,14 +29,14 @@ const (
 
 // busy reports whether err is a network load balancer refusing a change while another runs.
 func busy(p product, err error) bool {
-	return p.kind() == model.KindNetworkLoadBalancer && ociclient.IsConflict(err) && !ociclient.IsInvalidatedRetryToken(err)
+	return p.Kind() == model.KindNetworkLoadBalancer && ociclient.IsConflict(err) && !ociclient.IsInvalidatedRetryToken(err)
 }
 
 // changeWhenIdle is p.change, sent again after the network load balancer finishes what it is
 // busy with.
 func (a *applier) changeWhenIdle(ctx context.Context, id string, c model.Change) (string, error) {
 	for {
-		wr, err := a.p.change(ctx, id, c)
+		wr, err := a.p.Change(ctx, id, c)
 		if !busy(a.p, err) {
 			return wr, err
 		}
@@ -55,7 +55,7 @@ func (a *applier) changeWhenIdle(ctx context.Context, id string, c model.Change)
 func (a *applier) awaitIdle(ctx context.Context, id string) (wasBusy bool, err error) {
 	delay := idlePoll
 	for {
-		f, err := a.p.get(ctx, id)
+		f, err := a.p.Get(ctx, id)
 		if err != nil {
 			return wasBusy, err
 		}

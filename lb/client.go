@@ -9,6 +9,8 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
+	lbproduct "github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
+	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -16,8 +18,10 @@ import (
 // this interface, ociclient satisfies it (see the assertions below). Pass an *ociclient.Client's
 // LoadBalancers; a test or a decorator (metrics, tracing) may pass anything else that does.
 //
-// Its methods take and return oci-go-sdk types because they are OCI's; lb converts them to and
-// from Spec in one file (sdk.go), and nothing else in lb's API exposes them.
+// Its methods take and return oci-go-sdk types because they are OCI's; lb's Load Balancer product
+// (lb/oci/loadbalancer) converts them to and from Spec, and nothing else in lb's API exposes
+// them. That package declares the same interface as its Client (see the assertions
+// below).
 type Client interface {
 	GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error)
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
@@ -70,4 +74,13 @@ var (
 	_ PublicIPs = (*ociclient.VirtualNetworkClient)(nil)
 
 	_ NetworkLoadBalancers = (*ociclient.NetworkLoadBalancerClient)(nil)
+
+	// The products declare the same interfaces again (they cannot import lb, and aliases here
+	// would change lb's API): what lb is given is what they call.
+	_ lbproduct.Client     = Client(nil)
+	_ Client               = lbproduct.Client(nil)
+	_ lbproduct.RuleSets   = RuleSets(nil)
+	_ RuleSets             = lbproduct.RuleSets(nil)
+	_ nlb.Client           = NetworkLoadBalancers(nil)
+	_ NetworkLoadBalancers = nlb.Client(nil)
 )

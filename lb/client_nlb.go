@@ -15,8 +15,9 @@ import (
 // load balancer (oci.oraclecloud.com/load-balancer-type: nlb) gets an error, and deleting one is
 // never confirmed, so the Service keeps its finalizer.
 //
-// Like Client, its methods take and return oci-go-sdk types; lb converts them in one file
-// (sdk_nlb.go).
+// Like Client, its methods take and return oci-go-sdk types; lb's Network Load Balancer product
+// (lb/oci/nlb) converts them, and declares the same interface as its nlb.Client (see the
+// assertions in client.go).
 type NetworkLoadBalancers interface {
 	GetNetworkLoadBalancer(ctx context.Context, id string) (networkloadbalancer.NetworkLoadBalancer, error)
 	ListNetworkLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]networkloadbalancer.NetworkLoadBalancerSummary, error)

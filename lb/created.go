@@ -18,14 +18,14 @@ func (a *applier) createdByID(ctx context.Context, spec *model.Spec, id string) 
 	if id == "" {
 		return nil, nil
 	}
-	lb, err := a.p.get(ctx, id)
+	lb, err := a.p.Get(ctx, id)
 	switch {
 	case ociclient.IsNotFound(err):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	if o, ok := freeform.Owner(lb.FreeformTags); !ok || o.UID != spec.Owner.UID || lb.gone() {
+	if o, ok := freeform.Owner(lb.FreeformTags); !ok || o.UID != spec.Owner.UID || lb.Gone() {
 		return nil, nil
 	}
 	return lb, nil

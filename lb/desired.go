@@ -17,6 +17,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // Health-check and listener defaults, the same as the upstream CCM's.
@@ -30,8 +31,8 @@ const (
 	defaultHealthRetries     = 3
 	defaultHealthIntervalMs  = 10000
 	defaultHealthTimeoutMs   = 3000
-	defaultIdleTimeoutTCP    = 300
-	defaultIdleTimeoutHTTP   = 60
+	defaultIdleTimeoutTCP    = loadbalancer.DefaultIdleTimeoutTCP
+	defaultIdleTimeoutHTTP   = loadbalancer.DefaultIdleTimeoutHTTP
 	defaultPolicy            = "ROUND_ROBIN"
 	defaultGRPCCipherSuite   = "oci-default-http2-ssl-cipher-suite-v1"
 	maxNetworkSecurityGroups = 5
@@ -44,9 +45,9 @@ const (
 
 // The listener protocols of KindLoadBalancer.
 const (
-	protocolTCP  = "TCP"
-	protocolHTTP = "HTTP"
-	protocolGRPC = "GRPC"
+	protocolTCP  = loadbalancer.ProtocolTCP
+	protocolHTTP = loadbalancer.ProtocolHTTP
+	protocolGRPC = loadbalancer.ProtocolGRPC
 )
 
 // Manages reports whether oci-ccm is responsible for svc: a Service of type LoadBalancer without

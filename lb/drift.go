@@ -170,9 +170,9 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 	}) {
 		p := d.engines[comp.kind].p
 		began := d.engines[comp.kind].index.now()
-		lbs, err := p.list(ctx, comp.compartment, "")
+		lbs, err := p.List(ctx, comp.compartment, "")
 		if err != nil {
-			errs = append(errs, fmt.Errorf("list %ss of compartment %s: %w", p.words().noun, comp.compartment, err))
+			errs = append(errs, fmt.Errorf("list %ss of compartment %s: %w", p.Words().Noun, comp.compartment, err))
 			continue
 		}
 		listings[comp] = newDriftListing(lbs, began)
@@ -243,7 +243,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 	if found.State != lifecycleActive {
 		return nil, "load balancer " + strings.ToLower(found.StateName)
 	}
-	observed := found.spec()
+	observed := found.Spec()
 	d.pending.overlay(observed)
 	desired.Name = d.namer.targetName(svc, observed, desired)
 	plan, err := Diff(observed, desired)
@@ -268,7 +268,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spec) (_ *found, listedGone bool) {
 	if desired.AdoptID != "" {
 		lb := l.byID[desired.AdoptID]
-		if lb == nil || lb.gone() {
+		if lb == nil || lb.Gone() {
 			return nil, lb != nil
 		}
 		return lb, false
@@ -308,7 +308,7 @@ func newDriftListing(lbs []found, began time.Time) *driftListing {
 	for i := range lbs {
 		lb := &lbs[i]
 		l.byID[lb.ID] = lb
-		if !lb.gone() {
+		if !lb.Gone() {
 			l.byName[lb.Name] = append(l.byName[lb.Name], lb)
 			l.live = append(l.live, lb)
 		}

@@ -10,12 +10,14 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
+	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 )
 
 // What the external tests (package lb_test) need of the unexported API.
 
-// Observe is observe.
-var Observe = observe
+// Observe is loadbalancer.Observe.
+var Observe = loadbalancer.Observe
 
 // StateError is stateError.
 type StateError = stateError
@@ -27,7 +29,7 @@ func Candidates(cfg *config.Config, svc *v1.Service) []string {
 
 // ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.
 func ApplyPlan(ctx context.Context, c Client, plan *model.Plan) (string, error) {
-	created, err := (&applier{p: lbProduct{c: c}}).apply(ctx, plan)
+	created, err := (&applier{p: loadbalancer.New(c)}).apply(ctx, plan)
 	if err != nil || created == nil {
 		return plan.LoadBalancerID, err
 	}
@@ -37,12 +39,12 @@ func ApplyPlan(ctx context.Context, c Client, plan *model.Plan) (string, error) 
 // ApplyError is applyError.
 type ApplyError = applyError
 
-// ObserveNLB is observeNLB.
-var ObserveNLB = observeNLB
+// ObserveNLB is nlb.Observe.
+var ObserveNLB = nlb.Observe
 
 // ApplyNLBPlan is ApplyPlan for a network load balancer plan.
 func ApplyNLBPlan(ctx context.Context, c NetworkLoadBalancers, plan *model.Plan) (string, error) {
-	created, err := (&applier{p: nlbProduct{c: c}}).apply(ctx, plan)
+	created, err := (&applier{p: nlb.New(c)}).apply(ctx, plan)
 	if err != nil || created == nil {
 		return plan.LoadBalancerID, err
 	}

@@ -161,13 +161,13 @@ func (x *nameIndex) refresh(ctx context.Context, compartmentID string, seen uint
 		if fresh {
 			return nil
 		}
-		lbs, err := x.lister.list(ctx, compartmentID, "")
+		lbs, err := x.lister.List(ctx, compartmentID, "")
 		if err != nil {
 			return err
 		}
 		names := make(map[string][]string, len(lbs))
 		for i := range lbs {
-			if lb := &lbs[i]; !lb.gone() {
+			if lb := &lbs[i]; !lb.Gone() {
 				names[lb.Name] = append(names[lb.Name], lb.ID)
 			}
 		}
@@ -185,13 +185,13 @@ func (x *nameIndex) refresh(ctx context.Context, compartmentID string, seen uint
 // refreshName lists the load balancers named name (one page) and records them under it.
 func (x *nameIndex) refreshName(ctx context.Context, compartmentID, name string) error {
 	return x.share(ctx, compartmentID+"\x00"+name, func(ctx context.Context) error {
-		lbs, err := x.lister.list(ctx, compartmentID, name)
+		lbs, err := x.lister.List(ctx, compartmentID, name)
 		if err != nil {
 			return err
 		}
 		var ids []string
 		for i := range lbs {
-			if lb := &lbs[i]; lb.Name == name && !lb.gone() {
+			if lb := &lbs[i]; lb.Name == name && !lb.Gone() {
 				ids = append(ids, lb.ID)
 			}
 		}

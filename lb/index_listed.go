@@ -33,7 +33,7 @@ const listedMaxAge = time.Minute
 func (x *nameIndex) keepListedLocked(compartmentID string, c *compartmentIndex, lbs []found) {
 	kept := make(map[string]found, len(lbs))
 	for _, lb := range lbs {
-		if !lb.gone() {
+		if !lb.Gone() {
 			kept[lb.ID] = lb
 		}
 	}

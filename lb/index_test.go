@@ -16,6 +16,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
+	lbproduct "github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // countingLister serves a fixed list and counts calls; release, when set, holds every call until
@@ -67,7 +68,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("b", "ocid-b", loadbalancer.LoadBalancerLifecycleStateActive)
 	l.add("gone", "ocid-gone", loadbalancer.LoadBalancerLifecycleStateDeleted)
-	x := newNameIndex(lbProduct{c: l}, time.Now)
+	x := newNameIndex(lbproduct.New(l), time.Now)
 
 	for _, name := range []string{"a", "b", "a"} {
 		m, err := x.Lookup(ctx, "c1", name)
@@ -106,7 +107,7 @@ func TestIndexListsOnceForManyServicesAndOnMiss(t *testing.T) {
 func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l}, time.Now)
+	x := newNameIndex(lbproduct.New(l), time.Now)
 	var wg sync.WaitGroup
 	var found atomic.Int32
 	for range 8 {
@@ -132,7 +133,7 @@ func TestIndexMergesConcurrentRefreshes(t *testing.T) {
 func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l}, time.Now)
+	x := newNameIndex(lbproduct.New(l), time.Now)
 	leader := make(chan error, 1)
 	go func() {
 		_, err := x.Lookup(context.Background(), "c1", "a")
@@ -163,7 +164,7 @@ func TestIndexWaiterReturnsWhenItsOwnContextEnds(t *testing.T) {
 func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 	l := &countingLister{release: make(chan struct{}), started: make(chan struct{})}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l}, time.Now)
+	x := newNameIndex(lbproduct.New(l), time.Now)
 	leaderCtx, cancel := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
 	go func() {
@@ -196,7 +197,7 @@ func TestIndexListOutlivesTheCallerThatStartedIt(t *testing.T) {
 func TestIndexMissOnAWarmIndexListsOnlyTheNamesLookedUp(t *testing.T) {
 	l := &countingLister{}
 	l.add("a", "ocid-a", loadbalancer.LoadBalancerLifecycleStateActive)
-	x := newNameIndex(lbProduct{c: l}, time.Now)
+	x := newNameIndex(lbproduct.New(l), time.Now)
 	if _, err := x.Lookup(context.Background(), "c1", "a"); err != nil {
 		t.Fatal(err)
 	}

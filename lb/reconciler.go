@@ -20,6 +20,8 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
+	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -192,9 +194,9 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	}
 	r.lag = newListingLag(r.now, lag)
 	r.lag.observer = opts.Consistency
-	r.engines[model.KindLoadBalancer] = newEngine(lbProduct{c: opts.Client}, opts, r.lag)
+	r.engines[model.KindLoadBalancer] = newEngine(loadbalancer.New(opts.Client), opts, r.lag)
 	if opts.NetworkLoadBalancers != nil {
-		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: opts.NetworkLoadBalancers}, opts, r.lag)
+		r.engines[model.KindNetworkLoadBalancer] = newEngine(nlb.New(opts.NetworkLoadBalancers), opts, r.lag)
 	}
 	return r, nil
 }
@@ -354,7 +356,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	}
 	var observed *model.Spec
 	if found != nil {
-		observed = found.spec()
+		observed = found.Spec()
 		r.pending.overlay(observed) // accepted changes still in OCI's queue (async.go)
 		if err := checkOwnership(observed, desired, how); err != nil {
 			return nil, err
@@ -510,7 +512,7 @@ func (r *Reconciler) deleteIn(ctx context.Context, e *engine, svc *v1.Service, a
 		}
 		return nil, err
 	}
-	observed := found.spec()
+	observed := found.Spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		logger.Info("Not deleting a load balancer this Service does not own", "reason", err)
 		return nil, nil
@@ -542,7 +544,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 	if err != nil || found == nil {
 		return nil, false, r.timedOut(caller, ctx, "get", svc, err)
 	}
-	observed := found.spec()
+	observed := found.Spec()
 	if err := checkOwnership(observed, r.owner(svc), how); err != nil {
 		return nil, false, nil
 	}
@@ -584,13 +586,13 @@ func (r *Reconciler) owner(svc *v1.Service) *model.Spec {
 // index_listed.go); Delete and Get read afresh.
 func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adoptID string, listedOK bool) (*found, foundBy, error) {
 	cached := r.cached(svc.UID)
-	if cached.kind() != e.p.kind() {
+	if cached.kind() != e.p.Kind() {
 		cached = lbRef{} // the Service's other load balancer (see switch.go)
 	}
 	if adoptID != "" {
 		// The Service's address shows its load balancer was adopted once: without it, a
 		// missing adoption target never carried the Service and may be taken for gone.
-		ref := lbRef{Kind: e.p.kind(), ID: adoptID, CompartmentID: r.compartments(svc)[0], Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
+		ref := lbRef{Kind: e.p.Kind(), ID: adoptID, CompartmentID: r.compartments(svc)[0], Adopted: len(svc.Status.LoadBalancer.Ingress) > 0}
 		if cached.ID == adoptID {
 			ref = cached
 		}
@@ -630,10 +632,10 @@ func (r *Reconciler) find(ctx context.Context, e *engine, svc *v1.Service, adopt
 		r.lag.count(ctx) // the lag has passed meanwhile: no wait (which counts), but a listing again
 	}
 	if err := r.lag.await(ctx, serviceKey(string(svc.UID))); err != nil {
-		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.words().noun, svc.Namespace, svc.Name, err)
+		return nil, foundByName, fmt.Errorf("look up the %s of %s/%s: %w", e.p.Words().Noun, svc.Namespace, svc.Name, err)
 	}
 	for _, comp := range r.compartments(svc) {
-		if err := e.index.Relist(ctx, comp, r.namer.Candidates(svc, e.p.kind())...); err != nil {
+		if err := e.index.Relist(ctx, comp, r.namer.Candidates(svc, e.p.Kind())...); err != nil {
 			return nil, foundByName, r.lookupError(e, svc, comp, err)
 		}
 	}
@@ -667,7 +669,7 @@ func (r *Reconciler) findByName(ctx context.Context, e *engine, svc *v1.Service,
 // not exist or the policy does not let the CCM list it; the statement it most likely lacks is
 // named (manage: the Service's load balancer is also created and deleted there).
 func (r *Reconciler) lookupError(e *engine, svc *v1.Service, compartmentID string, err error) error {
-	w := e.p.words()
+	w := e.p.Words()
 	if ociclient.IsNotFound(err) {
 		source := "compartment in cloud-provider.yaml"
 		if compartmentID != r.cfg.CompartmentID {
@@ -675,15 +677,15 @@ func (r *Reconciler) lookupError(e *engine, svc *v1.Service, compartmentID strin
 		}
 		return fmt.Errorf("look up the %s of %s/%s: listing compartment %s answered 404 NotAuthorizedOrNotFound: the compartment "+
 			"does not exist (check %s), or the CCM's IAM policy lacks \"Allow dynamic-group <the CCM's group> to manage %s in compartment id %s\": %w",
-			w.noun, svc.Namespace, svc.Name, compartmentID, source, w.resource, compartmentID, err)
+			w.Noun, svc.Namespace, svc.Name, compartmentID, source, w.Resource, compartmentID, err)
 	}
 	return fmt.Errorf("look up the %s of %s/%s in compartment %s (IAM: inspect %s): %w",
-		w.noun, svc.Namespace, svc.Name, compartmentID, w.resource, err)
+		w.Noun, svc.Namespace, svc.Name, compartmentID, w.Resource, err)
 }
 
 // findByNameIn is findByName in one compartment.
 func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Service, compartmentID string, listedOK bool) (_ *found, _ foundBy, stale bool, _ error) {
-	matches, err := e.index.Lookup(ctx, compartmentID, r.namer.Candidates(svc, e.p.kind())...)
+	matches, err := e.index.Lookup(ctx, compartmentID, r.namer.Candidates(svc, e.p.Kind())...)
 	if err != nil {
 		return nil, foundByName, false, r.lookupError(e, svc, compartmentID, err)
 	}
@@ -691,7 +693,7 @@ func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Servic
 	var refused error
 	removed := 0
 	for _, m := range matches {
-		lb, err := r.getListed(ctx, e, lbRef{Kind: e.p.kind(), ID: m.ID, Name: m.Name, CompartmentID: compartmentID}, listedOK)
+		lb, err := r.getListed(ctx, e, lbRef{Kind: e.p.Kind(), ID: m.ID, Name: m.Name, CompartmentID: compartmentID}, listedOK)
 		if err != nil {
 			return nil, foundByName, false, err
 		}
@@ -701,7 +703,7 @@ func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Servic
 			continue
 		}
 		claim := foundByName
-		if slices.Contains(r.namer.upstreamNames(svc, e.p.kind()), m.Name) {
+		if slices.Contains(r.namer.upstreamNames(svc, e.p.Kind()), m.Name) {
 			claim = foundByUIDName
 		}
 		got, tagged := freeform.Owner(lb.FreeformTags)
@@ -723,14 +725,14 @@ func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Servic
 // get reads a load balancer; nil when it is being deleted, or when it does not exist as a fresh
 // listing of its compartment confirms (a 404 alone may be a missing policy: *AccessError).
 func (r *Reconciler) get(ctx context.Context, e *engine, ref lbRef) (*found, error) {
-	lb, err := e.p.get(ctx, ref.ID)
-	w := e.p.words()
+	lb, err := e.p.Get(ctx, ref.ID)
+	w := e.p.Words()
 	switch {
 	case ociclient.IsNotFound(err):
-		return nil, confirmLoadBalancerGone(ctx, e.p, r.lag, ref, w.get, "read "+w.resource, err)
+		return nil, confirmLoadBalancerGone(ctx, e.p, r.lag, ref, w.Get, "read "+w.Resource, err)
 	case err != nil:
-		return nil, fmt.Errorf("get %s %s: %w", w.noun, ref.ID, err)
-	case lb.gone():
+		return nil, fmt.Errorf("get %s %s: %w", w.Noun, ref.ID, err)
+	case lb.Gone():
 		return nil, nil
 	}
 	return lb, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // Rule sets (annotation.RuleSets), as the upstream CCM reads them (load_balancer_spec.go,
@@ -167,7 +168,7 @@ func parseRule(raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return canonicalRule(text)
+	return loadbalancer.CanonicalRule(text)
 }
 
 func fieldNames(fields []string) string {
@@ -176,38 +177,6 @@ func fieldNames(fields []string) string {
 		out[i] = strings.TrimSuffix(f, "!")
 	}
 	return strings.Join(out, ", ")
-}
-
-// canonicalRule rewrites a rule's JSON with keys sorted, null fields dropped (at every depth:
-// the SDK writes an unset field as null) and no spaces, so the annotation's rules and those OCI
-// returns compare as text.
-func canonicalRule(text []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	out, err := json.Marshal(dropNulls(v))
-	return string(out), err
-}
-
-func dropNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if e == nil {
-				delete(x, k)
-				continue
-			}
-			x[k] = dropNulls(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = dropNulls(e)
-		}
-	}
-	return v
 }
 
 // equalRuleSet compares an observed rule set with the desired one, rule by rule in order. A

@@ -18,6 +18,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	lbproduct "github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 const (
@@ -174,7 +175,7 @@ func TestObservedRulesCompareEqualToTheAnnotations(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &d); err != nil {
 		t.Fatal(err)
 	}
-	observed := observeRuleSet("r", d.Items)
+	observed := lbproduct.ObserveRuleSet("r", d.Items)
 	if !equalRuleSet(observed, desired.RuleSets["r"]) {
 		t.Errorf("observed %v\nnot equal to desired %v", observed.Rules, desired.RuleSets["r"].Rules)
 	}
@@ -184,7 +185,7 @@ func TestObservedRulesCompareEqualToTheAnnotations(t *testing.T) {
 		t.Error("rules in another order compare equal")
 	}
 	// And the texts go back to the SDK's rules intact.
-	items, err := ruleItems(desired.RuleSets["r"].Rules)
+	items, err := lbproduct.RuleItems(desired.RuleSets["r"].Rules)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 )
 
 // TestNLBStatusReportsEveryAddressOrThePublicOnesWithExternalIPOnly: a public network load
@@ -24,7 +25,7 @@ func TestNLBStatusReportsEveryAddressOrThePublicOnesWithExternalIPOnly(t *testin
 			{IpAddress: common.String("203.0.113.9"), IsPublic: common.Bool(true)},
 			{IpAddress: common.String("2603:c020::9"), IsPublic: common.Bool(true), IpVersion: nlbapi.IpVersionIpv6},
 		}}
-	f := foundNLB(n)
+	f := nlb.Found(n)
 	ips := func(st *v1.LoadBalancerStatus) []string {
 		var out []string
 		for _, i := range st.Ingress {

@@ -75,16 +75,16 @@ func (r *Reconciler) mayHaveOtherKind(ctx context.Context, svc *v1.Service, curr
 		return true, nil
 	}
 	for _, comp := range r.compartments(svc) {
-		matches, err := other.index.Known(ctx, comp, r.namer.Candidates(svc, other.p.kind())...)
+		matches, err := other.index.Known(ctx, comp, r.namer.Candidates(svc, other.p.Kind())...)
 		if err != nil && !ociclient.IsRetryable(err) && ctx.Err() == nil {
 			klog.FromContext(ctx).V(2).Info("Cannot list the other kind of load balancer to look for one the Service had before a switch",
-				"service", klog.KObj(svc), "kind", other.p.kind(), "compartment", comp, "err", err)
+				"service", klog.KObj(svc), "kind", other.p.Kind(), "compartment", comp, "err", err)
 			continue
 		}
 		if err != nil {
-			w := other.p.words()
+			w := other.p.Words()
 			return false, fmt.Errorf("look for a %s %s/%s had before switching kinds in compartment %s (IAM: inspect %s in compartment id %s): %w",
-				w.noun, svc.Namespace, svc.Name, comp, w.resource, comp, err)
+				w.Noun, svc.Namespace, svc.Name, comp, w.Resource, comp, err)
 		}
 		if len(matches) > 0 {
 			return true, nil

@@ -13,6 +13,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
+	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 )
 
 // A Service annotated annotation.WorkloadServiceAccount has its load balancer read and written
@@ -82,9 +84,9 @@ func (r *Reconciler) enginesFor(ctx context.Context, svc *v1.Service) (map[model
 	if c == nil || c.LoadBalancers == nil {
 		return nil, fmt.Errorf("lb: Options.WorkloadClients gave no load balancer client for ServiceAccount %s", key)
 	}
-	engines = map[model.Kind]*engine{model.KindLoadBalancer: newEngine(lbProduct{c: c.LoadBalancers}, r.opts, r.lag)}
+	engines = map[model.Kind]*engine{model.KindLoadBalancer: newEngine(loadbalancer.New(c.LoadBalancers), r.opts, r.lag)}
 	if c.NetworkLoadBalancers != nil {
-		engines[model.KindNetworkLoadBalancer] = newEngine(nlbProduct{c: c.NetworkLoadBalancers}, r.opts, r.lag)
+		engines[model.KindNetworkLoadBalancer] = newEngine(nlb.New(c.NetworkLoadBalancers), r.opts, r.lag)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -112,4 +114,4 @@ func (r *Reconciler) engineFor(ctx context.Context, svc *v1.Service, kind model.
 }
 
 // ownEngine reports whether e is one of the Reconciler's own engines, not a workload's.
-func (r *Reconciler) ownEngine(e *engine) bool { return r.engines[e.p.kind()] == e }
+func (r *Reconciler) ownEngine(e *engine) bool { return r.engines[e.p.Kind()] == e }

@@ -17,7 +17,7 @@ import (
 // Kind is the OCI product that realises a Service.
 type Kind string
 
-// The kinds. Both go through the same lb.Desired, lb.Diff, ordering and lb.Reconciler (lb/product.go).
+// The kinds. Both go through the same lb.Desired, lb.Diff, ordering and lb.Reconciler (lb/oci).
 const (
 	// KindLoadBalancer is the OCI Load Balancer service (layer 4/7, API 20170115).
 	KindLoadBalancer Kind = "lb"

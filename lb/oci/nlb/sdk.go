@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package lb
+package nlb
 
-// This file is the edge between Spec and the Network Load Balancer API's SDK types, as sdk.go is
-// for the Load Balancer API: nlbProduct, observeNLB and the request bodies.
+// This file is the edge between Spec and the Network Load Balancer API's SDK types, as
+// lb/oci/loadbalancer's sdk.go is for the Load Balancer API: Observe and the request bodies.
 
 import (
-	"context"
 	"maps"
 	"slices"
 
@@ -21,148 +20,8 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
-// nlbProduct is the OCI Network Load Balancer service behind product.
-type nlbProduct struct{ c NetworkLoadBalancers }
-
-func (p nlbProduct) kind() model.Kind { return model.KindNetworkLoadBalancer }
-
-func (p nlbProduct) words() productWords {
-	return productWords{noun: "network load balancer", get: "GetNetworkLoadBalancer", delete: "DeleteNetworkLoadBalancer",
-		resource: "network-load-balancers"}
-}
-
-func (p nlbProduct) get(ctx context.Context, id string) (*found, error) {
-	n, err := p.c.GetNetworkLoadBalancer(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	f := foundNLB(n)
-	return &f, nil
-}
-
-func (p nlbProduct) list(ctx context.Context, compartmentID, displayName string) ([]found, error) {
-	items, err := p.c.ListNetworkLoadBalancers(ctx, compartmentID, displayName)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]found, len(items))
-	for i, s := range items {
-		out[i] = foundNLB(nlbapi.NetworkLoadBalancer(s)) // a summary carries the whole network load balancer
-	}
-	return out, nil
-}
-
-// create returns the new network load balancer's OCID at once: OCI answers with its body.
-func (p nlbProduct) create(ctx context.Context, spec *model.Spec, reservedIPID, retryToken string) (string, string, error) {
-	n, wr, err := p.c.CreateNetworkLoadBalancer(ctx, nlbCreateDetails(spec, reservedIPID), retryToken)
-	return wr, sdkval.Deref(n.Id), err
-}
-
-func (p nlbProduct) awaitCreate(ctx context.Context, wr, id string) (string, error) {
-	return id, p.c.WaitForWorkRequest(ctx, wr)
-}
-
-func (p nlbProduct) wait(ctx context.Context, wr string) error {
-	return p.c.WaitForWorkRequest(ctx, wr)
-}
-
-func (p nlbProduct) change(ctx context.Context, id string, c model.Change) (string, error) {
-	switch c.Action {
-	case model.ActionUpdateLoadBalancer:
-		s, ok := c.After.(model.Settings)
-		if !ok {
-			return "", badChange(c)
-		}
-		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
-		if s.IPFamilies != nil {
-			d.NlbIpVersion = nlbIPVersion(s.IPFamilies)
-		}
-		return p.c.UpdateNetworkLoadBalancer(ctx, id, d)
-	case model.ActionUpdateNetworkSecurityGroups:
-		nsgs, ok := c.After.([]string)
-		if !ok && c.After != nil {
-			return "", badChange(c)
-		}
-		return p.c.UpdateNetworkSecurityGroups(ctx, id, sdkval.NonNilStrings(nsgs))
-	case model.ActionCreateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", badChange(c)
-		}
-		return p.c.CreateBackendSet(ctx, id, nlbapi.CreateBackendSetDetails{
-			Name: common.String(bs.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(bs.Policy),
-			HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck), IsPreserveSource: common.Bool(bs.PreserveSource),
-			IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)}, "")
-	case model.ActionUpdateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", badChange(c)
-		}
-		return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
-			Policy: common.String(bs.Policy), HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck),
-			IsPreserveSource: common.Bool(bs.PreserveSource), IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)})
-	case model.ActionDeleteBackendSet:
-		return p.c.DeleteBackendSet(ctx, id, c.Name)
-	case model.ActionCreateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", badChange(c)
-		}
-		d := nlbListenerDetails(l)
-		return p.c.CreateListener(ctx, id, nlbapi.CreateListenerDetails{Name: d.Name, DefaultBackendSetName: d.DefaultBackendSetName,
-			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled}, "")
-	case model.ActionUpdateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", badChange(c)
-		}
-		d := nlbListenerDetails(l)
-		return p.c.UpdateListener(ctx, id, c.Name, nlbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName,
-			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled})
-	case model.ActionDeleteListener:
-		return p.c.DeleteListener(ctx, id, c.Name)
-	case model.ActionDeleteLoadBalancer:
-		return p.c.DeleteNetworkLoadBalancer(ctx, id)
-	}
-	// Shapes and certificates are the Load Balancer API's: Diff never plans them for a network
-	// load balancer.
-	return "", badChange(c)
-}
-
-// foundNLB is an OCI network load balancer as a found.
-func foundNLB(n nlbapi.NetworkLoadBalancer) found {
-	f := found{
-		Kind:          model.KindNetworkLoadBalancer,
-		ID:            sdkval.Deref(n.Id),
-		Name:          sdkval.Deref(n.DisplayName),
-		CompartmentID: sdkval.Deref(n.CompartmentId),
-		StateName:     string(n.LifecycleState),
-		FreeformTags:  n.FreeformTags,
-		Internal:      n.IsPrivate != nil && *n.IsPrivate,
-		raw:           n,
-	}
-	switch n.LifecycleState {
-	case nlbapi.LifecycleStateCreating:
-		f.State = lifecycleCreating
-	case nlbapi.LifecycleStateActive:
-		f.State = lifecycleActive
-	case nlbapi.LifecycleStateUpdating:
-		f.State = lifecycleUpdating
-	case nlbapi.LifecycleStateFailed:
-		f.State = lifecycleFailed
-	case nlbapi.LifecycleStateDeleting:
-		f.State = lifecycleDeleting
-	case nlbapi.LifecycleStateDeleted:
-		f.State = lifecycleDeleted
-	}
-	for _, a := range n.IpAddresses {
-		f.Addresses = append(f.Addresses, address{IP: ipaddr.Canonical(sdkval.Deref(a.IpAddress)), Public: a.IsPublic != nil && *a.IsPublic})
-	}
-	return f
-}
-
-// observeNLB reads an OCI network load balancer into a Spec.
-func observeNLB(n nlbapi.NetworkLoadBalancer) *model.Spec {
+// Observe reads an OCI network load balancer into a Spec.
+func Observe(n nlbapi.NetworkLoadBalancer) *model.Spec {
 	s := &model.Spec{
 		Kind:                  model.KindNetworkLoadBalancer,
 		ID:                    sdkval.Deref(n.Id),
@@ -228,7 +87,7 @@ func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLo
 	d := nlbapi.CreateNetworkLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
-		SubnetId:                common.String(at(s.Subnets, 0)),
+		SubnetId:                common.String(firstSubnet(s.Subnets)),
 		IsPrivate:               common.Bool(s.Internal),
 		NetworkSecurityGroupIds: slices.Clone(s.NetworkSecurityGroups),
 		NlbIpVersion:            nlbIPVersion(s.IPFamilies),
@@ -260,6 +119,14 @@ func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLo
 		d.BackendSets[name] = bs
 	}
 	return d
+}
+
+// firstSubnet is a network load balancer's one subnet, or "" when the Spec names none.
+func firstSubnet(subnets []string) string {
+	if len(subnets) > 0 {
+		return subnets[0]
+	}
+	return ""
 }
 
 func nlbIPVersion(fams []v1.IPFamily) nlbapi.NlbIpVersionEnum {
@@ -310,7 +177,7 @@ func nlbHealthCheckerDetails(h model.HealthCheck) *nlbapi.HealthCheckerDetails {
 		IntervalInMillis: common.Int(h.IntervalMillis),
 		TimeoutInMillis:  common.Int(h.TimeoutMillis),
 	}
-	if h.Protocol == protocolHTTP {
+	if h.Protocol == string(nlbapi.HealthCheckProtocolsHttp) {
 		d.UrlPath = common.String(h.Path)
 		d.ReturnCode = common.Int(h.ReturnCode)
 	}

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package lb
+package loadbalancer
 
 // This file is the edge between Spec and oci-go-sdk types: Observe reads an OCI load balancer
-// into a Spec, the *Details functions build request bodies from Spec parts, and statusOf reads
-// the addresses. Nothing else in the package touches SDK model types.
+// into a Spec, and the *Details functions build request bodies from Spec parts. Nothing else
+// touches the Load Balancer API's SDK model types.
 
 import (
 	"encoding/json"
@@ -15,9 +15,7 @@ import (
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
-	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
-	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
-	v1 "k8s.io/api/core/v1"
+	lbapi "github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
@@ -27,7 +25,7 @@ import (
 
 // Observe reads an OCI load balancer into a Spec. Fields OCI does not report (private keys,
 // desired-only fields) stay empty.
-func observe(lb loadbalancer.LoadBalancer) *model.Spec {
+func Observe(lb lbapi.LoadBalancer) *model.Spec {
 	s := &model.Spec{
 		Kind:                  model.KindLoadBalancer,
 		ID:                    sdkval.Deref(lb.Id),
@@ -128,21 +126,21 @@ func observe(lb loadbalancer.LoadBalancer) *model.Spec {
 			if name == "" {
 				name = key
 			}
-			s.RuleSets[name] = observeRuleSet(name, rs.Items)
+			s.RuleSets[name] = ObserveRuleSet(name, rs.Items)
 		}
 	}
 	return s
 }
 
-// observeRuleSet reads OCI's rules into their canonical text (canonicalRule). A rule that does
+// ObserveRuleSet reads OCI's rules into their canonical text (CanonicalRule). A rule that does
 // not encode is kept as its error, so it never compares equal and the desired rules replace it.
-func observeRuleSet(name string, items []loadbalancer.Rule) model.RuleSet {
+func ObserveRuleSet(name string, items []lbapi.Rule) model.RuleSet {
 	rs := model.RuleSet{Name: name, Rules: make([]string, 0, len(items))}
 	for _, item := range items {
 		text, err := json.Marshal(item)
 		rule := ""
 		if err == nil {
-			rule, err = canonicalRule(text)
+			rule, err = CanonicalRule(text)
 		}
 		if err != nil {
 			rule = "unreadable rule: " + err.Error()
@@ -152,21 +150,22 @@ func observeRuleSet(name string, items []loadbalancer.Rule) model.RuleSet {
 	return rs
 }
 
-// ruleItems turns canonical rule texts back into the SDK's rules, through its own decoding of
-// the polymorphic Rule. The texts were checked by parseRule, so an error means a bug.
-func ruleItems(rules []string) ([]loadbalancer.Rule, error) {
-	var d loadbalancer.RuleSetDetails
+// RuleItems turns canonical rule texts back into the SDK's rules, through its own decoding of
+// the polymorphic Rule. Package lb checked the texts when it parsed the annotation (parseRule),
+// so an error means a bug.
+func RuleItems(rules []string) ([]lbapi.Rule, error) {
+	var d lbapi.RuleSetDetails
 	body := "{\"items\":[" + strings.Join(rules, ",") + "]}"
 	if err := json.Unmarshal([]byte(body), &d); err != nil {
 		return nil, fmt.Errorf("lb: rules the SDK cannot decode: %w", err)
 	}
 	if d.Items == nil {
-		d.Items = []loadbalancer.Rule{}
+		d.Items = []lbapi.Rule{}
 	}
 	return d.Items, nil
 }
 
-func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
+func observeTLS(c *lbapi.SslConfiguration) *model.TLS {
 	if c == nil || sdkval.Deref(c.CertificateName) == "" {
 		return nil
 	}
@@ -174,11 +173,11 @@ func observeTLS(c *loadbalancer.SslConfiguration) *model.TLS {
 }
 
 // createDetails is the one CreateLoadBalancer body that carries the whole load balancer.
-func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadBalancerDetails, error) {
+func createDetails(s *model.Spec, reservedIPID string) (lbapi.CreateLoadBalancerDetails, error) {
 	tags, _ := freeform.WithOwner(s.FreeformTags, s.Owner)
 	tags, _ = freeform.WithNSGs(tags, s.NetworkSecurityGroups)
-	tags, _ = freeform.WithRuleSets(tags, ruleSetNames(s.RuleSets))
-	d := loadbalancer.CreateLoadBalancerDetails{
+	tags, _ = freeform.WithRuleSets(tags, slices.Sorted(maps.Keys(s.RuleSets)))
+	d := lbapi.CreateLoadBalancerDetails{
 		CompartmentId:           common.String(s.CompartmentID),
 		DisplayName:             common.String(s.Name),
 		ShapeName:               common.String(s.Shape.Name),
@@ -186,17 +185,17 @@ func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadB
 		SubnetIds:               slices.Clone(s.Subnets),
 		IsPrivate:               common.Bool(s.Internal),
 		NetworkSecurityGroupIds: slices.Clone(s.NetworkSecurityGroups),
-		Listeners:               make(map[string]loadbalancer.ListenerDetails, len(s.Listeners)),
-		BackendSets:             make(map[string]loadbalancer.BackendSetDetails, len(s.BackendSets)),
-		Certificates:            make(map[string]loadbalancer.CertificateDetails, len(s.Certificates)),
+		Listeners:               make(map[string]lbapi.ListenerDetails, len(s.Listeners)),
+		BackendSets:             make(map[string]lbapi.BackendSetDetails, len(s.BackendSets)),
+		Certificates:            make(map[string]lbapi.CertificateDetails, len(s.Certificates)),
 		FreeformTags:            tags,
 		DefinedTags:             s.DefinedTags,
 	}
 	if reservedIPID != "" {
-		d.ReservedIps = []loadbalancer.ReservedIp{{Id: common.String(reservedIPID)}}
+		d.ReservedIps = []lbapi.ReservedIp{{Id: common.String(reservedIPID)}}
 	}
 	for name, l := range s.Listeners {
-		d.Listeners[name] = loadbalancer.ListenerDetails{
+		d.Listeners[name] = lbapi.ListenerDetails{
 			DefaultBackendSetName:   common.String(l.BackendSet),
 			Port:                    common.Int(l.Port),
 			Protocol:                common.String(l.Protocol),
@@ -206,7 +205,7 @@ func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadB
 		}
 	}
 	for name, b := range s.BackendSets {
-		d.BackendSets[name] = loadbalancer.BackendSetDetails{
+		d.BackendSets[name] = lbapi.BackendSetDetails{
 			Policy:           common.String(b.Policy),
 			HealthChecker:    healthCheckerDetails(b.HealthCheck),
 			Backends:         backendDetails(b.Backends),
@@ -214,38 +213,38 @@ func createDetails(s *model.Spec, reservedIPID string) (loadbalancer.CreateLoadB
 		}
 	}
 	for name, c := range s.Certificates {
-		d.Certificates[name] = loadbalancer.CertificateDetails(certificateDetails(c))
+		d.Certificates[name] = lbapi.CertificateDetails(certificateDetails(c))
 	}
 	for name, rs := range s.RuleSets {
-		items, err := ruleItems(rs.Rules)
+		items, err := RuleItems(rs.Rules)
 		if err != nil {
 			return d, err
 		}
 		if d.RuleSets == nil {
-			d.RuleSets = make(map[string]loadbalancer.RuleSetDetails, len(s.RuleSets))
+			d.RuleSets = make(map[string]lbapi.RuleSetDetails, len(s.RuleSets))
 		}
-		d.RuleSets[name] = loadbalancer.RuleSetDetails{Items: items}
+		d.RuleSets[name] = lbapi.RuleSetDetails{Items: items}
 	}
 	return d, nil
 }
 
-func shapeDetails(s model.Shape) *loadbalancer.ShapeDetails {
+func shapeDetails(s model.Shape) *lbapi.ShapeDetails {
 	if !s.IsFlexible() {
 		return nil
 	}
-	return &loadbalancer.ShapeDetails{MinimumBandwidthInMbps: common.Int(s.MinMbps), MaximumBandwidthInMbps: common.Int(s.MaxMbps)}
+	return &lbapi.ShapeDetails{MinimumBandwidthInMbps: common.Int(s.MinMbps), MaximumBandwidthInMbps: common.Int(s.MaxMbps)}
 }
 
-func shapeUpdateDetails(s model.Shape) loadbalancer.UpdateLoadBalancerShapeDetails {
-	return loadbalancer.UpdateLoadBalancerShapeDetails{ShapeName: common.String(s.Name), ShapeDetails: shapeDetails(s)}
+func shapeUpdateDetails(s model.Shape) lbapi.UpdateLoadBalancerShapeDetails {
+	return lbapi.UpdateLoadBalancerShapeDetails{ShapeName: common.String(s.Name), ShapeDetails: shapeDetails(s)}
 }
 
-func settingsDetails(s model.Settings) loadbalancer.UpdateLoadBalancerDetails {
-	return loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
+func settingsDetails(s model.Settings) lbapi.UpdateLoadBalancerDetails {
+	return lbapi.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
 }
 
-func createListenerDetails(l model.Listener) loadbalancer.CreateListenerDetails {
-	return loadbalancer.CreateListenerDetails{
+func createListenerDetails(l model.Listener) lbapi.CreateListenerDetails {
+	return lbapi.CreateListenerDetails{
 		Name:                    common.String(l.Name),
 		DefaultBackendSetName:   common.String(l.BackendSet),
 		Port:                    common.Int(l.Port),
@@ -258,8 +257,8 @@ func createListenerDetails(l model.Listener) loadbalancer.CreateListenerDetails 
 
 // updateListenerDetails is the whole listener (OCI replaces it), with the routing the Spec does
 // not manage sent back as observed.
-func updateListenerDetails(l model.Listener) loadbalancer.UpdateListenerDetails {
-	return loadbalancer.UpdateListenerDetails{
+func updateListenerDetails(l model.Listener) lbapi.UpdateListenerDetails {
+	return lbapi.UpdateListenerDetails{
 		DefaultBackendSetName:   common.String(l.BackendSet),
 		Port:                    common.Int(l.Port),
 		Protocol:                common.String(l.Protocol),
@@ -272,10 +271,10 @@ func updateListenerDetails(l model.Listener) loadbalancer.UpdateListenerDetails 
 	}
 }
 
-func connectionConfig(l model.Listener) *loadbalancer.ConnectionConfiguration {
-	c := &loadbalancer.ConnectionConfiguration{IdleTimeout: common.Int64(l.IdleTimeoutSeconds)}
+func connectionConfig(l model.Listener) *lbapi.ConnectionConfiguration {
+	c := &lbapi.ConnectionConfiguration{IdleTimeout: common.Int64(l.IdleTimeoutSeconds)}
 	if l.IdleTimeoutSeconds == 0 {
-		c.IdleTimeout = common.Int64(defaultIdleTimeout(l.Protocol))
+		c.IdleTimeout = common.Int64(DefaultIdleTimeout(l.Protocol))
 	}
 	if l.ProxyProtocolVersion != 0 {
 		c.BackendTcpProxyProtocolVersion = common.Int(l.ProxyProtocolVersion)
@@ -283,8 +282,8 @@ func connectionConfig(l model.Listener) *loadbalancer.ConnectionConfiguration {
 	return c
 }
 
-func createBackendSetDetails(b model.BackendSet) loadbalancer.CreateBackendSetDetails {
-	return loadbalancer.CreateBackendSetDetails{
+func createBackendSetDetails(b model.BackendSet) lbapi.CreateBackendSetDetails {
+	return lbapi.CreateBackendSetDetails{
 		Name:             common.String(b.Name),
 		Policy:           common.String(b.Policy),
 		HealthChecker:    healthCheckerDetails(b.HealthCheck),
@@ -293,8 +292,8 @@ func createBackendSetDetails(b model.BackendSet) loadbalancer.CreateBackendSetDe
 	}
 }
 
-func updateBackendSetDetails(b model.BackendSet) loadbalancer.UpdateBackendSetDetails {
-	return loadbalancer.UpdateBackendSetDetails{
+func updateBackendSetDetails(b model.BackendSet) lbapi.UpdateBackendSetDetails {
+	return lbapi.UpdateBackendSetDetails{
 		Policy:           common.String(b.Policy),
 		HealthChecker:    healthCheckerDetails(b.HealthCheck),
 		Backends:         backendDetails(b.Backends),
@@ -302,16 +301,16 @@ func updateBackendSetDetails(b model.BackendSet) loadbalancer.UpdateBackendSetDe
 	}
 }
 
-func backendDetails(bs []model.Backend) []loadbalancer.BackendDetails {
-	out := make([]loadbalancer.BackendDetails, len(bs))
+func backendDetails(bs []model.Backend) []lbapi.BackendDetails {
+	out := make([]lbapi.BackendDetails, len(bs))
 	for i, b := range bs {
-		out[i] = loadbalancer.BackendDetails{IpAddress: common.String(b.IP), Port: common.Int(b.Port), Weight: common.Int(1)}
+		out[i] = lbapi.BackendDetails{IpAddress: common.String(b.IP), Port: common.Int(b.Port), Weight: common.Int(1)}
 	}
 	return out
 }
 
-func healthCheckerDetails(h model.HealthCheck) *loadbalancer.HealthCheckerDetails {
-	d := &loadbalancer.HealthCheckerDetails{
+func healthCheckerDetails(h model.HealthCheck) *lbapi.HealthCheckerDetails {
+	d := &lbapi.HealthCheckerDetails{
 		Protocol:         common.String(h.Protocol),
 		Port:             common.Int(h.Port),
 		Retries:          common.Int(h.Retries),
@@ -319,7 +318,7 @@ func healthCheckerDetails(h model.HealthCheck) *loadbalancer.HealthCheckerDetail
 		TimeoutInMillis:  common.Int(h.TimeoutMillis),
 		IsForcePlainText: common.Bool(h.ForcePlainText),
 	}
-	if h.Protocol == protocolHTTP {
+	if h.Protocol == ProtocolHTTP {
 		d.UrlPath = common.String(h.Path)
 		d.ReturnCode = common.Int(h.ReturnCode)
 	}
@@ -328,11 +327,11 @@ func healthCheckerDetails(h model.HealthCheck) *loadbalancer.HealthCheckerDetail
 
 // sslDetails builds the SSL configuration. Peer verification stays off, as in the upstream CCM:
 // backends are nodes reached by IP, whose certificates rarely name those IPs.
-func sslDetails(t *model.TLS) *loadbalancer.SslConfigurationDetails {
+func sslDetails(t *model.TLS) *lbapi.SslConfigurationDetails {
 	if t == nil {
 		return nil
 	}
-	d := &loadbalancer.SslConfigurationDetails{
+	d := &lbapi.SslConfigurationDetails{
 		CertificateName:       common.String(t.Certificate),
 		VerifyPeerCertificate: common.Bool(false),
 		Protocols:             slices.Clone(t.Protocols),
@@ -343,51 +342,12 @@ func sslDetails(t *model.TLS) *loadbalancer.SslConfigurationDetails {
 	return d
 }
 
-func certificateDetails(c model.Certificate) loadbalancer.CreateCertificateDetails {
-	return loadbalancer.CreateCertificateDetails{
+func certificateDetails(c model.Certificate) lbapi.CreateCertificateDetails {
+	return lbapi.CreateCertificateDetails{
 		CertificateName:   common.String(c.Name),
 		PublicCertificate: sdkval.OptString(c.PublicCertificate),
 		CaCertificate:     sdkval.OptString(c.CACertificate),
 		PrivateKey:        sdkval.OptString(c.PrivateKey.Reveal()),
 		Passphrase:        sdkval.OptString(c.Passphrase.Reveal()),
 	}
-}
-
-// statusOf lists the load balancer's addresses for the Service status. A load balancer reports
-// its public addresses when public, its private ones when internal. A network load balancer
-// reports every address, as the upstream CCM does, or only the public ones with publicOnly
-// (annotation.NLBExternalIPOnly).
-func statusOf(f *found, ipMode *v1.LoadBalancerIPMode, publicOnly bool) *v1.LoadBalancerStatus {
-	var ips []string
-	for _, a := range f.Addresses {
-		keep := a.Public != f.Internal
-		if f.Kind == model.KindNetworkLoadBalancer {
-			keep = a.Public || !publicOnly
-		}
-		if a.IP != "" && keep {
-			ips = append(ips, a.IP)
-		}
-	}
-	ipaddr.Sort(ips)
-	st := &v1.LoadBalancerStatus{}
-	for _, ip := range slices.Compact(ips) {
-		ing := v1.LoadBalancerIngress{IP: ip}
-		if ipMode != nil {
-			m := *ipMode
-			ing.IPMode = &m
-		}
-		st.Ingress = append(st.Ingress, ing)
-	}
-	return st
-}
-
-// observeFound reads a found's SDK value into a Spec.
-func observeFound(f *found) *model.Spec {
-	switch raw := f.raw.(type) {
-	case loadbalancer.LoadBalancer:
-		return observe(raw)
-	case nlbapi.NetworkLoadBalancer:
-		return observeNLB(raw)
-	}
-	return &model.Spec{Kind: f.Kind, ID: f.ID, Name: f.Name, CompartmentID: f.CompartmentID, FreeformTags: maps.Clone(f.FreeformTags)}
 }

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package loadbalancer
+
+// The listener protocols of KindLoadBalancer.
+const (
+	ProtocolTCP  = "TCP"
+	ProtocolHTTP = "HTTP"
+	ProtocolGRPC = "GRPC"
+)
+
+// The idle timeouts of a listener that sets none, in seconds, the same as the upstream CCM's:
+// package lb makes them explicit in a desired Spec, and a listener created without one gets
+// them.
+const (
+	DefaultIdleTimeoutTCP  = 300
+	DefaultIdleTimeoutHTTP = 60
+)
+
+// DefaultIdleTimeout is the idle timeout of a listener of protocol that sets none.
+func DefaultIdleTimeout(protocol string) int64 {
+	if protocol == ProtocolTCP {
+		return DefaultIdleTimeoutTCP
+	}
+	return DefaultIdleTimeoutHTTP
+}
