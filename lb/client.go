@@ -20,8 +20,7 @@ import (
 //
 // Its methods take and return oci-go-sdk types because they are OCI's; lb's Load Balancer product
 // (lb/oci/loadbalancer) converts them to and from Spec, and nothing else in lb's API exposes
-// them. That package declares the same interface as its Client (see the assertions
-// below).
+// them. That package declares the same interface as its Client (see the assertions below).
 type Client interface {
 	GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error)
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]loadbalancer.LoadBalancer, error)
