@@ -41,22 +41,17 @@ func (s *Server) registerLB() {
 }
 
 func (s *Server) lbList(w http.ResponseWriter, r *http.Request) {
-	compartment, ok := lbRequireQuery(w, r, "compartmentId")
-	if !ok {
+	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
 		return
 	}
 	q := r.URL.Query()
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	var items []loadbalancer.LoadBalancer
-	for _, e := range s.sortedLBs() {
-		lb := e.lb
-		if lbDeref(lb.CompartmentId) != compartment || !s.lag.listedLocked(lbDeref(lb.Id), now) ||
-			q.Has("displayName") && lbDeref(lb.DisplayName) != q.Get("displayName") ||
-			q.Has("lifecycleState") && string(lb.LifecycleState) != q.Get("lifecycleState") {
-			continue
+	for _, e := range inCreationOrder(s.lb.lbs) {
+		if lb := e.lb; s.lbListed(q, now, lb.CompartmentId, lb.Id, lb.DisplayName, string(lb.LifecycleState)) {
+			items = append(items, lb)
 		}
-		items = append(items, lb)
 	}
 	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "TIMECREATED", "DISPLAYNAME",
 		func(lb loadbalancer.LoadBalancer) string { return lbDeref(lb.DisplayName) }); err != nil {
@@ -91,14 +86,7 @@ func lbSortList[T any](items []T, sortBy, order, byTime, byName string, name fun
 }
 
 func (s *Server) lbGet(w http.ResponseWriter, r *http.Request) {
-	s.lockLB()
-	defer s.mu.Unlock()
-	e, ok := s.lbFor(w, r)
-	if !ok {
-		return
-	}
-	w.Header().Set("etag", e.etag())
-	writeJSON(w, r, http.StatusOK, e.lb)
+	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) { return *lb, nil })
 }
 
 // lbCheckCreate validates a whole CreateLoadBalancer request.
@@ -266,30 +254,27 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	lbNormalize(&lb)
 	s.lb.seq++
-	e := &lbEntry{lb: jsonClone(lb), seq: s.lb.seq}
+	e := &lbEntry{lb: jsonClone(lb), balancerBook: balancerBook{seq: s.lb.seq}}
 	s.lb.lbs[id] = e
 	s.lag.createdLocked(id, now)
 
 	// OCI shows the new load balancer with its configuration at once, CREATING, and checks the
 	// configuration as the work request runs: an inconsistent one leaves the load balancer FAILED.
-	wr := &workRequest{
-		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
-		resourceID: id, compartmentID: *d.CompartmentId,
-		apply: func() error {
-			if full != nil {
-				return full
-			}
-			return checkLB(&e.lb)
-		},
-		settle: func(err error) {
-			e.version++
-			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
-			if err != nil {
-				e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateFailed
-			}
-		},
+	wr := s.newWorkRequest(APILoadBalancer, op, id, *d.CompartmentId)
+	wr.apply = func() error {
+		if full != nil {
+			return full
+		}
+		return checkLB(&e.lb)
 	}
-	s.submitLBWork(e, wr, now)
+	wr.settle = func(err error) {
+		e.version++
+		e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
+		if err != nil {
+			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateFailed
+		}
+	}
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
@@ -366,29 +351,15 @@ func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
 }
 
 // lbChangeChecked runs the common path of a mutation whose request was checked to give invalid
-// (nil when fine): replay a retried call, find the load balancer, refuse when it takes no change
-// now (see readyForChange), check it against the current load balancer (check, nil for none;
-// answered synchronously, as OCI does for duplicates, missing children and limits), then start
-// (or queue) the work request.
+// (nil when fine): changeTarget's checks against the load balancer as it is (check, nil for
+// none), then start (or queue) the work request.
 func (s *Server) lbChangeChecked(w http.ResponseWriter, r *http.Request, op string, invalid error,
 	check func(e *lbEntry) error, mutate func(lb *loadbalancer.LoadBalancer) error) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op, now) {
-		return
+	if e, ok := changeTarget(s, w, r, op, now, s.lbFor, invalid, check); ok {
+		s.startLBChange(w, r, now, e, op, mutate)
 	}
-	e, ok := s.lbForChange(w, r)
-	if !ok {
-		return
-	}
-	if invalid == nil && check != nil {
-		invalid = check(e)
-	}
-	if invalid != nil {
-		writeLBError(w, r, invalid)
-		return
-	}
-	s.startLBChange(w, r, now, e, op, mutate)
 }
 
 func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
@@ -412,23 +383,19 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 	id := *e.lb.Id
 	e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateDeleting
 	e.version++
-	wr := &workRequest{
-		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
-		resourceID: id, compartmentID: lbDeref(e.lb.CompartmentId),
-		apply: func() error {
-			delete(s.lb.lbs, id)
-			s.lbReleaseReserved(id)
-			s.lbInvalidateTokens(id)
-			return nil
-		},
-		settle: func(err error) {
-			if err != nil {
-				e.lb.LifecycleState = prev
-				e.version++
-			}
-		},
+	wr := s.newWorkRequest(APILoadBalancer, op, id, lbDeref(e.lb.CompartmentId))
+	wr.apply = func() error {
+		delete(s.lb.lbs, id)
+		s.lbForget(id)
+		return nil
 	}
-	s.submitLBWork(e, wr, now)
+	wr.settle = func(err error) {
+		if err != nil {
+			e.lb.LifecycleState = prev
+			e.version++
+		}
+	}
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
@@ -457,13 +424,9 @@ func (s *Server) lbListPolicies(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lbGetWorkRequest(w http.ResponseWriter, r *http.Request) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	id := r.PathValue("workRequestId")
-	wr, ok := s.lb.work.byID[id]
-	if !ok || wr.api != APILoadBalancer {
-		notFound(w, r, "work request", id)
-		return
+	if wr, ok := s.workRequestFor(w, r, APILoadBalancer); ok {
+		writeJSON(w, r, http.StatusOK, lbWorkRequestJSON(wr, now))
 	}
-	writeJSON(w, r, http.StatusOK, lbWorkRequestJSON(wr, now))
 }
 
 func (s *Server) lbListWorkRequests(w http.ResponseWriter, r *http.Request) {

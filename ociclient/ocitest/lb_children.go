@@ -37,22 +37,10 @@ func (s *Server) registerLBChildren() {
 	s.handle("DeleteCertificate", ClassWrite, "DELETE "+lb+"/certificates/{certificateName}", s.lbDeleteCertificate)
 }
 
-// lbRead answers a read of part of a load balancer: pick returns the body, or an error such as
-// lbNotFound. The load balancer's ETag goes along, as OCI sends it.
+// lbRead answers a read of a load balancer or part of one (readPart): pick returns the body, or
+// an error such as lbNotFound.
 func (s *Server) lbRead(w http.ResponseWriter, r *http.Request, pick func(lb *loadbalancer.LoadBalancer) (any, error)) {
-	s.lockLB()
-	defer s.mu.Unlock()
-	e, ok := s.lbFor(w, r)
-	if !ok {
-		return
-	}
-	body, err := pick(&e.lb)
-	if err != nil {
-		writeLBError(w, r, err)
-		return
-	}
-	w.Header().Set("etag", e.etag())
-	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
+	readPart(s, w, r, s.lbFor, func(e *lbEntry) (any, error) { return pick(&e.lb) })
 }
 
 func lbBackendSetOf(lb *loadbalancer.LoadBalancer, name string) (loadbalancer.BackendSet, error) {

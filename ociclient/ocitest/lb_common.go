@@ -11,14 +11,158 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
 )
 
 // This file holds what the Load Balancer and Network Load Balancer APIs share: error answers,
-// retry tokens, ETags and address allocation (limits are in lb_limits.go).
+// retry tokens, ETags, the bookkeeping beside each (network) load balancer, and the paths every
+// read and change takes (limits are in lb_limits.go, addresses in lb_address.go). Each API
+// passes in what differs: its wire types, how it finds a load balancer, when one takes a change.
+
+// balancerBook is the bookkeeping OCI keeps beside a load balancer or network load balancer.
+type balancerBook struct {
+	seq     uint64 // creation order, for stable listing and paging
+	version uint64 // bumped on every change; the ETag derives from it
+	// queue is the unfinished work requests on it in arrival order; the first is running, the
+	// others wait for it (LBBusyQueue). The Network Load Balancer API refuses a change while one
+	// runs, so its queue holds one at most.
+	queue []*workRequest
+}
+
+func (b *balancerBook) creationSeq() uint64 { return b.seq }
+
+// inCreationOrder lists one API's (network) load balancers in creation order. Caller holds s.mu.
+func inCreationOrder[E interface{ creationSeq() uint64 }](store map[string]E) []E {
+	out := slices.Collect(maps.Values(store))
+	slices.SortFunc(out, func(a, b E) int { return cmp.Compare(a.creationSeq(), b.creationSeq()) })
+	return out
+}
+
+// submitQueued queues wr on the (network) load balancer b, to start when the work request before
+// it ends (at once if none runs), and takes it off the queue when it ends, before wr's own settle
+// runs. Caller holds s.mu.
+func (s *Server) submitQueued(b *balancerBook, wr *workRequest, now time.Time) {
+	var after time.Time
+	if n := len(b.queue); n > 0 {
+		after = b.queue[n-1].deadline
+	}
+	settle := wr.settle
+	wr.settle = func(err error) {
+		b.queue = slices.DeleteFunc(b.queue, func(q *workRequest) bool { return q == wr })
+		if settle != nil {
+			settle(err)
+		}
+	}
+	b.queue = append(b.queue, wr)
+	s.submitWork(wr, now, after)
+}
+
+// lbListed reports whether a (network) load balancer belongs in a List answer to q: in the
+// compartment asked for, past its listing lag, and of the displayName and lifecycleState asked
+// for, if any. Caller holds s.mu.
+func (s *Server) lbListed(q url.Values, now time.Time, compartment, id, name *string, state string) bool {
+	return lbDeref(compartment) == q.Get("compartmentId") && s.lag.listedLocked(lbDeref(id), now) &&
+		(!q.Has("displayName") || lbDeref(name) == q.Get("displayName")) &&
+		(!q.Has("lifecycleState") || state == q.Get("lifecycleState"))
+}
+
+// readPart answers a read of a (network) load balancer or of a part of one: find locates it
+// (answering 404 itself), pick returns the body or an error such as lbNotFound. Its ETag goes
+// along, as OCI sends it.
+func readPart[E interface{ etag() string }](s *Server, w http.ResponseWriter, r *http.Request,
+	find func(http.ResponseWriter, *http.Request) (E, bool), pick func(E) (any, error)) {
+	s.lockLB()
+	defer s.mu.Unlock()
+	e, ok := find(w, r)
+	if !ok {
+		return
+	}
+	body, err := pick(e)
+	if err != nil {
+		writeLBError(w, r, err)
+		return
+	}
+	w.Header().Set("etag", e.etag())
+	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
+}
+
+// changeable is a stored (network) load balancer as changeTarget sees it.
+type changeable interface {
+	etag() string
+	// readyForChange says why it takes no change now, or nil: the busy and lifecycle rules,
+	// which differ between the APIs.
+	readyForChange(mode LBBusyMode) error
+}
+
+// changeTarget finds the (network) load balancer a change is for and answers the caller itself
+// when the change goes no further: a retried call gets its first answer again (lbReplay); then a
+// missing target is 404, a stale if-match ETag 412, a target that takes no change now 409
+// (readyForChange), and last the request's own fault (invalid, nil when fine) or check's
+// verdict on the current target (check may be nil), answered synchronously, as OCI does for
+// duplicates, missing parts and limits. Caller holds s.mu.
+func changeTarget[E changeable](s *Server, w http.ResponseWriter, r *http.Request, op string, now time.Time,
+	find func(http.ResponseWriter, *http.Request) (E, bool), invalid error, check func(E) error) (e E, ok bool) {
+	if s.lbReplay(w, r, op, now) {
+		return e, false
+	}
+	if e, ok = find(w, r); !ok || lbIfMatchFails(w, r, e.etag()) {
+		return e, false
+	}
+	if err := e.readyForChange(s.opts.LBBusy); err != nil {
+		writeLBError(w, r, err)
+		return e, false
+	}
+	if invalid == nil && check != nil {
+		invalid = check(e)
+	}
+	if invalid != nil {
+		writeLBError(w, r, invalid)
+		return e, false
+	}
+	return e, true
+}
+
+// applyOnCopy is what a change's work request does when it runs: mutate next, a copy of *cur;
+// check the whole result as OCI does then (whole); record the parts the change created and
+// removed (lb_parts.go); and only then keep it, so a failed work request changes nothing.
+// Caller holds s.mu.
+func applyOnCopy[R any](s *Server, cur *R, next R, id, op, wrID string,
+	mutate, whole func(*R) error, parts func(*R) map[string]bool) error {
+	if err := mutate(&next); err != nil {
+		return err
+	}
+	if err := whole(&next); err != nil {
+		return err
+	}
+	s.lbPartsChanged(id, op, wrID, parts(cur), parts(&next))
+	*cur = next
+	return nil
+}
+
+// lbForget is what deleting a (network) load balancer does to the state both APIs share: its
+// addresses are free again and the retry tokens of calls on it invalidated, as OCI's delete
+// does. Caller holds s.mu.
+func (s *Server) lbForget(id string) {
+	s.lbReleaseReserved(id)
+	s.lbInvalidateTokens(id)
+}
+
+// removeBalancer deletes the (network) load balancer id from its API's store at once, without a
+// work request, as someone in the console would, and reports whether it was there. Caller holds
+// s.mu.
+func removeBalancer[E any](s *Server, store map[string]E, id string) bool {
+	if _, ok := store[id]; !ok {
+		return false
+	}
+	delete(store, id)
+	s.lbForget(id)
+	return true
+}
 
 // lbError is a synchronous refusal: the HTTP status and OCI error code to answer with.
 type lbError struct {
@@ -226,9 +370,4 @@ func lbRequireQuery(w http.ResponseWriter, r *http.Request, name string) (string
 		return "", false
 	}
 	return v, true
-}
-
-// lbSortBySeq orders items by their creation sequence number.
-func lbSortBySeq[T any](items []T, seq func(T) uint64) {
-	slices.SortFunc(items, func(a, b T) int { return cmp.Compare(seq(a), seq(b)) })
 }

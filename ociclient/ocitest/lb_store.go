@@ -5,7 +5,6 @@ package ocitest
 
 import (
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -65,12 +64,8 @@ func (m LBBusyMode) String() string {
 
 // lbEntry is one load balancer with the bookkeeping OCI keeps beside it.
 type lbEntry struct {
-	lb      loadbalancer.LoadBalancer
-	seq     uint64
-	version uint64 // bumped on every change; the ETag derives from it
-	// queue is the unfinished work requests on this load balancer in arrival order; the first
-	// is running, the others wait for it (LBBusyQueue).
-	queue []*workRequest
+	lb loadbalancer.LoadBalancer
+	balancerBook
 }
 
 func (e *lbEntry) etag() string { return lbETag(*e.lb.Id, e.version) }
@@ -91,7 +86,7 @@ func (s *Server) LoadBalancers() []loadbalancer.LoadBalancer {
 	s.lockLB()
 	defer s.mu.Unlock()
 	out := make([]loadbalancer.LoadBalancer, 0, len(s.lb.lbs))
-	for _, e := range s.sortedLBs() {
+	for _, e := range inCreationOrder(s.lb.lbs) {
 		out = append(out, deepCopy(e.lb))
 	}
 	return out
@@ -151,7 +146,7 @@ func (s *Server) AddLoadBalancer(lb loadbalancer.LoadBalancer) loadbalancer.Load
 	}
 	lbNormalize(&lb)
 	s.lb.seq++
-	s.lb.lbs[*lb.Id] = &lbEntry{lb: lb, seq: s.lb.seq}
+	s.lb.lbs[*lb.Id] = &lbEntry{lb: lb, balancerBook: balancerBook{seq: s.lb.seq}}
 	return jsonClone(lb)
 }
 
@@ -206,16 +201,6 @@ func lbNormalize(lb *loadbalancer.LoadBalancer) {
 	}
 }
 
-// sortedLBs lists the load balancers in creation order. Caller holds s.mu.
-func (s *Server) sortedLBs() []*lbEntry {
-	out := make([]*lbEntry, 0, len(s.lb.lbs))
-	for _, e := range s.lb.lbs {
-		out = append(out, e)
-	}
-	lbSortBySeq(out, func(e *lbEntry) uint64 { return e.seq })
-	return out
-}
-
 // lbFor finds the load balancer named in the request path, answering 404 when there is none.
 // Caller holds s.mu.
 func (s *Server) lbFor(w http.ResponseWriter, r *http.Request) (*lbEntry, bool) {
@@ -228,23 +213,9 @@ func (s *Server) lbFor(w http.ResponseWriter, r *http.Request) (*lbEntry, bool) 
 	return e, true
 }
 
-// lbForChange finds the load balancer a mutation targets and checks that OCI would take a change
-// now: the if-match ETag holds, it is ACTIVE and, under LBBusyReject, no work request runs on it.
-// Caller holds s.mu.
-func (s *Server) lbForChange(w http.ResponseWriter, r *http.Request) (*lbEntry, bool) {
-	e, ok := s.lbFor(w, r)
-	if !ok || lbIfMatchFails(w, r, e.etag()) {
-		return nil, false
-	}
-	if err := e.readyForChange(s.opts.LBBusy); err != nil {
-		writeLBError(w, r, err)
-		return nil, false
-	}
-	return e, true
-}
-
-// readyForChange says why the load balancer takes no change now, or nil. A load balancer that
-// is not ACTIVE (CREATING, DELETING, FAILED) takes none in either mode.
+// readyForChange says why the load balancer takes no change now, or nil: OCI takes a change when
+// it is ACTIVE and, under LBBusyReject, no work request runs on it. A load balancer that is not
+// ACTIVE (CREATING, DELETING, FAILED) takes none in either mode.
 func (e *lbEntry) readyForChange(mode LBBusyMode) error {
 	if mode == LBBusyReject && len(e.queue) > 0 {
 		wr := e.queue[0]
@@ -256,24 +227,6 @@ func (e *lbEntry) readyForChange(mode LBBusyMode) error {
 	return nil
 }
 
-// submitLBWork queues wr on the load balancer, to start when the work request before it ends
-// (at once if none runs), and takes it off the queue when it ends. Caller holds s.mu.
-func (s *Server) submitLBWork(e *lbEntry, wr *workRequest, now time.Time) {
-	var after time.Time
-	if n := len(e.queue); n > 0 {
-		after = e.queue[n-1].deadline
-	}
-	settle := wr.settle
-	wr.settle = func(err error) {
-		e.queue = slices.DeleteFunc(e.queue, func(q *workRequest) bool { return q == wr })
-		if settle != nil {
-			settle(err)
-		}
-	}
-	e.queue = append(e.queue, wr)
-	s.submitWork(wr, now, after)
-}
-
 // RemoveLoadBalancer deletes a load balancer at once, without a work request, as someone in the
 // console (or another tool) would, and invalidates the retry tokens of calls on it as OCI's
 // delete does. Work requests still queued on it end without effect. It reports whether the
@@ -281,40 +234,25 @@ func (s *Server) submitLBWork(e *lbEntry, wr *workRequest, now time.Time) {
 func (s *Server) RemoveLoadBalancer(id string) bool {
 	s.lockLB()
 	defer s.mu.Unlock()
-	if _, ok := s.lb.lbs[id]; !ok {
-		return false
-	}
-	delete(s.lb.lbs, id)
-	s.lbReleaseReserved(id)
-	s.lbInvalidateTokens(id)
-	return true
+	return removeBalancer(s, s.lb.lbs, id)
 }
 
 // startLBChange accepts a change of a load balancer as a work request and answers the caller.
 // mutate runs on a copy when the work request completes; the copy replaces the load balancer
-// only if mutate and checkLB accept it, so a failed work request changes nothing. Caller holds
-// s.mu.
+// only if mutate and checkLB accept it (applyOnCopy), so a failed work request changes nothing.
+// Caller holds s.mu.
 func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.Time, e *lbEntry, op string,
 	mutate func(lb *loadbalancer.LoadBalancer) error) {
-	var wr *workRequest
-	wr = &workRequest{
-		id: s.NewID("loadbalancerworkrequest"), api: APILoadBalancer, op: op,
-		resourceID: *e.lb.Id, compartmentID: lbDeref(e.lb.CompartmentId),
-		apply: func() error {
-			next := deepCopy(e.lb) // state in wire form: deepCopy equals jsonClone here, cheaper
-			if err := mutate(&next); err != nil {
-				return err
-			}
-			if err := checkLB(&next); err != nil {
-				return err
-			}
-			s.lbPartsChanged(*e.lb.Id, op, wr.id, lbPartsOf(&e.lb), lbPartsOf(&next))
-			e.lb = next
-			e.version++
-			return nil
-		},
+	wr := s.newWorkRequest(APILoadBalancer, op, *e.lb.Id, lbDeref(e.lb.CompartmentId))
+	wr.apply = func() error {
+		// State in wire form: deepCopy equals jsonClone here, cheaper.
+		if err := applyOnCopy(s, &e.lb, deepCopy(e.lb), *e.lb.Id, op, wr.id, mutate, checkLB, lbPartsOf); err != nil {
+			return err
+		}
+		e.version++
+		return nil
 	}
-	s.submitLBWork(e, wr, now)
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: *e.lb.Id})
 }
 

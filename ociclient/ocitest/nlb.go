@@ -40,10 +40,8 @@ func newNLBStore() *nlbStore { return &nlbStore{nlbs: map[string]*nlbEntry{}} }
 
 // nlbEntry is one network load balancer with its bookkeeping.
 type nlbEntry struct {
-	nlb       nlbapi.NetworkLoadBalancer
-	seq       uint64
-	version   uint64
-	busy      *workRequest
+	nlb nlbapi.NetworkLoadBalancer
+	balancerBook
 	deletedAt time.Time // when its delete succeeded: DELETED and visible until nlbDeletedRetention
 }
 
@@ -104,7 +102,7 @@ func (s *Server) NetworkLoadBalancers() []nlbapi.NetworkLoadBalancer {
 	s.lockLB()
 	defer s.mu.Unlock()
 	out := make([]nlbapi.NetworkLoadBalancer, 0, len(s.nlb.nlbs))
-	for _, e := range s.sortedNLBs() {
+	for _, e := range inCreationOrder(s.nlb.nlbs) {
 		if e.deletedAt.IsZero() {
 			out = append(out, jsonClone(e.nlb))
 		}
@@ -130,15 +128,6 @@ func (s *Server) EditNetworkLoadBalancer(id string, fn func(*nlbapi.NetworkLoadB
 	return true
 }
 
-func (s *Server) sortedNLBs() []*nlbEntry {
-	out := make([]*nlbEntry, 0, len(s.nlb.nlbs))
-	for _, e := range s.nlb.nlbs {
-		out = append(out, e)
-	}
-	lbSortBySeq(out, func(e *nlbEntry) uint64 { return e.seq })
-	return out
-}
-
 // nlbFor finds the network load balancer of the request's path. A DELETED one is still read
 // (GET) until its retention ends, but takes no change or delete: 404, as for one that is gone
 // (assumed; a 409 would be retried by callers as a busy NLB).
@@ -159,14 +148,20 @@ func (s *Server) nlbFor(w http.ResponseWriter, r *http.Request) (*nlbEntry, bool
 // a change (or a delete) only when no work request runs and the state is ACTIVE or FAILED, and
 // answers anything else with 409 Conflict naming the transition (terraform-provider-oci #1456).
 func (e *nlbEntry) readyFor(to nlbapi.LifecycleStateEnum) error {
-	from := e.nlb.LifecycleState
-	if e.busy == nil && (from == nlbapi.LifecycleStateActive || from == nlbapi.LifecycleStateFailed) {
+	from, busy := e.nlb.LifecycleState, len(e.queue) > 0
+	if !busy && (from == nlbapi.LifecycleStateActive || from == nlbapi.LifecycleStateFailed) {
 		return nil
 	}
-	if e.busy != nil && from == nlbapi.LifecycleStateActive {
+	if busy && from == nlbapi.LifecycleStateActive {
 		from = nlbapi.LifecycleStateUpdating // a seeded or edited state; busy means Updating
 	}
 	return lbConflict("Invalid State Transition of NLB lifeCycle state from %s to %s", nlbStateWord(from), nlbStateWord(to))
+}
+
+// readyForChange is readyFor an update. The Network Load Balancer API refuses a change while a
+// work request runs whatever the mode, which is the Load Balancer API's (Options.LBBusy).
+func (e *nlbEntry) readyForChange(LBBusyMode) error {
+	return e.readyFor(nlbapi.LifecycleStateUpdating)
 }
 
 // nlbStateWord spells a lifecycle state as OCI's state-transition message does: "Updating".
@@ -184,60 +179,39 @@ func nlbStateWord(st nlbapi.LifecycleStateEnum) string {
 func (s *Server) RemoveNetworkLoadBalancer(id string) bool {
 	s.lockLB()
 	defer s.mu.Unlock()
-	if _, ok := s.nlb.nlbs[id]; !ok {
-		return false
-	}
-	delete(s.nlb.nlbs, id)
-	s.lbReleaseReserved(id)
-	s.lbInvalidateTokens(id)
-	return true
+	return removeBalancer(s, s.nlb.nlbs, id)
 }
 
-// nlbChange runs a mutation: replay a retried call, find the network load balancer, refuse when
-// invalid is set, it takes no change now (readyFor) or check fails, else accept a work request
-// that applies mutate to a copy and keeps the copy only if checkNLB accepts it. A failed work
-// request leaves the network load balancer FAILED; a canceled one leaves it as it was. check
-// may be nil.
+// nlbChange runs a mutation: changeTarget's checks against the network load balancer as it is
+// (check, which may be nil, gets the API's caps), then a work request that applies mutate to a
+// copy and keeps the copy only if checkNLB accepts it (applyOnCopy). A failed work request
+// leaves the network load balancer FAILED; a canceled one leaves it as it was.
 func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, invalid error,
 	check func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error, mutate func(n *nlbapi.NetworkLoadBalancer) error) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if s.lbReplay(w, r, op, now) {
-		return
-	}
-	e, ok := s.nlbFor(w, r)
-	if !ok || lbIfMatchFails(w, r, e.etag()) {
-		return
-	}
-	if err := e.readyFor(nlbapi.LifecycleStateUpdating); err != nil {
-		writeLBError(w, r, err)
-		return
-	}
-	if invalid == nil && check != nil {
-		invalid = check(&e.nlb, s.lb.limits.network())
-	}
-	if invalid != nil {
-		writeLBError(w, r, invalid)
+	e, ok := changeTarget(s, w, r, op, now, s.nlbFor, invalid, func(e *nlbEntry) error {
+		if check == nil {
+			return nil
+		}
+		return check(&e.nlb, s.lb.limits.network())
+	})
+	if !ok {
 		return
 	}
 	prev, prevDetails := e.nlb.LifecycleState, e.nlb.LifecycleDetails
 	e.nlb.LifecycleState = nlbapi.LifecycleStateUpdating
 	e.version++
-	var wr *workRequest
-	wr = s.newNLBWork(e, op, func() error {
-		next := jsonClone(e.nlb)
-		if err := mutate(&next); err != nil {
+	wr := s.newWorkRequest(APINetworkLoadBalancer, op, *e.nlb.Id, lbDeref(e.nlb.CompartmentId))
+	wr.apply = func() error {
+		if err := applyOnCopy(s, &e.nlb, jsonClone(e.nlb), *e.nlb.Id, op, wr.id, mutate, checkNLB, nlbPartsOf); err != nil {
 			return err
 		}
-		if err := checkNLB(&next); err != nil {
-			return err
-		}
-		next.TimeUpdated = &common.SDKTime{Time: now}
-		next.LifecycleDetails = nil
-		s.lbPartsChanged(*e.nlb.Id, op, wr.id, nlbPartsOf(&e.nlb), nlbPartsOf(&next))
-		e.nlb = next
+		e.nlb.TimeUpdated = &common.SDKTime{Time: now}
+		e.nlb.LifecycleDetails = nil
 		return nil
-	}, func(err error) {
+	}
+	wr.settle = func(err error) {
 		e.version++
 		switch {
 		case err == nil:
@@ -248,43 +222,23 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 			e.nlb.LifecycleState = nlbapi.LifecycleStateFailed
 			e.nlb.LifecycleDetails = common.String(err.Error())
 		}
-	})
-	s.submitWork(wr, now, time.Time{})
+	}
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: *e.nlb.Id})
 }
 
-// newNLBWork makes a work request on e; settle runs after the busy mark is cleared.
-func (s *Server) newNLBWork(e *nlbEntry, op string, apply func() error, settle func(error)) *workRequest {
-	wr := &workRequest{
-		id: s.NewID("nlbworkrequest"), api: APINetworkLoadBalancer, op: op,
-		resourceID: *e.nlb.Id, compartmentID: lbDeref(e.nlb.CompartmentId),
-		apply: apply,
-		settle: func(err error) {
-			e.busy = nil
-			settle(err)
-		},
-	}
-	e.busy = wr
-	return wr
-}
-
 func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
-	compartment, ok := lbRequireQuery(w, r, "compartmentId")
-	if !ok {
+	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
 		return
 	}
 	q := r.URL.Query()
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	var items []nlbapi.NetworkLoadBalancerSummary
-	for _, e := range s.sortedNLBs() {
-		n := e.nlb
-		if s.nlbGone(e) || lbDeref(n.CompartmentId) != compartment || !s.lag.listedLocked(lbDeref(n.Id), now) ||
-			q.Has("displayName") && lbDeref(n.DisplayName) != q.Get("displayName") ||
-			q.Has("lifecycleState") && string(n.LifecycleState) != q.Get("lifecycleState") {
-			continue
+	for _, e := range inCreationOrder(s.nlb.nlbs) {
+		if n := e.nlb; !s.nlbGone(e) && s.lbListed(q, now, n.CompartmentId, n.Id, n.DisplayName, string(n.LifecycleState)) {
+			items = append(items, nlbConvert[nlbapi.NetworkLoadBalancerSummary](n))
 		}
-		items = append(items, nlbConvert[nlbapi.NetworkLoadBalancerSummary](n))
 	}
 	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "timeCreated", "displayName",
 		func(n nlbapi.NetworkLoadBalancerSummary) string { return lbDeref(n.DisplayName) }); err != nil {
@@ -296,14 +250,7 @@ func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) nlbGet(w http.ResponseWriter, r *http.Request) {
-	s.lockLB()
-	defer s.mu.Unlock()
-	e, ok := s.nlbFor(w, r)
-	if !ok {
-		return
-	}
-	w.Header().Set("etag", e.etag())
-	writeJSON(w, r, http.StatusOK, e.nlb)
+	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) { return *n, nil })
 }
 
 func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) error {
@@ -433,23 +380,25 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		n.DefinedTags = map[string]map[string]any{}
 	}
 	s.nlb.seq++
-	e := &nlbEntry{nlb: n, seq: s.nlb.seq}
+	e := &nlbEntry{nlb: n, balancerBook: balancerBook{seq: s.nlb.seq}}
 	s.nlb.nlbs[id] = e
 	s.lag.createdLocked(id, now)
-	wr := s.newNLBWork(e, op, func() error {
+	wr := s.newWorkRequest(APINetworkLoadBalancer, op, id, *d.CompartmentId)
+	wr.apply = func() error {
 		if full != nil {
 			return full // a full subnet fails the work request, not the request
 		}
 		return checkNLB(&e.nlb)
-	}, func(err error) {
+	}
+	wr.settle = func(err error) {
 		e.version++
 		e.nlb.LifecycleState = nlbapi.LifecycleStateActive
 		if err != nil {
 			e.nlb.LifecycleState = nlbapi.LifecycleStateFailed
 			e.nlb.LifecycleDetails = common.String(err.Error())
 		}
-	})
-	s.submitWork(wr, now, time.Time{})
+	}
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb), resourceID: id})
 }
 
@@ -530,22 +479,23 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 	id := *e.nlb.Id
 	e.nlb.LifecycleState = nlbapi.LifecycleStateDeleting
 	e.version++
-	wr := s.newNLBWork(e, op, func() error {
-		s.lbReleaseReserved(id)
-		s.lbInvalidateTokens(id)
+	wr := s.newWorkRequest(APINetworkLoadBalancer, op, id, lbDeref(e.nlb.CompartmentId))
+	wr.apply = func() error {
+		s.lbForget(id)
 		e.deletedAt = s.now()
 		if s.nlbDeletedRetention() < 0 {
 			delete(s.nlb.nlbs, id)
 		}
 		return nil
-	}, func(err error) {
+	}
+	wr.settle = func(err error) {
 		e.version++
 		e.nlb.LifecycleState = nlbapi.LifecycleStateDeleted
 		if err != nil {
 			e.nlb.LifecycleState = prev
 		}
-	})
-	s.submitWork(wr, now, time.Time{})
+	}
+	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
 }
 
@@ -603,20 +553,10 @@ func nlbWorkRequestJSON(wr *workRequest, now time.Time) nlbapi.WorkRequest {
 	return out
 }
 
-func (s *Server) nlbWorkRequest(w http.ResponseWriter, r *http.Request) (*workRequest, bool) {
-	id := r.PathValue("workRequestId")
-	wr, ok := s.lb.work.byID[id]
-	if !ok || wr.api != APINetworkLoadBalancer {
-		notFound(w, r, "work request", id)
-		return nil, false
-	}
-	return wr, true
-}
-
 func (s *Server) nlbGetWorkRequest(w http.ResponseWriter, r *http.Request) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	if wr, ok := s.nlbWorkRequest(w, r); ok {
+	if wr, ok := s.workRequestFor(w, r, APINetworkLoadBalancer); ok {
 		writeJSON(w, r, http.StatusOK, nlbWorkRequestJSON(wr, now))
 	}
 }
@@ -648,7 +588,7 @@ func (s *Server) nlbListWorkRequestErrors(w http.ResponseWriter, r *http.Request
 	}
 	s.lockLB()
 	defer s.mu.Unlock()
-	wr, ok := s.nlbWorkRequest(w, r)
+	wr, ok := s.workRequestFor(w, r, APINetworkLoadBalancer)
 	if !ok {
 		return
 	}

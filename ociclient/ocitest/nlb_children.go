@@ -36,21 +36,9 @@ func (s *Server) registerNLBChildren() {
 	s.handle(NLB("DeleteListener"), ClassWrite, "DELETE "+n+"/listeners/{listenerName}", s.nlbDeleteListener)
 }
 
-// nlbRead answers a read of part of a network load balancer, with its ETag.
+// nlbRead answers a read of a network load balancer or part of one (readPart).
 func (s *Server) nlbRead(w http.ResponseWriter, r *http.Request, pick func(n *nlbapi.NetworkLoadBalancer) (any, error)) {
-	s.lockLB()
-	defer s.mu.Unlock()
-	e, ok := s.nlbFor(w, r)
-	if !ok {
-		return
-	}
-	body, err := pick(&e.nlb)
-	if err != nil {
-		writeLBError(w, r, err)
-		return
-	}
-	w.Header().Set("etag", e.etag())
-	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
+	readPart(s, w, r, s.nlbFor, func(e *nlbEntry) (any, error) { return pick(&e.nlb) })
 }
 
 func nlbBackendSetOf(n *nlbapi.NetworkLoadBalancer, name string) (nlbapi.BackendSet, error) {

@@ -6,6 +6,7 @@ package ocitest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 )
@@ -287,6 +288,31 @@ func (s *Server) lockLB() time.Time {
 	return now
 }
 
+// workRequestOCIDTypes are the resource types in the OCIDs of each API's work requests.
+var workRequestOCIDTypes = map[string]string{
+	APILoadBalancer:        "loadbalancerworkrequest",
+	APINetworkLoadBalancer: "nlbworkrequest",
+}
+
+// newWorkRequest makes a work request of api's operation op on a (network) load balancer, for
+// the caller to give its apply and settle and queue (submitQueued).
+func (s *Server) newWorkRequest(api, op, resourceID, compartmentID string) *workRequest {
+	return &workRequest{id: s.NewID(workRequestOCIDTypes[api]), api: api, op: op,
+		resourceID: resourceID, compartmentID: compartmentID}
+}
+
+// workRequestFor finds the work request the request's path names among api's, answering 404 as
+// OCI does when there is none (a work request of the other API included). Caller holds s.mu.
+func (s *Server) workRequestFor(w http.ResponseWriter, r *http.Request, api string) (*workRequest, bool) {
+	id := r.PathValue("workRequestId")
+	wr, ok := s.lb.work.byID[id]
+	if !ok || wr.api != api {
+		notFound(w, r, "work request", id)
+		return nil, false
+	}
+	return wr, true
+}
+
 // submitWork accepts a work request at now that starts no earlier than after (zero: at once),
 // running as long as the server's duration profile says.
 func (s *Server) submitWork(wr *workRequest, now, after time.Time) {
@@ -325,16 +351,8 @@ func (s *Server) CompleteWorkRequests() int {
 // not call the Server. Call remove to uninstall the rule; work requests already matched still
 // fail.
 func (s *Server) FailWorkRequests(match func(WorkRequestInfo) bool, message string) (remove func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := s.lb.work.nextRule
-	s.lb.work.nextRule++
-	s.lb.work.rules[id] = wrFaultRule{match: match, message: message}
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		delete(s.lb.work.rules, id)
-	}
+	id := s.addWorkRule(wrFaultRule{match: match, message: message})
+	return func() { s.removeWorkRule(id) }
 }
 
 // HoldWorkRequests makes every work request accepted from now on for which match returns true run
