@@ -292,27 +292,13 @@ func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	tags := func(*lbEntry) error { return s.checkDefinedTagsLocked(d.DefinedTags) }
 	s.lbChangeChecked(w, r, "UpdateLoadBalancer", err, tags, func(lb *loadbalancer.LoadBalancer) error {
-		if d.DisplayName != nil {
-			lb.DisplayName = common.String(*d.DisplayName)
-		}
-		if d.IsDeleteProtectionEnabled != nil {
-			lb.IsDeleteProtectionEnabled = common.Bool(*d.IsDeleteProtectionEnabled)
-		}
-		if d.IsRequestIdEnabled != nil {
-			lb.IsRequestIdEnabled = common.Bool(*d.IsRequestIdEnabled)
-		}
-		if d.RequestIdHeader != nil {
-			lb.RequestIdHeader = common.String(*d.RequestIdHeader)
-		}
-		if d.FreeformTags != nil {
-			lb.FreeformTags = d.FreeformTags
-		}
-		if d.DefinedTags != nil {
-			lb.DefinedTags = d.DefinedTags
-		}
-		if d.SecurityAttributes != nil {
-			lb.SecurityAttributes = d.SecurityAttributes
-		}
+		patch(&lb.DisplayName, d.DisplayName)
+		patch(&lb.IsDeleteProtectionEnabled, d.IsDeleteProtectionEnabled)
+		patch(&lb.IsRequestIdEnabled, d.IsRequestIdEnabled)
+		patch(&lb.RequestIdHeader, d.RequestIdHeader)
+		patchMap(&lb.FreeformTags, d.FreeformTags)
+		patchMap(&lb.DefinedTags, d.DefinedTags)
+		patchMap(&lb.SecurityAttributes, d.SecurityAttributes)
 		return nil
 	})
 }

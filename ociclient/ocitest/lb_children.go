@@ -43,14 +43,6 @@ func (s *Server) lbRead(w http.ResponseWriter, r *http.Request, pick func(lb *lo
 	readPart(s, w, r, s.lbFor, func(e *lbEntry) (any, error) { return pick(&e.lb) })
 }
 
-func lbBackendSetOf(lb *loadbalancer.LoadBalancer, name string) (loadbalancer.BackendSet, error) {
-	bs, ok := lb.BackendSets[name]
-	if !ok {
-		return bs, lbNotFound("backend set", name)
-	}
-	return bs, nil
-}
-
 func lbBackendIndex(bs loadbalancer.BackendSet, name string) int {
 	return slices.IndexFunc(bs.Backends, func(b loadbalancer.Backend) bool { return lbDeref(b.Name) == name })
 }
@@ -69,7 +61,7 @@ func (s *Server) lbListBackendSets(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) lbGetBackendSet(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		return lbBackendSetOf(lb, r.PathValue("backendSetName"))
+		return partOf(lb.BackendSets, partBackendSet, r.PathValue("backendSetName"))
 	})
 }
 
@@ -88,19 +80,15 @@ func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err := lbCheckBackendSet(c.Name, d, caps); err != nil {
 			return err
 		}
-		if _, ok := e.lb.BackendSets[*c.Name]; ok {
-			return lbConflict("Backend set '%s' already exists", *c.Name)
+		if err := partNew(e.lb.BackendSets, partBackendSet, *c.Name); err != nil {
+			return err
 		}
 		if err := caps.checkTotal(len(d.Backends) + lbBackendCount(e.lb.BackendSets, *c.Name, lbSetSize)); err != nil {
 			return err
 		}
 		return caps.checkBackendSets(len(e.lb.BackendSets) + 1)
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.BackendSets[*c.Name]; ok {
-			return wrBadInput("Backend set '%s' already exists", *c.Name)
-		}
-		lb.BackendSets[*c.Name] = lbBackendSetFrom(*c.Name, d)
-		return nil
+		return addPart(lb.BackendSets, partBackendSet, *c.Name, lbBackendSetFrom(*c.Name, d))
 	})
 }
 
@@ -117,7 +105,7 @@ func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		LbCookieSessionPersistenceConfiguration: u.LbCookieSessionPersistenceConfiguration,
 	}
 	s.lbChangeLimited(w, r, "UpdateBackendSet", func(e *lbEntry, caps lbCaps) error {
-		if _, err := lbBackendSetOf(&e.lb, name); err != nil {
+		if _, err := partOf(e.lb.BackendSets, partBackendSet, name); err != nil {
 			return err
 		}
 		if err := caps.checkTotal(len(d.Backends) + lbBackendCount(e.lb.BackendSets, name, lbSetSize)); err != nil {
@@ -125,11 +113,7 @@ func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		}
 		return lbCheckBackendSet(&name, d, caps)
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.BackendSets[name]; !ok {
-			return wrBadInput("Backend set '%s' does not exist", name)
-		}
-		lb.BackendSets[name] = lbBackendSetFrom(name, d)
-		return nil
+		return setPart(lb.BackendSets, partBackendSet, name, lbBackendSetFrom(name, d))
 	})
 }
 
@@ -139,7 +123,7 @@ func (s *Server) lbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 	// request ("Listener 'X' has unknown default backend set 'Y'"), which is what a reconciler
 	// that deletes before it moves listeners runs into.
 	s.lbChangeChecked(w, r, "DeleteBackendSet", nil, func(e *lbEntry) error {
-		_, err := lbBackendSetOf(&e.lb, name)
+		_, err := partOf(e.lb.BackendSets, partBackendSet, name)
 		return err
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		delete(lb.BackendSets, name)
@@ -151,7 +135,7 @@ func (s *Server) lbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) lbListBackends(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		bs, err := lbBackendSetOf(lb, r.PathValue("backendSetName"))
+		bs, err := partOf(lb.BackendSets, partBackendSet, r.PathValue("backendSetName"))
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +145,7 @@ func (s *Server) lbListBackends(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) lbGetBackend(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		bs, err := lbBackendSetOf(lb, r.PathValue("backendSetName"))
+		bs, err := partOf(lb.BackendSets, partBackendSet, r.PathValue("backendSetName"))
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +166,7 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	set := r.PathValue("backendSetName")
 	d := loadbalancer.BackendDetails(c)
 	s.lbChangeLimited(w, r, "CreateBackend", func(e *lbEntry, caps lbCaps) error {
-		bs, err := lbBackendSetOf(&e.lb, set)
+		bs, err := partOf(e.lb.BackendSets, partBackendSet, set)
 		if err != nil {
 			return err
 		}
@@ -194,9 +178,9 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		}
 		return caps.checkBackends(set, len(bs.Backends)+1, lbBackendCount(e.lb.BackendSets, set, lbSetSize))
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		bs, ok := lb.BackendSets[set]
-		if !ok {
-			return wrBadInput("Backend set '%s' does not exist", set)
+		bs, err := partStill(lb.BackendSets, partBackendSet, set)
+		if err != nil {
+			return err
 		}
 		b := lbBackendFrom(d)
 		if lbBackendIndex(bs, *b.Name) >= 0 {
@@ -254,7 +238,7 @@ func (s *Server) lbDeleteBackend(w http.ResponseWriter, r *http.Request) {
 }
 
 func lbBackendExists(lb *loadbalancer.LoadBalancer, set, name string) error {
-	bs, err := lbBackendSetOf(lb, set)
+	bs, err := partOf(lb.BackendSets, partBackendSet, set)
 	if err != nil {
 		return err
 	}
@@ -281,16 +265,12 @@ func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request) {
 		if err := lbCheckListener(c.Name, d); err != nil {
 			return err
 		}
-		if _, ok := e.lb.Listeners[*c.Name]; ok {
-			return lbConflict("Listener '%s' already exists", *c.Name)
+		if err := partNew(e.lb.Listeners, partListener, *c.Name); err != nil {
+			return err
 		}
 		return caps.checkListeners(len(e.lb.Listeners) + 1)
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.Listeners[*c.Name]; ok {
-			return wrBadInput("Listener '%s' already exists", *c.Name)
-		}
-		lb.Listeners[*c.Name] = lbListenerFrom(*c.Name, d)
-		return nil
+		return addPart(lb.Listeners, partListener, *c.Name, lbListenerFrom(*c.Name, d))
 	})
 }
 
@@ -307,26 +287,18 @@ func (s *Server) lbUpdateListener(w http.ResponseWriter, r *http.Request) {
 		RoutingPolicyName: u.RoutingPolicyName, RuleSetNames: u.RuleSetNames,
 	}
 	s.lbChangeChecked(w, r, "UpdateListener", lbCheckListener(&name, d), func(e *lbEntry) error {
-		if _, ok := e.lb.Listeners[name]; !ok {
-			return lbNotFound("listener", name)
-		}
-		return nil
+		_, err := partOf(e.lb.Listeners, partListener, name)
+		return err
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.Listeners[name]; !ok {
-			return wrBadInput("Listener '%s' does not exist", name)
-		}
-		lb.Listeners[name] = lbListenerFrom(name, d)
-		return nil
+		return setPart(lb.Listeners, partListener, name, lbListenerFrom(name, d))
 	})
 }
 
 func (s *Server) lbDeleteListener(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("listenerName")
 	s.lbChangeChecked(w, r, "DeleteListener", nil, func(e *lbEntry) error {
-		if _, ok := e.lb.Listeners[name]; !ok {
-			return lbNotFound("listener", name)
-		}
-		return nil
+		_, err := partOf(e.lb.Listeners, partListener, name)
+		return err
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		delete(lb.Listeners, name)
 		return nil
@@ -355,15 +327,11 @@ func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request) {
 	}
 	d := loadbalancer.CertificateDetails(c)
 	s.lbChangeChecked(w, r, "CreateCertificate", lbCheckCertificate(d), func(e *lbEntry) error {
-		if _, ok := e.lb.Certificates[*d.CertificateName]; ok {
-			return lbConflict("Certificate '%s' already exists", *d.CertificateName)
-		}
-		return nil
+		return partNew(e.lb.Certificates, partCertificate, *d.CertificateName)
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.Certificates[*d.CertificateName]; ok {
-			return wrBadInput("Certificate '%s' already exists", *d.CertificateName)
+		if err := addPart(lb.Certificates, partCertificate, *d.CertificateName, lbCertificateFrom(d)); err != nil {
+			return err
 		}
-		lb.Certificates[*d.CertificateName] = lbCertificateFrom(d)
 		s.lag.createdLocked(lagKeyCertificate(lbDeref(lb.Id), *d.CertificateName), s.now())
 		return nil
 	})
@@ -372,8 +340,8 @@ func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lbDeleteCertificate(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("certificateName")
 	s.lbChangeChecked(w, r, "DeleteCertificate", nil, func(e *lbEntry) error {
-		if _, ok := e.lb.Certificates[name]; !ok {
-			return lbNotFound("certificate", name)
+		if _, err := partOf(e.lb.Certificates, partCertificate, name); err != nil {
+			return err
 		}
 		if users := lbCertificateUsers(&e.lb, name); len(users) > 0 {
 			return lbConflict("Certificate '%s' is in use by %v", name, users)

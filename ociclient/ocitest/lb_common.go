@@ -144,6 +144,22 @@ func applyOnCopy[R any](s *Server, cur *R, next R, id, op, wrID string,
 	return nil
 }
 
+// patch sets *dst to a copy of *src when the request gives src: how both APIs take the fields
+// of an update, and the fields of a create over OCI's defaults, one by one.
+func patch[T any](dst **T, src *T) {
+	if src != nil {
+		v := *src
+		*dst = &v
+	}
+}
+
+// patchMap replaces *dst with src when the request gives it, as both APIs update tags.
+func patchMap[M ~map[K]V, K comparable, V any](dst *M, src M) {
+	if src != nil {
+		*dst = src
+	}
+}
+
 // lbForget is what deleting a (network) load balancer does to the state both APIs share: its
 // addresses are free again and the retry tokens of calls on it invalidated, as OCI's delete
 // does. Caller holds s.mu.

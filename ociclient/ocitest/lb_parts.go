@@ -114,3 +114,59 @@ func (s *Server) lbForgetParts(resource string) {
 		}
 	}
 }
+
+// The kinds of named part of a (network) load balancer, as OCI's messages begin with them.
+const (
+	partBackendSet  = "Backend set"
+	partListener    = "Listener"
+	partCertificate = "Certificate"
+	partRuleSet     = "Rule set"
+)
+
+// Both APIs check a change of a named part twice, as OCI does: at the call against the part as
+// it is (partOf's 404, partNew's 409), and when the work request runs, against the part as the
+// changes queued before it left it (addPart, setPart), where a mismatch fails the work request.
+
+// partOf finds the part name of the given kind, or answers 404 as OCI does for a missing one.
+func partOf[V any](parts map[string]V, kind, name string) (V, error) {
+	v, ok := parts[name]
+	if !ok {
+		return v, lbNotFound(strings.ToLower(kind), name)
+	}
+	return v, nil
+}
+
+// partNew refuses with 409 Conflict a create of a part the (network) load balancer has already.
+func partNew[V any](parts map[string]V, kind, name string) error {
+	if _, ok := parts[name]; ok {
+		return lbConflict("%s '%s' already exists", kind, name)
+	}
+	return nil
+}
+
+// addPart is a create's work: a part of that name made since the call fails the work request.
+func addPart[V any](parts map[string]V, kind, name string, v V) error {
+	if _, ok := parts[name]; ok {
+		return wrBadInput("%s '%s' already exists", kind, name)
+	}
+	parts[name] = v
+	return nil
+}
+
+// partStill finds a part when a work request runs: one deleted since the call fails it.
+func partStill[V any](parts map[string]V, kind, name string) (V, error) {
+	v, ok := parts[name]
+	if !ok {
+		return v, wrBadInput("%s '%s' does not exist", kind, name)
+	}
+	return v, nil
+}
+
+// setPart is an update's work: a part deleted since the call fails the work request.
+func setPart[V any](parts map[string]V, kind, name string, v V) error {
+	if _, err := partStill(parts, kind, name); err != nil {
+		return err
+	}
+	parts[name] = v
+	return nil
+}

@@ -64,16 +64,12 @@ func (s *Server) lbCreateRuleSet(w http.ResponseWriter, r *http.Request) {
 		invalid = lbCheckRuleSet(*c.Name, c.Items)
 	}
 	s.lbChangeChecked(w, r, "CreateRuleSet", invalid, func(e *lbEntry) error {
-		if _, ok := e.lb.RuleSets[*c.Name]; ok {
-			return lbConflict("Rule set '%s' already exists", *c.Name)
+		if err := partNew(e.lb.RuleSets, partRuleSet, *c.Name); err != nil {
+			return err
 		}
 		return lbCheckRuleTotal(&e.lb, *c.Name, len(c.Items))
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.RuleSets[*c.Name]; ok {
-			return wrBadInput("Rule set '%s' already exists", *c.Name)
-		}
-		lb.RuleSets[*c.Name] = lbRuleSetFrom(*c.Name, c.Items)
-		return nil
+		return addPart(lb.RuleSets, partRuleSet, *c.Name, lbRuleSetFrom(*c.Name, c.Items))
 	})
 }
 
@@ -84,16 +80,12 @@ func (s *Server) lbUpdateRuleSet(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("ruleSetName")
 	s.lbChangeChecked(w, r, "UpdateRuleSet", lbCheckRuleSet(name, u.Items), func(e *lbEntry) error {
-		if _, ok := e.lb.RuleSets[name]; !ok {
-			return lbNotFound("rule set", name)
+		if _, err := partOf(e.lb.RuleSets, partRuleSet, name); err != nil {
+			return err
 		}
 		return lbCheckRuleTotal(&e.lb, name, len(u.Items))
 	}, func(lb *loadbalancer.LoadBalancer) error {
-		if _, ok := lb.RuleSets[name]; !ok {
-			return wrBadInput("Rule set '%s' does not exist", name)
-		}
-		lb.RuleSets[name] = lbRuleSetFrom(name, u.Items)
-		return nil
+		return setPart(lb.RuleSets, partRuleSet, name, lbRuleSetFrom(name, u.Items))
 	})
 }
 
@@ -103,8 +95,8 @@ func (s *Server) lbUpdateRuleSet(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lbDeleteRuleSet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("ruleSetName")
 	s.lbChangeChecked(w, r, "DeleteRuleSet", nil, func(e *lbEntry) error {
-		if _, ok := e.lb.RuleSets[name]; !ok {
-			return lbNotFound("rule set", name)
+		if _, err := partOf(e.lb.RuleSets, partRuleSet, name); err != nil {
+			return err
 		}
 		if users := lbRuleSetUsers(&e.lb, name); len(users) > 0 {
 			return lbConflict("Rule set '%s' is used by listener(s) %v", name, users)

@@ -440,12 +440,8 @@ func lbSSLFrom(d *loadbalancer.SslConfigurationDetails) *loadbalancer.SslConfigu
 		CipherSuiteName:                d.CipherSuiteName,
 		Protocols:                      slices.Clone(d.Protocols),
 	}
-	if d.VerifyDepth != nil {
-		c.VerifyDepth = common.Int(*d.VerifyDepth)
-	}
-	if d.VerifyPeerCertificate != nil {
-		c.VerifyPeerCertificate = common.Bool(*d.VerifyPeerCertificate)
-	}
+	patch(&c.VerifyDepth, d.VerifyDepth)
+	patch(&c.VerifyPeerCertificate, d.VerifyPeerCertificate)
 	return &c
 }
 
@@ -470,22 +466,13 @@ func lbBackendSetFrom(name string, d loadbalancer.BackendSetDetails) loadbalance
 	if *h.Protocol == "HTTP" {
 		hc.ReturnCode = common.Int(200)
 	}
-	setInt := func(dst **int, src *int) {
-		if src != nil {
-			*dst = common.Int(*src)
-		}
-	}
-	setInt(&hc.Port, h.Port)
-	setInt(&hc.ReturnCode, h.ReturnCode)
-	setInt(&hc.Retries, h.Retries)
-	setInt(&hc.TimeoutInMillis, h.TimeoutInMillis)
-	setInt(&hc.IntervalInMillis, h.IntervalInMillis)
-	if h.ResponseBodyRegex != nil {
-		hc.ResponseBodyRegex = common.String(*h.ResponseBodyRegex)
-	}
-	if h.IsForcePlainText != nil {
-		hc.IsForcePlainText = common.Bool(*h.IsForcePlainText)
-	}
+	patch(&hc.Port, h.Port)
+	patch(&hc.ReturnCode, h.ReturnCode)
+	patch(&hc.Retries, h.Retries)
+	patch(&hc.TimeoutInMillis, h.TimeoutInMillis)
+	patch(&hc.IntervalInMillis, h.IntervalInMillis)
+	patch(&hc.ResponseBodyRegex, h.ResponseBodyRegex)
+	patch(&hc.IsForcePlainText, h.IsForcePlainText)
 	bs := loadbalancer.BackendSet{
 		Name:                  common.String(name),
 		Policy:                common.String(*d.Policy),
@@ -517,18 +504,10 @@ func lbBackendFrom(d loadbalancer.BackendDetails) loadbalancer.Backend {
 		Offline:        common.Bool(false),
 		MaxConnections: d.MaxConnections,
 	}
-	if d.Weight != nil {
-		b.Weight = common.Int(*d.Weight)
-	}
-	if d.Drain != nil {
-		b.Drain = common.Bool(*d.Drain)
-	}
-	if d.Backup != nil {
-		b.Backup = common.Bool(*d.Backup)
-	}
-	if d.Offline != nil {
-		b.Offline = common.Bool(*d.Offline)
-	}
+	patch(&b.Weight, d.Weight)
+	patch(&b.Drain, d.Drain)
+	patch(&b.Backup, d.Backup)
+	patch(&b.Offline, d.Offline)
 	return b
 }
 

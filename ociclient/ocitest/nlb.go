@@ -427,24 +427,12 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 		if err := s.nlbApplyVersionChange(n, d); err != nil {
 			return err
 		}
-		if d.DisplayName != nil {
-			n.DisplayName = common.String(*d.DisplayName)
-		}
-		if d.IsPreserveSourceDestination != nil {
-			n.IsPreserveSourceDestination = common.Bool(*d.IsPreserveSourceDestination)
-		}
-		if d.IsSymmetricHashEnabled != nil {
-			n.IsSymmetricHashEnabled = common.Bool(*d.IsSymmetricHashEnabled)
-		}
-		if d.FreeformTags != nil {
-			n.FreeformTags = d.FreeformTags
-		}
-		if d.DefinedTags != nil {
-			n.DefinedTags = d.DefinedTags
-		}
-		if d.SecurityAttributes != nil {
-			n.SecurityAttributes = d.SecurityAttributes
-		}
+		patch(&n.DisplayName, d.DisplayName)
+		patch(&n.IsPreserveSourceDestination, d.IsPreserveSourceDestination)
+		patch(&n.IsSymmetricHashEnabled, d.IsSymmetricHashEnabled)
+		patchMap(&n.FreeformTags, d.FreeformTags)
+		patchMap(&n.DefinedTags, d.DefinedTags)
+		patchMap(&n.SecurityAttributes, d.SecurityAttributes)
 		return nil
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
@@ -41,14 +40,6 @@ func (s *Server) nlbRead(w http.ResponseWriter, r *http.Request, pick func(n *nl
 	readPart(s, w, r, s.nlbFor, func(e *nlbEntry) (any, error) { return pick(&e.nlb) })
 }
 
-func nlbBackendSetOf(n *nlbapi.NetworkLoadBalancer, name string) (nlbapi.BackendSet, error) {
-	bs, ok := n.BackendSets[name]
-	if !ok {
-		return bs, lbNotFound("backend set", name)
-	}
-	return bs, nil
-}
-
 // nlbSetSize is the number of backends in a network load balancer's backend set.
 func nlbSetSize(bs nlbapi.BackendSet) int { return len(bs.Backends) }
 
@@ -58,7 +49,7 @@ func nlbBackendIndex(bs nlbapi.BackendSet, name string) int {
 
 // nlbBackendOf finds a backend and its index in its set.
 func nlbBackendOf(n *nlbapi.NetworkLoadBalancer, set, name string) (nlbapi.BackendSet, int, error) {
-	bs, err := nlbBackendSetOf(n, set)
+	bs, err := partOf(n.BackendSets, partBackendSet, set)
 	if err != nil {
 		return bs, -1, err
 	}
@@ -83,7 +74,7 @@ func (s *Server) nlbListBackendSets(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbGetBackendSet(w http.ResponseWriter, r *http.Request) {
 	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		return nlbBackendSetOf(n, r.PathValue("backendSetName"))
+		return partOf(n.BackendSets, partBackendSet, r.PathValue("backendSetName"))
 	})
 }
 
@@ -104,8 +95,8 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		if err := nlbCheckFamily(fmt.Sprintf("Backend set '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
 			return err
 		}
-		if _, ok := n.BackendSets[*c.Name]; ok {
-			return lbConflict("Backend set '%s' already exists", *c.Name)
+		if err := partNew(n.BackendSets, partBackendSet, *c.Name); err != nil {
+			return err
 		}
 		resolved, err := s.nlbResolveSet(*c.Name, d)
 		if err != nil {
@@ -117,11 +108,7 @@ func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 		}
 		return caps.checkBackendSets(len(n.BackendSets) + 1)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		if _, ok := n.BackendSets[*c.Name]; ok {
-			return wrBadInput("Backend set '%s' already exists", *c.Name)
-		}
-		n.BackendSets[*c.Name] = nlbBackendSetFrom(*c.Name, d)
-		return nil
+		return addPart(n.BackendSets, partBackendSet, *c.Name, nlbBackendSetFrom(*c.Name, d))
 	})
 }
 
@@ -132,16 +119,11 @@ func nlbMergeBackendSet(bs nlbapi.BackendSet, u nlbapi.UpdateBackendSetDetails) 
 	if u.Policy != nil {
 		d.Policy = nlbapi.NetworkLoadBalancingPolicyEnum(*u.Policy)
 	}
-	setBool := func(dst **bool, src *bool) {
-		if src != nil {
-			*dst = common.Bool(*src)
-		}
-	}
-	setBool(&d.IsPreserveSource, u.IsPreserveSource)
-	setBool(&d.IsFailOpen, u.IsFailOpen)
-	setBool(&d.IsInstantFailoverEnabled, u.IsInstantFailoverEnabled)
-	setBool(&d.IsInstantFailoverTcpResetEnabled, u.IsInstantFailoverTcpResetEnabled)
-	setBool(&d.AreOperationallyActiveBackendsPreferred, u.AreOperationallyActiveBackendsPreferred)
+	patch(&d.IsPreserveSource, u.IsPreserveSource)
+	patch(&d.IsFailOpen, u.IsFailOpen)
+	patch(&d.IsInstantFailoverEnabled, u.IsInstantFailoverEnabled)
+	patch(&d.IsInstantFailoverTcpResetEnabled, u.IsInstantFailoverTcpResetEnabled)
+	patch(&d.AreOperationallyActiveBackendsPreferred, u.AreOperationallyActiveBackendsPreferred)
 	if u.IpVersion != "" {
 		d.IpVersion = u.IpVersion
 	}
@@ -162,7 +144,7 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("backendSetName")
 	var resolved nlbapi.BackendSetDetails
 	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
-		bs, err := nlbBackendSetOf(n, name)
+		bs, err := partOf(n.BackendSets, partBackendSet, name)
 		if err != nil {
 			return err
 		}
@@ -179,18 +161,15 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
 		resolved, err = s.nlbResolveSet(name, merged)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		if _, ok := n.BackendSets[name]; !ok {
-			return wrBadInput("Backend set '%s' does not exist", name)
-		}
-		n.BackendSets[name] = nlbBackendSetFrom(name, resolved) // the set as merged at acceptance: no change ran since
-		return nil
+		// The set as merged at acceptance: no change ran since.
+		return setPart(n.BackendSets, partBackendSet, name, nlbBackendSetFrom(name, resolved))
 	})
 }
 
 func (s *Server) nlbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("backendSetName")
 	s.nlbChange(w, r, "DeleteBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
-		_, err := nlbBackendSetOf(n, name)
+		_, err := partOf(n.BackendSets, partBackendSet, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		delete(n.BackendSets, name)
@@ -202,7 +181,7 @@ func (s *Server) nlbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbListBackends(w http.ResponseWriter, r *http.Request) {
 	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		bs, err := nlbBackendSetOf(n, r.PathValue("backendSetName"))
+		bs, err := partOf(n.BackendSets, partBackendSet, r.PathValue("backendSetName"))
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +207,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	set := r.PathValue("backendSetName")
 	b := nlbConvert[nlbapi.Backend](c)
 	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
-		bs, err := nlbBackendSetOf(n, set)
+		bs, err := partOf(n.BackendSets, partBackendSet, set)
 		if err != nil {
 			return err
 		}
@@ -247,9 +226,9 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 		}
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		bs, ok := n.BackendSets[set]
-		if !ok {
-			return wrBadInput("Backend set '%s' does not exist", set)
+		bs, err := partStill(n.BackendSets, partBackendSet, set)
+		if err != nil {
+			return err
 		}
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
 			return wrBadInput("Backend %s already exists in backend set '%s'", name, set)
@@ -279,17 +258,10 @@ func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		b := &bs.Backends[i]
-		if u.Weight != nil {
-			b.Weight = common.Int(*u.Weight)
-		}
-		for _, f := range []struct {
-			dst **bool
-			src *bool
-		}{{&b.IsBackup, u.IsBackup}, {&b.IsDrain, u.IsDrain}, {&b.IsOffline, u.IsOffline}} {
-			if f.src != nil {
-				*f.dst = common.Bool(*f.src)
-			}
-		}
+		patch(&b.Weight, u.Weight)
+		patch(&b.IsBackup, u.IsBackup)
+		patch(&b.IsDrain, u.IsDrain)
+		patch(&b.IsOffline, u.IsOffline)
 		n.BackendSets[set] = bs
 		return nil
 	})
@@ -325,12 +297,7 @@ func (s *Server) nlbListListeners(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbGetListener(w http.ResponseWriter, r *http.Request) {
 	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		name := r.PathValue("listenerName")
-		l, ok := n.Listeners[name]
-		if !ok {
-			return nil, lbNotFound("listener", name)
-		}
-		return l, nil
+		return partOf(n.Listeners, partListener, r.PathValue("listenerName"))
 	})
 }
 
@@ -344,45 +311,30 @@ func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request) {
 		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
 			return err
 		}
-		if _, ok := n.Listeners[*c.Name]; ok {
-			return lbConflict("Listener '%s' already exists", *c.Name)
+		if err := partNew(n.Listeners, partListener, *c.Name); err != nil {
+			return err
 		}
 		return caps.checkListeners(len(n.Listeners) + 1)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		if _, ok := n.Listeners[*c.Name]; ok {
-			return wrBadInput("Listener '%s' already exists", *c.Name)
-		}
-		n.Listeners[*c.Name] = nlbListenerFrom(*c.Name, d)
-		return nil
+		return addPart(n.Listeners, partListener, *c.Name, nlbListenerFrom(*c.Name, d))
 	})
 }
 
 // nlbMergeListener applies a partial update to a stored listener.
 func nlbMergeListener(l nlbapi.Listener, u nlbapi.UpdateListenerDetails) nlbapi.ListenerDetails {
 	d := nlbConvert[nlbapi.ListenerDetails](l)
-	if u.DefaultBackendSetName != nil {
-		d.DefaultBackendSetName = common.String(*u.DefaultBackendSetName)
-	}
-	if u.Port != nil {
-		d.Port = common.Int(*u.Port)
-	}
+	patch(&d.DefaultBackendSetName, u.DefaultBackendSetName)
+	patch(&d.Port, u.Port)
 	if u.Protocol != "" {
 		d.Protocol = u.Protocol
 	}
 	if u.IpVersion != "" {
 		d.IpVersion = u.IpVersion
 	}
-	if u.IsPpv2Enabled != nil {
-		d.IsPpv2Enabled = common.Bool(*u.IsPpv2Enabled)
-	}
-	for _, f := range []struct {
-		dst **int
-		src *int
-	}{{&d.TcpIdleTimeout, u.TcpIdleTimeout}, {&d.UdpIdleTimeout, u.UdpIdleTimeout}, {&d.L3IpIdleTimeout, u.L3IpIdleTimeout}} {
-		if f.src != nil {
-			*f.dst = common.Int(*f.src)
-		}
-	}
+	patch(&d.IsPpv2Enabled, u.IsPpv2Enabled)
+	patch(&d.TcpIdleTimeout, u.TcpIdleTimeout)
+	patch(&d.UdpIdleTimeout, u.UdpIdleTimeout)
+	patch(&d.L3IpIdleTimeout, u.L3IpIdleTimeout)
 	return d
 }
 
@@ -393,9 +345,9 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("listenerName")
 	s.nlbChange(w, r, "UpdateListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
-		l, ok := n.Listeners[name]
-		if !ok {
-			return lbNotFound("listener", name)
+		l, err := partOf(n.Listeners, partListener, name)
+		if err != nil {
+			return err
 		}
 		merged := nlbMergeListener(l, u)
 		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", name), merged.IpVersion, n.NlbIpVersion); err != nil {
@@ -403,9 +355,9 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 		}
 		return nlbCheckListener(&name, merged)
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		l, ok := n.Listeners[name]
-		if !ok {
-			return wrBadInput("Listener '%s' does not exist", name)
+		l, err := partStill(n.Listeners, partListener, name)
+		if err != nil {
+			return err
 		}
 		n.Listeners[name] = nlbListenerFrom(name, nlbMergeListener(l, u))
 		return nil
@@ -415,10 +367,8 @@ func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
 func (s *Server) nlbDeleteListener(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("listenerName")
 	s.nlbChange(w, r, "DeleteListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
-		if _, ok := n.Listeners[name]; !ok {
-			return lbNotFound("listener", name)
-		}
-		return nil
+		_, err := partOf(n.Listeners, partListener, name)
+		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
 		delete(n.Listeners, name)
 		return nil
