@@ -201,9 +201,7 @@ func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 	var invalid error
 	if u.Weight == nil || u.Backup == nil || u.Drain == nil || u.Offline == nil {
 		invalid = lbInvalid("weight, backup, drain and offline are required")
-	} else if *u.Weight < 1 || *u.Weight > 100 {
-		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
-	} else {
+	} else if invalid = lbCheckWeight(u.Weight); invalid == nil {
 		invalid = lbCheckMaxConnections("backend maxConnections", u.MaxConnections)
 	}
 	s.lbChangeChecked(w, r, "UpdateBackend", invalid, func(e *lbEntry) error {

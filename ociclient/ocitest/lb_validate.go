@@ -190,19 +190,29 @@ func lbCheckShape(name *string, d *loadbalancer.ShapeDetails) error {
 	return nil
 }
 
-// lbCheckListener validates one listener's details (not what they refer to: see checkLB).
-func lbCheckListener(name *string, d loadbalancer.ListenerDetails) error {
+// lbCheckListenerBasics checks what a listener needs in both APIs, in this order: a valid name,
+// one of the API's protocols, a port (0 too where anyPort, the NLB's "any port") and a default
+// backend set.
+func lbCheckListenerBasics(name, protocol *string, protocols []string, port *int, anyPort bool, defaultSet *string) error {
 	if err := lbCheckName("listener", name, 32); err != nil {
 		return err
 	}
-	if err := lbCheckOneOf(fmt.Sprintf("listener '%s' protocol", *name), d.Protocol, lbListenerProtocols); err != nil {
+	if err := lbCheckOneOf(fmt.Sprintf("listener '%s' protocol", *name), protocol, protocols); err != nil {
 		return err
 	}
-	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), d.Port, false); err != nil {
+	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), port, anyPort); err != nil {
 		return err
 	}
-	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
+	if lbDeref(defaultSet) == "" {
 		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
+	}
+	return nil
+}
+
+// lbCheckListener validates one listener's details (not what they refer to: see checkLB).
+func lbCheckListener(name *string, d loadbalancer.ListenerDetails) error {
+	if err := lbCheckListenerBasics(name, d.Protocol, lbListenerProtocols, d.Port, false, d.DefaultBackendSetName); err != nil {
+		return err
 	}
 	p := *d.Protocol
 	if (p == "HTTP2" || p == "GRPC") && d.SslConfiguration == nil {
@@ -294,25 +304,38 @@ func lbCheckHealthChecker(set string, h *loadbalancer.HealthCheckerDetails) erro
 	if h == nil {
 		return lbInvalid("backend set '%s' requires a healthChecker", set)
 	}
-	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' health checker protocol", set), h.Protocol, lbHealthProtocols); err != nil {
+	if err := lbCheckHealthTarget(set, h.Protocol, lbHealthProtocols, h.Port); err != nil {
 		return err
-	}
-	if h.Port != nil {
-		if err := lbCheckPort(fmt.Sprintf("backend set '%s' health checker port", set), h.Port, true); err != nil {
-			return err
-		}
 	}
 	if *h.Protocol == "HTTP" && (h.UrlPath == nil || *h.UrlPath == "") {
 		return lbInvalid("backend set '%s': an HTTP health checker requires urlPath", set)
 	}
-	if h.Retries != nil && *h.Retries < 0 {
+	return lbCheckHealthTiming(set, h.Retries, h.IntervalInMillis, h.TimeoutInMillis)
+}
+
+// lbCheckHealthTarget checks what a health checker probes, as both APIs do: one of the API's
+// protocols, and a port when given (0: each backend's own).
+func lbCheckHealthTarget(set string, protocol *string, protocols []string, port *int) error {
+	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' health checker protocol", set), protocol, protocols); err != nil {
+		return err
+	}
+	if port != nil {
+		return lbCheckPort(fmt.Sprintf("backend set '%s' health checker port", set), port, true)
+	}
+	return nil
+}
+
+// lbCheckHealthTiming checks a health checker's retries, interval and timeout against the bounds
+// both APIs share.
+func lbCheckHealthTiming(set string, retries, intervalMs, timeoutMs *int) error {
+	if retries != nil && *retries < 0 {
 		return lbInvalid("backend set '%s': health checker retries must not be negative", set)
 	}
-	if h.IntervalInMillis != nil && (*h.IntervalInMillis < 1000 || *h.IntervalInMillis > 1800000) {
-		return lbInvalid("backend set '%s': intervalInMillis %d is out of range 1000..1800000", set, *h.IntervalInMillis)
+	if intervalMs != nil && (*intervalMs < 1000 || *intervalMs > 1800000) {
+		return lbInvalid("backend set '%s': intervalInMillis %d is out of range 1000..1800000", set, *intervalMs)
 	}
-	if h.TimeoutInMillis != nil && (*h.TimeoutInMillis < 1 || *h.TimeoutInMillis > 600000) {
-		return lbInvalid("backend set '%s': timeoutInMillis %d is out of range 1..600000", set, *h.TimeoutInMillis)
+	if timeoutMs != nil && (*timeoutMs < 1 || *timeoutMs > 600000) {
+		return lbInvalid("backend set '%s': timeoutInMillis %d is out of range 1..600000", set, *timeoutMs)
 	}
 	return nil
 }
@@ -324,10 +347,18 @@ func lbCheckBackend(b loadbalancer.BackendDetails) error {
 	if err := lbCheckPort("backend port", b.Port, false); err != nil {
 		return err
 	}
-	if b.Weight != nil && (*b.Weight < 1 || *b.Weight > 100) {
-		return lbInvalid("backend weight %d is out of range 1..100", *b.Weight)
+	if err := lbCheckWeight(b.Weight); err != nil {
+		return err
 	}
 	return lbCheckMaxConnections("backend maxConnections", b.MaxConnections)
+}
+
+// lbCheckWeight refuses a backend weight outside 1..100, in both APIs; nil keeps the default.
+func lbCheckWeight(w *int) error {
+	if w != nil && (*w < 1 || *w > 100) {
+		return lbInvalid("backend weight %d is out of range 1..100", *w)
+	}
+	return nil
 }
 
 func lbCheckCertificate(d loadbalancer.CertificateDetails) error {

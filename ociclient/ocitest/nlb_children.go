@@ -245,11 +245,7 @@ func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-	var invalid error
-	if u.Weight != nil && (*u.Weight < 1 || *u.Weight > 100) {
-		invalid = lbInvalid("backend weight %d is out of range 1..100", *u.Weight)
-	}
-	s.nlbChange(w, r, "UpdateBackend", invalid, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
+	s.nlbChange(w, r, "UpdateBackend", lbCheckWeight(u.Weight), func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, _, err := nlbBackendOf(n, set, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {

@@ -38,18 +38,9 @@ func nlbConvert[T any](v any) T {
 }
 
 func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
-	if err := lbCheckName("listener", name, 32); err != nil {
-		return err
-	}
 	proto := string(d.Protocol)
-	if err := lbCheckOneOf(fmt.Sprintf("listener '%s' protocol", *name), &proto, nlbListenerProtocols); err != nil {
+	if err := lbCheckListenerBasics(name, &proto, nlbListenerProtocols, d.Port, true, d.DefaultBackendSetName); err != nil {
 		return err
-	}
-	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), d.Port, true); err != nil {
-		return err
-	}
-	if d.DefaultBackendSetName == nil || *d.DefaultBackendSetName == "" {
-		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
 	}
 	if d.IpVersion != "" {
 		v := string(d.IpVersion)
@@ -127,13 +118,8 @@ func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
 		return lbInvalid("backend set '%s' requires a healthChecker", set)
 	}
 	proto := string(h.Protocol)
-	if err := lbCheckOneOf(fmt.Sprintf("backend set '%s' health checker protocol", set), &proto, nlbHealthProtocols); err != nil {
+	if err := lbCheckHealthTarget(set, &proto, nlbHealthProtocols, h.Port); err != nil {
 		return err
-	}
-	if h.Port != nil {
-		if err := lbCheckPort(fmt.Sprintf("backend set '%s' health checker port", set), h.Port, true); err != nil {
-			return err
-		}
 	}
 	switch proto {
 	case "HTTP", "HTTPS":
@@ -149,16 +135,7 @@ func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
 			return lbInvalid("backend set '%s': a DNS health checker requires dns.domainName", set)
 		}
 	}
-	if h.Retries != nil && *h.Retries < 0 {
-		return lbInvalid("backend set '%s': health checker retries must not be negative", set)
-	}
-	if h.IntervalInMillis != nil && (*h.IntervalInMillis < 1000 || *h.IntervalInMillis > 1800000) {
-		return lbInvalid("backend set '%s': intervalInMillis %d is out of range 1000..1800000", set, *h.IntervalInMillis)
-	}
-	if h.TimeoutInMillis != nil && (*h.TimeoutInMillis < 1 || *h.TimeoutInMillis > 600000) {
-		return lbInvalid("backend set '%s': timeoutInMillis %d is out of range 1..600000", set, *h.TimeoutInMillis)
-	}
-	return nil
+	return lbCheckHealthTiming(set, h.Retries, h.IntervalInMillis, h.TimeoutInMillis)
 }
 
 func nlbCheckBackend(b nlbapi.Backend) error {
@@ -171,10 +148,7 @@ func nlbCheckBackend(b nlbapi.Backend) error {
 	if err := lbCheckPort("backend port", b.Port, true); err != nil {
 		return err
 	}
-	if b.Weight != nil && (*b.Weight < 1 || *b.Weight > 100) {
-		return lbInvalid("backend weight %d is out of range 1..100", *b.Weight)
-	}
-	return nil
+	return lbCheckWeight(b.Weight)
 }
 
 // nlbBackendName is the backend's own name or, as OCI generates it, "<target OCID>:<port>" for a
