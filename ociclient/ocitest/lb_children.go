@@ -51,11 +51,7 @@ func lbBackendIndex(bs loadbalancer.BackendSet, name string) int {
 
 func (s *Server) lbListBackendSets(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		out := make([]loadbalancer.BackendSet, 0, len(lb.BackendSets))
-		for _, name := range lbSortedKeys(lb.BackendSets) {
-			out = append(out, lb.BackendSets[name])
-		}
-		return out, nil
+		return lbSortedValues(lb.BackendSets), nil
 	})
 }
 

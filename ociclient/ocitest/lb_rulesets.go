@@ -35,11 +35,7 @@ func (s *Server) registerLBRuleSets() {
 
 func (s *Server) lbListRuleSets(w http.ResponseWriter, r *http.Request) {
 	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		out := make([]loadbalancer.RuleSet, 0, len(lb.RuleSets))
-		for _, name := range lbSortedKeys(lb.RuleSets) {
-			out = append(out, lb.RuleSets[name])
-		}
-		return out, nil
+		return lbSortedValues(lb.RuleSets), nil
 	})
 }
 

@@ -568,6 +568,16 @@ func lbSortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// lbSortedValues lists a map's values in key order: the parts of one kind of a (network) load
+// balancer as a List answers them, never nil.
+func lbSortedValues[V any](m map[string]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range lbSortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
 // lbCheckListenerRefs checks that the hostnames, rule sets, routing policy and path route set a
 // listener names exist on its load balancer. ocitest stores these parts as given (through
 // AddLoadBalancer or EditLoadBalancer) and does not route by them.

@@ -64,11 +64,7 @@ func nlbBackendOf(n *nlbapi.NetworkLoadBalancer, set, name string) (nlbapi.Backe
 
 func (s *Server) nlbListBackendSets(w http.ResponseWriter, r *http.Request) {
 	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		out := nlbapi.BackendSetCollection{Items: make([]nlbapi.BackendSetSummary, 0, len(n.BackendSets))}
-		for _, name := range lbSortedKeys(n.BackendSets) {
-			out.Items = append(out.Items, nlbConvert[nlbapi.BackendSetSummary](n.BackendSets[name]))
-		}
-		return out, nil
+		return nlbapi.BackendSetCollection{Items: nlbConvert[[]nlbapi.BackendSetSummary](lbSortedValues(n.BackendSets))}, nil
 	})
 }
 
@@ -283,11 +279,7 @@ func (s *Server) nlbDeleteBackend(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nlbListListeners(w http.ResponseWriter, r *http.Request) {
 	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		out := nlbapi.ListenerCollection{Items: make([]nlbapi.ListenerSummary, 0, len(n.Listeners))}
-		for _, name := range lbSortedKeys(n.Listeners) {
-			out.Items = append(out.Items, nlbConvert[nlbapi.ListenerSummary](n.Listeners[name]))
-		}
-		return out, nil
+		return nlbapi.ListenerCollection{Items: nlbConvert[[]nlbapi.ListenerSummary](lbSortedValues(n.Listeners))}, nil
 	})
 }
 
