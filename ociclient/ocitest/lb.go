@@ -274,8 +274,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateFailed
 		}
 	}
-	s.submitQueued(&e.balancerBook, wr, now)
-	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
+	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
 func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
@@ -352,20 +351,11 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 	const op = "DeleteLoadBalancer"
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	e, ok := s.lbFor(w, r)
-	if !ok || lbIfMatchFails(w, r, e.etag()) {
+	e, ok := balancerFor(s, w, r, s.lbFor, true)
+	if !ok {
 		return
 	}
 	prev := e.lb.LifecycleState
-	switch {
-	case s.opts.LBBusy == LBBusyReject && len(e.queue) > 0 ||
-		prev != loadbalancer.LoadBalancerLifecycleStateActive && prev != loadbalancer.LoadBalancerLifecycleStateFailed:
-		writeLBError(w, r, e.readyForChange(s.opts.LBBusy))
-		return
-	case lbDeref(e.lb.IsDeleteProtectionEnabled):
-		writeLBError(w, r, lbIncorrectState("Load balancer %s has delete protection enabled", *e.lb.Id))
-		return
-	}
 	id := *e.lb.Id
 	e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateDeleting
 	e.version++
@@ -381,8 +371,7 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 			e.version++
 		}
 	}
-	s.submitQueued(&e.balancerBook, wr, now)
-	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
+	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
 func (s *Server) lbListShapes(w http.ResponseWriter, r *http.Request) {

@@ -91,30 +91,47 @@ func readPart[E interface{ etag() string }](s *Server, w http.ResponseWriter, r 
 	writeJSON(w, r, http.StatusOK, body) // encoded under s.mu: no copy needed
 }
 
-// changeable is a stored (network) load balancer as changeTarget sees it.
-type changeable interface {
+// balancer is a stored (network) load balancer as the change and delete paths both APIs share
+// see it. The busy and lifecycle rules it answers by are each API's own.
+type balancer interface {
 	etag() string
-	// readyForChange says why it takes no change now, or nil: the busy and lifecycle rules,
-	// which differ between the APIs.
+	// readyForChange says why it takes no change now, or nil.
 	readyForChange(mode LBBusyMode) error
+	// readyForDelete says why it takes no delete now, or nil.
+	readyForDelete(mode LBBusyMode) error
+}
+
+// balancerFor finds the (network) load balancer the request's path names and checks that it
+// takes the call now, answering the caller when not: 404 when there is none (find answers), 412
+// for a stale if-match ETag, 409 when it takes no change (or, for a delete, no delete) now.
+// Caller holds s.mu.
+func balancerFor[E balancer](s *Server, w http.ResponseWriter, r *http.Request,
+	find func(http.ResponseWriter, *http.Request) (E, bool), isDelete bool) (e E, ok bool) {
+	if e, ok = find(w, r); !ok || lbIfMatchFails(w, r, e.etag()) {
+		return e, false
+	}
+	ready := e.readyForChange
+	if isDelete {
+		ready = e.readyForDelete
+	}
+	if err := ready(s.opts.LBBusy); err != nil {
+		writeLBError(w, r, err)
+		return e, false
+	}
+	return e, true
 }
 
 // changeTarget finds the (network) load balancer a change is for and answers the caller itself
-// when the change goes no further: a retried call gets its first answer again (lbReplay); then a
-// missing target is 404, a stale if-match ETag 412, a target that takes no change now 409
-// (readyForChange), and last the request's own fault (invalid, nil when fine) or check's
-// verdict on the current target (check may be nil), answered synchronously, as OCI does for
-// duplicates, missing parts and limits. Caller holds s.mu.
-func changeTarget[E changeable](s *Server, w http.ResponseWriter, r *http.Request, op string, now time.Time,
+// when the change goes no further: a retried call gets its first answer again (lbReplay); then
+// balancerFor's 404, 412 and 409; and last the request's own fault (invalid, nil when fine) or
+// check's verdict on the current target (check may be nil), answered synchronously, as OCI does
+// for duplicates, missing parts and limits. Caller holds s.mu.
+func changeTarget[E balancer](s *Server, w http.ResponseWriter, r *http.Request, op string, now time.Time,
 	find func(http.ResponseWriter, *http.Request) (E, bool), invalid error, check func(E) error) (e E, ok bool) {
 	if s.lbReplay(w, r, op, now) {
 		return e, false
 	}
-	if e, ok = find(w, r); !ok || lbIfMatchFails(w, r, e.etag()) {
-		return e, false
-	}
-	if err := e.readyForChange(s.opts.LBBusy); err != nil {
-		writeLBError(w, r, err)
+	if e, ok = balancerFor(s, w, r, find, false); !ok {
 		return e, false
 	}
 	if invalid == nil && check != nil {
@@ -125,6 +142,13 @@ func changeTarget[E changeable](s *Server, w http.ResponseWriter, r *http.Reques
 		return e, false
 	}
 	return e, true
+}
+
+// acceptWork queues wr on the (network) load balancer b and answers the caller 204 with the
+// work request's OCID, remembering the answer under the request's retry token. Caller holds s.mu.
+func (s *Server) acceptWork(w http.ResponseWriter, r *http.Request, op string, now time.Time, b *balancerBook, wr *workRequest) {
+	s.submitQueued(b, wr, now)
+	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: wr.resourceID})
 }
 
 // applyOnCopy is what a change's work request does when it runs: mutate next, a copy of *cur;

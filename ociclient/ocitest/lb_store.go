@@ -227,6 +227,20 @@ func (e *lbEntry) readyForChange(mode LBBusyMode) error {
 	return nil
 }
 
+// readyForDelete says why the load balancer takes no delete now, or nil: as for a change, but a
+// FAILED one may be deleted too, and one with delete protection may not.
+func (e *lbEntry) readyForDelete(mode LBBusyMode) error {
+	st := e.lb.LifecycleState
+	if mode == LBBusyReject && len(e.queue) > 0 ||
+		st != loadbalancer.LoadBalancerLifecycleStateActive && st != loadbalancer.LoadBalancerLifecycleStateFailed {
+		return e.readyForChange(mode)
+	}
+	if lbDeref(e.lb.IsDeleteProtectionEnabled) {
+		return lbIncorrectState("Load balancer %s has delete protection enabled", *e.lb.Id)
+	}
+	return nil
+}
+
 // RemoveLoadBalancer deletes a load balancer at once, without a work request, as someone in the
 // console (or another tool) would, and invalidates the retry tokens of calls on it as OCI's
 // delete does. Work requests still queued on it end without effect. It reports whether the
@@ -252,8 +266,7 @@ func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.
 		e.version++
 		return nil
 	}
-	s.submitQueued(&e.balancerBook, wr, now)
-	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: *e.lb.Id})
+	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
 // lbWorkRequestJSON is the wire form of a load balancer work request at now.

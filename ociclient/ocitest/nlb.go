@@ -164,6 +164,11 @@ func (e *nlbEntry) readyForChange(LBBusyMode) error {
 	return e.readyFor(nlbapi.LifecycleStateUpdating)
 }
 
+// readyForDelete is readyFor a delete, whatever the mode.
+func (e *nlbEntry) readyForDelete(LBBusyMode) error {
+	return e.readyFor(nlbapi.LifecycleStateDeleting)
+}
+
 // nlbStateWord spells a lifecycle state as OCI's state-transition message does: "Updating".
 func nlbStateWord(st nlbapi.LifecycleStateEnum) string {
 	w := strings.ToLower(string(st))
@@ -223,8 +228,7 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 			e.nlb.LifecycleDetails = common.String(err.Error())
 		}
 	}
-	s.submitQueued(&e.balancerBook, wr, now)
-	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: *e.nlb.Id})
+	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
 func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
@@ -455,15 +459,11 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 	const op = "DeleteNetworkLoadBalancer"
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	e, ok := s.nlbFor(w, r)
-	if !ok || lbIfMatchFails(w, r, e.etag()) {
+	e, ok := balancerFor(s, w, r, s.nlbFor, true)
+	if !ok {
 		return
 	}
 	prev := e.nlb.LifecycleState
-	if err := e.readyFor(nlbapi.LifecycleStateDeleting); err != nil {
-		writeLBError(w, r, err)
-		return
-	}
 	id := *e.nlb.Id
 	e.nlb.LifecycleState = nlbapi.LifecycleStateDeleting
 	e.version++
@@ -483,8 +483,7 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 			e.nlb.LifecycleState = prev
 		}
 	}
-	s.submitQueued(&e.balancerBook, wr, now)
-	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusNoContent, wrID: wr.id, resourceID: id})
+	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
 // nlbOperationTypes maps SDK operations to the NLB API's work request operation types.
