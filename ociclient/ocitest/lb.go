@@ -408,12 +408,7 @@ func (s *Server) lbListWorkRequests(w http.ResponseWriter, r *http.Request) {
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	id := r.PathValue("loadBalancerId")
-	var items []*workRequest
-	for _, wr := range s.lb.work.all {
-		if wr.api == APILoadBalancer && wr.resourceID == id {
-			items = append(items, wr)
-		}
-	}
+	items := s.workRequestsOf(APILoadBalancer, func(wr *workRequest) bool { return wr.resourceID == id })
 	if _, ok := s.lb.lbs[id]; !ok && len(items) == 0 {
 		notFound(w, r, "load balancer", id)
 		return

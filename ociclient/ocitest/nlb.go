@@ -555,12 +555,7 @@ func (s *Server) nlbListWorkRequests(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.lockLB()
 	defer s.mu.Unlock()
-	var items []*workRequest
-	for _, wr := range s.lb.work.all {
-		if wr.api == APINetworkLoadBalancer && wr.compartmentID == compartment {
-			items = append(items, wr)
-		}
-	}
+	items := s.workRequestsOf(APINetworkLoadBalancer, func(wr *workRequest) bool { return wr.compartmentID == compartment })
 	page := pageOf(s, w, r, items, 100)
 	out := nlbapi.WorkRequestCollection{Items: make([]nlbapi.WorkRequestSummary, 0, len(page))}
 	for _, wr := range page {

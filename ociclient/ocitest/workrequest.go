@@ -313,6 +313,18 @@ func (s *Server) workRequestFor(w http.ResponseWriter, r *http.Request, api stri
 	return wr, true
 }
 
+// workRequestsOf lists api's work requests that match, in the order the server accepted them.
+// Caller holds s.mu.
+func (s *Server) workRequestsOf(api string, match func(*workRequest) bool) []*workRequest {
+	var out []*workRequest
+	for _, wr := range s.lb.work.all {
+		if wr.api == api && match(wr) {
+			out = append(out, wr)
+		}
+	}
+	return out
+}
+
 // submitWork accepts a work request at now that starts no earlier than after (zero: at once),
 // running as long as the server's duration profile says.
 func (s *Server) submitWork(wr *workRequest, now, after time.Time) {
