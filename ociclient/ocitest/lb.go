@@ -161,20 +161,12 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	err := lbCheckCreate(d, s.lb.limits.classic())
-	if err == nil {
-		var reserved []string
-		for _, ip := range d.ReservedIps {
-			reserved = append(reserved, lbDeref(ip.Id))
-		}
-		err = s.checkRelatedLocked(d.SubnetIds, d.NetworkSecurityGroupIds, reserved)
+	var reserved []string
+	for _, ip := range d.ReservedIps {
+		reserved = append(reserved, lbDeref(ip.Id))
 	}
-	if err == nil {
-		err = s.checkDefinedTagsLocked(d.DefinedTags)
-	}
-	if err == nil {
-		err = s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName)
-	}
+	err := s.createChecks(lbCheckCreate(d, s.lb.limits.classic()), d.SubnetIds, d.NetworkSecurityGroupIds, reserved,
+		d.DefinedTags, func() error { return s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName) })
 	if err != nil {
 		writeLBError(w, r, err)
 		return

@@ -144,6 +144,25 @@ func changeTarget[E balancer](s *Server, w http.ResponseWriter, r *http.Request,
 	return e, true
 }
 
+// createChecks runs the synchronous checks of a create in the order both APIs share, the first
+// that fails deciding the answer: the request on its own (own), then what it names that other
+// APIs own (subnets, NSGs and reserved IPs must exist and be the caller's to use, related.go),
+// its defined tags, and last what only this API checks against the tenancy (tenancy). Caller
+// holds s.mu.
+func (s *Server) createChecks(own error, subnets, nsgs, reserved []string, tags map[string]map[string]any,
+	tenancy func() error) error {
+	if own != nil {
+		return own
+	}
+	if err := s.checkRelatedLocked(subnets, nsgs, reserved); err != nil {
+		return err
+	}
+	if err := s.checkDefinedTagsLocked(tags); err != nil {
+		return err
+	}
+	return tenancy()
+}
+
 // acceptWork queues wr on the (network) load balancer b and answers the caller 204 with the
 // work request's OCID, remembering the answer under the request's retry token. Caller holds s.mu.
 func (s *Server) acceptWork(w http.ResponseWriter, r *http.Request, op string, now time.Time, b *balancerBook, wr *workRequest) {

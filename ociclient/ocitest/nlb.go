@@ -323,23 +323,14 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	if err := nlbCheckCreate(d, s.lb.limits.network()); err != nil {
-		writeLBError(w, r, err)
-		return
-	}
 	var reserved []string
 	for _, ip := range d.ReservedIps {
 		reserved = append(reserved, lbDeref(ip.Id))
 	}
-	if err := s.checkRelatedLocked([]string{*d.SubnetId}, d.NetworkSecurityGroupIds, reserved); err != nil {
-		writeLBError(w, r, err)
-		return
-	}
-	if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
-		writeLBError(w, r, err)
-		return
-	}
-	if err := s.nlbResolveCreate(&d); err != nil {
+	// lbDeref, not *: the arguments are evaluated before nlbCheckCreate has refused a missing subnet.
+	err := s.createChecks(nlbCheckCreate(d, s.lb.limits.network()), []string{lbDeref(d.SubnetId)}, d.NetworkSecurityGroupIds,
+		reserved, d.DefinedTags, func() error { return s.nlbResolveCreate(&d) })
+	if err != nil {
 		writeLBError(w, r, err)
 		return
 	}
