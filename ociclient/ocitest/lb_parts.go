@@ -30,49 +30,48 @@ var partKindCreatedBy = map[string]string{
 // lbPartsOf names the parts of a load balancer: "<kind>/<name>", backends "backend/<set>/<name>".
 func lbPartsOf(lb *loadbalancer.LoadBalancer) map[string]bool {
 	parts := map[string]bool{}
-	for name, bs := range lb.BackendSets {
-		parts["backendSet/"+name] = true
+	for set, bs := range lb.BackendSets {
 		for _, b := range bs.Backends {
-			parts["backend/"+name+"/"+partBackendName(b.Name, b.IpAddress, b.Port)] = true
+			parts[backendPart(set, b.Name, b.IpAddress, b.Port)] = true
 		}
 	}
-	for name := range lb.Listeners {
-		parts["listener/"+name] = true
-	}
-	for name := range lb.Certificates {
-		parts["certificate/"+name] = true
-	}
-	for name := range lb.RuleSets {
-		parts["ruleSet/"+name] = true
-	}
+	addParts(parts, "backendSet", lb.BackendSets)
+	addParts(parts, "listener", lb.Listeners)
+	addParts(parts, "certificate", lb.Certificates)
+	addParts(parts, "ruleSet", lb.RuleSets)
 	return parts
 }
 
 // nlbPartsOf names the parts of a network load balancer as lbPartsOf does.
 func nlbPartsOf(n *nlbapi.NetworkLoadBalancer) map[string]bool {
 	parts := map[string]bool{}
-	for name, bs := range n.BackendSets {
-		parts["backendSet/"+name] = true
+	for set, bs := range n.BackendSets {
 		for _, b := range bs.Backends {
-			parts["backend/"+name+"/"+partBackendName(b.Name, b.IpAddress, b.Port)] = true
+			parts[backendPart(set, b.Name, b.IpAddress, b.Port)] = true
 		}
 	}
-	for name := range n.Listeners {
-		parts["listener/"+name] = true
-	}
+	addParts(parts, "backendSet", n.BackendSets)
+	addParts(parts, "listener", n.Listeners)
 	return parts
 }
 
-// partBackendName is a backend's name, or ip:port when it has none.
-func partBackendName(name, ip *string, port *int) string {
+// addParts names every part in m as "<kind>/<name>".
+func addParts[V any](parts map[string]bool, kind string, m map[string]V) {
+	for name := range m {
+		parts[kind+"/"+name] = true
+	}
+}
+
+// backendPart names a backend of set: by its name, or ip:port when it has none.
+func backendPart(set string, name, ip *string, port *int) string {
 	if name != nil && *name != "" {
-		return *name
+		return "backend/" + set + "/" + *name
 	}
 	p := 0
 	if port != nil {
 		p = *port
 	}
-	return fmt.Sprintf("%s:%d", textOf(ip), p)
+	return fmt.Sprintf("backend/%s/%s:%d", set, textOf(ip), p)
 }
 
 // lbPartsChanged records, after work request wrID of op on resource succeeded, the parts it
