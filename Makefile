@@ -62,7 +62,7 @@ BENCH_PKGS ?= ./lb/... ./seclist/... ./instances/... ./ociclient/...
 
 .PHONY: help
 help: ## List targets.
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## Build bin/oci-cloud-controller-manager, version stamped, static and reproducible.
