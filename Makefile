@@ -32,8 +32,10 @@ MODULE   := github.com/oci-ccm/oci-ccm
 API_BASE := internal/apicheck/api.zip
 
 # Real-cluster end-to-end suite: kube-apiserver is built from a nested module and cached under
-# $HOME/.cache; etcd comes from Debian's etcd-server package.
-KUBEBINS := $(CURDIR)/internal/kubebins
+# $HOME/.cache; etcd comes from Debian's etcd-server package. KUBE_VERSION (e.g. 1.36) picks an
+# older minor's module, internal/kubebins/v<minor>; empty is the newest, the one CI runs.
+KUBEBINS     := $(CURDIR)/internal/kubebins
+KUBE_VERSION ?=
 
 # Container image (make image): built without a daemon by the nested module internal/image.
 # The tag is the version with "+" (not allowed in tags) as "-". SOURCE_DATE_EPOCH (default: the
@@ -83,10 +85,10 @@ thirdparty: ## Run examples/thirdparty, a separate module using only the public 
 	cd examples/thirdparty && $(GO) run .
 
 .PHONY: e2e
-e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver and ocitest.
+e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver and ocitest; KUBE_VERSION=1.36 for an older one.
 	@$(call require,./internal/e2e,the e2e suite)
 	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
-	apiserver="$$($(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
+	apiserver="$$(KUBE_VERSION='$(KUBE_VERSION)' $(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
 	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ && \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" \
@@ -140,8 +142,8 @@ release-test: ## Release v0.0.0-releasetest; check the index's platforms and bin
 	diff -u $(RELEASE_DIR)/SHA256SUMS $(RELEASE_WORK)/again/SHA256SUMS
 
 .PHONY: kube-apiserver
-kube-apiserver: ## Build (or reuse from ~/.cache/oci-ccm) kube-apiserver v1.37.2 for the e2e suite.
-	$(KUBEBINS)/build-kube-apiserver.sh
+kube-apiserver: ## Build (or reuse from ~/.cache/oci-ccm) kube-apiserver v1.37.2 for the e2e suite; KUBE_VERSION=1.36 for v1.36.3.
+	KUBE_VERSION='$(KUBE_VERSION)' $(KUBEBINS)/build-kube-apiserver.sh
 
 .PHONY: bench
 bench: ## Benchmarks: OCI calls, polls and time per scenario at OCI's real durations (internal/bench/RESULTS.md).

@@ -2,15 +2,20 @@
 # Builds kube-apiserver from source (no prebuilt binaries can be downloaded
 # here) and caches it per version, so only the first run pays for the build.
 #
-# Usage: internal/kubebins/build-kube-apiserver.sh
+# Usage: [KUBE_VERSION=1.36] internal/kubebins/build-kube-apiserver.sh
 #
 # Progress goes to stderr; the last line of stdout is the absolute path of a
-# runnable kube-apiserver whose --version matches go.mod. Safe to run many
-# times and from several processes at once: builders serialise on a lock and
-# the binary appears in the cache only by an atomic rename, so a reader never
-# runs a half-written file.
+# runnable kube-apiserver whose --version matches the go.mod it was built
+# from. Safe to run many times and from several processes at once: builders
+# serialise on a lock and the binary appears in the cache only by an atomic
+# rename, so a reader never runs a half-written file.
 #
 # Environment:
+#   KUBE_VERSION    Kubernetes minor to build, as 1.36 or v1.36 (v1.36.3, the
+#                   exact pinned version, is accepted too). Unset or empty:
+#                   the default, the version in this directory's go.mod. Any
+#                   other minor is the nested module v<minor>/ here; one with
+#                   no such module is an error that lists those available.
 #   XDG_CACHE_HOME  cache root (default: $HOME/.cache)
 #   GOCACHE, GOFLAGS, GOPROXY ...  honoured as usual by the go command
 set -euo pipefail
@@ -24,16 +29,59 @@ die() { log "error: $*"; exit 1; }
 command -v go >/dev/null 2>&1 || die "the go command is not on PATH"
 command -v flock >/dev/null 2>&1 || die "flock (util-linux) is not on PATH"
 
-cd "$script_dir"
+# pinned prints the k8s.io/kubernetes version required by the go.mod in
+# directory $1 (a plain read, no go command: it only names the choices).
+pinned() {
+	awk '$1 == "require" && $2 == "k8s.io/kubernetes" {print $3; exit}' "$1/go.mod"
+}
+
+# minor_of prints MAJOR.MINOR of a version vMAJOR.MINOR.PATCH.
+minor_of() {
+	[[ "$1" =~ ^v([0-9]+\.[0-9]+)\. ]] && printf '%s\n' "${BASH_REMATCH[1]}"
+}
+
+# available prints the versions there are modules for, one a line, newest
+# (the default) first.
+available() {
+	local d
+	printf 'v%s (default, %s)\n' "$(minor_of "$(pinned "$script_dir")")" "$(pinned "$script_dir")"
+	for d in "$script_dir"/v*/; do
+		[[ -f "$d/go.mod" ]] || continue
+		printf 'v%s (%s)\n' "$(basename "$d" | sed 's/^v//')" "$(pinned "$d")"
+	done | sort -rV
+}
+
+# The module to build from: this directory (the default), or v<minor>/.
+mod_dir="$script_dir"
+want="${KUBE_VERSION:-}"
+want="${want#v}"
+if [[ -n "$want" ]]; then
+	[[ "$want" =~ ^([0-9]+\.[0-9]+)(\.[0-9]+)?$ ]] ||
+		die "KUBE_VERSION='$KUBE_VERSION' is not a Kubernetes minor such as 1.36 or v1.36"
+	want_minor="${BASH_REMATCH[1]}"
+	if [[ "$want_minor" != "$(minor_of "$(pinned "$script_dir")")" ]]; then
+		mod_dir="$script_dir/v$want_minor"
+	fi
+	if [[ ! -f "$mod_dir/go.mod" ]]; then
+		die "no module for Kubernetes v$want_minor (KUBE_VERSION=$KUBE_VERSION); available:
+$(available | sed 's/^/  /')
+(a minor is a nested module internal/kubebins/v<minor>/; see internal/kubebins/README.md)"
+	fi
+fi
+
+cd "$mod_dir"
 
 # The version comes from go.mod, so bumping k8s.io/kubernetes there also
 # moves the cache key and forces a fresh build.
 version="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)" ||
-	die "cannot read the k8s.io/kubernetes version from $script_dir/go.mod"
+	die "cannot read the k8s.io/kubernetes version from $mod_dir/go.mod"
 [[ "$version" =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+$ ]] ||
-	die "unexpected k8s.io/kubernetes version '$version' in go.mod"
+	die "unexpected k8s.io/kubernetes version '$version' in $mod_dir/go.mod"
 major="${BASH_REMATCH[1]}"
 minor="${BASH_REMATCH[2]}"
+if [[ "$want" =~ \.[0-9]+\.[0-9]+$ && "v$want" != "$version" ]]; then
+	die "KUBE_VERSION=$KUBE_VERSION: the module for v$major.$minor pins $version; use KUBE_VERSION=$major.$minor"
+fi
 
 cache_root="${XDG_CACHE_HOME:-${HOME:?HOME is not set}/.cache}"
 out_dir="$cache_root/oci-ccm/kube-apiserver-$version"
