@@ -16,8 +16,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
 	"github.com/oci-ccm/oci-ccm/lb/model"
-	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // Health-check and listener defaults, the same as the upstream CCM's.
@@ -31,8 +31,8 @@ const (
 	defaultHealthRetries     = 3
 	defaultHealthIntervalMs  = 10000
 	defaultHealthTimeoutMs   = 3000
-	defaultIdleTimeoutTCP    = loadbalancer.DefaultIdleTimeoutTCP
-	defaultIdleTimeoutHTTP   = loadbalancer.DefaultIdleTimeoutHTTP
+	defaultIdleTimeoutTCP    = listener.DefaultIdleTimeoutTCP
+	defaultIdleTimeoutHTTP   = listener.DefaultIdleTimeoutHTTP
 	defaultPolicy            = "ROUND_ROBIN"
 	defaultGRPCCipherSuite   = "oci-default-http2-ssl-cipher-suite-v1"
 	maxNetworkSecurityGroups = 5
@@ -45,9 +45,9 @@ const (
 
 // The listener protocols of KindLoadBalancer.
 const (
-	protocolTCP  = loadbalancer.ProtocolTCP
-	protocolHTTP = loadbalancer.ProtocolHTTP
-	protocolGRPC = loadbalancer.ProtocolGRPC
+	protocolTCP  = listener.ProtocolTCP
+	protocolHTTP = listener.ProtocolHTTP
+	protocolGRPC = listener.ProtocolGRPC
 )
 
 // Manages reports whether oci-ccm is responsible for svc: a Service of type LoadBalancer without

@@ -12,8 +12,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
 	"github.com/oci-ccm/oci-ccm/lb/model"
-	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // Diff computes the plan that turns observed into desired. observed is nil when no load balancer
@@ -185,7 +185,7 @@ func at(s []string, i int) string {
 func equalListener(observed, desired model.Listener) bool {
 	o := observed
 	if o.IdleTimeoutSeconds == 0 && desired.IdleTimeoutSeconds != 0 {
-		o.IdleTimeoutSeconds = loadbalancer.DefaultIdleTimeout(o.Protocol)
+		o.IdleTimeoutSeconds = listener.DefaultIdleTimeout(o.Protocol)
 	}
 	o.TLS = normaliseTLS(o.TLS, desired.TLS)
 	// Of the routing only the rule sets are managed, and their order does not matter.

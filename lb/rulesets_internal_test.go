@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
@@ -175,7 +176,7 @@ func TestObservedRulesCompareEqualToTheAnnotations(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &d); err != nil {
 		t.Fatal(err)
 	}
-	observed := lbproduct.ObserveRuleSet("r", d.Items)
+	observed := lbproduct.Observe(loadbalancer.LoadBalancer{RuleSets: map[string]loadbalancer.RuleSet{"r": {Name: common.String("r"), Items: d.Items}}}).RuleSets["r"]
 	if !equalRuleSet(observed, desired.RuleSets["r"]) {
 		t.Errorf("observed %v\nnot equal to desired %v", observed.Rules, desired.RuleSets["r"].Rules)
 	}
@@ -184,17 +185,8 @@ func TestObservedRulesCompareEqualToTheAnnotations(t *testing.T) {
 	if equalRuleSet(observed, changed) {
 		t.Error("rules in another order compare equal")
 	}
-	// And the texts go back to the SDK's rules intact.
-	items, err := lbproduct.RuleItems(desired.RuleSets["r"].Rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, ok := items[0].(loadbalancer.RedirectRule); !ok || *r.RedirectUri.Path != "/new" {
-		t.Errorf("first rule back from text: %#v", items[0])
-	}
-	if r, ok := items[1].(loadbalancer.ExtendHttpRequestHeaderValueRule); !ok || *r.Prefix != "p" || r.Suffix != nil {
-		t.Errorf("second rule back from text: %#v", items[1])
-	}
+	// That the texts go back to the SDK's rules intact is lb/oci/loadbalancer's
+	// TestRuleTextsGoBackToTheSDKsRulesIntact.
 }
 
 func TestRuleSetsAreCreatedBeforeTheListenersThatNameThem(t *testing.T) {

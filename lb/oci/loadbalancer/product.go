@@ -171,7 +171,7 @@ func (p Product) changeRuleSet(ctx context.Context, lbID string, c model.Change)
 	if !ok {
 		return "", oci.BadChange(c)
 	}
-	items, err := RuleItems(rs.Rules)
+	items, err := ruleItems(rs.Rules)
 	if err != nil {
 		return "", err
 	}

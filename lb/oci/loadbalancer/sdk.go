@@ -19,6 +19,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
@@ -126,15 +127,15 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 			if name == "" {
 				name = key
 			}
-			s.RuleSets[name] = ObserveRuleSet(name, rs.Items)
+			s.RuleSets[name] = observeRuleSet(name, rs.Items)
 		}
 	}
 	return s
 }
 
-// ObserveRuleSet reads OCI's rules into their canonical text (CanonicalRule). A rule that does
+// observeRuleSet reads OCI's rules into their canonical text (CanonicalRule). A rule that does
 // not encode is kept as its error, so it never compares equal and the desired rules replace it.
-func ObserveRuleSet(name string, items []lbapi.Rule) model.RuleSet {
+func observeRuleSet(name string, items []lbapi.Rule) model.RuleSet {
 	rs := model.RuleSet{Name: name, Rules: make([]string, 0, len(items))}
 	for _, item := range items {
 		text, err := json.Marshal(item)
@@ -150,10 +151,10 @@ func ObserveRuleSet(name string, items []lbapi.Rule) model.RuleSet {
 	return rs
 }
 
-// RuleItems turns canonical rule texts back into the SDK's rules, through its own decoding of
+// ruleItems turns canonical rule texts back into the SDK's rules, through its own decoding of
 // the polymorphic Rule. Package lb checked the texts when it parsed the annotation (parseRule),
 // so an error means a bug.
-func RuleItems(rules []string) ([]lbapi.Rule, error) {
+func ruleItems(rules []string) ([]lbapi.Rule, error) {
 	var d lbapi.RuleSetDetails
 	body := "{\"items\":[" + strings.Join(rules, ",") + "]}"
 	if err := json.Unmarshal([]byte(body), &d); err != nil {
@@ -216,7 +217,7 @@ func createDetails(s *model.Spec, reservedIPID string) (lbapi.CreateLoadBalancer
 		d.Certificates[name] = lbapi.CertificateDetails(certificateDetails(c))
 	}
 	for name, rs := range s.RuleSets {
-		items, err := RuleItems(rs.Rules)
+		items, err := ruleItems(rs.Rules)
 		if err != nil {
 			return d, err
 		}
@@ -274,7 +275,7 @@ func updateListenerDetails(l model.Listener) lbapi.UpdateListenerDetails {
 func connectionConfig(l model.Listener) *lbapi.ConnectionConfiguration {
 	c := &lbapi.ConnectionConfiguration{IdleTimeout: common.Int64(l.IdleTimeoutSeconds)}
 	if l.IdleTimeoutSeconds == 0 {
-		c.IdleTimeout = common.Int64(DefaultIdleTimeout(l.Protocol))
+		c.IdleTimeout = common.Int64(listener.DefaultIdleTimeout(l.Protocol))
 	}
 	if l.ProxyProtocolVersion != 0 {
 		c.BackendTcpProxyProtocolVersion = common.Int(l.ProxyProtocolVersion)
@@ -318,7 +319,7 @@ func healthCheckerDetails(h model.HealthCheck) *lbapi.HealthCheckerDetails {
 		TimeoutInMillis:  common.Int(h.TimeoutMillis),
 		IsForcePlainText: common.Bool(h.ForcePlainText),
 	}
-	if h.Protocol == ProtocolHTTP {
+	if h.Protocol == listener.ProtocolHTTP {
 		d.UrlPath = common.String(h.Path)
 		d.ReturnCode = common.Int(h.ReturnCode)
 	}

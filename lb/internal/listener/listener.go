@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package loadbalancer
+// Package listener holds the facts of a classic load balancer's listeners that both the desired
+// state (package lb) and the Load Balancer API product (lb/oci/loadbalancer) need: its
+// protocols and the idle timeout of a listener that sets none. They are facts of the model, so
+// the pure side does not import the product for them.
+package listener
 
 // The listener protocols of KindLoadBalancer.
 const (
