@@ -54,11 +54,8 @@ func NewEndpoints(ctx context.Context, kube kubernetes.Interface, factory inform
 	if kube == nil {
 		return e
 	}
-	e.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
-		workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "oci-endpoint-nodes"})
-	context.AfterFunc(ctx, e.queue.ShutDown)
-	enqueue := func(obj any) {
+	e.queue = newQueue(ctx, "oci-endpoint-nodes")
+	onEvery(inf, func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
@@ -67,11 +64,6 @@ func NewEndpoints(ctx context.Context, kube kubernetes.Interface, factory inform
 				e.queue.Add(types.NamespacedName{Namespace: s.Namespace, Name: name})
 			}
 		}
-	}
-	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, cur any) { enqueue(cur) },
-		DeleteFunc: enqueue,
 	})
 	return e
 }

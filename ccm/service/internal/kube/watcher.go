@@ -90,19 +90,29 @@ func NewWatcher(ctx context.Context, kube kubernetes.Interface, factory informer
 		secrets:    map[lb.SecretRef]*secretInformer{},
 	}
 	if kube != nil { // without a client no Secret is watched, so nothing is ever queued
-		// The queue runs a goroutine from now on; it ends with ctx, whether or not Run is called.
-		w.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
-			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "oci-tls-secrets"})
-		context.AfterFunc(ctx, w.queue.ShutDown)
+		w.queue = newQueue(ctx, "oci-tls-secrets")
 	}
-	resync := func(any) { w.syncSecretInformers() }
-	_, _ = svc.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    resync,
-		UpdateFunc: func(_, cur any) { resync(cur) },
-		DeleteFunc: resync,
-	})
+	onEvery(svc.Informer(), func(any) { w.syncSecretInformers() })
 	return w
+}
+
+// newQueue is a rate-limited queue of Services named name. It runs a goroutine from now on,
+// which ends with ctx whether or not the queue is ever run.
+func newQueue(ctx context.Context, name string) workqueue.TypedRateLimitingInterface[types.NamespacedName] {
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+		workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: name})
+	context.AfterFunc(ctx, q.ShutDown)
+	return q
+}
+
+// onEvery calls f with the object of every add, update (the new object) and delete inf sees.
+func onEvery(inf cache.SharedIndexInformer, f func(obj any)) {
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    f,
+		UpdateFunc: func(_, cur any) { f(cur) },
+		DeleteFunc: f,
+	})
 }
 
 // secretKeys is the secretIndex function: the Secrets a load balancer Service references.
