@@ -167,9 +167,6 @@ func (r *Reconciler) SetInformers(factory informers.SharedInformerFactory) {
 // the point from which rules no Service claims are removed.
 func (r *Reconciler) Primed() <-chan struct{} { return r.primed }
 
-// LoadBalancers is the lb Reconciler the Services' load balancers go through.
-func (r *Reconciler) LoadBalancers() *lb.Reconciler { return r.lbs }
-
 // Rules is the seclist Manager the Services' security rules go through.
 func (r *Reconciler) Rules() *seclist.Manager { return r.rules }
 
