@@ -60,9 +60,17 @@ func Example() {
 	check(err)
 	fmt.Println("addresses:", len(status.Ingress))
 	fmt.Println(strings.SplitN(<-events.Events, ":", 2)[0])
+	nodeList, _ := srv.SecurityList(tenancy.SubnetSecurityLists[tenancy.NodeSubnets[0]])
+	for _, rule := range nodeList.IngressSecurityRules {
+		if o := rule.TcpOptions; o != nil && o.DestinationPortRange != nil && *o.DestinationPortRange.Min == 31000 {
+			fmt.Println("node subnet admits the node port from", *rule.Source)
+		}
+	}
 	// Output:
 	// addresses: 1
 	// Normal LoadBalancerPlanApplied load balancer "1111-2222"
+	// node subnet admits the node port from 10.0.1.0/24
+	// node subnet admits the node port from 10.0.2.0/24
 }
 
 // check stops an example at its first error.
