@@ -143,38 +143,26 @@ func (a *applier) confirmPartGone(ctx context.Context, ref lbRef, c model.Change
 	}
 	spec := current.Spec()
 	var present bool
-	switch c.Action {
-	case model.ActionDeleteListener:
+	var operation string
+	switch c.Before.(type) {
+	case model.Listener:
 		_, present = spec.Listeners[c.Name]
-	case model.ActionDeleteBackendSet:
+		operation = "DeleteListener"
+	case model.BackendSet:
 		_, present = spec.BackendSets[c.Name]
-	case model.ActionDeleteCertificate:
+		operation = "DeleteBackendSet"
+	case model.Certificate:
 		_, present = spec.Certificates[c.Name]
-	case model.ActionDeleteRuleSet:
+		operation = "DeleteCertificate"
+	case model.RuleSet:
 		_, present = spec.RuleSets[c.Name]
+		operation = "DeleteRuleSet"
 	}
 	if !present {
 		return nil
 	}
-	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: current.CompartmentID, Operation: operationOf(c.Action),
-		Part: fmt.Sprintf("%s %q", c.Action.Object(), c.Name), Permission: "use " + a.p.Words().Resource, Err: notFound}
-}
-
-// operationOf names the OCI operation of a delete action.
-func operationOf(a model.Action) string {
-	switch a {
-	case model.ActionDeleteListener:
-		return "DeleteListener"
-	case model.ActionDeleteBackendSet:
-		return "DeleteBackendSet"
-	case model.ActionDeleteCertificate:
-		return "DeleteCertificate"
-	case model.ActionDeleteRuleSet:
-		return "DeleteRuleSet"
-	case model.ActionDeleteLoadBalancer:
-		return "DeleteLoadBalancer" // (DeleteNetworkLoadBalancer for a network load balancer: oci.Words)
-	}
-	return a.String()
+	return &AccessError{LoadBalancerID: ref.ID, CompartmentID: current.CompartmentID, Operation: operation,
+		Part: fmt.Sprintf("%s %q", c.Noun(), c.Name), Permission: "use " + a.p.Words().Resource, Err: notFound}
 }
 
 // kind is the ref's product (KindLoadBalancer when not recorded).

@@ -51,7 +51,7 @@ func (a *applier) apply(ctx context.Context, plan *model.Plan) (*found, error) {
 	if plan.Empty() {
 		return nil, nil
 	}
-	if plan.Changes[0].Action == model.ActionCreateLoadBalancer {
+	if createsLoadBalancer(plan) {
 		return a.create(ctx, plan)
 	}
 	if plan.LoadBalancerID == "" {
@@ -332,10 +332,11 @@ func planRef(plan *model.Plan) lbRef {
 func (a *applier) do(ctx context.Context, ref lbRef, c model.Change) error {
 	wr, err := a.changeWhenIdle(ctx, ref.ID, c)
 	switch {
-	case err != nil && c.Action == model.ActionDeleteLoadBalancer && ociclient.IsNotFound(err):
-		w := a.p.Words()
-		return confirmLoadBalancerGone(ctx, a.p, a.lag, ref, w.Delete, "manage "+w.Resource, err)
-	case err != nil && isDelete(c.Action) && ociclient.IsNotFound(err):
+	case err != nil && c.Op == model.OpDelete && ociclient.IsNotFound(err):
+		if _, whole := c.Before.(*model.Spec); whole {
+			w := a.p.Words()
+			return confirmLoadBalancerGone(ctx, a.p, a.lag, ref, w.Delete, "manage "+w.Resource, err)
+		}
 		return a.confirmPartGone(ctx, ref, c, err)
 	case err != nil:
 		return err
@@ -347,4 +348,12 @@ func (a *applier) do(ctx context.Context, ref lbRef, c model.Change) error {
 	return nil
 }
 
-func isDelete(a model.Action) bool { return a.Symbol() == "-" }
+// createsLoadBalancer reports whether plan creates its load balancer (a create plan holds that
+// one change).
+func createsLoadBalancer(plan *model.Plan) bool {
+	if plan.Empty() {
+		return false
+	}
+	_, whole := plan.Changes[0].After.(*model.Spec)
+	return whole && plan.Changes[0].Op == model.OpCreate
+}

@@ -159,7 +159,7 @@ func (r *Reconciler) earlyOK(p *planned) bool {
 func nodeOnly(c model.Change) bool {
 	before, ok := c.Before.(model.BackendSet)
 	after, ok2 := c.After.(model.BackendSet)
-	if c.Action != model.ActionUpdateBackendSet || !ok || !ok2 {
+	if c.Op != model.OpUpdate || !ok || !ok2 {
 		return false
 	}
 	before.Backends = after.Backends
@@ -180,7 +180,7 @@ func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) er
 		wr, err := a.changeWhenIdle(ctx, plan.LoadBalancerID, c)
 		if err != nil {
 			r.pending.abandon(plan.LoadBalancerID, c, plan.Changes)
-			return fmt.Errorf("%s %s of load balancer %s: %w", c.Action, c.Name, plan.LoadBalancerID, err)
+			return fmt.Errorf("%s %s of load balancer %s: %w", c.Verb(), c.Name, plan.LoadBalancerID, err)
 		}
 		if !r.pending.sent(plan.LoadBalancerID, c, wr, nil) {
 			// FollowUp stopped; it requeues the Service for the changes deferred.
@@ -220,7 +220,7 @@ func (r *Reconciler) sendAndWait(ctx context.Context, a *applier, id string, cha
 			for _, done := range changes[:i] {
 				sent = append(sent, done.Name)
 			}
-			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w", c.Action, c.Name, id, sent, err)
+			return fmt.Errorf("%s %s of load balancer %s (accepted before it, still running: %v): %w", c.Verb(), c.Name, id, sent, err)
 		}
 		wrs = append(wrs, wr)
 	}

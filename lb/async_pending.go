@@ -449,11 +449,13 @@ func (p *pendingUpdates) settled(plan *model.Plan) {
 		return
 	}
 	for _, c := range plan.Changes {
-		switch c.Action {
-		case model.ActionDeleteLoadBalancer:
-			delete(p.byLB, plan.LoadBalancerID)
-			return
-		case model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet:
+		switch c.Object().(type) {
+		case *model.Spec:
+			if c.Op == model.OpDelete {
+				delete(p.byLB, plan.LoadBalancerID)
+				return
+			}
+		case model.BackendSet:
 			delete(l.sets, c.Name)
 			if i := l.deferredIndex(c.Name); i >= 0 {
 				l.deferred = slices.Delete(l.deferred, i, i+1)

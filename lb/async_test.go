@@ -18,7 +18,6 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -163,7 +162,7 @@ func TestUpdateOfNodesReturnsWithItsWorkRequestStillPending(t *testing.T) {
 	if diff := cmp.Diff(nodeIPs(2), backendIPs(t, e.env, "TCP-80")); diff != "" {
 		t.Errorf("OCI's backends before the work request ran (-want +got):\n%s", diff)
 	}
-	if len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Action != model.ActionUpdateBackendSet || !res.Accepted {
+	if len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Verb() != "update backend set" || !res.Accepted {
 		t.Errorf("Result.Plan (accepted %v):\n%s\nwant one backend set update, accepted", res.Accepted, res.Plan)
 	}
 	if n := lb.PendingLoadBalancers(e.r); n != 1 {

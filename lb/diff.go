@@ -33,7 +33,7 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		target.ID = ""
 		return &model.Plan{
 			Name:    target.Name,
-			Changes: []model.Change{{Action: model.ActionCreateLoadBalancer, Name: target.Name, After: target}},
+			Changes: []model.Change{{Op: model.OpCreate, Name: target.Name, After: target}},
 			Target:  target,
 		}, nil
 	}
@@ -52,8 +52,8 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	}
 
 	var changes []model.Change
-	add := func(a model.Action, name string, before, after any) {
-		changes = append(changes, model.Change{Action: a, Name: name, Before: before, After: after})
+	update := func(name string, before, after model.Object) {
+		changes = append(changes, model.Change{Op: model.OpUpdate, Name: name, Before: before, After: after})
 	}
 	desiredNSGs := target.NetworkSecurityGroups
 	target.NetworkSecurityGroups = targetNSGs(observed.NetworkSecurityGroups, managedNSGs(observed.FreeformTags), desiredNSGs)
@@ -70,21 +70,19 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		before.IPFamilies, after.IPFamilies = slices.Clone(observed.IPFamilies), slices.Clone(target.IPFamilies)
 	}
 	if changed || nsgsChanged || ruleSetsChanged || observed.Name != target.Name || after.IPFamilies != nil {
-		add(model.ActionUpdateLoadBalancer, target.Name, before, after)
+		update(target.Name, before, after)
 	}
 	if observed.Shape != target.Shape {
-		add(model.ActionUpdateShape, target.Name, observed.Shape, target.Shape)
+		update(target.Name, observed.Shape, target.Shape)
 	}
 	if !model.Equal(observed.NetworkSecurityGroups, target.NetworkSecurityGroups) {
-		add(model.ActionUpdateNetworkSecurityGroups, target.Name, slices.Clone(observed.NetworkSecurityGroups), slices.Clone(target.NetworkSecurityGroups))
+		update(target.Name, model.NSGs(slices.Clone(observed.NetworkSecurityGroups)), model.NSGs(slices.Clone(target.NetworkSecurityGroups)))
 	}
 
-	// Certificates are never updated in place (nil equal, so the update action is unused): their
-	// names carry a hash of their content.
-	changes = append(changes, diffNamed(observed.Certificates, target.Certificates, nil,
-		model.ActionCreateCertificate, model.ActionCreateCertificate, model.ActionDeleteCertificate)...)
-	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet,
-		model.ActionCreateBackendSet, model.ActionUpdateBackendSet, model.ActionDeleteBackendSet)...)
+	// Certificates are never updated in place (nil equal): their names carry a hash of their
+	// content.
+	changes = append(changes, diffNamed(observed.Certificates, target.Certificates, nil)...)
+	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet)...)
 	changes = append(changes, ruleSetChanges...)
 	keepListenerSpelling(observed.Listeners, target.Listeners)
 	// What the Spec does not manage stays as observed (an update replaces the whole listener),
@@ -97,8 +95,7 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 			target.Listeners[name] = l
 		}
 	}
-	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener,
-		model.ActionCreateListener, model.ActionUpdateListener, model.ActionDeleteListener)...)
+	changes = append(changes, diffNamed(observed.Listeners, target.Listeners, equalListener)...)
 
 	ordered, err := order(changes, observed)
 	if err != nil {
@@ -112,7 +109,7 @@ func deletePlan(observed *model.Spec) *model.Plan {
 	return &model.Plan{
 		LoadBalancerID: observed.ID,
 		Name:           observed.Name,
-		Changes:        []model.Change{{Action: model.ActionDeleteLoadBalancer, Name: observed.Name, Before: observed}},
+		Changes:        []model.Change{{Op: model.OpDelete, Name: observed.Name, Before: observed}},
 	}
 }
 
@@ -284,21 +281,21 @@ func normaliseTLS(observed, desired *model.TLS) *model.TLS {
 // diffNamed compares two sets of named parts (certificates, backend sets, listeners): a part only
 // in target is created, one only in observed is deleted, and one in both is updated when equal
 // says it differs (equal nil: never updated). Names are visited in order, so plans are stable.
-func diffNamed[V any](observed, target map[string]V, equal func(a, b V) bool, create, update, del model.Action) []model.Change {
+func diffNamed[V model.Object](observed, target map[string]V, equal func(a, b V) bool) []model.Change {
 	var out []model.Change
 	for _, name := range slices.Sorted(maps.Keys(target)) {
 		t := target[name]
 		o, ok := observed[name]
 		switch {
 		case !ok:
-			out = append(out, model.Change{Action: create, Name: name, After: t})
+			out = append(out, model.Change{Op: model.OpCreate, Name: name, After: t})
 		case equal != nil && !equal(o, t):
-			out = append(out, model.Change{Action: update, Name: name, Before: o, After: t})
+			out = append(out, model.Change{Op: model.OpUpdate, Name: name, Before: o, After: t})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(observed)) {
 		if _, ok := target[name]; !ok {
-			out = append(out, model.Change{Action: del, Name: name, Before: observed[name]})
+			out = append(out, model.Change{Op: model.OpDelete, Name: name, Before: observed[name]})
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ type step struct {
 func steps(p *model.Plan) []step {
 	out := make([]step, len(p.Changes))
 	for i, c := range p.Changes {
-		out[i] = step{c.Action.String(), c.Name, c.Requires}
+		out[i] = step{c.Verb(), c.Name, c.Requires}
 	}
 	return out
 }
@@ -412,53 +412,29 @@ func TestPlansNeverLeaveDanglingReferences(t *testing.T) {
 // applyToModel applies one change to a Spec standing in for an OCI load balancer and returns the
 // error OCI would give.
 func applyToModel(m *model.Spec, c model.Change) error {
-	switch c.Action {
-	case model.ActionCreateCertificate:
-		m.Certificates[c.Name] = c.After.(model.Certificate)
-	case model.ActionDeleteCertificate:
-		for _, l := range m.Listeners {
-			if l.TLS != nil && l.TLS.Certificate == c.Name {
-				return fmt.Errorf("certificate %s is in use by listener %s", c.Name, l.Name)
-			}
-		}
-		for _, b := range m.BackendSets {
-			if b.TLS != nil && b.TLS.Certificate == c.Name {
-				return fmt.Errorf("certificate %s is in use by backend set %s", c.Name, b.Name)
-			}
-		}
-		delete(m.Certificates, c.Name)
-	case model.ActionCreateBackendSet, model.ActionUpdateBackendSet:
-		m.BackendSets[c.Name] = c.After.(model.BackendSet)
-	case model.ActionDeleteBackendSet:
-		for _, l := range m.Listeners {
-			if l.BackendSet == c.Name {
-				return fmt.Errorf("backend set %s is in use by listener %s", c.Name, l.Name)
-			}
-		}
-		delete(m.BackendSets, c.Name)
-	case model.ActionCreateListener, model.ActionUpdateListener:
-		m.Listeners[c.Name] = c.After.(model.Listener)
-	case model.ActionDeleteListener:
-		delete(m.Listeners, c.Name)
-	case model.ActionUpdateShape:
-		m.Shape = c.After.(model.Shape)
-	case model.ActionUpdateNetworkSecurityGroups:
-		m.NetworkSecurityGroups = c.After.([]string)
-	case model.ActionUpdateLoadBalancer:
-		s := c.After.(model.Settings)
-		m.Name, m.FreeformTags = s.Name, s.FreeformTags
-	case model.ActionCreateRuleSet, model.ActionUpdateRuleSet:
+	switch after := c.After.(type) {
+	case model.Certificate:
+		m.Certificates[c.Name] = after
+	case model.BackendSet:
+		m.BackendSets[c.Name] = after
+	case model.Listener:
+		m.Listeners[c.Name] = after
+	case model.Shape:
+		m.Shape = after
+	case model.NSGs:
+		m.NetworkSecurityGroups = after
+	case model.Settings:
+		m.Name, m.FreeformTags = after.Name, after.FreeformTags
+	case model.RuleSet:
 		if m.RuleSets == nil {
 			m.RuleSets = map[string]model.RuleSet{}
 		}
-		m.RuleSets[c.Name] = c.After.(model.RuleSet)
-	case model.ActionDeleteRuleSet:
-		for _, l := range sortedValues(m.Listeners) {
-			if slices.Contains(l.Routing.RuleSets, c.Name) {
-				return fmt.Errorf("rule set %s is used by listener %s", c.Name, l.Name)
-			}
+		m.RuleSets[c.Name] = after
+	}
+	if c.Op == model.OpDelete {
+		if err := deleteFromModel(m, c); err != nil {
+			return err
 		}
-		delete(m.RuleSets, c.Name)
 	}
 	ports := map[int]string{}
 	for _, l := range sortedValues(m.Listeners) {
@@ -490,27 +466,68 @@ func applyToModel(m *model.Spec, c model.Change) error {
 	return nil
 }
 
+// deleteFromModel deletes c's part from m, or returns the error OCI gives while it is in use.
+func deleteFromModel(m *model.Spec, c model.Change) error {
+	switch c.Before.(type) {
+	case model.Certificate:
+		for _, l := range m.Listeners {
+			if l.TLS != nil && l.TLS.Certificate == c.Name {
+				return fmt.Errorf("certificate %s is in use by listener %s", c.Name, l.Name)
+			}
+		}
+		for _, b := range m.BackendSets {
+			if b.TLS != nil && b.TLS.Certificate == c.Name {
+				return fmt.Errorf("certificate %s is in use by backend set %s", c.Name, b.Name)
+			}
+		}
+		delete(m.Certificates, c.Name)
+	case model.BackendSet:
+		for _, l := range m.Listeners {
+			if l.BackendSet == c.Name {
+				return fmt.Errorf("backend set %s is in use by listener %s", c.Name, l.Name)
+			}
+		}
+		delete(m.BackendSets, c.Name)
+	case model.Listener:
+		delete(m.Listeners, c.Name)
+	case model.RuleSet:
+		for _, l := range sortedValues(m.Listeners) {
+			if slices.Contains(l.Routing.RuleSets, c.Name) {
+				return fmt.Errorf("rule set %s is used by listener %s", c.Name, l.Name)
+			}
+		}
+		delete(m.RuleSets, c.Name)
+	}
+	return nil
+}
+
 func TestOrderReportsADependencyCycle(t *testing.T) {
-	cs := []model.Change{{Action: model.ActionCreateListener, Name: "a"}, {Action: model.ActionCreateListener, Name: "b"}}
+	cs := []model.Change{{Op: model.OpCreate, Name: "a"}, {Op: model.OpCreate, Name: "b"}}
 	if _, err := topoSort(cs, [][]int{{1}, {0}}); err == nil {
 		t.Error("topoSort accepted a cycle")
 	}
 }
 
-func TestEveryActionHasANameAndSymbol(t *testing.T) {
-	seen := map[string]bool{}
-	for a := model.ActionCreateLoadBalancer; a <= model.ActionDeleteRuleSet; a++ {
-		s := a.String()
-		if s == "" || seen[s] || s == fmt.Sprintf("Action(%d)", int(a)) {
-			t.Errorf("action %d has name %q", int(a), s)
-		}
-		seen[s] = true
-		if phase(a) < 0 {
-			t.Errorf("action %s has no phase", a)
+func TestEveryChangeAPlanCanHoldHasAVerbAndAPhase(t *testing.T) {
+	objects := []model.Object{&model.Spec{}, model.Settings{}, model.Shape{}, model.NSGs{}, model.Certificate{},
+		model.BackendSet{}, model.Listener{}, model.RuleSet{}}
+	for _, o := range objects {
+		for _, op := range []model.Op{model.OpCreate, model.OpUpdate, model.OpDelete} {
+			c := model.Change{Op: op, Before: o, After: o}
+			if op == model.OpDelete {
+				c.After = nil
+			}
+			p := phase(c)
+			if p < 0 || p > 15 {
+				t.Errorf("%s has phase %d", c.Verb(), p)
+			}
+			if strings.Contains(c.Verb(), "nothing") || strings.Contains(c.Verb(), "Op(") {
+				t.Errorf("%T: %s", o, c.Verb())
+			}
 		}
 	}
-	if got := model.Action(99).String(); got != "Action(99)" {
-		t.Errorf("unknown action prints %q", got)
+	if got := model.Op(99).String(); got != "Op(99)" {
+		t.Errorf("an unknown Op prints %q", got)
 	}
 }
 

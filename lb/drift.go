@@ -335,20 +335,21 @@ func (l *driftListing) with(other *driftListing) *driftListing {
 
 // driftReason says what a change of a drift plan repairs, e.g. "listener TCP-80 missing".
 func driftReason(c model.Change) string {
-	switch c.Action {
-	case model.ActionCreateListener, model.ActionCreateBackendSet, model.ActionCreateCertificate:
-		return c.Action.Object() + " " + c.Name + " missing"
-	case model.ActionDeleteListener, model.ActionDeleteBackendSet, model.ActionDeleteCertificate:
-		return c.Action.Object() + " " + c.Name + " not asked for"
-	case model.ActionUpdateListener, model.ActionUpdateBackendSet:
-		return c.Action.Object() + " " + c.Name + " changed"
-	case model.ActionUpdateShape:
+	switch after := c.Object().(type) {
+	case model.Listener, model.BackendSet, model.Certificate:
+		switch c.Op {
+		case model.OpCreate:
+			return c.Noun() + " " + c.Name + " missing"
+		case model.OpDelete:
+			return c.Noun() + " " + c.Name + " not asked for"
+		}
+		return c.Noun() + " " + c.Name + " changed"
+	case model.Shape:
 		return "shape changed"
-	case model.ActionUpdateNetworkSecurityGroups:
+	case model.NSGs:
 		return "network security groups changed"
-	case model.ActionUpdateLoadBalancer:
+	case model.Settings:
 		before, _ := c.Before.(model.Settings)
-		after, _ := c.After.(model.Settings)
 		if before.Name != after.Name {
 			return "load balancer renamed to " + before.Name
 		}

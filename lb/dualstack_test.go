@@ -142,7 +142,7 @@ func TestNLBIPFamiliesChangeInPlace(t *testing.T) {
 		var got []string
 		for _, c := range plan.Changes {
 			name := c.String()
-			if c.Action == model.ActionUpdateLoadBalancer {
+			if c.Verb() == "update load balancer" {
 				name = `~ load balancer "ocid1.networkloadbalancer"`
 			}
 			got = append(got, fmt.Sprintf("%s after %v", name, c.Requires))

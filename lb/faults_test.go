@@ -108,7 +108,7 @@ func TestEnsureConvergesAfterMidPlanFailure(t *testing.T) {
 	summary := func(cs []model.Change) []string {
 		var out []string
 		for _, c := range cs {
-			out = append(out, c.Action.String()+" "+strings.SplitN(c.Name, "-", 2)[0])
+			out = append(out, c.Verb()+" "+strings.SplitN(c.Name, "-", 2)[0])
 		}
 		return out
 	}

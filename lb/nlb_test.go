@@ -217,7 +217,7 @@ func TestNLBFailedIsRepairedByTheNextEnsure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Changes) != 1 || plan.Changes[0].Action != model.ActionUpdateLoadBalancer {
+	if len(plan.Changes) != 1 || plan.Changes[0].Verb() != "update load balancer" {
 		t.Errorf("plan on a FAILED network load balancer = %s, want one update that repairs it", plan)
 	}
 	e.ensure(t, svc, readyNodes(1), nil)

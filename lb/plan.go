@@ -39,23 +39,8 @@ import (
 func order(changes []model.Change, observed *model.Spec) ([]model.Change, error) {
 	cs := slices.Clone(changes)
 	slices.SortStableFunc(cs, func(a, b model.Change) int {
-		return cmp.Or(cmp.Compare(phase(a.Action), phase(b.Action)), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(phase(a), phase(b)), cmp.Compare(a.Name, b.Name))
 	})
-	find := func(a model.Action, name string) int {
-		for i, c := range cs {
-			if c.Action == a && c.Name == name {
-				return i
-			}
-		}
-		return -1
-	}
-	// touched returns the change that updates or deletes the named listener or backend set.
-	touched := func(update, del model.Action, name string) int {
-		if i := find(update, name); i >= 0 {
-			return i
-		}
-		return find(del, name)
-	}
 	deps := make([][]int, len(cs))
 	need := func(i, j int) {
 		if j >= 0 && j != i && !slices.Contains(deps[i], j) {
@@ -72,7 +57,7 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 	famChange := -1
 	var famAfter []v1.IPFamily
 	for j, c := range cs {
-		if after, ok := c.After.(model.Settings); ok && c.Action == model.ActionUpdateLoadBalancer && after.IPFamilies != nil {
+		if after, ok := c.After.(model.Settings); ok && after.IPFamilies != nil {
 			famChange, famAfter = j, after.IPFamilies
 		}
 	}
@@ -80,82 +65,94 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 		if famChange < 0 {
 			break
 		}
-		switch c.Action {
-		case model.ActionCreateListener, model.ActionCreateBackendSet:
-			l, _ := c.After.(model.Listener)
-			b, _ := c.After.(model.BackendSet)
-			if !serves(obs.IPFamilies, familyOf(l.IPv6 || b.IPv6)) {
+		switch after := c.After.(type) {
+		case model.Listener:
+			if c.Op == model.OpCreate && !serves(obs.IPFamilies, familyOf(after.IPv6)) {
 				need(i, famChange)
 			}
-		case model.ActionUpdateLoadBalancer:
+		case model.BackendSet:
+			if c.Op == model.OpCreate && !serves(obs.IPFamilies, familyOf(after.IPv6)) {
+				need(i, famChange)
+			}
+		case model.Settings:
 			for _, o := range sortedValues(obs.Listeners) {
 				if !serves(famAfter, familyOf(o.IPv6)) {
-					need(i, find(model.ActionDeleteListener, o.Name))
+					need(i, find[model.Listener](cs, model.OpDelete, o.Name))
 				}
 			}
 			for _, o := range sortedValues(obs.BackendSets) {
 				if !serves(famAfter, familyOf(o.IPv6)) {
-					need(i, find(model.ActionDeleteBackendSet, o.Name))
+					need(i, find[model.BackendSet](cs, model.OpDelete, o.Name))
 				}
 			}
 		}
 	}
 	if u := slices.IndexFunc(cs, attachesNSG); u >= 0 {
 		for i, c := range cs {
-			if c.Action != model.ActionUpdateLoadBalancer {
+			if _, settings := c.Object().(model.Settings); !settings {
 				need(i, u)
 			}
 		}
 	}
 	for i, c := range cs {
-		switch c.Action {
-		case model.ActionCreateListener, model.ActionUpdateListener:
-			l, _ := c.After.(model.Listener)
-			need(i, find(model.ActionCreateBackendSet, l.BackendSet))
-			if l.TLS != nil {
-				need(i, find(model.ActionCreateCertificate, l.TLS.Certificate))
+		switch o := c.Object().(type) {
+		case model.Listener:
+			if c.Op == model.OpDelete {
+				break
 			}
-			for _, rs := range l.Routing.RuleSets {
-				need(i, find(model.ActionCreateRuleSet, rs))
-				need(i, find(model.ActionUpdateRuleSet, rs))
+			need(i, find[model.BackendSet](cs, model.OpCreate, o.BackendSet))
+			if o.TLS != nil {
+				need(i, find[model.Certificate](cs, model.OpCreate, o.TLS.Certificate))
 			}
-			for _, o := range sortedValues(obs.Listeners) {
-				if o.Port == l.Port && o.Name != l.Name {
-					need(i, find(model.ActionDeleteListener, o.Name))
+			for _, rs := range o.Routing.RuleSets {
+				need(i, find[model.RuleSet](cs, model.OpCreate, rs))
+				need(i, find[model.RuleSet](cs, model.OpUpdate, rs))
+			}
+			for _, ol := range sortedValues(obs.Listeners) {
+				if ol.Port == o.Port && ol.Name != o.Name {
+					need(i, find[model.Listener](cs, model.OpDelete, ol.Name))
 				}
 			}
-		case model.ActionUpdateLoadBalancer:
+		case model.Settings:
 			if slices.IndexFunc(cs, attachesNSG) >= 0 {
 				break
 			}
-			for _, o := range sortedValues(obs.RuleSets) {
-				need(i, find(model.ActionDeleteRuleSet, o.Name))
+			for _, rs := range sortedValues(obs.RuleSets) {
+				need(i, find[model.RuleSet](cs, model.OpDelete, rs.Name))
 			}
-		case model.ActionDeleteRuleSet:
-			for _, o := range sortedValues(obs.Listeners) {
-				if slices.Contains(o.Routing.RuleSets, c.Name) {
-					need(i, touched(model.ActionUpdateListener, model.ActionDeleteListener, o.Name))
+		case model.RuleSet:
+			if c.Op != model.OpDelete {
+				break
+			}
+			for _, ol := range sortedValues(obs.Listeners) {
+				if slices.Contains(ol.Routing.RuleSets, c.Name) {
+					need(i, touched[model.Listener](cs, ol.Name))
 				}
 			}
-		case model.ActionCreateBackendSet, model.ActionUpdateBackendSet:
-			if b, _ := c.After.(model.BackendSet); b.TLS != nil {
-				need(i, find(model.ActionCreateCertificate, b.TLS.Certificate))
+		case model.BackendSet:
+			if c.Op != model.OpDelete {
+				if o.TLS != nil {
+					need(i, find[model.Certificate](cs, model.OpCreate, o.TLS.Certificate))
+				}
+				break
 			}
-		case model.ActionDeleteBackendSet:
-			for _, o := range sortedValues(obs.Listeners) {
-				if o.BackendSet == c.Name {
-					need(i, touched(model.ActionUpdateListener, model.ActionDeleteListener, o.Name))
+			for _, ol := range sortedValues(obs.Listeners) {
+				if ol.BackendSet == c.Name {
+					need(i, touched[model.Listener](cs, ol.Name))
 				}
 			}
-		case model.ActionDeleteCertificate:
-			for _, o := range sortedValues(obs.Listeners) {
-				if o.TLS != nil && o.TLS.Certificate == c.Name {
-					need(i, touched(model.ActionUpdateListener, model.ActionDeleteListener, o.Name))
+		case model.Certificate:
+			if c.Op != model.OpDelete {
+				break
+			}
+			for _, ol := range sortedValues(obs.Listeners) {
+				if ol.TLS != nil && ol.TLS.Certificate == c.Name {
+					need(i, touched[model.Listener](cs, ol.Name))
 				}
 			}
-			for _, o := range sortedValues(obs.BackendSets) {
-				if o.TLS != nil && o.TLS.Certificate == c.Name {
-					need(i, touched(model.ActionUpdateBackendSet, model.ActionDeleteBackendSet, o.Name))
+			for _, ob := range sortedValues(obs.BackendSets) {
+				if ob.TLS != nil && ob.TLS.Certificate == c.Name {
+					need(i, touched[model.BackendSet](cs, ob.Name))
 				}
 			}
 		}
@@ -163,25 +160,64 @@ func order(changes []model.Change, observed *model.Spec) ([]model.Change, error)
 	return topoSort(cs, deps)
 }
 
+// find returns the position in cs of the change that applies op to the object of type T named
+// name, or -1.
+func find[T model.Object](cs []model.Change, op model.Op, name string) int {
+	return slices.IndexFunc(cs, func(c model.Change) bool {
+		_, ok := c.Object().(T)
+		return ok && c.Op == op && c.Name == name
+	})
+}
+
+// touched returns the change that updates or deletes the named listener or backend set.
+func touched[T model.Object](cs []model.Change, name string) int {
+	if i := find[T](cs, model.OpUpdate, name); i >= 0 {
+		return i
+	}
+	return find[T](cs, model.OpDelete, name)
+}
+
 // attachesNSG reports whether c is an NSG update that adds a group the load balancer is not in.
 func attachesNSG(c model.Change) bool {
-	before, _ := c.Before.([]string)
-	after, _ := c.After.([]string)
-	return c.Action == model.ActionUpdateNetworkSecurityGroups &&
-		slices.ContainsFunc(after, func(id string) bool { return !slices.Contains(before, id) })
+	before, _ := c.Before.(model.NSGs)
+	after, ok := c.After.(model.NSGs)
+	return ok && slices.ContainsFunc(after, func(id string) bool { return !slices.Contains(before, id) })
 }
 
 // phase is the tie-break order: what is usually needed first comes first, and deletions come
 // after the additions they make way for, so a port change opens the new listener before closing
 // the old one. Where a deletion must come first (a protocol change reuses the port), order adds
 // the dependency explicitly.
-func phase(a model.Action) int {
-	return slices.Index([]model.Action{
-		model.ActionCreateLoadBalancer, model.ActionUpdateLoadBalancer, model.ActionUpdateShape, model.ActionUpdateNetworkSecurityGroups,
-		model.ActionCreateCertificate, model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionCreateBackendSet, model.ActionUpdateBackendSet,
-		model.ActionCreateListener, model.ActionUpdateListener, model.ActionDeleteListener, model.ActionDeleteRuleSet, model.ActionDeleteBackendSet, model.ActionDeleteCertificate,
-		model.ActionDeleteLoadBalancer,
-	}, a)
+func phase(c model.Change) int {
+	// byOp gives the phases of a create, an update and a delete of one kind of object.
+	byOp := func(create, update, del int) int {
+		switch c.Op {
+		case model.OpCreate:
+			return create
+		case model.OpDelete:
+			return del
+		}
+		return update
+	}
+	switch c.Object().(type) {
+	case *model.Spec:
+		return byOp(0, 0, 15)
+	case model.Settings:
+		return 1
+	case model.Shape:
+		return 2
+	case model.NSGs:
+		return 3
+	case model.Certificate:
+		return byOp(4, 4, 14)
+	case model.RuleSet:
+		return byOp(5, 6, 12)
+	case model.BackendSet:
+		return byOp(7, 8, 13)
+	case model.Listener:
+		return byOp(9, 10, 11)
+	}
+	return 16
 }
 
 // topoSort orders cs so every change comes after its deps (Kahn's algorithm, always taking the

@@ -439,7 +439,7 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	if err != nil {
 		// A refusal's message tells a tag namespace OCI does not know from an NSG it may not
 		// attach; the tag one is checked first as the more specific.
-		creating := len(plan.Changes) > 0 && plan.Changes[0].Action == model.ActionCreateLoadBalancer
+		creating := createsLoadBalancer(plan)
 		if tagErr := definedTagsError(err, svc, p.desired, creating); tagErr != err {
 			return nil, tagErr
 		}

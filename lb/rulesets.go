@@ -243,23 +243,13 @@ func listenerRuleSets(current, desired, managed []string) []string {
 // differ, and deletes those oci-ccm manages (managed) that are no longer desired. Rule sets
 // neither desired nor managed are not touched.
 func diffRuleSets(observed, desired map[string]model.RuleSet, managed []string) []model.Change {
-	var out []model.Change
-	for _, name := range ruleSetNames(desired) {
-		d := desired[name]
-		o, ok := observed[name]
-		switch {
-		case !ok:
-			out = append(out, model.Change{Action: model.ActionCreateRuleSet, Name: name, After: d})
-		case !equalRuleSet(o, d):
-			out = append(out, model.Change{Action: model.ActionUpdateRuleSet, Name: name, Before: o, After: d})
+	touchable := make(map[string]model.RuleSet, len(observed))
+	for name, rs := range observed {
+		if _, ok := desired[name]; ok || slices.Contains(managed, name) {
+			touchable[name] = rs
 		}
 	}
-	for _, name := range ruleSetNames(observed) {
-		if _, ok := desired[name]; !ok && slices.Contains(managed, name) {
-			out = append(out, model.Change{Action: model.ActionDeleteRuleSet, Name: name, Before: observed[name]})
-		}
-	}
-	return out
+	return diffNamed(touchable, desired, equalRuleSet)
 }
 
 // recordedRuleSets is what the settings update records as the rule sets oci-ccm manages: the
@@ -273,7 +263,7 @@ func recordedRuleSets(target, observed *model.Spec, changes []model.Change) []st
 		return names
 	}
 	for _, c := range changes {
-		if c.Action == model.ActionDeleteRuleSet {
+		if _, ok := c.Before.(model.RuleSet); ok && c.Op == model.OpDelete {
 			names = append(names, c.Name)
 		}
 	}

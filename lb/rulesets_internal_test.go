@@ -289,7 +289,7 @@ func TestRuleSetDeletionWaitsForTheSettingsUpdateUnlessAnNSGIsAttached(t *testin
 	// until a later reconcile finds them gone.
 	var settings model.Settings
 	for _, c := range p.Changes {
-		if c.Action == model.ActionUpdateLoadBalancer {
+		if c.Verb() == "update load balancer" {
 			settings = c.After.(model.Settings)
 			if len(c.Requires) != 0 {
 				t.Errorf("settings update requires %v, want nothing\n%s", c.Requires, p)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -100,12 +99,12 @@ func TestRuleSetsThroughTheReconciler(t *testing.T) {
 		t.Errorf("writes for the removal (-want +got):\n%s\nplan:\n%s", diff, res.Plan)
 	}
 	for i, c := range res.Plan.Changes {
-		if c.Action != model.ActionDeleteRuleSet {
+		if c.Verb() != "delete rule set" {
 			continue
 		}
 		var after []string
 		for _, r := range c.Requires {
-			after = append(after, res.Plan.Changes[r].Action.String())
+			after = append(after, res.Plan.Changes[r].Verb())
 		}
 		if !slices.Equal(after, []string{"update listener", "update listener"}) {
 			t.Errorf("change %d %s runs after %v, want after both listener updates\n%s", i+1, c, after, res.Plan)

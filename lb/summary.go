@@ -90,23 +90,25 @@ func fitSummary(head string, parts []string) string {
 // changeSummary is one change in a few words: `+ listener TCP-8080`,
 // `~ backend set TCP-80: +1 backend`, `- certificate web-tls-0a1b2c3d4e5f`.
 func changeSummary(c model.Change) string {
-	s := fmt.Sprintf("%s %s %s", c.Action.Symbol(), c.Action.Object(), c.Name)
+	s := fmt.Sprintf("%s %s %s", c.Op.Symbol(), c.Noun(), c.Name)
 	var detail []string
-	switch c.Action {
-	case model.ActionCreateLoadBalancer:
-		if spec, _ := c.After.(*model.Spec); spec != nil {
-			detail = []string{count(len(spec.Listeners), "listener"), count(len(spec.BackendSets), "backend set"),
-				count(len(spec.Certificates), "certificate")}
+	switch after := c.After.(type) {
+	case *model.Spec:
+		if after != nil {
+			detail = []string{count(len(after.Listeners), "listener"), count(len(after.BackendSets), "backend set"),
+				count(len(after.Certificates), "certificate")}
 		}
-	case model.ActionUpdateBackendSet:
-		before, _ := c.Before.(model.BackendSet)
-		after, _ := c.After.(model.BackendSet)
-		detail = backendSetDelta(before, after)
-	case model.ActionUpdateShape, model.ActionUpdateNetworkSecurityGroups:
-		s = fmt.Sprintf("~ %s", strings.TrimSuffix(c.Action.Object(), " of"))
+	case model.BackendSet:
+		if before, ok := c.Before.(model.BackendSet); ok {
+			detail = backendSetDelta(before, after)
+		}
+	case model.Shape, model.NSGs:
+		s = fmt.Sprintf("~ %s", strings.TrimSuffix(c.Noun(), " of"))
 		detail = model.FieldDiffs(c.Before, c.After)
-	case model.ActionUpdateLoadBalancer, model.ActionUpdateListener:
-		detail = model.FieldDiffs(c.Before, c.After)
+	case model.Settings, model.Listener:
+		if c.Op == model.OpUpdate {
+			detail = model.FieldDiffs(c.Before, c.After)
+		}
 	}
 	if len(detail) == 0 {
 		return s

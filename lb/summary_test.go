@@ -65,9 +65,9 @@ func TestSummaryListsPlanChangesInAFewWords(t *testing.T) {
 }
 
 func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
-	add := model.Change{Action: model.ActionCreateBackendSet, Name: "TCP-8080"}
-	listener := model.Change{Action: model.ActionCreateListener, Name: "TCP-8080"}
-	nodes := model.Change{Action: model.ActionUpdateBackendSet, Name: "TCP-80",
+	add := model.Change{Op: model.OpCreate, Name: "TCP-8080", After: model.BackendSet{Name: "TCP-8080"}}
+	listener := model.Change{Op: model.OpCreate, Name: "TCP-8080", After: model.Listener{Name: "TCP-8080"}}
+	nodes := model.Change{Op: model.OpUpdate, Name: "TCP-80",
 		Before: model.BackendSet{Name: "TCP-80", Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}}},
 		After:  model.BackendSet{Name: "TCP-80", Backends: []model.Backend{{IP: "10.0.0.1", Port: 30080}, {IP: "10.0.0.2", Port: 30080}}}}
 	aerr := &applyError{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", Completed: []model.Change{nodes},
@@ -87,7 +87,8 @@ func TestSummaryOfFailedApplySaysWhatWasAndWasNotApplied(t *testing.T) {
 func TestSummaryIsCutToOneKiBWithACountOfTheRest(t *testing.T) {
 	plan := &model.Plan{Name: "web"}
 	for i := range 100 {
-		plan.Changes = append(plan.Changes, model.Change{Action: model.ActionCreateListener, Name: fmt.Sprintf("TCP-%d", 10000+i)})
+		plan.Changes = append(plan.Changes, model.Change{Op: model.OpCreate, Name: fmt.Sprintf("TCP-%d", 10000+i),
+			After: model.Listener{Name: fmt.Sprintf("TCP-%d", 10000+i)}})
 	}
 	got := Summary(plan, nil)
 	if len(got) > maxSummaryBytes {

@@ -129,5 +129,5 @@ func repair(plan *model.Plan, observed *model.Spec) {
 		return
 	}
 	settings := model.Settings{Name: observed.Name, FreeformTags: maps.Clone(observed.FreeformTags)}
-	plan.Changes = []model.Change{{Action: model.ActionUpdateLoadBalancer, Name: observed.Name, Before: settings, After: settings}}
+	plan.Changes = []model.Change{{Op: model.OpUpdate, Name: observed.Name, Before: settings, After: settings}}
 }

@@ -2,7 +2,7 @@
 // Copyright 2026 The oci-ccm Authors.
 
 // Package model holds the values package lb computes with: a load balancer as a value (Spec
-// and its parts), and the ordered changes between two of them (Plan, Change, Action).
+// and its parts), and the ordered changes between two of them (Plan, Change, Op, Object).
 //
 // lb.Desired returns the Spec a Service asks for; lb.Reconciler reads the Spec OCI has;
 // lb.Diff turns the two into a Plan, whose String prints as a readable diff with private keys

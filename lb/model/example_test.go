@@ -19,7 +19,7 @@ func ExamplePlan_String() {
 		return bs
 	}
 	plan := &model.Plan{Name: "default-web", LoadBalancerID: "ocid1.loadbalancer.oc1..example", Changes: []model.Change{
-		{Action: model.ActionUpdateBackendSet, Name: "TCP-80", Before: set("10.0.1.1", "10.0.1.2"), After: set("10.0.1.2", "10.0.1.3")},
+		{Op: model.OpUpdate, Name: "TCP-80", Before: set("10.0.1.1", "10.0.1.2"), After: set("10.0.1.2", "10.0.1.3")},
 	}}
 	fmt.Print(plan)
 	// Output:

@@ -5,110 +5,100 @@ package model
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 )
 
-// Action is what a Change does. The set is closed: lb.Reconciler.Ensure knows how to carry out each one.
-type Action int
+// Op is what a Change does to its object: create, update or delete it.
+type Op int
 
-// The actions.
+// The operations.
 const (
-	ActionCreateLoadBalancer Action = iota + 1
-	ActionDeleteLoadBalancer
-	// ActionUpdateLoadBalancer changes the display name and freeform tags (renaming after a
-	// naming-scheme switch, adding ownership tags on adoption).
-	ActionUpdateLoadBalancer
-	ActionUpdateShape
-	ActionUpdateNetworkSecurityGroups
-	ActionCreateCertificate
-	ActionDeleteCertificate
-	ActionCreateBackendSet
-	ActionUpdateBackendSet
-	ActionDeleteBackendSet
-	ActionCreateListener
-	ActionUpdateListener
-	ActionDeleteListener
-	ActionCreateRuleSet
-	ActionUpdateRuleSet
-	ActionDeleteRuleSet
+	OpCreate Op = iota + 1
+	OpUpdate
+	OpDelete
 )
 
-var actionNames = map[Action]string{
-	ActionCreateLoadBalancer:          "create load balancer",
-	ActionDeleteLoadBalancer:          "delete load balancer",
-	ActionUpdateLoadBalancer:          "update load balancer",
-	ActionUpdateShape:                 "update shape",
-	ActionUpdateNetworkSecurityGroups: "update network security groups",
-	ActionCreateCertificate:           "create certificate",
-	ActionDeleteCertificate:           "delete certificate",
-	ActionCreateBackendSet:            "create backend set",
-	ActionUpdateBackendSet:            "update backend set",
-	ActionDeleteBackendSet:            "delete backend set",
-	ActionCreateListener:              "create listener",
-	ActionUpdateListener:              "update listener",
-	ActionDeleteListener:              "delete listener",
-	ActionCreateRuleSet:               "create rule set",
-	ActionUpdateRuleSet:               "update rule set",
-	ActionDeleteRuleSet:               "delete rule set",
-}
-
-// String returns e.g. "create listener".
-func (a Action) String() string {
-	if s, ok := actionNames[a]; ok {
-		return s
+// String returns "create", "update" or "delete".
+func (o Op) String() string {
+	switch o {
+	case OpCreate:
+		return "create"
+	case OpUpdate:
+		return "update"
+	case OpDelete:
+		return "delete"
 	}
-	return fmt.Sprintf("Action(%d)", int(a))
+	return fmt.Sprintf("Op(%d)", int(o))
 }
 
-// Symbol returns "+", "~" or "-", as a diff would show the action.
-func (a Action) Symbol() string {
-	switch a {
-	case ActionCreateLoadBalancer, ActionCreateCertificate, ActionCreateBackendSet, ActionCreateListener, ActionCreateRuleSet:
+// Symbol returns "+", "~" or "-", as a diff shows the operation.
+func (o Op) Symbol() string {
+	switch o {
+	case OpCreate:
 		return "+"
-	case ActionDeleteLoadBalancer, ActionDeleteCertificate, ActionDeleteBackendSet, ActionDeleteListener, ActionDeleteRuleSet:
+	case OpDelete:
 		return "-"
 	}
 	return "~"
 }
 
-// Object is what the action acts on, e.g. "listener".
-func (a Action) Object() string {
-	switch a {
-	case ActionCreateCertificate, ActionDeleteCertificate:
-		return "certificate"
-	case ActionCreateBackendSet, ActionUpdateBackendSet, ActionDeleteBackendSet:
-		return "backend set"
-	case ActionCreateListener, ActionUpdateListener, ActionDeleteListener:
-		return "listener"
-	case ActionCreateRuleSet, ActionUpdateRuleSet, ActionDeleteRuleSet:
-		return "rule set"
-	case ActionUpdateShape:
-		return "shape of"
-	case ActionUpdateNetworkSecurityGroups:
-		return "network security groups of"
-	}
-	return "load balancer"
+// Object is one of the closed set of things a Plan changes: the load balancer itself (*Spec,
+// created or deleted whole), its Settings, Shape and NSGs (updated only), and its named parts,
+// Certificate, BackendSet, Listener and RuleSet. Only this package's types implement it, so an
+// executor or a printer that handles each of them handles every change a Plan can hold.
+type Object interface {
+	// noun names the kind of object in a printed plan, e.g. "listener".
+	noun() string
 }
 
-// Change is one step of a Plan.
-//
-// Before and After hold the values on each side, by action: *Spec for create/delete load
-// balancer; Settings for update load balancer; Shape for update shape; []string for network
-// security groups; Certificate, BackendSet, Listener or RuleSet for the rest. Before is nil for creates,
-// After is nil for deletes.
+func (*Spec) noun() string       { return "load balancer" }
+func (Settings) noun() string    { return "load balancer" }
+func (Shape) noun() string       { return "shape of" }
+func (NSGs) noun() string        { return "network security groups of" }
+func (Certificate) noun() string { return "certificate" }
+func (BackendSet) noun() string  { return "backend set" }
+func (Listener) noun() string    { return "listener" }
+func (RuleSet) noun() string     { return "rule set" }
+
+// NSGs are the OCIDs of the network security groups a load balancer is in: the Object of a
+// change of Spec.NetworkSecurityGroups.
+type NSGs []string
+
+// Change is one step of a Plan: Op applied to an Object. Before is the object as it is (nil for
+// a create) and After as it will be (nil for a delete); both hold the same type.
 type Change struct {
-	Action Action
+	Op Op
 	// Name is the listener, backend set, certificate or rule set name, or the load balancer
 	// display name.
 	Name   string
-	Before any
-	After  any
+	Before Object
+	After  Object
 	// Requires are the positions in Plan.Changes of the changes that must complete first.
 	Requires []int
 }
 
-// Settings are the load balancer attributes ActionUpdateLoadBalancer changes.
+// Object returns what the change acts on: After, or Before for a delete.
+func (c Change) Object() Object {
+	if c.After != nil {
+		return c.After
+	}
+	return c.Before
+}
+
+// Noun names the kind of object the change acts on, e.g. "backend set".
+func (c Change) Noun() string {
+	if o := c.Object(); o != nil {
+		return o.noun()
+	}
+	return "nothing"
+}
+
+// Verb returns e.g. "create listener" or "update shape", for logs and errors.
+func (c Change) Verb() string { return c.Op.String() + " " + strings.TrimSuffix(c.Noun(), " of") }
+
+// Settings are the load balancer attributes an update of the load balancer changes.
 type Settings struct {
 	Name         string
 	FreeformTags map[string]string
@@ -120,7 +110,7 @@ type Settings struct {
 
 // String returns e.g. `+ listener "TCP-80"`.
 func (c Change) String() string {
-	return fmt.Sprintf("%s %s %q", c.Action.Symbol(), c.Action.Object(), c.Name)
+	return fmt.Sprintf("%s %s %q", c.Op.Symbol(), c.Noun(), c.Name)
 }
 
 // Plan is an ordered set of changes that turns an observed load balancer into the desired one.

@@ -87,28 +87,24 @@ func (c Change) details() []string {
 	if lines, ok := backendOnlyDiffs(c); ok {
 		return lines
 	}
-	switch c.Action {
-	case ActionCreateLoadBalancer:
-		s, _ := c.After.(*Spec)
-		if s == nil {
-			return nil
+	switch after := c.After.(type) {
+	case *Spec:
+		if after != nil && c.Op == OpCreate {
+			return createSummary(after)
 		}
-		return createSummary(s)
-	case ActionCreateListener:
-		l, _ := c.After.(Listener)
-		return []string{describeListener(l)}
-	case ActionCreateBackendSet:
-		bs, _ := c.After.(BackendSet)
-		return []string{describeBackendSet(bs)}
-	case ActionUpdateLoadBalancer, ActionUpdateShape, ActionUpdateNetworkSecurityGroups,
-		ActionUpdateBackendSet, ActionUpdateListener:
+	case Listener:
+		if c.Op == OpCreate {
+			return []string{describeListener(after)}
+		}
+	case BackendSet:
+		if c.Op == OpCreate {
+			return []string{describeBackendSet(after)}
+		}
+	case RuleSet:
+		return describeRules(after.Rules)
+	}
+	if c.Op == OpUpdate {
 		return FieldDiffs(c.Before, c.After)
-	case ActionCreateRuleSet:
-		rs, _ := c.After.(RuleSet)
-		return describeRules(rs.Rules)
-	case ActionUpdateRuleSet:
-		rs, _ := c.After.(RuleSet)
-		return describeRules(rs.Rules)
 	}
 	return nil
 }
@@ -210,7 +206,7 @@ func (h HealthCheck) String() string {
 func backendOnlyDiffs(c Change) (lines []string, ok bool) {
 	before, ok := c.Before.(BackendSet)
 	after, ok2 := c.After.(BackendSet)
-	if c.Action != ActionUpdateBackendSet || !ok || !ok2 {
+	if c.Op != OpUpdate || !ok || !ok2 {
 		return nil, false
 	}
 	// Anything else that changes is printed field by field (FieldDiffs).

@@ -34,7 +34,7 @@ func TestBackendOnlyDiffsPrintsEachBackendAddedOrRemoved(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Change{Action: ActionUpdateBackendSet, Name: "TCP-80", Before: tc.before, After: tc.after}
+			c := Change{Op: OpUpdate, Name: "TCP-80", Before: tc.before, After: tc.after}
 			got, ok := backendOnlyDiffs(c)
 			if !ok {
 				t.Fatal("not taken for a change of backends alone")
@@ -46,7 +46,7 @@ func TestBackendOnlyDiffsPrintsEachBackendAddedOrRemoved(t *testing.T) {
 	}
 	other := set("10.0.1.1")
 	other.Policy = "IP_HASH"
-	if _, ok := backendOnlyDiffs(Change{Action: ActionUpdateBackendSet, Before: set(), After: other}); ok {
+	if _, ok := backendOnlyDiffs(Change{Op: OpUpdate, Before: set(), After: other}); ok {
 		t.Error("taken for a change of the policy too")
 	}
 }

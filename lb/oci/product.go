@@ -53,9 +53,9 @@ type Words struct {
 	Resource string
 }
 
-// BadChange is the error a Product's Change returns for a change whose After is not what its
-// Action needs, or whose Action the product does not carry out: Diff never plans one, so it is a
-// bug, never a user's mistake.
+// BadChange is the error a Product's Change returns for a change it does not carry out (an
+// operation its object does not have in this product, or an object of the wrong type): Diff never
+// plans one, so it is a bug, never a user's mistake.
 func BadChange(c model.Change) error {
-	return fmt.Errorf("lb: change %s carries %T, not what %q needs", c, c.After, c.Action)
+	return fmt.Errorf("lb: change %s: %s of %T is not something this product does", c, c.Op, c.Object())
 }

@@ -78,66 +78,46 @@ func (p Product) Wait(ctx context.Context, wr string) error { return p.c.WaitFor
 
 // Change starts one change of a plan.
 func (p Product) Change(ctx context.Context, lbID string, c model.Change) (string, error) {
-	switch c.Action {
-	case model.ActionUpdateLoadBalancer:
-		s, ok := c.After.(model.Settings)
-		if !ok {
-			return "", oci.BadChange(c)
+	switch o := c.Object().(type) {
+	case *model.Spec:
+		if c.Op == model.OpDelete {
+			return p.c.DeleteLoadBalancer(ctx, lbID)
 		}
-		return p.c.UpdateLoadBalancer(ctx, lbID, settingsDetails(s))
-	case model.ActionUpdateShape:
-		s, ok := c.After.(model.Shape)
-		if !ok {
-			return "", oci.BadChange(c)
+	case model.Settings:
+		return p.c.UpdateLoadBalancer(ctx, lbID, settingsDetails(o))
+	case model.Shape:
+		return p.c.UpdateLoadBalancerShape(ctx, lbID, shapeUpdateDetails(o))
+	case model.NSGs:
+		return p.c.UpdateNetworkSecurityGroups(ctx, lbID, sdkval.NonNilStrings(o))
+	case model.Certificate:
+		switch c.Op {
+		case model.OpCreate:
+			return p.c.CreateCertificate(ctx, lbID, certificateDetails(o), "")
+		case model.OpDelete:
+			return p.c.DeleteCertificate(ctx, lbID, c.Name)
 		}
-		return p.c.UpdateLoadBalancerShape(ctx, lbID, shapeUpdateDetails(s))
-	case model.ActionUpdateNetworkSecurityGroups:
-		nsgs, ok := c.After.([]string)
-		if !ok && c.After != nil {
-			return "", oci.BadChange(c)
+	case model.BackendSet:
+		switch c.Op {
+		case model.OpCreate:
+			return p.c.CreateBackendSet(ctx, lbID, createBackendSetDetails(o), "")
+		case model.OpUpdate:
+			return p.c.UpdateBackendSet(ctx, lbID, c.Name, updateBackendSetDetails(o))
+		case model.OpDelete:
+			return p.c.DeleteBackendSet(ctx, lbID, c.Name)
 		}
-		return p.c.UpdateNetworkSecurityGroups(ctx, lbID, sdkval.NonNilStrings(nsgs))
-	case model.ActionCreateCertificate:
-		cert, ok := c.After.(model.Certificate)
-		if !ok {
-			return "", oci.BadChange(c)
+	case model.Listener:
+		switch c.Op {
+		case model.OpCreate:
+			return p.c.CreateListener(ctx, lbID, createListenerDetails(o), "")
+		case model.OpUpdate:
+			return p.c.UpdateListener(ctx, lbID, c.Name, updateListenerDetails(o))
+		case model.OpDelete:
+			return p.c.DeleteListener(ctx, lbID, c.Name)
 		}
-		return p.c.CreateCertificate(ctx, lbID, certificateDetails(cert), "")
-	case model.ActionDeleteCertificate:
-		return p.c.DeleteCertificate(ctx, lbID, c.Name)
-	case model.ActionCreateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		return p.c.CreateBackendSet(ctx, lbID, createBackendSetDetails(bs), "")
-	case model.ActionUpdateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		return p.c.UpdateBackendSet(ctx, lbID, c.Name, updateBackendSetDetails(bs))
-	case model.ActionDeleteBackendSet:
-		return p.c.DeleteBackendSet(ctx, lbID, c.Name)
-	case model.ActionCreateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		return p.c.CreateListener(ctx, lbID, createListenerDetails(l), "")
-	case model.ActionUpdateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		return p.c.UpdateListener(ctx, lbID, c.Name, updateListenerDetails(l))
-	case model.ActionDeleteListener:
-		return p.c.DeleteListener(ctx, lbID, c.Name)
-	case model.ActionDeleteLoadBalancer:
-		return p.c.DeleteLoadBalancer(ctx, lbID)
-	case model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionDeleteRuleSet:
-		return p.changeRuleSet(ctx, lbID, c)
+	case model.RuleSet:
+		return p.changeRuleSet(ctx, lbID, c, o)
 	}
+	// A create of the load balancer is Create's, and certificates are never updated in place.
 	return "", oci.BadChange(c)
 }
 
@@ -149,8 +129,7 @@ func (p Product) CanChangeRuleSets(plan *model.Plan) error {
 		return nil
 	}
 	for _, c := range plan.Changes {
-		switch c.Action {
-		case model.ActionCreateRuleSet, model.ActionUpdateRuleSet, model.ActionDeleteRuleSet:
+		if _, ok := c.Object().(model.RuleSet); ok {
 			return fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, p.c)
 		}
 	}
@@ -158,24 +137,20 @@ func (p Product) CanChangeRuleSets(plan *model.Plan) error {
 }
 
 // changeRuleSet carries out a rule-set change through the RuleSets the Client also implements
-// (CanChangeRuleSets checked it before the plan began).
-func (p Product) changeRuleSet(ctx context.Context, lbID string, c model.Change) (string, error) {
+// (CanChangeRuleSets checked it before the plan began); rs is the change's Object.
+func (p Product) changeRuleSet(ctx context.Context, lbID string, c model.Change, rs model.RuleSet) (string, error) {
 	rc, ok := p.c.(RuleSets)
 	if !ok {
 		return "", fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, p.c)
 	}
-	if c.Action == model.ActionDeleteRuleSet {
+	if c.Op == model.OpDelete {
 		return rc.DeleteRuleSet(ctx, lbID, c.Name)
-	}
-	rs, ok := c.After.(model.RuleSet)
-	if !ok {
-		return "", oci.BadChange(c)
 	}
 	items, err := ruleItems(rs.Rules)
 	if err != nil {
 		return "", err
 	}
-	if c.Action == model.ActionCreateRuleSet {
+	if c.Op == model.OpCreate {
 		return rc.CreateRuleSet(ctx, lbID, lbapi.CreateRuleSetDetails{Name: &rs.Name, Items: items}, "")
 	}
 	return rc.UpdateRuleSet(ctx, lbID, c.Name, lbapi.UpdateRuleSetDetails{Items: items})

@@ -79,65 +79,48 @@ func (p Product) Wait(ctx context.Context, wr string) error {
 
 // Change starts one change of a plan.
 func (p Product) Change(ctx context.Context, id string, c model.Change) (string, error) {
-	switch c.Action {
-	case model.ActionUpdateLoadBalancer:
-		s, ok := c.After.(model.Settings)
-		if !ok {
-			return "", oci.BadChange(c)
+	switch o := c.Object().(type) {
+	case *model.Spec:
+		if c.Op == model.OpDelete {
+			return p.c.DeleteNetworkLoadBalancer(ctx, id)
 		}
-		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
-		if s.IPFamilies != nil {
-			d.NlbIpVersion = nlbIPVersion(s.IPFamilies)
+	case model.Settings:
+		d := nlbapi.UpdateNetworkLoadBalancerDetails{DisplayName: common.String(o.Name), FreeformTags: maps.Clone(o.FreeformTags)}
+		if o.IPFamilies != nil {
+			d.NlbIpVersion = nlbIPVersion(o.IPFamilies)
 		}
 		return p.c.UpdateNetworkLoadBalancer(ctx, id, d)
-	case model.ActionUpdateNetworkSecurityGroups:
-		nsgs, ok := c.After.([]string)
-		if !ok && c.After != nil {
-			return "", oci.BadChange(c)
+	case model.NSGs:
+		return p.c.UpdateNetworkSecurityGroups(ctx, id, sdkval.NonNilStrings(o))
+	case model.BackendSet:
+		switch c.Op {
+		case model.OpCreate:
+			return p.c.CreateBackendSet(ctx, id, nlbapi.CreateBackendSetDetails{
+				Name: common.String(o.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(o.Policy),
+				HealthChecker: nlbHealthCheckerDetails(o.HealthCheck), IsPreserveSource: common.Bool(o.PreserveSource),
+				IpVersion: ipVersion(o.IPv6), Backends: nlbBackendDetails(o.Backends)}, "")
+		case model.OpUpdate:
+			return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
+				Policy: common.String(o.Policy), HealthChecker: nlbHealthCheckerDetails(o.HealthCheck),
+				IsPreserveSource: common.Bool(o.PreserveSource), IpVersion: ipVersion(o.IPv6), Backends: nlbBackendDetails(o.Backends)})
+		case model.OpDelete:
+			return p.c.DeleteBackendSet(ctx, id, c.Name)
 		}
-		return p.c.UpdateNetworkSecurityGroups(ctx, id, sdkval.NonNilStrings(nsgs))
-	case model.ActionCreateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", oci.BadChange(c)
+	case model.Listener:
+		d := nlbListenerDetails(o)
+		switch c.Op {
+		case model.OpCreate:
+			return p.c.CreateListener(ctx, id, nlbapi.CreateListenerDetails{Name: d.Name, DefaultBackendSetName: d.DefaultBackendSetName,
+				Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled}, "")
+		case model.OpUpdate:
+			return p.c.UpdateListener(ctx, id, c.Name, nlbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName,
+				Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled})
+		case model.OpDelete:
+			return p.c.DeleteListener(ctx, id, c.Name)
 		}
-		return p.c.CreateBackendSet(ctx, id, nlbapi.CreateBackendSetDetails{
-			Name: common.String(bs.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(bs.Policy),
-			HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck), IsPreserveSource: common.Bool(bs.PreserveSource),
-			IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)}, "")
-	case model.ActionUpdateBackendSet:
-		bs, ok := c.After.(model.BackendSet)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
-			Policy: common.String(bs.Policy), HealthChecker: nlbHealthCheckerDetails(bs.HealthCheck),
-			IsPreserveSource: common.Bool(bs.PreserveSource), IpVersion: ipVersion(bs.IPv6), Backends: nlbBackendDetails(bs.Backends)})
-	case model.ActionDeleteBackendSet:
-		return p.c.DeleteBackendSet(ctx, id, c.Name)
-	case model.ActionCreateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		d := nlbListenerDetails(l)
-		return p.c.CreateListener(ctx, id, nlbapi.CreateListenerDetails{Name: d.Name, DefaultBackendSetName: d.DefaultBackendSetName,
-			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled}, "")
-	case model.ActionUpdateListener:
-		l, ok := c.After.(model.Listener)
-		if !ok {
-			return "", oci.BadChange(c)
-		}
-		d := nlbListenerDetails(l)
-		return p.c.UpdateListener(ctx, id, c.Name, nlbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName,
-			Port: d.Port, Protocol: d.Protocol, IpVersion: d.IpVersion, IsPpv2Enabled: d.IsPpv2Enabled})
-	case model.ActionDeleteListener:
-		return p.c.DeleteListener(ctx, id, c.Name)
-	case model.ActionDeleteLoadBalancer:
-		return p.c.DeleteNetworkLoadBalancer(ctx, id)
 	}
-	// Shapes and certificates are the Load Balancer API's: Diff never plans them for a network
-	// load balancer.
+	// A create is Create's; shapes, certificates and rule sets are the Load Balancer API's: Diff
+	// never plans them for a network load balancer.
 	return "", oci.BadChange(c)
 }
 

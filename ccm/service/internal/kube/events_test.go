@@ -65,7 +65,7 @@ func TestRecordAdoptedPutsOneEventOnEachServiceNeedingATakenOverRule(t *testing.
 func TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne(t *testing.T) {
 	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cart"}}
 	change := &model.Plan{Name: "shop-cart", LoadBalancerID: "ocid1.loadbalancer.oc1..a",
-		Changes: []model.Change{{Action: model.ActionUpdateBackendSet, Name: "TCP-80"}}}
+		Changes: []model.Change{{Op: model.OpUpdate, Name: "TCP-80"}}}
 	for _, tc := range []struct {
 		name string
 		res  *lb.Result
