@@ -357,3 +357,19 @@ func createsLoadBalancer(plan *model.Plan) bool {
 	_, whole := plan.Changes[0].After.(*model.Spec)
 	return whole && plan.Changes[0].Op == model.OpCreate
 }
+
+// createRetryToken is the opc-retry-token of a Service's CreateLoadBalancer call. It depends only
+// on the Service UID and a generation, so a create repeated after a lost response returns the
+// first call's work request instead of making a second load balancer.
+//
+// The generation counts the Service's creates whose load balancer is gone (deleted out of band,
+// or failed and deleted): OCI invalidates the token of a deleted resource (409
+// InvalidatedRetryToken), so a new create needs a new token. Nothing of it is stored: Apply tries
+// generation 0, 1, ... until a token makes or finds a live load balancer, so it survives a
+// restart. Generation 0 is the token of earlier releases.
+func createRetryToken(uid string, generation int) string {
+	if generation == 0 {
+		return "oci-ccm-create-" + uid
+	}
+	return "oci-ccm-create-" + uid + "-" + strconv.Itoa(generation)
+}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/equal"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -163,7 +164,7 @@ func nodeOnly(c model.Change) bool {
 		return false
 	}
 	before.Backends = after.Backends
-	return equalBackendSet(before, after)
+	return equal.BackendSet(before, after)
 }
 
 // accept sends p's first change (a backend-set update, see earlyOK) when its load balancer has

@@ -4,12 +4,8 @@
 package lb
 
 import (
-	"slices"
-	"strings"
-
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -31,12 +27,6 @@ import (
 // "manage" in both compartments and changes who may see and pay for it: a person's decision.
 // Once moved, the Service finds it in the compartment it names.
 
-// compartmentOK says whether v may name a compartment: a compartment OCID, or the tenancy's (its
-// root compartment).
-func compartmentOK(v string) bool {
-	return strings.HasPrefix(v, "ocid1.compartment.") || strings.HasPrefix(v, "ocid1.tenancy.")
-}
-
 // compartment sets spec's compartment from annotation.CompartmentID, else the configured one
 // (Defaulted.Compartment).
 func (d *desiredBuilder) compartment(spec *model.Spec) {
@@ -45,34 +35,11 @@ func (d *desiredBuilder) compartment(spec *model.Spec) {
 		return
 	}
 	v := d.p.str(annotation.CompartmentID, "")
-	if !compartmentOK(v) {
+	if !lookup.CompartmentOK(v) {
 		d.p.add(problemf(annotation.CompartmentID, d.p.ann[string(annotation.CompartmentID)],
 			"a compartment OCID (ocid1.compartment.…), or the tenancy OCID (ocid1.tenancy.…) for the root compartment; "+
 				"remove it for the configured compartment"))
 		return
 	}
 	spec.CompartmentID, spec.Defaulted.Compartment = v, false
-}
-
-// compartments are where svc's load balancer is looked for, in order (serviceCompartments).
-func (r *Reconciler) compartments(svc *v1.Service) []string {
-	return serviceCompartments(svc, r.cfg.CompartmentID)
-}
-
-// serviceCompartments are where svc's load balancer may be, in order: the compartment svc names,
-// the one oci-ccm recorded its load balancer in (annotation.LoadBalancerCompartmentID: it was
-// there when svc last synced, whatever svc names now), then the configured one, where it was made
-// before svc named another. A Service that names none and has no record costs one compartment's
-// lookup. An invalid value counts as none (Ensure refuses it; Delete and Get still find what the
-// Service had).
-func serviceCompartments(svc *v1.Service, configured string) []string {
-	var out []string
-	for _, a := range []annotation.Name{annotation.CompartmentID, annotation.LoadBalancerCompartmentID} {
-		if v, ok := a.Value(svc.Annotations); ok {
-			if v = strings.TrimSpace(v); compartmentOK(v) && v != configured && !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return append(out, configured)
 }

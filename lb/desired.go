@@ -13,10 +13,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -28,14 +30,13 @@ const (
 	// healthCheckPath is the path probed on the health-check port.
 	healthCheckPath = "/healthz"
 
-	defaultHealthRetries     = 3
-	defaultHealthIntervalMs  = 10000
-	defaultHealthTimeoutMs   = 3000
-	defaultIdleTimeoutTCP    = listener.DefaultIdleTimeoutTCP
-	defaultIdleTimeoutHTTP   = listener.DefaultIdleTimeoutHTTP
-	defaultPolicy            = "ROUND_ROBIN"
-	defaultGRPCCipherSuite   = "oci-default-http2-ssl-cipher-suite-v1"
-	maxNetworkSecurityGroups = 5
+	defaultHealthRetries    = 3
+	defaultHealthIntervalMs = 10000
+	defaultHealthTimeoutMs  = 3000
+	defaultIdleTimeoutTCP   = listener.DefaultIdleTimeoutTCP
+	defaultIdleTimeoutHTTP  = listener.DefaultIdleTimeoutHTTP
+	defaultPolicy           = "ROUND_ROBIN"
+	defaultGRPCCipherSuite  = "oci-default-http2-ssl-cipher-suite-v1"
 	// maxListeners is OCI's limit of listeners (and of backend sets) per load balancer.
 	maxListeners = 16
 	// nlbMaxListeners is OCI's limit of listeners and of backend sets per network load balancer
@@ -101,7 +102,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	svc, p := d.svc, d.p
 	spec := &model.Spec{
 		Kind:         model.KindLoadBalancer,
-		Name:         namingFor(d.cfg).Name(svc),
+		Name:         lookup.For(d.cfg).Name(svc),
 		Internal:     p.boolean(annotation.Internal, false),
 		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates: map[string]model.Certificate{},
@@ -115,7 +116,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
-	spec.NetworkSecurityGroups = p.ocids(annotation.NetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
+	spec.NetworkSecurityGroups = p.ocids(annotation.NetworkSecurityGroups, "networksecuritygroup", model.MaxNetworkSecurityGroups)
 	spec.IPFamilies = d.ipFamilies()
 	// A classic load balancer serves IPv4 only (a PreferDualStack Service gets IPv4).
 	spec.SourceCIDRs = d.sourceCIDRs([]v1.IPFamily{v1.IPv4Protocol})
@@ -356,4 +357,16 @@ func (d *desiredBuilder) healthCheckFrom(backendTLS bool, retries, interval, tim
 		hc.Port = int(d.svc.Spec.HealthCheckNodePort)
 	}
 	return hc
+}
+
+// workloadAccount checks annotation.WorkloadServiceAccount (part of Desired).
+func (d *desiredBuilder) workloadAccount() {
+	v, ok := d.p.ann[string(annotation.WorkloadServiceAccount)]
+	if !ok {
+		return
+	}
+	if name := strings.TrimSpace(v); name == "" || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		d.p.add(problemf(annotation.WorkloadServiceAccount, v, "the name of a ServiceAccount in the Service's namespace "+
+			"(lower-case letters, digits, '-' and '.'); remove the annotation to call OCI as the CCM"))
+	}
 }

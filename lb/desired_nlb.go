@@ -16,6 +16,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -39,7 +40,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	svc, p := d.svc, d.p
 	spec := &model.Spec{
 		Kind:         model.KindNetworkLoadBalancer,
-		Name:         namingFor(d.cfg).Name(svc),
+		Name:         lookup.For(d.cfg).Name(svc),
 		Internal:     p.boolean(annotation.NLBInternal, false),
 		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates: map[string]model.Certificate{},
@@ -54,7 +55,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	// The load balancer's oci-network-security-groups is not read, as upstream does not read it
 	// on a network load balancer: groups attached at the switch could close it to its clients.
-	spec.NetworkSecurityGroups = p.ocids(annotation.NLBNetworkSecurityGroups, "networksecuritygroup", maxNetworkSecurityGroups)
+	spec.NetworkSecurityGroups = p.ocids(annotation.NLBNetworkSecurityGroups, "networksecuritygroup", model.MaxNetworkSecurityGroups)
 	spec.IPFamilies = d.nlbIPFamilies()
 	spec.SourceCIDRs = d.sourceCIDRs(spec.IPFamilies)
 	spec.SecurityListMode = d.nlbSecurityListMode()
@@ -62,7 +63,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 	spec.IPMode = d.ipMode()
 	spec.AssignedIPv4, spec.AssignedIPv6 = d.assignedIPs(spec.IPFamilies)
 	spec.PreserveSource = d.preserveSource()
-	p.boolean(annotation.NLBExternalIPOnly, false) // read by the status (externalIPOnly); checked here
+	p.boolean(annotation.NLBExternalIPOnly, false) // read by the status (lookup.Status); checked here
 	d.serviceSpecChecks(0)
 	d.refuseUnsupported(model.KindNetworkLoadBalancer)
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/equal"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -82,7 +83,7 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 	// Certificates are never updated in place (nil equal): their names carry a hash of their
 	// content.
 	changes = append(changes, diffNamed(observed.Certificates, target.Certificates, nil)...)
-	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equalBackendSet)...)
+	changes = append(changes, diffNamed(observed.BackendSets, target.BackendSets, equal.BackendSet)...)
 	changes = append(changes, ruleSetChanges...)
 	keepListenerSpelling(observed.Listeners, target.Listeners)
 	// What the Spec does not manage stays as observed (an update replaces the whole listener),
@@ -102,15 +103,6 @@ func Diff(observed, desired *model.Spec) (*model.Plan, error) {
 		return nil, err
 	}
 	return &model.Plan{LoadBalancerID: observed.ID, Name: observed.Name, Changes: ordered, Target: target}, nil
-}
-
-// deletePlan is the plan that deletes the observed load balancer.
-func deletePlan(observed *model.Spec) *model.Plan {
-	return &model.Plan{
-		LoadBalancerID: observed.ID,
-		Name:           observed.Name,
-		Changes:        []model.Change{{Op: model.OpDelete, Name: observed.Name, Before: observed}},
-	}
 }
 
 // immutable reports the differences OCI cannot apply to an existing load balancer, each named by
@@ -184,7 +176,7 @@ func equalListener(observed, desired model.Listener) bool {
 	if o.IdleTimeoutSeconds == 0 && desired.IdleTimeoutSeconds != 0 {
 		o.IdleTimeoutSeconds = listener.DefaultIdleTimeout(o.Protocol)
 	}
-	o.TLS = normaliseTLS(o.TLS, desired.TLS)
+	o.TLS = equal.NormaliseTLS(o.TLS, desired.TLS)
 	// Of the routing only the rule sets are managed, and their order does not matter.
 	sameRuleSets := model.Equal(o.Routing.RuleSets, desired.Routing.RuleSets)
 	o.Routing = desired.Routing
@@ -215,69 +207,6 @@ func keepListenerSpelling(observed, target map[string]model.Listener) {
 	}
 }
 
-// equalBackendSet compares after normalising what OCI fills in.
-func equalBackendSet(observed, desired model.BackendSet) bool {
-	o := observed
-	o.Policy = strings.ToUpper(o.Policy)
-	o.TLS = normaliseTLS(o.TLS, desired.TLS)
-	if o.HealthCheck.Protocol == protocolTCP && desired.HealthCheck.Protocol == protocolTCP {
-		o.HealthCheck.Path, o.HealthCheck.ReturnCode = desired.HealthCheck.Path, desired.HealthCheck.ReturnCode
-	}
-	// Backends are compared as sorted values, not through cmp's reflection: with 1,000 nodes
-	// that was 90% of a reconcile's CPU (BenchmarkDesiredAndDiff in internal/bench).
-	if !sameBackends(o.Backends, desired.Backends) {
-		return false
-	}
-	o.Backends, desired.Backends = nil, nil
-	return model.Equal(o, desired)
-}
-
-// sameBackends says whether two backend lists hold the same backends, in any order.
-func sameBackends(a, b []model.Backend) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	byAddress := func(x, y model.Backend) int {
-		if c := strings.Compare(x.TargetID, y.TargetID); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.IP, y.IP); c != 0 {
-			return c
-		}
-		return x.Port - y.Port
-	}
-	a, b = byTarget(a), byTarget(b)
-	slices.SortFunc(a, byAddress)
-	slices.SortFunc(b, byAddress)
-	return slices.Equal(a, b)
-}
-
-// byTarget copies backends, leaving out the address of those named by instance: OCI resolves it.
-func byTarget(bs []model.Backend) []model.Backend {
-	out := slices.Clone(bs)
-	for i := range out {
-		if out[i].TargetID != "" {
-			out[i].IP = ""
-		}
-	}
-	return out
-}
-
-// normaliseTLS drops observed cipher suite and versions when the desired side leaves them to OCI.
-func normaliseTLS(observed, desired *model.TLS) *model.TLS {
-	if observed == nil || desired == nil {
-		return observed
-	}
-	o := observed.Clone()
-	if desired.CipherSuite == "" {
-		o.CipherSuite = ""
-	}
-	if len(desired.Protocols) == 0 {
-		o.Protocols = nil
-	}
-	return o
-}
-
 // diffNamed compares two sets of named parts (certificates, backend sets, listeners): a part only
 // in target is created, one only in observed is deleted, and one in both is updated when equal
 // says it differs (equal nil: never updated). Names are visited in order, so plans are stable.
@@ -302,14 +231,14 @@ func diffNamed[V model.Object](observed, target map[string]V, equal func(a, b V)
 }
 
 // checkNSGTotal refuses a plan whose NSGs, the Service's and those someone else attached to the
-// load balancer, exceed the maxNetworkSecurityGroups OCI allows per resource: OCI would refuse
+// load balancer, exceed the model.MaxNetworkSecurityGroups OCI allows per resource: OCI would refuse
 // the UpdateNetworkSecurityGroups with 400 LimitExceeded after the plan's other changes ran.
 func checkNSGTotal(target *model.Spec, desired []string) error {
-	if len(target.NetworkSecurityGroups) <= maxNetworkSecurityGroups {
+	if len(target.NetworkSecurityGroups) <= model.MaxNetworkSecurityGroups {
 		return nil
 	}
 	others := len(target.NetworkSecurityGroups) - len(desired)
 	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(nsgAnnotation(target.Kind),
 		strings.Join(desired, ","), "at most %d OCIDs: the load balancer is also in %d NSG(s) oci-ccm did not attach, and OCI allows %d in all",
-		maxNetworkSecurityGroups-others, others, maxNetworkSecurityGroups)}}
+		model.MaxNetworkSecurityGroups-others, others, model.MaxNetworkSecurityGroups)}}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -41,7 +42,7 @@ type driftChecker struct {
 	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *model.Spec) (*model.Spec, error)
 	cfg     *config.Config
 	engines map[model.Kind]*engine
-	namer   naming
+	namer   lookup.Naming
 	cluster string
 	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does, but
 	// never creates one: the check only reads.
@@ -156,7 +157,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
 			continue
 		}
-		comps := serviceCompartments(svc, d.cfg.CompartmentID)
+		comps := lookup.Compartments(svc, d.cfg.CompartmentID)
 		for _, c := range comps {
 			toList[where{desired.Kind, c}] = true
 		}
@@ -245,7 +246,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 	}
 	observed := found.Spec()
 	d.pending.overlay(observed)
-	desired.Name = d.namer.targetName(svc, observed, desired)
+	desired.Name = d.namer.TargetName(svc, observed, desired)
 	plan, err := Diff(observed, desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.
@@ -278,7 +279,7 @@ func (d *driftChecker) find(l *driftListing, svc *v1.Service, desired *model.Spe
 		got, tagged := freeform.Owner(lb.FreeformTags)
 		return tagged && got.Cluster == want.Cluster && (got.Service == want.Service || got.UID == want.UID)
 	}
-	upstream := d.namer.upstreamNames(svc, desired.Kind)
+	upstream := d.namer.UpstreamNames(svc, desired.Kind)
 	for _, name := range d.namer.Candidates(svc, desired.Kind) {
 		for _, lb := range l.byName[name] {
 			_, tagged := freeform.Owner(lb.FreeformTags)

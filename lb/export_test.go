@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
@@ -24,7 +25,7 @@ type StateError = stateError
 
 // Candidates returns the display names svc's load balancer is looked up by under cfg.
 func Candidates(cfg *config.Config, svc *v1.Service) []string {
-	return namingFor(cfg).Candidates(svc, kindOf(svc))
+	return lookup.For(cfg).Candidates(svc, lookup.Kind(svc))
 }
 
 // ApplyPlan applies plan through c as a Reconciler would, and returns the load balancer's OCID.

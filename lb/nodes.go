@@ -138,3 +138,10 @@ func excludedBecause(n *v1.Node, selector labels.Selector) string {
 func ociProviderID(id string) bool {
 	return strings.HasPrefix(id, "oci://") && len(id) > len("oci://") || strings.HasPrefix(id, "ocid1.")
 }
+
+// EndpointNodes returns the names of the Nodes that run an endpoint of svc that may take
+// traffic (ready, or serving while it terminates, as kube-proxy counts them), and known false
+// when the endpoints of svc are not known (no EndpointSlice of it seen yet). Known with no Nodes
+// means no endpoint: the load balancer keeps its listeners with empty backend sets. It is called
+// before each reconcile of a Service with externalTrafficPolicy Local and must not block.
+type EndpointNodes func(svc *v1.Service) (nodes map[string]bool, known bool)

@@ -16,37 +16,13 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
-	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
-// Network security groups are shared: a user may attach NSGs of their own to a load balancer
-// beside those the Service's annotation lists. oci-ccm manages only the NSGs it attached: it
-// records them in freeform tags (freeform.NSGPrefix + "1", "2", ...: one OCID each,
-// as five OCIDs do not fit the 256 characters of one tag value) and detaches an NSG only when it
-// is recorded there and no longer in the annotation. Without the annotation, no NSG is listed,
-// so the ones oci-ccm attached are detached and every other one stays.
-
-// managedNSGs returns the NSGs the tags record as attached by oci-ccm, sorted.
-func managedNSGs(tags map[string]string) []string { return freeform.Recorded(tags, freeform.NSGPrefix) }
-
-// targetNSGs is what the load balancer's NSGs become: those desired, and those attached now
-// that oci-ccm did not attach (a user's), sorted.
-func targetNSGs(observed, managed, desired []string) []string {
-	out := slices.Clone(desired)
-	for _, id := range observed {
-		if !slices.Contains(managed, id) && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs; only
-// with create may it make one. The load balancer takes at most maxNetworkSecurityGroups, so with
+// with create may it make one. The load balancer takes at most model.MaxNetworkSecurityGroups, so with
 // it the annotation may name one fewer.
 func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *model.Spec, create bool) error {
 	if r.nsg == nil {
@@ -59,10 +35,10 @@ func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *model.Spec, cr
 	if id == "" || slices.Contains(desired.NetworkSecurityGroups, id) {
 		return nil
 	}
-	if len(desired.NetworkSecurityGroups) >= maxNetworkSecurityGroups {
+	if len(desired.NetworkSecurityGroups) >= model.MaxNetworkSecurityGroups {
 		return &ValidationError{Service: desired.Owner.Service, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
 			strings.Join(desired.NetworkSecurityGroups, ","),
-			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", maxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
+			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", model.MaxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
 	}
 	desired.NetworkSecurityGroups = append(desired.NetworkSecurityGroups, id)
 	slices.Sort(desired.NetworkSecurityGroups)
@@ -80,14 +56,6 @@ type nsgReader interface {
 func nsgReaderOf(p PublicIPs) nsgReader {
 	n, _ := p.(nsgReader)
 	return n
-}
-
-// nsgAnnotation is the annotation the Service's NSGs were read from (see Desired and desiredNLB).
-func nsgAnnotation(kind model.Kind) annotation.Name {
-	if kind == model.KindNetworkLoadBalancer {
-		return annotation.NLBNetworkSecurityGroups
-	}
-	return annotation.NetworkSecurityGroups
 }
 
 // nsgPolicy is the IAM statement that lets the CCM attach a network security group, in the

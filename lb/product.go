@@ -8,7 +8,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/lb/oci"
@@ -49,13 +48,6 @@ func canChangeRuleSets(p product, plan *model.Plan) error {
 		return nil
 	}
 	return lp.CanChangeRuleSets(plan)
-}
-
-// externalIPOnly reports whether svc asks a network load balancer to report only its public
-// addresses (annotation.NLBExternalIPOnly).
-func externalIPOnly(svc *v1.Service) bool {
-	v, err := annotationBool(annotation.NLBExternalIPOnly, svc.Annotations)
-	return err == nil && v
 }
 
 // statusOf lists the load balancer's addresses for the Service status. A load balancer reports

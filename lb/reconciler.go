@@ -19,6 +19,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
@@ -103,13 +104,6 @@ type Options struct {
 	EndpointNodes EndpointNodes
 }
 
-// EndpointNodes returns the names of the Nodes that run an endpoint of svc that may take
-// traffic (ready, or serving while it terminates, as kube-proxy counts them), and known false
-// when the endpoints of svc are not known (no EndpointSlice of it seen yet). Known with no Nodes
-// means no endpoint: the load balancer keeps its listeners with empty backend sets. It is called
-// before each reconcile of a Service with externalTrafficPolicy Local and must not block.
-type EndpointNodes func(svc *v1.Service) (nodes map[string]bool, known bool)
-
 // defaultTimeout bounds a reconcile when Options.Timeout is zero. A create takes one to two
 // minutes on OCI and a change 20 to 40 seconds, so five minutes is several times a slow plan.
 const defaultTimeout = 5 * time.Minute
@@ -124,7 +118,7 @@ type Reconciler struct {
 	engines map[model.Kind]*engine
 	subnets subnetReader // nil when PublicIPs cannot read subnets
 	nsgs    nsgReader    // nil when PublicIPs cannot read network security groups
-	namer   naming
+	namer   lookup.Naming
 	timeout time.Duration
 	maxWait time.Duration
 	now     func() time.Time                                                         // Options.Now
@@ -170,7 +164,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		cfg:         cfg,
 		cluster:     opts.Cluster,
 		engines:     map[model.Kind]*engine{},
-		namer:       namingFor(cfg),
+		namer:       lookup.For(cfg),
 		timeout:     timeout,
 		maxWait:     maxWait,
 		now:         opts.Now,
@@ -238,7 +232,7 @@ type Result struct {
 //
 // An invalid Service (*ValidationError), a load balancer another cluster or Service owns
 // (ErrNotOwned), one OCI cannot change now (ErrUnavailable) or a change OCI cannot make in place
-// (*ImmutableError) changes nothing in OCI. A plan that fails part way returns an error naming
+// (*ImmutableError) changes nothing in OCI. A plan that fails part way returns an error lookup.Naming
 // what completed, what failed and what was not attempted, which unwraps to OCI's errors (see
 // ociclient's error kinds); the next Ensure re-plans from what is there. A 404 that a fresh read
 // contradicts (a missing IAM policy, most likely) is an *AccessError.
@@ -380,7 +374,7 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		// Remember it before applying, so a reconcile after a partial failure needs one read.
 		r.remember(svc.UID, refOf(found))
 	}
-	desired.Name = r.namer.targetName(svc, observed, desired) // an upstream name is kept
+	desired.Name = r.namer.TargetName(svc, observed, desired) // an upstream name is kept
 	if observed == nil || len(observed.Subnets) == 1 && len(desired.Subnets) == 2 {
 		// A create chooses the subnets, and a load balancer in one subnet where the Service names
 		// two may be in an annotated regional one; any other reconcile reads no subnet.
@@ -462,7 +456,8 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 	if err := r.retireOtherKind(ctx, svc, current.Kind, current); err != nil {
 		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
 	}
-	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, externalIPOnly(svc)), Plan: plan, Spec: plan.Target,
+	_, publicOnly := lookup.Status(svc)
+	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, publicOnly), Plan: plan, Spec: plan.Target,
 		Accepted: accepted}, nil
 }
 
@@ -481,7 +476,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
-	kind := kindOf(svc)
+	kind := lookup.Kind(svc)
 	e, err := r.engineFor(ctx, svc, kind)
 	if err != nil {
 		// Without the client, nothing proves the Service's load balancer gone: keep the Service.
@@ -535,7 +530,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	e, err := r.engineFor(ctx, svc, kindOf(svc))
+	e, err := r.engineFor(ctx, svc, lookup.Kind(svc))
 	if err != nil {
 		return nil, false, err
 	}
@@ -549,8 +544,8 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 		return nil, false, nil
 	}
 	// An invalid ipMode annotation is reported by Ensure; Get only reports what exists.
-	ipMode := (&desiredBuilder{p: &parser{ann: svc.Annotations}}).ipMode()
-	return &Result{LoadBalancerID: observed.ID, Status: statusOf(found, ipMode, externalIPOnly(svc)), Spec: observed}, true, nil
+	ipMode, publicOnly := lookup.Status(svc)
+	return &Result{LoadBalancerID: observed.ID, Status: statusOf(found, ipMode, publicOnly), Spec: observed}, true, nil
 }
 
 // Subnets returns the subnets svc's load balancer is in, or would be created in: from its
@@ -703,7 +698,7 @@ func (r *Reconciler) findByNameIn(ctx context.Context, e *engine, svc *v1.Servic
 			continue
 		}
 		claim := foundByName
-		if slices.Contains(r.namer.upstreamNames(svc, e.p.Kind()), m.Name) {
+		if slices.Contains(r.namer.UpstreamNames(svc, e.p.Kind()), m.Name) {
 			claim = foundByUIDName
 		}
 		got, tagged := freeform.Owner(lb.FreeformTags)
@@ -775,4 +770,18 @@ func (r *Reconciler) forget(uid types.UID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.ids, uid)
+}
+
+// compartments are where svc's load balancer is looked for, in order (lookup.Compartments).
+func (r *Reconciler) compartments(svc *v1.Service) []string {
+	return lookup.Compartments(svc, r.cfg.CompartmentID)
+}
+
+// deletePlan is the plan that deletes the observed load balancer.
+func deletePlan(observed *model.Spec) *model.Plan {
+	return &model.Plan{
+		LoadBalancerID: observed.ID,
+		Name:           observed.Name,
+		Changes:        []model.Change{{Op: model.OpDelete, Name: observed.Name, Before: observed}},
+	}
 }

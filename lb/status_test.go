@@ -11,7 +11,6 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/oci/nlb"
 )
 
@@ -44,9 +43,5 @@ func TestNLBStatusReportsEveryAddressOrThePublicOnesWithExternalIPOnly(t *testin
 		if diff := cmp.Diff(tc.want, ips(statusOf(&f, nil, tc.publicOnly))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
-	}
-	svc := testService(withAnnotation(annotation.NLBExternalIPOnly, "true"))
-	if !externalIPOnly(svc) || externalIPOnly(testService()) {
-		t.Error("externalIPOnly does not follow the annotation")
 	}
 }

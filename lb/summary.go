@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/text"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -40,7 +41,7 @@ func Summary(plan *model.Plan, err error) string {
 			parts = append(parts, "applied "+changeSummary(c))
 		}
 		for _, f := range aerr.Failed {
-			parts = append(parts, fmt.Sprintf("FAILED %s (%s)", changeSummary(f.Change), cutText(f.Err.Error(), maxFailureEcho)))
+			parts = append(parts, fmt.Sprintf("FAILED %s (%s)", changeSummary(f.Change), text.Cut(f.Err.Error(), maxFailureEcho)))
 		}
 		for _, c := range aerr.Skipped {
 			parts = append(parts, "not attempted "+changeSummary(c))

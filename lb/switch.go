@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -34,15 +32,6 @@ import (
 // all. So the other kind's name index is asked too, in the Service's compartments
 // (compartments), which costs no call once that kind's compartment is listed (one listing per
 // process).
-
-// kindOf is the kind svc asks for (an invalid type annotation counts as lb; Ensure reports it).
-func kindOf(svc *v1.Service) model.Kind {
-	v, ok := annotation.LoadBalancerType.Value(svc.Annotations)
-	if ok && strings.EqualFold(strings.TrimSpace(v), string(model.KindNetworkLoadBalancer)) {
-		return model.KindNetworkLoadBalancer
-	}
-	return model.KindLoadBalancer
-}
 
 func otherKind(k model.Kind) model.Kind {
 	if k == model.KindNetworkLoadBalancer {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -40,18 +39,6 @@ type WorkloadClients struct {
 func workloadServiceAccount(svc *v1.Service) (string, bool) {
 	v, ok := svc.Annotations[string(annotation.WorkloadServiceAccount)]
 	return strings.TrimSpace(v), ok
-}
-
-// workloadAccount checks annotation.WorkloadServiceAccount (part of Desired).
-func (d *desiredBuilder) workloadAccount() {
-	v, ok := d.p.ann[string(annotation.WorkloadServiceAccount)]
-	if !ok {
-		return
-	}
-	if name := strings.TrimSpace(v); name == "" || len(validation.IsDNS1123Subdomain(name)) > 0 {
-		d.p.add(problemf(annotation.WorkloadServiceAccount, v, "the name of a ServiceAccount in the Service's namespace "+
-			"(lower-case letters, digits, '-' and '.'); remove the annotation to call OCI as the CCM"))
-	}
 }
 
 // enginesFor returns the engines svc's load balancer calls go through: the Reconciler's own, or

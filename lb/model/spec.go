@@ -14,6 +14,10 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 )
 
+// MaxNetworkSecurityGroups is how many network security groups OCI lets a load balancer or a
+// network load balancer be in (OCI's "maxNetworkSecurityGroups" per resource).
+const MaxNetworkSecurityGroups = 5
+
 // Kind is the OCI product that realises a Service.
 type Kind string
 
