@@ -37,6 +37,7 @@ func (s *Server) registerLB() {
 	s.handle("GetWorkRequest", ClassPoll, "GET "+p+"/loadBalancerWorkRequests/{workRequestId}", s.lbGetWorkRequest)
 	s.handle("ListWorkRequests", ClassPoll, "GET "+p+"/loadBalancers/{loadBalancerId}/workRequests", s.lbListWorkRequests)
 	s.registerLBChildren()
+	s.registerLBHealth()
 	s.registerLBRuleSets()
 }
 
@@ -249,6 +250,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	e := &lbEntry{lb: jsonClone(lb), balancerBook: balancerBook{seq: s.lb.seq}}
 	s.lb.lbs[id] = e
 	s.lag.createdLocked(id, now)
+	s.healthTrack(id, nil, lbPartsOf(&e.lb), now) // UNKNOWN while CREATING; again from when it is ACTIVE
 
 	// OCI shows the new load balancer with its configuration at once, CREATING, and checks the
 	// configuration as the work request runs: an inconsistent one leaves the load balancer FAILED.
@@ -264,7 +266,9 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 		e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
 		if err != nil {
 			e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateFailed
+			return
 		}
+		s.healthTrack(id, nil, lbPartsOf(&e.lb), s.now())
 	}
 	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }

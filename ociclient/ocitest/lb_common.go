@@ -182,7 +182,9 @@ func applyOnCopy[R any](s *Server, cur *R, next R, id, op, wrID string,
 	if err := whole(&next); err != nil {
 		return err
 	}
-	s.lbPartsChanged(id, op, wrID, parts(cur), parts(&next))
+	before, after := parts(cur), parts(&next)
+	s.lbPartsChanged(id, op, wrID, before, after)
+	s.healthTrack(id, before, after, s.now())
 	*cur = next
 	return nil
 }
@@ -209,6 +211,7 @@ func patchMap[M ~map[K]V, K comparable, V any](dst *M, src M) {
 func (s *Server) lbForget(id string) {
 	s.lbReleaseReserved(id)
 	s.lbInvalidateTokens(id)
+	s.healthForget(id)
 }
 
 // removeBalancer deletes the (network) load balancer id from its API's store at once, without a

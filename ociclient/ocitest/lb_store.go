@@ -25,6 +25,9 @@ type lbStore struct {
 	partCreators map[string]string
 	ips          lbIPAllocator
 	limits       LBLimits
+	// health is what the server knows of each backend's health, by (network) load balancer and
+	// backend (lb_health.go).
+	health map[string]*backendHealth
 }
 
 func newLBStore() *lbStore {
@@ -35,6 +38,7 @@ func newLBStore() *lbStore {
 		partCreators: map[string]string{},
 		ips:          newLBIPAllocator(),
 		limits:       LBLimits{}.withDefaults(),
+		health:       map[string]*backendHealth{},
 	}
 }
 
@@ -105,6 +109,7 @@ func (s *Server) EditLoadBalancer(id string, fn func(*loadbalancer.LoadBalancer)
 	next := jsonClone(e.lb)
 	fn(&next)
 	next.Id = common.String(id)
+	s.healthTrack(id, lbPartsOf(&e.lb), lbPartsOf(&next), s.now())
 	e.lb = next
 	e.version++
 	return true

@@ -82,6 +82,7 @@ func (s *Server) registerNLB() {
 	s.handle(NLB("ListWorkRequests"), ClassPoll, "GET "+wr, s.nlbListWorkRequests)
 	s.handle(NLB("ListWorkRequestErrors"), ClassPoll, "GET "+wr+"/{workRequestId}/errors", s.nlbListWorkRequestErrors)
 	s.registerNLBChildren()
+	s.registerNLBHealth()
 }
 
 // NetworkLoadBalancer returns a copy of the network load balancer with this OCID as OCI would
@@ -123,6 +124,7 @@ func (s *Server) EditNetworkLoadBalancer(id string, fn func(*nlbapi.NetworkLoadB
 	next := jsonClone(e.nlb)
 	fn(&next)
 	next.Id = common.String(id)
+	s.healthTrack(id, nlbPartsOf(&e.nlb), nlbPartsOf(&next), s.now())
 	e.nlb = next
 	e.version++
 	return true
@@ -378,6 +380,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	e := &nlbEntry{nlb: n, balancerBook: balancerBook{seq: s.nlb.seq}}
 	s.nlb.nlbs[id] = e
 	s.lag.createdLocked(id, now)
+	s.healthTrack(id, nil, nlbPartsOf(&e.nlb), now) // UNKNOWN while CREATING; again from when it is ACTIVE
 	wr := s.newWorkRequest(APINetworkLoadBalancer, op, id, *d.CompartmentId)
 	wr.apply = func() error {
 		if full != nil {
@@ -391,7 +394,9 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			e.nlb.LifecycleState = nlbapi.LifecycleStateFailed
 			e.nlb.LifecycleDetails = common.String(err.Error())
+			return
 		}
+		s.healthTrack(id, nil, nlbPartsOf(&e.nlb), s.now())
 	}
 	s.submitQueued(&e.balancerBook, wr, now)
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb), resourceID: id})

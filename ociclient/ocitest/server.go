@@ -135,6 +135,12 @@ type Options struct {
 	// API is missing from its List… (default DefaultListingLag; NoLag: never). Both run on Now's
 	// clock; see consistency.go.
 	PolicyDelay, ListingLag time.Duration
+	// BackendHealthDelay is how long, by Now's clock, a backend added through the API reports
+	// UNKNOWN before it reports OK on its own, as OCI's health checks would once they pass (a
+	// backend seeded with AddLoadBalancer is OK at once). Zero, the default: never; every backend
+	// stays UNKNOWN until SetBackendHealth says otherwise, since ocitest cannot know whether
+	// anything serves at its address. See lb_health.go.
+	BackendHealthDelay time.Duration
 	// SessionTokenLifetime is how long the session tokens of the token exchange and of OKE
 	// workload identity last, by Now's clock (default DefaultSessionTokenLifetime);
 	// SetSessionTokenLifetime changes it later. See sessiontokens.go.
