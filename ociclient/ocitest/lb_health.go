@@ -92,12 +92,12 @@ func (s *Server) healthForget(resource string) {
 	}
 }
 
-// backendStatus is the health of a backend of set at now: what SetBackendHealth set, else OK
-// once Options.BackendHealthDelay has passed since it was added, else UNKNOWN. A backend the
-// server did not see added (seeded with AddLoadBalancer) has been there since before the test:
-// with a delay it is OK at once. Caller holds s.mu.
-func (s *Server) backendStatus(resource, set string, name, ip *string, port *int, now time.Time) BackendHealthStatus {
-	h := s.lb.health[healthKey(resource, backendPart(set, name, ip, port))]
+// backendStatus is the health of the backend name of set at now: what SetBackendHealth set,
+// else OK once Options.BackendHealthDelay has passed since it was added, else UNKNOWN. A backend
+// the server did not see added (seeded with AddLoadBalancer) has been there since before the
+// test: with a delay it is OK at once. Caller holds s.mu.
+func (s *Server) backendStatus(resource, set, name string, now time.Time) BackendHealthStatus {
+	h := s.lb.health[healthKey(resource, "backend/"+set+"/"+name)]
 	if h != nil && h.set != "" {
 		return h.set
 	}
@@ -106,6 +106,82 @@ func (s *Server) backendStatus(resource, set string, name, ip *string, port *int
 		return BackendHealthUnknown
 	}
 	return BackendHealthOK
+}
+
+// healthSubject is a (network) load balancer as the health reads of both APIs see it. Each API
+// makes one of its own (lbHealthSubject, nlbHealthSubject) under s.mu.
+type healthSubject struct {
+	active bool     // ACTIVE: its own health is UNKNOWN otherwise
+	sets   []string // its backend sets' names, sorted
+	// backends names the backends of set, in order; ok is false when it has no such set.
+	backends func(set string) (names []string, ok bool)
+	status   func(set, backend string) BackendHealthStatus
+	// attached reports whether a listener uses set; always true where the API has no such rule.
+	attached    func(set string) bool
+	mostUnknown bool // the Load Balancer API's rule of backendSetHealthStatus
+	probes      []healthProbe
+	now         time.Time
+}
+
+// backendNames lists the names of a set's backends, in either API's type.
+func backendNames[B any](backends []B, name func(B) *string) []string {
+	out := make([]string, 0, len(backends))
+	for _, b := range backends {
+		out = append(out, lbDeref(name(b)))
+	}
+	return out
+}
+
+// setHealth is the health of one backend set, or 404 when there is none.
+func (h healthSubject) setHealth(set string) (healthTally, BackendHealthStatus, error) {
+	names, ok := h.backends(set)
+	if !ok {
+		return healthTally{}, "", lbNotFound("backend set", set)
+	}
+	t := newHealthTally()
+	for _, name := range names {
+		t.add(name, h.status(set, name))
+	}
+	return t, backendSetHealthStatus(t, h.attached(set), h.mostUnknown), nil
+}
+
+// backendSetHealth answers GetBackendSetHealth.
+func (h healthSubject) backendSetHealth(set string) (any, error) {
+	t, status, err := h.setHealth(set)
+	if err != nil {
+		return nil, err
+	}
+	return t.wire(status, "Backend"), nil
+}
+
+// balancerHealth answers GetLoadBalancerHealth and GetNetworkLoadBalancerHealth.
+func (h healthSubject) balancerHealth() (any, error) {
+	t := newHealthTally()
+	for _, set := range h.sets {
+		_, status, _ := h.setHealth(set)
+		t.add(set, status)
+	}
+	return t.wire(balancerHealthStatus(t, h.active), "BackendSet"), nil
+}
+
+// backendHealth answers GetBackendHealth, or 404 when there is no such set or backend.
+func (h healthSubject) backendHealth(set, backend string) (any, error) {
+	names, ok := h.backends(set)
+	if !ok {
+		return nil, lbNotFound("backend set", set)
+	}
+	if !slices.Contains(names, backend) {
+		return nil, lbNotFound("backend", backend)
+	}
+	return backendHealthOf(h.status(set, backend), h.probes, h.now), nil
+}
+
+// healthAs gives a health read's answer as the API's own SDK type T, which has its wire form.
+func healthAs[T any](wire any, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return nlbConvert[T](wire), nil
 }
 
 // healthTally is the health of the members of a backend set (its backends) or of a (network)
@@ -179,24 +255,6 @@ func balancerHealthStatus(t healthTally, active bool) BackendHealthStatus {
 	default:
 		return BackendHealthWarning
 	}
-}
-
-// backendSetHealthWire is the wire form of both APIs' BackendSetHealth.
-type backendSetHealthWire struct {
-	Status                    BackendHealthStatus `json:"status"`
-	WarningStateBackendNames  []string            `json:"warningStateBackendNames"`
-	CriticalStateBackendNames []string            `json:"criticalStateBackendNames"`
-	UnknownStateBackendNames  []string            `json:"unknownStateBackendNames"`
-	TotalBackendCount         int                 `json:"totalBackendCount"`
-}
-
-// balancerHealthWire is the wire form of LoadBalancerHealth and NetworkLoadBalancerHealth.
-type balancerHealthWire struct {
-	Status                       BackendHealthStatus `json:"status"`
-	WarningStateBackendSetNames  []string            `json:"warningStateBackendSetNames"`
-	CriticalStateBackendSetNames []string            `json:"criticalStateBackendSetNames"`
-	UnknownStateBackendSetNames  []string            `json:"unknownStateBackendSetNames"`
-	TotalBackendSetCount         int                 `json:"totalBackendSetCount"`
 }
 
 // healthCheckResultWire is the wire form of both APIs' HealthCheckResult; the Network Load
@@ -278,18 +336,39 @@ func (s *Server) SetBackendHealth(id, set, backend string, status BackendHealthS
 func (s *Server) registerLBHealth() {
 	lb := lbPrefix + "/loadBalancers/{loadBalancerId}"
 	bs := lb + "/backendSets/{backendSetName}"
-	s.handle("GetLoadBalancerHealth", ClassRead, "GET "+lb+"/health", s.lbGetLoadBalancerHealth)
-	s.handle("GetBackendSetHealth", ClassRead, "GET "+bs+"/health", s.lbGetBackendSetHealth)
-	s.handle("GetBackendHealth", ClassRead, "GET "+bs+"/backends/{backendName}/health", s.lbGetBackendHealth)
+	s.handle("GetLoadBalancerHealth", ClassRead, "GET "+lb+"/health", func(w http.ResponseWriter, r *http.Request) {
+		s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+			return healthAs[loadbalancer.LoadBalancerHealth](s.lbHealthSubject(lb).balancerHealth())
+		})
+	})
+	s.handle("GetBackendSetHealth", ClassRead, "GET "+bs+"/health", func(w http.ResponseWriter, r *http.Request) {
+		s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+			return healthAs[loadbalancer.BackendSetHealth](s.lbHealthSubject(lb).backendSetHealth(r.PathValue("backendSetName")))
+		})
+	})
+	s.handle("GetBackendHealth", ClassRead, "GET "+bs+"/backends/{backendName}/health", func(w http.ResponseWriter, r *http.Request) {
+		s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
+			return healthAs[loadbalancer.BackendHealth](s.lbHealthSubject(lb).backendHealth(r.PathValue("backendSetName"), r.PathValue("backendName")))
+		})
+	})
 }
 
-// lbSetHealth tallies the backends of a load balancer's backend set at now. Caller holds s.mu.
-func (s *Server) lbSetHealth(lb *loadbalancer.LoadBalancer, name string, now time.Time) (healthTally, BackendHealthStatus) {
-	t := newHealthTally()
-	for _, b := range lb.BackendSets[name].Backends {
-		t.add(lbDeref(b.Name), s.backendStatus(lbDeref(lb.Id), name, b.Name, b.IpAddress, b.Port, now))
+// lbHealthSubject is a load balancer as the health reads see it now. Caller holds s.mu.
+func (s *Server) lbHealthSubject(lb *loadbalancer.LoadBalancer) healthSubject {
+	now, id := s.now(), lbDeref(lb.Id)
+	return healthSubject{
+		active: lb.LifecycleState == loadbalancer.LoadBalancerLifecycleStateActive,
+		sets:   lbSortedKeys(lb.BackendSets),
+		backends: func(set string) ([]string, bool) {
+			bs, ok := lb.BackendSets[set]
+			return backendNames(bs.Backends, func(b loadbalancer.Backend) *string { return b.Name }), ok
+		},
+		status:      func(set, name string) BackendHealthStatus { return s.backendStatus(id, set, name, now) },
+		attached:    func(set string) bool { return lbSetAttached(lb, set) },
+		mostUnknown: true,
+		probes:      s.lbHealthProbes(lb),
+		now:         now,
 	}
-	return t, backendSetHealthStatus(t, lbSetAttached(lb, name), true)
 }
 
 // lbSetAttached reports whether a listener of lb sends traffic to the backend set: as its
@@ -345,52 +424,16 @@ func (s *Server) lbHealthProbes(lb *loadbalancer.LoadBalancer) []healthProbe {
 	return probes[:2]
 }
 
-func (s *Server) lbGetBackendHealth(w http.ResponseWriter, r *http.Request) {
-	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		now := s.now()
-		set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-		if err := lbBackendExists(lb, set, name); err != nil {
-			return nil, err
-		}
-		b := lb.BackendSets[set].Backends[lbBackendIndex(lb.BackendSets[set], name)]
-		h := s.backendStatus(lbDeref(lb.Id), set, b.Name, b.IpAddress, b.Port, now)
-		return nlbConvert[loadbalancer.BackendHealth](backendHealthOf(h, s.lbHealthProbes(lb), now)), nil
-	})
-}
-
-func (s *Server) lbGetBackendSetHealth(w http.ResponseWriter, r *http.Request) {
-	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		now := s.now()
-		name := r.PathValue("backendSetName")
-		if _, err := partOf(lb.BackendSets, partBackendSet, name); err != nil {
-			return nil, err
-		}
-		t, h := s.lbSetHealth(lb, name, now)
-		return nlbConvert[loadbalancer.BackendSetHealth](t.backendSetWire(h)), nil
-	})
-}
-
-func (s *Server) lbGetLoadBalancerHealth(w http.ResponseWriter, r *http.Request) {
-	s.lbRead(w, r, func(lb *loadbalancer.LoadBalancer) (any, error) {
-		now := s.now()
-		t := newHealthTally()
-		for _, name := range lbSortedKeys(lb.BackendSets) {
-			_, h := s.lbSetHealth(lb, name, now)
-			t.add(name, h)
-		}
-		active := lb.LifecycleState == loadbalancer.LoadBalancerLifecycleStateActive
-		return nlbConvert[loadbalancer.LoadBalancerHealth](t.balancerWire(balancerHealthStatus(t, active))), nil
-	})
-}
-
-// backendSetWire is the tally as a backend set's health in state h.
-func (t healthTally) backendSetWire(h BackendHealthStatus) backendSetHealthWire {
-	return backendSetHealthWire{Status: h, WarningStateBackendNames: t.warning, CriticalStateBackendNames: t.critical,
-		UnknownStateBackendNames: t.unknown, TotalBackendCount: t.total}
-}
-
-// balancerWire is the tally as a (network) load balancer's health in state h.
-func (t healthTally) balancerWire(h BackendHealthStatus) balancerHealthWire {
-	return balancerHealthWire{Status: h, WarningStateBackendSetNames: t.warning, CriticalStateBackendSetNames: t.critical,
-		UnknownStateBackendSetNames: t.unknown, TotalBackendSetCount: t.total}
+// wire is the tally as the wire form of a health in state h: of a backend set (BackendSetHealth
+// in both APIs) when its members are "Backend"s, of a (network) load balancer
+// (LoadBalancerHealth, NetworkLoadBalancerHealth) when they are "BackendSet"s. The SDK's field
+// names differ only by that word.
+func (t healthTally) wire(h BackendHealthStatus, member string) map[string]any {
+	return map[string]any{
+		"status":                           h,
+		"warningState" + member + "Names":  t.warning,
+		"criticalState" + member + "Names": t.critical,
+		"unknownState" + member + "Names":  t.unknown,
+		"total" + member + "Count":         t.total,
+	}
 }

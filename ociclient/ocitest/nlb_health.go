@@ -5,7 +5,6 @@ package ocitest
 
 import (
 	"net/http"
-	"time"
 
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
@@ -15,9 +14,21 @@ import (
 func (s *Server) registerNLBHealth() {
 	n := nlbPrefix + "/networkLoadBalancers/{networkLoadBalancerId}"
 	bs := n + "/backendSets/{backendSetName}"
-	s.handle(NLB("GetNetworkLoadBalancerHealth"), ClassRead, "GET "+n+"/health", s.nlbGetNetworkLoadBalancerHealth)
-	s.handle(NLB("GetBackendSetHealth"), ClassRead, "GET "+bs+"/health", s.nlbGetBackendSetHealth)
-	s.handle(NLB("GetBackendHealth"), ClassRead, "GET "+bs+"/backends/{backendName}/health", s.nlbGetBackendHealth)
+	s.handle(NLB("GetNetworkLoadBalancerHealth"), ClassRead, "GET "+n+"/health", func(w http.ResponseWriter, r *http.Request) {
+		s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+			return healthAs[nlbapi.NetworkLoadBalancerHealth](s.nlbHealthSubject(n).balancerHealth())
+		})
+	})
+	s.handle(NLB("GetBackendSetHealth"), ClassRead, "GET "+bs+"/health", func(w http.ResponseWriter, r *http.Request) {
+		s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+			return healthAs[nlbapi.BackendSetHealth](s.nlbHealthSubject(n).backendSetHealth(r.PathValue("backendSetName")))
+		})
+	})
+	s.handle(NLB("GetBackendHealth"), ClassRead, "GET "+bs+"/backends/{backendName}/health", func(w http.ResponseWriter, r *http.Request) {
+		s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
+			return healthAs[nlbapi.BackendHealth](s.nlbHealthSubject(n).backendHealth(r.PathValue("backendSetName"), r.PathValue("backendName")))
+		})
+	})
 }
 
 // nlbHealthProbes are the probes of a network load balancer's health checks. Its results name
@@ -25,58 +36,26 @@ func (s *Server) registerNLBHealth() {
 // least one of the health check probes does not return OK") shows as one result of each.
 var nlbHealthProbes = []healthProbe{{}, {}}
 
-// nlbSetHealth tallies the backends of a network load balancer's backend set at now. Caller
-// holds s.mu.
-func (s *Server) nlbSetHealth(n *nlbapi.NetworkLoadBalancer, name string, now time.Time) (healthTally, BackendHealthStatus) {
-	t := newHealthTally()
-	for _, b := range n.BackendSets[name].Backends {
-		t.add(lbDeref(b.Name), s.nlbBackendStatus(n, name, b, now))
+// nlbHealthSubject is a network load balancer as the health reads see it now: no listener rule
+// for its sets, UNKNOWN only when no backend has answered, and every backend UNKNOWN once it is
+// DELETED, as nothing checks them any more. Caller holds s.mu.
+func (s *Server) nlbHealthSubject(n *nlbapi.NetworkLoadBalancer) healthSubject {
+	now, id, deleted := s.now(), lbDeref(n.Id), n.LifecycleState == nlbapi.LifecycleStateDeleted
+	return healthSubject{
+		active: n.LifecycleState == nlbapi.LifecycleStateActive,
+		sets:   lbSortedKeys(n.BackendSets),
+		backends: func(set string) ([]string, bool) {
+			bs, ok := n.BackendSets[set]
+			return backendNames(bs.Backends, func(b nlbapi.Backend) *string { return b.Name }), ok
+		},
+		status: func(set, name string) BackendHealthStatus {
+			if deleted {
+				return BackendHealthUnknown
+			}
+			return s.backendStatus(id, set, name, now)
+		},
+		attached: func(string) bool { return true },
+		probes:   nlbHealthProbes,
+		now:      now,
 	}
-	return t, backendSetHealthStatus(t, true, false)
-}
-
-// nlbBackendStatus is the health of a backend of n's set at now: UNKNOWN once n is DELETED, as
-// nothing checks it any more. Caller holds s.mu.
-func (s *Server) nlbBackendStatus(n *nlbapi.NetworkLoadBalancer, set string, b nlbapi.Backend, now time.Time) BackendHealthStatus {
-	if n.LifecycleState == nlbapi.LifecycleStateDeleted {
-		return BackendHealthUnknown
-	}
-	return s.backendStatus(lbDeref(n.Id), set, b.Name, b.IpAddress, b.Port, now)
-}
-
-func (s *Server) nlbGetBackendHealth(w http.ResponseWriter, r *http.Request) {
-	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		now := s.now()
-		set := r.PathValue("backendSetName")
-		bs, i, err := nlbBackendOf(n, set, r.PathValue("backendName"))
-		if err != nil {
-			return nil, err
-		}
-		h := s.nlbBackendStatus(n, set, bs.Backends[i], now)
-		return nlbConvert[nlbapi.BackendHealth](backendHealthOf(h, nlbHealthProbes, now)), nil
-	})
-}
-
-func (s *Server) nlbGetBackendSetHealth(w http.ResponseWriter, r *http.Request) {
-	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		name := r.PathValue("backendSetName")
-		if _, err := partOf(n.BackendSets, partBackendSet, name); err != nil {
-			return nil, err
-		}
-		t, h := s.nlbSetHealth(n, name, s.now())
-		return nlbConvert[nlbapi.BackendSetHealth](t.backendSetWire(h)), nil
-	})
-}
-
-func (s *Server) nlbGetNetworkLoadBalancerHealth(w http.ResponseWriter, r *http.Request) {
-	s.nlbRead(w, r, func(n *nlbapi.NetworkLoadBalancer) (any, error) {
-		now := s.now()
-		t := newHealthTally()
-		for _, name := range lbSortedKeys(n.BackendSets) {
-			_, h := s.nlbSetHealth(n, name, now)
-			t.add(name, h)
-		}
-		active := n.LifecycleState == nlbapi.LifecycleStateActive
-		return nlbConvert[nlbapi.NetworkLoadBalancerHealth](t.balancerWire(balancerHealthStatus(t, active))), nil
-	})
 }
