@@ -37,9 +37,13 @@ import (
 //	                                       answers {"id": N}
 //	DELETE /ocitest/workrequests/hold/{id} stop holding new work requests (held ones stay held)
 //	POST   /ocitest/workrequests/complete  CompleteWorkRequests; answers {"completed": N}
+//	PUT    /ocitest/health                 SetBackendHealth; body {"id":"<(N)LB OCID>","backendSet":
+//	                                       "TCP-80","backend":"10.0.10.2:30080","status":"OK"};
+//	                                       400 for another status, 404 for a missing backend
 func (s *Server) registerAdmin() {
 	s.registerAdminPolicy()
 	s.registerAdminWorkRequests()
+	s.mux.HandleFunc("PUT /ocitest/health", s.adminSetBackendHealth)
 	s.mux.HandleFunc("GET /ocitest/calls", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, s.Calls())
 	})

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -111,5 +113,42 @@ func TestAdminAPIRejectsBadInput(t *testing.T) {
 	}
 	if status, _ := admin(t, srv, "POST", "/ocitest/instances/x/state", `{"state":"STOPPED"}`); status != http.StatusNotFound {
 		t.Errorf("unknown instance: %d, want 404", status)
+	}
+}
+
+func TestAdminAPISetsBackendHealth(t *testing.T) {
+	srv := ocitest.New(ocitest.Options{})
+	t.Cleanup(srv.Close)
+	lb := srv.AddLoadBalancer(loadbalancer.LoadBalancer{
+		Listeners: map[string]loadbalancer.Listener{"TCP-80": {Name: common.String("TCP-80"), DefaultBackendSetName: common.String("TCP-80"),
+			Port: common.Int(80), Protocol: common.String("TCP")}},
+		BackendSets: map[string]loadbalancer.BackendSet{"TCP-80": {Name: common.String("TCP-80"), Policy: common.String("ROUND_ROBIN"),
+			Backends: []loadbalancer.Backend{{Name: common.String("10.0.10.2:30080"), IpAddress: common.String("10.0.10.2"), Port: common.Int(30080)}}}},
+	})
+	body := func(backend, status string) string {
+		return `{"id":"` + *lb.Id + `","backendSet":"TCP-80","backend":"` + backend + `","status":"` + status + `"}`
+	}
+	for _, tt := range []struct {
+		body string
+		want int
+	}{
+		{body("10.0.10.2:30080", "CRITICAL"), http.StatusNoContent},
+		{body("10.0.10.2:30080", "HEALTHY"), http.StatusBadRequest},
+		{body("10.0.10.9:30080", "OK"), http.StatusNotFound},
+		{`not json`, http.StatusBadRequest},
+	} {
+		if status, got := admin(t, srv, "PUT", "/ocitest/health", tt.body); status != tt.want {
+			t.Errorf("PUT /ocitest/health %s: %d %s, want %d", tt.body, status, got, tt.want)
+		}
+	}
+	client, err := loadbalancer.NewLoadBalancerClientWithConfigurationProvider(srv.ConfigurationProvider())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.Host = srv.URL()
+	resp, err := client.GetBackendHealth(t.Context(), loadbalancer.GetBackendHealthRequest{LoadBalancerId: lb.Id,
+		BackendSetName: common.String("TCP-80"), BackendName: common.String("10.0.10.2:30080")})
+	if err != nil || resp.Status != loadbalancer.BackendHealthStatusCritical {
+		t.Errorf("GetBackendHealth after the admin API set CRITICAL: %v %v", resp.Status, err)
 	}
 }

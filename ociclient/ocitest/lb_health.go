@@ -437,3 +437,25 @@ func (t healthTally) wire(h BackendHealthStatus, member string) map[string]any {
 		"total" + member + "Count":         t.total,
 	}
 }
+
+// adminSetBackendHealth is the admin API's SetBackendHealth (see registerAdmin).
+func (s *Server) adminSetBackendHealth(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		ID         string              `json:"id"`
+		BackendSet string              `json:"backendSet"`
+		Backend    string              `json:"backend"`
+		Status     BackendHealthStatus `json:"status"`
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	if !body.Status.valid() {
+		writeError(w, r, http.StatusBadRequest, "InvalidParameter", "status must be OK, WARNING, CRITICAL or UNKNOWN")
+		return
+	}
+	if err := s.SetBackendHealth(body.ID, body.BackendSet, body.Backend, body.Status); err != nil {
+		writeError(w, r, http.StatusNotFound, "NotFound", err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -76,6 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scale := fs.Float64("time-scale", 1, "`factor` for the realistic profile's durations, e.g. 0.01 for real OCI time ÷ 100")
 	policyDelay := fs.Duration("policy-delay", ocitest.DefaultPolicyDelay, "how long a policy set through the admin API takes to apply (0: at once)")
 	listingLag := fs.Duration("listing-lag", ocitest.DefaultListingLag, "how long a new load balancer, network load balancer, NSG or certificate is missing from its listing (0: never)")
+	healthDelay := fs.Duration("backend-health-delay", 0, "how long a new load balancer backend reports UNKNOWN before it reports OK on its own (0: until set through the admin API)")
 	busy := fs.String("lb-busy", "queue", "what the Load Balancer API does with a change while a work request runs: `queue` or reject (409)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -110,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts.Addr, opts.TLS, opts.WorkRequestDuration, opts.Region = *addr, *useTLS, *wrDuration, tenancy.Region
 	opts.Tenancy = &tenancy
 	opts.PolicyDelay, opts.ListingLag = lagOption(*policyDelay), lagOption(*listingLag)
+	opts.BackendHealthDelay = *healthDelay
 	srv, err := ocitest.Listen(opts)
 	if err != nil {
 		if *policyFile != "" {
