@@ -316,6 +316,21 @@ func TestLBBackendSetWithoutAListenerIsUnknown(t *testing.T) {
 	if diff := cmp.Diff(want, mustHealth(t)(lbHealthAPI.balancer(ctx, f, id))); diff != "" {
 		t.Errorf("GetLoadBalancerHealth (-want +got):\n%s", diff)
 	}
+
+	// A rule of the listener's routing policy that forwards to the set attaches it.
+	f.srv.EditLoadBalancer(id, func(lb *loadbalancer.LoadBalancer) {
+		lb.RoutingPolicies = map[string]loadbalancer.RoutingPolicy{"route": {Name: common.String("route"),
+			ConditionLanguageVersion: loadbalancer.RoutingPolicyConditionLanguageVersionV1,
+			Rules: []loadbalancer.RoutingRule{{Name: common.String("spare"), Condition: common.String("all(http.request.url.path sw '/spare')"),
+				Actions: []loadbalancer.Action{loadbalancer.ForwardToBackendSet{BackendSetName: common.String("spare")}}}}}}
+		l := lb.Listeners["TCP-80"]
+		l.RoutingPolicyName = common.String("route")
+		lb.Listeners["TCP-80"] = l
+	})
+	want = healthView{Status: "OK", Warning: []string{}, Critical: []string{}, Unknown: []string{}, Total: 1}
+	if diff := cmp.Diff(want, mustHealth(t)(lbHealthAPI.set(ctx, f, id, "spare"))); diff != "" {
+		t.Errorf("a set a routing policy forwards to (-want +got):\n%s", diff)
+	}
 }
 
 func TestBackendHealthDelayMakesBackendsOKOnTheirOwn(t *testing.T) {
