@@ -51,7 +51,7 @@ func TestCompartmentAnnotationPlacesBothKindsAndIsNotDefaulted(t *testing.T) {
 func TestCompartmentAnnotationThatIsNoCompartmentOCIDIsRefused(t *testing.T) {
 	for _, value := range []string{"", "prod", "ocid1.vcn.oc1.phx.aaaa", "ocid1.compartment"} {
 		t.Run(value, func(t *testing.T) {
-			_, err := Desired(testService(withAnnotation(annotation.CompartmentID, value)), nodes(1), testConfig(), nil)
+			_, err := Desired(testService(withAnnotation(annotation.CompartmentID, value)), nodes(1), testConfig(), Known{})
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("Desired = %v, want a *ValidationError", err)

@@ -59,16 +59,35 @@ func Manages(svc *v1.Service) bool {
 }
 
 // Desired computes the load balancer svc asks for, from the Service, the cluster's Nodes, the
-// configuration and the TLS Secrets. It is pure: it reads only its arguments, never changes
-// them, and returns every problem it finds in one *ValidationError.
+// configuration and what is known of the cluster and OCI (Known: TLS Secrets, the Nodes that run
+// the Service's endpoints, subnets' IPv6 prefixes). It is pure: it reads only its arguments,
+// never changes them, and returns every problem it finds in one *ValidationError.
 //
-// The returned Spec's Owner.Cluster is empty; the caller fills it in (Reconciler does).
-func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets) (*model.Spec, error) {
-	return desired(svc, nodes, cfg, secrets, false)
+// The returned Spec's Owner.Cluster is empty; the caller fills it in (lb/engine's Reconciler
+// does).
+func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, known Known) (*model.Spec, error) {
+	if !Manages(svc) {
+		return nil, ErrNotManaged
+	}
+	nodes, left := localNodes(svc, nodes, known.EndpointNodes)
+	spec, err := desired(svc, nodes, cfg, known.Secrets, false)
+	if err != nil {
+		return nil, err
+	}
+	if spec, err = dualStack(svc, nodes, cfg, known, spec); err != nil {
+		return nil, err
+	}
+	for _, name := range left {
+		if spec.ExcludedNodes == nil {
+			spec.ExcludedNodes = map[string]string{}
+		}
+		spec.ExcludedNodes[name] = reasonNoLocalEndpoint
+	}
+	return spec, nil
 }
 
-// desired is Desired; subnetHasIPv6 says the network load balancer's subnet has an IPv6 prefix,
-// so a PreferDualStack Service gets both families (Desired cannot know; the Reconciler reads it).
+// desired is Desired on the Nodes given; subnetHasIPv6 says the network load balancer's subnet
+// has an IPv6 prefix, so a PreferDualStack Service gets both families (dualStack).
 func desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets Secrets, subnetHasIPv6 bool) (*model.Spec, error) {
 	if !Manages(svc) {
 		return nil, ErrNotManaged

@@ -141,7 +141,7 @@ func TestNLBDesiredBuildsListenersAndBackendSetsPerPortAndProtocol(t *testing.T)
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec, err := Desired(tc.svc, tc.nodes, testConfig(), nil)
+			spec, err := Desired(tc.svc, tc.nodes, testConfig(), Known{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestNLBDesiredSettings(t *testing.T) {
 		{"reserved public IP", nlbService(func(s *v1.Service) { s.Spec.LoadBalancerIP = "203.0.113.50" }), with(func(s *settings) { s.ReservedIP = "203.0.113.50" })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec, err := Desired(tc.svc, nodes(1), testConfig(), nil)
+			spec, err := Desired(tc.svc, nodes(1), testConfig(), Known{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +279,7 @@ func TestNLBDesiredRefusesBadValuesNamingAnnotationValueAndWhatIsAllowed(t *test
 		{"a bad family", nlbService(families(v1.IPFamilyPolicySingleStack, "IPv5")), "spec.ipFamilies[0]", "IPv5", "IPv4 or IPv6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Desired(tc.svc, nodes(1), testConfig(), nil)
+			_, err := Desired(tc.svc, nodes(1), testConfig(), Known{})
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("Desired = %v, want a *ValidationError", err)
@@ -326,7 +326,7 @@ func TestNLBDefaultSourceRangesFollowTheFamilies(t *testing.T) {
 			testConfig(), []string{"0.0.0.0/0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec, err := Desired(tc.svc, nil, tc.cfg, nil)
+			spec, err := Desired(tc.svc, nil, tc.cfg, Known{})
 			if err != nil {
 				t.Fatal(err)
 			}

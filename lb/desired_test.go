@@ -142,7 +142,7 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Desired(tc.svc, nodes(1), testConfig(), Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+			_, err := Desired(tc.svc, nodes(1), testConfig(), Known{Secrets: Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}})
 			var verr *ValidationError
 			if !errors.As(err, &verr) {
 				t.Fatalf("Desired error = %v, want a *ValidationError", err)
@@ -170,14 +170,14 @@ func TestDesiredReportsEveryBadValueNamingTheField(t *testing.T) {
 // getSecurityListManagementMode, and the backend protocol, idle timeout and PROXY protocol
 // version in getListenersOciLoadBalancer), so a Service it accepted is not refused here.
 func TestEmptyAnnotationsTheUpstreamCCMDefaultsAreDefaults(t *testing.T) {
-	want, err := Desired(testService(), nodes(2), testConfig(), nil)
+	want, err := Desired(testService(), nodes(2), testConfig(), Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range []annotation.Name{annotation.LoadBalancerType, annotation.BackendProtocol, annotation.SecurityListManagementMode,
 		annotation.ConnectionIdleTimeout, annotation.ProxyProtocolVersion} {
 		t.Run(string(a), func(t *testing.T) {
-			got, err := Desired(testService(withAnnotation(a, "")), nodes(2), testConfig(), nil)
+			got, err := Desired(testService(withAnnotation(a, "")), nodes(2), testConfig(), Known{})
 			if err != nil {
 				t.Fatalf("%s: \"\": %v", a, err)
 			}
@@ -209,7 +209,7 @@ func TestFlexibleShapeBandwidthIsReadAsTheUpstreamCCMReadsIt(t *testing.T) {
 			for a, v := range tc.ann {
 				opts = append(opts, withAnnotation(a, v))
 			}
-			spec, err := Desired(testService(opts...), nodes(1), testConfig(), nil)
+			spec, err := Desired(testService(opts...), nodes(1), testConfig(), Known{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestFlexibleShapeBandwidthIsReadAsTheUpstreamCCMReadsIt(t *testing.T) {
 func TestHealthCheckRetriesHaveNoUpperBoundOfOurOwn(t *testing.T) {
 	for _, svc := range []*v1.Service{testService(withAnnotation(annotation.HealthCheckRetries, "20")),
 		testService(withAnnotation(annotation.LoadBalancerType, "nlb"), withAnnotation(annotation.NLBHealthCheckRetries, "20"))} {
-		spec, err := Desired(svc, nodes(1), testConfig(), nil)
+		spec, err := Desired(svc, nodes(1), testConfig(), Known{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestHealthCheckRetriesHaveNoUpperBoundOfOurOwn(t *testing.T) {
 }
 
 func TestDesiredProblemNamesAnnotationValueAndAllowed(t *testing.T) {
-	_, err := Desired(testService(withAnnotation(annotation.Policy, "RANDOM")), nil, testConfig(), nil)
+	_, err := Desired(testService(withAnnotation(annotation.Policy, "RANDOM")), nil, testConfig(), Known{})
 	want := `service default/web: 1 invalid setting(s); oci.oraclecloud.com/loadbalancer-policy: invalid value "RANDOM": one of ROUND_ROBIN, LEAST_CONNECTIONS, IP_HASH`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
@@ -323,14 +323,14 @@ func TestNodesWithoutAnOCIProviderIDAreNotBackendsOfEitherKind(t *testing.T) {
 func TestConfigSubnet2WithoutSubnet1NeedsEachServicesFirstSubnet(t *testing.T) {
 	cfg := testConfig()
 	cfg.LoadBalancer.Subnet1 = ""
-	got, err := Desired(testService(withAnnotation(annotation.Subnet1, testSubnet1)), nodes(1), cfg, nil)
+	got, err := Desired(testService(withAnnotation(annotation.Subnet1, testSubnet1)), nodes(1), cfg, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{testSubnet1, testSubnet2}, got.Subnets); diff != "" {
 		t.Errorf("subnets (-want +got):\n%s", diff)
 	}
-	_, err = Desired(testService(), nodes(1), cfg, nil)
+	_, err = Desired(testService(), nodes(1), cfg, Known{})
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != string(annotation.Subnet1) ||
 		!strings.Contains(err.Error(), "loadBalancer.subnet2 but not loadBalancer.subnet1") {
@@ -441,7 +441,7 @@ func TestDesiredSourceRangesPrecedence(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Desired(tc.svc, nil, tc.cfg, nil)
+			got, err := Desired(tc.svc, nil, tc.cfg, Known{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +458,7 @@ func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
 	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
 	cfg.LoadBalancer.Naming = config.Naming{Scheme: config.NamingName, Prefix: "k8s"}
 
-	got, err := Desired(testService(), nil, cfg, nil)
+	got, err := Desired(testService(), nil, cfg, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +481,7 @@ func TestDesiredSettingsFromAnnotationsAndConfig(t *testing.T) {
 		withAnnotation(annotation.ConnectionIdleTimeout, "600"),
 		withAnnotation(annotation.ProxyProtocolVersion, "2"),
 	)
-	got, err = Desired(svc, nil, cfg, nil)
+	got, err = Desired(svc, nil, cfg, Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +517,7 @@ func TestDesiredNeverChangesItsInputs(t *testing.T) {
 	cfg.LoadBalancer.Tags.FreeformTags = map[string]string{"env": "prod"}
 	svcBefore, nodesBefore, cfgBefore := svc.DeepCopy(), []*v1.Node{ns[0].DeepCopy(), ns[1].DeepCopy()}, *cfg
 
-	spec, err := Desired(svc, ns, cfg, Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")})
+	spec, err := Desired(svc, ns, cfg, Known{Secrets: Secrets{{Namespace: "default", Name: "web-tls"}: testTLS("v1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +551,7 @@ func TestManagesIgnoresOtherLoadBalancerClassesAndTypes(t *testing.T) {
 				t.Errorf("Manages = %v, want %v", got, tc.want)
 			}
 			if !tc.want && tc.svc != nil {
-				if _, err := Desired(tc.svc, nil, testConfig(), nil); !errors.Is(err, ErrNotManaged) {
+				if _, err := Desired(tc.svc, nil, testConfig(), Known{}); !errors.Is(err, ErrNotManaged) {
 					t.Errorf("Desired error = %v, want ErrNotManaged", err)
 				}
 			}

@@ -35,11 +35,8 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
-	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOnServing), with the Nodes
-	// it chose from.
-	desired func(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error)
-	// settle, when set, completes a desired Spec as the Reconciler does (dualStack).
-	settle  func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, spec *model.Spec) (*model.Spec, error)
+	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOf).
+	desired func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, error)
 	cfg     *config.Config
 	engines map[model.Kind]*engine
 	namer   lookup.Naming
@@ -61,7 +58,7 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, desired: r.desiredOnServing, settle: r.dualStack,
+	d := &driftChecker{cfg: r.cfg, engines: r.engines, namer: r.namer, cluster: r.cluster, desired: r.desiredOf,
 		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending,
 		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
 	return d.check(ctx, services, nodes, secrets)
@@ -138,10 +135,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		if secrets != nil {
 			found = secrets(svc)
 		}
-		desired, from, err := d.desired(svc, nodes, found)
-		if err == nil && d.settle != nil {
-			desired, err = d.settle(ctx, svc, from, found, desired)
-		}
+		desired, err := d.desired(ctx, svc, nodes, found)
 		if err != nil {
 			// The service controller reports an invalid Service on every change; a requeue
 			// would only repeat that.

@@ -83,7 +83,7 @@ func TestErrorsTruncateTheValuesTheyEcho(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Desired(tc.svc, nodes(1), testConfig(), nil)
+			_, err := Desired(tc.svc, nodes(1), testConfig(), Known{})
 			var verr *ValidationError
 			if !errors.As(err, &verr) {
 				t.Fatalf("Desired error %v, want a *ValidationError", err)
@@ -117,10 +117,10 @@ func TestDesiredRefusesMoreListenersThanOCIAllows(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := Desired(testService(withPorts(ports(16)...)), nodes(1), testConfig(), nil); err != nil {
+	if _, err := Desired(testService(withPorts(ports(16)...)), nodes(1), testConfig(), Known{}); err != nil {
 		t.Fatalf("16 ports: %v", err)
 	}
-	_, err := Desired(testService(withPorts(ports(17)...)), nodes(1), testConfig(), nil)
+	_, err := Desired(testService(withPorts(ports(17)...)), nodes(1), testConfig(), Known{})
 	var verr *ValidationError
 	if !errors.As(err, &verr) {
 		t.Fatalf("17 ports: error %v, want a *ValidationError", err)

@@ -55,7 +55,7 @@ func ExampleDiff() {
 		},
 	}
 	cfg.SetDefaults()
-	first, err := lb.Desired(exampleService(80), exampleNodes("10.0.0.5"), cfg, nil)
+	first, err := lb.Desired(exampleService(80), exampleNodes("10.0.0.5"), cfg, lb.Known{})
 	if err != nil {
 		fmt.Println(err) // a *lb.ValidationError names every bad annotation at once
 		return
@@ -70,7 +70,7 @@ func ExampleDiff() {
 	observed.FreeformTags = observed.Owner.Tags()
 
 	// The Service moves to port 8080 and a second node joins.
-	move, err := lb.Diff(observed, must(lb.Desired(exampleService(8080), exampleNodes("10.0.0.5", "10.0.0.6"), cfg, nil)))
+	move, err := lb.Diff(observed, must(lb.Desired(exampleService(8080), exampleNodes("10.0.0.5", "10.0.0.6"), cfg, lb.Known{})))
 	if err != nil {
 		fmt.Println(err)
 		return

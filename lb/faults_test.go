@@ -63,7 +63,7 @@ func TestFailedEnsureAfterCreateIsFoundAgainNotRecreated(t *testing.T) {
 
 func TestApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 	e := newEnv(t)
-	desired, err := lb.Desired(service(), readyNodes(1), e.cfg, nil)
+	desired, err := lb.Desired(service(), readyNodes(1), e.cfg, lb.Known{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func mustDesired(t interface {
 	Fatalf(string, ...any)
 }, svc *v1.Service, ns []*v1.Node, secrets Secrets) *model.Spec {
 	t.Helper()
-	s, err := Desired(svc, ns, testConfig(), secrets)
+	s, err := Desired(svc, ns, testConfig(), Known{Secrets: secrets})
 	if err != nil {
 		t.Fatalf("Desired: %v", err)
 	}

@@ -361,7 +361,7 @@ func TestNLBCreateWhoseResponseIsLostMakesOne(t *testing.T) {
 // from the Service UID: OCI replays the first, and there is one network load balancer.
 func TestNLBApplyingTheSameCreateTwiceReplaysTheFirst(t *testing.T) {
 	e := newEnv(t, withNLBs())
-	desired, err := lb.Desired(service(asNLB), readyNodes(1), e.cfg, nil)
+	desired, err := lb.Desired(service(asNLB), readyNodes(1), e.cfg, lb.Known{})
 	if err != nil {
 		t.Fatal(err)
 	}

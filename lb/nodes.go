@@ -27,16 +27,13 @@ const (
 )
 
 // localNodes returns the Nodes of nodes that may carry svc's traffic, and the names of the others:
-// with externalTrafficPolicy Local and its endpoints known, the Nodes that run an endpoint (a
+// with externalTrafficPolicy Local and its endpoints known (running not nil, Known.EndpointNodes),
+// the Nodes that run an endpoint (a
 // Node without one would only fail the health check on healthCheckNodePort); otherwise every
 // Node. So the backends follow the Service's pods, and a 3-replica Service of a 5,000-Node cluster
 // has 3 backends, within OCI's limits and without subsetting.
-func localNodes(svc *v1.Service, nodes []*v1.Node, endpoints EndpointNodes) ([]*v1.Node, []string) {
-	if endpoints == nil || svc.Spec.ExternalTrafficPolicy != v1.ServiceExternalTrafficPolicyLocal {
-		return nodes, nil
-	}
-	running, known := endpoints(svc)
-	if !known {
+func localNodes(svc *v1.Service, nodes []*v1.Node, running map[string]bool) ([]*v1.Node, []string) {
+	if running == nil || svc.Spec.ExternalTrafficPolicy != v1.ServiceExternalTrafficPolicyLocal {
 		return nodes, nil
 	}
 	var kept []*v1.Node
@@ -138,10 +135,3 @@ func excludedBecause(n *v1.Node, selector labels.Selector) string {
 func ociProviderID(id string) bool {
 	return strings.HasPrefix(id, "oci://") && len(id) > len("oci://") || strings.HasPrefix(id, "ocid1.")
 }
-
-// EndpointNodes returns the names of the Nodes that run an endpoint of svc that may take
-// traffic (ready, or serving while it terminates, as kube-proxy counts them), and known false
-// when the endpoints of svc are not known (no EndpointSlice of it seen yet). Known with no Nodes
-// means no endpoint: the load balancer keeps its listeners with empty backend sets. It is called
-// before each reconcile of a Service with externalTrafficPolicy Local and must not block.
-type EndpointNodes func(svc *v1.Service) (nodes map[string]bool, known bool)

@@ -27,7 +27,7 @@ func Example_quickstart() {
 	cfg, _, err := config.Load(strings.NewReader(yaml)) // strict: an unknown key is an error
 	check(err)
 	svc, nodes := exampleService(80), exampleNodes("10.0.0.5", "10.0.0.6")
-	spec, err := lb.Desired(svc, nodes, cfg, nil) // a *lb.ValidationError names every bad annotation
+	spec, err := lb.Desired(svc, nodes, cfg, lb.Known{}) // a *lb.ValidationError names every bad annotation
 	check(err)
 	fmt.Println("listeners:", spec.ListenerPorts())
 

@@ -295,21 +295,9 @@ type planned struct {
 	nsgCompartments map[string]string
 }
 
-// desiredOnServing is Desired on the Nodes svc's traffic may go to (localNodes, with
-// Options.EndpointNodes), which it also returns; the other Nodes are in the Spec's ExcludedNodes.
-func (r *Reconciler) desiredOnServing(svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, []*v1.Node, error) {
-	nodes, left := localNodes(svc, nodes, r.endpoints)
-	spec, err := Desired(svc, nodes, r.cfg, secrets)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, name := range left {
-		if spec.ExcludedNodes == nil {
-			spec.ExcludedNodes = map[string]string{}
-		}
-		spec.ExcludedNodes[name] = reasonNoLocalEndpoint
-	}
-	return spec, nodes, nil
+// desiredOf is Desired on what the Reconciler knows of svc (knownOf).
+func (r *Reconciler) desiredOf(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets) (*model.Spec, error) {
+	return Desired(svc, nodes, r.cfg, r.knownOf(ctx, svc, secrets))
 }
 
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
@@ -317,11 +305,8 @@ func (r *Reconciler) desiredOnServing(svc *v1.Service, nodes []*v1.Node, secrets
 // Service's frontend NSG.
 func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	desired, nodes, err := r.desiredOnServing(svc, nodes, secrets)
+	desired, err := r.desiredOf(ctx, svc, nodes, secrets)
 	if err != nil {
-		return nil, err
-	}
-	if desired, err = r.dualStack(ctx, svc, nodes, secrets, desired); err != nil {
 		return nil, err
 	}
 	desired.Owner.Cluster = r.cluster
@@ -552,7 +537,7 @@ func (r *Reconciler) Get(ctx context.Context, svc *v1.Service) (*Result, bool, e
 // annotations, else the configured defaults. It reads nothing from OCI. Use it to clean up the
 // security rules of a deleted Service whose load balancer is already gone.
 func (r *Reconciler) Subnets(svc *v1.Service, secrets Secrets) []string {
-	if spec, err := Desired(svc, nil, r.cfg, secrets); err == nil {
+	if spec, err := Desired(svc, nil, r.cfg, Known{Secrets: secrets}); err == nil {
 		return spec.Subnets
 	}
 	var ids []string
@@ -785,3 +770,10 @@ func deletePlan(observed *model.Spec) *model.Plan {
 		Changes:        []model.Change{{Op: model.OpDelete, Name: observed.Name, Before: observed}},
 	}
 }
+
+// EndpointNodes returns the names of the Nodes that run an endpoint of svc that may take
+// traffic (ready, or serving while it terminates, as kube-proxy counts them), and known false
+// when the endpoints of svc are not known (no EndpointSlice of it seen yet). Known with no Nodes
+// means no endpoint: the load balancer keeps its listeners with empty backend sets. It is called
+// before each reconcile of a Service with externalTrafficPolicy Local and must not block.
+type EndpointNodes func(svc *v1.Service) (nodes map[string]bool, known bool)

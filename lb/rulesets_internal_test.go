@@ -94,7 +94,7 @@ func TestBadRuleSetsAnnotationIsOneProblemSayingWhatIsAllowed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := testService(withAnnotation(annotation.RuleSets, tc.value))
-			_, err := Desired(svc, nodes(1), testConfig(), nil)
+			_, err := Desired(svc, nodes(1), testConfig(), Known{})
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("Desired = %v, want a *ValidationError", err)
@@ -115,7 +115,7 @@ func TestBadRuleSetsAnnotationIsOneProblemSayingWhatIsAllowed(t *testing.T) {
 
 func TestRuleSetsOnANetworkLoadBalancerAreRefused(t *testing.T) {
 	svc := testService(withAnnotation(annotation.LoadBalancerType, "nlb"), withAnnotation(annotation.RuleSets, twoRuleSets))
-	_, err := Desired(svc, nodes(1), testConfig(), nil)
+	_, err := Desired(svc, nodes(1), testConfig(), Known{})
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("Desired = %v, want a *ValidationError", err)

@@ -83,7 +83,7 @@ func chosenNodes(spec *model.Spec, ns []*v1.Node) map[string]bool {
 
 func desiredWith(t *testing.T, cfg *config.Config, svc *v1.Service, ns []*v1.Node) *model.Spec {
 	t.Helper()
-	spec, err := Desired(svc, ns, cfg, nil)
+	spec, err := Desired(svc, ns, cfg, Known{})
 	if err != nil {
 		t.Fatalf("Desired: %v", err)
 	}
@@ -232,7 +232,7 @@ func TestABackendSubsetSizeChoosesAtMostThatManyNodesEvenInASmallCluster(t *test
 }
 
 func TestBackendSubsetOffRefusesAServiceOverOCIsLimitsBeforeAnyChange(t *testing.T) {
-	_, err := Desired(testService(twoPorts()), bigCluster(0, 300), subsetConfig("off"), nil)
+	_, err := Desired(testService(twoPorts()), bigCluster(0, 300), subsetConfig("off"), Known{})
 	var verr *ValidationError
 	if !errors.As(err, &verr) {
 		t.Fatalf("Desired = %v, want a *ValidationError", err)
@@ -272,7 +272,7 @@ func TestANetworkLoadBalancerTakesOCIsNetworkLimits(t *testing.T) {
 }
 
 func TestABadBackendSubsetIsAProblemOfTheService(t *testing.T) {
-	_, err := Desired(testService(), nodes(1, 2), subsetConfig("most"), nil)
+	_, err := Desired(testService(), nodes(1, 2), subsetConfig("most"), Known{})
 	var verr *ValidationError
 	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "loadBalancer.backendSubset") {
 		t.Errorf("Desired = %v, want a *ValidationError naming loadBalancer.backendSubset", err)
@@ -320,10 +320,10 @@ func TestANetworkLoadBalancerTakesFiftyListenersAndNoMore(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := Desired(nlbService(withPorts(ports(50)...)), nodes(1), testConfig(), nil); err != nil {
+	if _, err := Desired(nlbService(withPorts(ports(50)...)), nodes(1), testConfig(), Known{}); err != nil {
 		t.Errorf("50 ports: %v", err)
 	}
-	_, err := Desired(nlbService(withPorts(ports(51)...)), nodes(1), testConfig(), nil)
+	_, err := Desired(nlbService(withPorts(ports(51)...)), nodes(1), testConfig(), Known{})
 	var verr *ValidationError
 	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "at most 50 listeners and backend sets (51 here") {
 		t.Errorf("51 ports: %v, want a *ValidationError saying OCI's limit of 50", err)

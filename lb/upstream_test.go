@@ -17,7 +17,7 @@ import (
 func TestWorkloadServiceAccountMustNameAServiceAccount(t *testing.T) {
 	for _, value := range []string{"", "  ", "Not_A_Name"} {
 		svc := testService(withAnnotation(annotation.WorkloadServiceAccount, value))
-		_, err := Desired(svc, nodes(1), testConfig(), nil)
+		_, err := Desired(svc, nodes(1), testConfig(), Known{})
 		var ve *ValidationError
 		if !errors.As(err, &ve) {
 			t.Fatalf("%q: Desired = %v, want a *ValidationError", value, err)
@@ -27,7 +27,7 @@ func TestWorkloadServiceAccountMustNameAServiceAccount(t *testing.T) {
 			t.Errorf("%q: problems = %v, want one naming %s and what it must be", value, ve.Problems, annotation.WorkloadServiceAccount)
 		}
 	}
-	if _, err := Desired(testService(withAnnotation(annotation.WorkloadServiceAccount, "lb-owner")), nodes(1), testConfig(), nil); err != nil {
+	if _, err := Desired(testService(withAnnotation(annotation.WorkloadServiceAccount, "lb-owner")), nodes(1), testConfig(), Known{}); err != nil {
 		t.Errorf("a ServiceAccount name: %v", err)
 	}
 }
@@ -43,7 +43,7 @@ func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing
 	} {
 		svc := testService(withAnnotation(annotation.SecurityListManagementMode, "Backend"),
 			withAnnotation(annotation.SecurityRuleManagementMode, tc.value))
-		spec, err := Desired(svc, nodes(1), testConfig(), nil)
+		spec, err := Desired(svc, nodes(1), testConfig(), Known{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.value, err)
 		}
@@ -56,7 +56,7 @@ func TestSecurityRuleManagementModeOverridesTheSecurityListAnnotation(t *testing
 func TestSecurityRuleManagementModeNSGTakesTheBackendNSGsSorted(t *testing.T) {
 	svc := testService(withAnnotation(annotation.SecurityRuleManagementMode, "NSG"),
 		withAnnotation(annotation.BackendNetworkSecurityGroups, "ocid1.networksecuritygroup.oc1..b, ocid1.networksecuritygroup.oc1..a"))
-	spec, err := Desired(svc, nodes(1), testConfig(), nil)
+	spec, err := Desired(svc, nodes(1), testConfig(), Known{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T)
 		if tc.mode != "" {
 			svc.Annotations[string(annotation.SecurityRuleManagementMode)] = tc.mode
 		}
-		_, err := Desired(svc, nodes(1), testConfig(), nil)
+		_, err := Desired(svc, nodes(1), testConfig(), Known{})
 		var ve *ValidationError
 		if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 			t.Fatalf("%s: Desired = %v, want one problem", tc.name, err)
@@ -98,7 +98,7 @@ func TestBackendNSGAnnotationIsRefusedWithoutModeNSGOrWithBadOCIDs(t *testing.T)
 
 func TestSecurityRuleManagementModeUnknownIsRefusedNamingTheAllowedModes(t *testing.T) {
 	svc := testService(withAnnotation(annotation.SecurityRuleManagementMode, "NSGs"))
-	_, err := Desired(svc, nodes(1), testConfig(), nil)
+	_, err := Desired(svc, nodes(1), testConfig(), Known{})
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 		t.Fatalf("Desired = %v, want one problem", err)

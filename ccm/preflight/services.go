@@ -85,7 +85,7 @@ func readSecrets(ctx context.Context, kube kubernetes.Interface, svc *v1.Service
 // is allowed, or that the Secret it names does not exist.
 func refusals(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, secrets lb.Secrets, missing map[lb.SecretRef]bool) []Finding {
 	findings := []Finding{}
-	_, err := lb.Desired(svc, nodes, cfg, secrets)
+	_, err := lb.Desired(svc, nodes, cfg, lb.Known{Secrets: secrets})
 	var ve *lb.ValidationError
 	switch {
 	case errors.As(err, &ve):

@@ -101,7 +101,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 		return err
 	}
 	claim := seclist.Claim{Service: key(svc), LBSubnets: r.lbs.Subnets(svc, secrets)}
-	if spec, err := lb.Desired(svc, nil, r.cfg, secrets); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
+	if spec, err := lb.Desired(svc, nil, r.cfg, lb.Known{Secrets: secrets}); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
 		claim = seclist.ClaimFor(key(svc), spec, nil) // names its backend NSGs, whose rules go too
 	}
 	if err := r.rules.Delete(ctx, claim); err != nil {

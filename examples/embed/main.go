@@ -45,7 +45,7 @@ func run(out io.Writer) error {
 	nodes := []*v1.Node{node("node-1", "10.0.10.2"), node("node-2", "10.0.10.3"), node("node-3", "10.0.10.4")}
 
 	// 1. Nothing exists yet: the plan is one CreateLoadBalancer carrying everything.
-	desired, err := lb.Desired(svc, nodes, cfg, lb.Secrets{})
+	desired, err := lb.Desired(svc, nodes, cfg, lb.Known{})
 	if err != nil {
 		return err // a *lb.ValidationError listing every bad annotation at once
 	}
@@ -67,7 +67,7 @@ func run(out io.Writer) error {
 	// no listener ever points at a missing backend set.
 	changed := svc.DeepCopy()
 	changed.Spec.Ports[0].Port = 8080
-	desired, err = lb.Desired(changed, nodes, cfg, lb.Secrets{})
+	desired, err = lb.Desired(changed, nodes, cfg, lb.Known{})
 	if err != nil {
 		return err
 	}

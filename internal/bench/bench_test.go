@@ -42,7 +42,7 @@ var benchCfg = &config.Config{CompartmentID: "ocid1.compartment.oc1..bench",
 func BenchmarkDesiredAndDiff(b *testing.B) {
 	s := svc("big", portsOf(16)...)
 	all := nodes(1000)
-	observed, err := lb.Desired(s, all, benchCfg, lb.Secrets{})
+	observed, err := lb.Desired(s, all, benchCfg, lb.Known{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func BenchmarkDesiredAndDiff(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		desired, err := lb.Desired(s, all, benchCfg, lb.Secrets{})
+		desired, err := lb.Desired(s, all, benchCfg, lb.Known{})
 		if err != nil {
 			b.Fatal(err)
 		}

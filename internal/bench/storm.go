@@ -555,7 +555,7 @@ func ociConverged(srv *ocitest.Server, backends map[string]map[string]bool, p *o
 
 // backendsOf returns the addresses lb gives the backend sets of s's load balancer on nodes.
 func backendsOf(s *v1.Service, nodes []*v1.Node, cfg *config.Config) (map[string]bool, error) {
-	spec, err := lb.Desired(s, nodes, cfg, nil)
+	spec, err := lb.Desired(s, nodes, cfg, lb.Known{})
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func baseKind(a upstreamAnnotation) model.Kind {
 // ociFacets runs lb.Desired on svc with cfg and describes the result; refused names the field
 // whose refusal is the sample's outcome (another field's refusal is an error).
 func ociFacets(svc *v1.Service, cfg *config.Config, field string) (Facets, error) {
-	spec, err := lb.Desired(svc, sampleNodes(), cfg, anySecret(svc))
+	spec, err := lb.Desired(svc, sampleNodes(), cfg, lb.Known{Secrets: anySecret(svc)})
 	var ve *lb.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -375,7 +375,7 @@ func classifyName(u upstreamName) (Row, error) {
 		return Row{}, fmt.Errorf("name of a %s: %w", key, err)
 	}
 	svc := sampleService(ann)
-	spec, err := lb.Desired(svc, sampleNodes(), cfg, nil)
+	spec, err := lb.Desired(svc, sampleNodes(), cfg, lb.Known{})
 	if err != nil {
 		return Row{}, fmt.Errorf("name of a %s: %w", key, err)
 	}

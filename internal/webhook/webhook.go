@@ -132,7 +132,7 @@ func validate(cfg *config.Config, svc *v1.Service) []*lb.Problem {
 	if !lb.Manages(svc) {
 		return nil
 	}
-	_, err := lb.Desired(svc, nil, cfg, anySecret(svc))
+	_, err := lb.Desired(svc, nil, cfg, lb.Known{Secrets: anySecret(svc)})
 	var verr *lb.ValidationError
 	if errors.As(err, &verr) {
 		return verr.Problems

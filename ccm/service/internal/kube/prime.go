@@ -69,7 +69,7 @@ func (w *Watcher) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1
 		return nil, nil
 	}
 	key := svc.Namespace + "/" + svc.Name
-	spec, invalid := lb.Desired(svc, nodes, cfg, w.SecretsFor(svc))
+	spec, invalid := lb.Desired(svc, nodes, cfg, lb.Known{Secrets: w.SecretsFor(svc)})
 	if invalid == nil {
 		c, err := claim(ctx, svc, spec, nodes)
 		return &c, err

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/model"
+)
+
+// Known is what Desired needs to know besides the Service, its Nodes and the configuration: what
+// the cluster and OCI hold, read before the Spec is built, so that Desired itself reads nothing.
+// The zero value knows nothing: no TLS Secrets, endpoints and subnets unknown.
+type Known struct {
+	// Secrets are the TLS Secrets the Service names (RequiredSecrets), by reference.
+	Secrets Secrets
+	// EndpointNodes are the names of the Nodes that run an endpoint of the Service that may take
+	// traffic (ready, or serving while it terminates, as kube-proxy counts them). For a Service
+	// with externalTrafficPolicy Local only those become backends, so a 3-replica Service of a
+	// 5,000-Node cluster has 3. nil means not known (no EndpointSlice seen yet): every eligible
+	// Node is a backend, and the health check on healthCheckNodePort decides; an empty, non-nil
+	// map means no endpoint, and the backend sets are empty.
+	EndpointNodes map[string]bool
+	// SubnetIPv6 says, by subnet OCID, whether a subnet has an IPv6 prefix. A network load
+	// balancer Service with ipFamilyPolicy PreferDualStack gets both IP families in such a
+	// subnet; one with RequireDualStack in a subnet known to lack one is refused. A subnet not
+	// in the map is not known: PreferDualStack stays single-stack, and RequireDualStack is left
+	// to OCI.
+	SubnetIPv6 map[string]bool
+}
+
+// dualStack settles a network load balancer's IP families against what is known of its subnet
+// (Known.SubnetIPv6): PreferDualStack gets both families when the subnet has an IPv6 prefix;
+// RequireDualStack in a subnet without one is a validation error naming the subnet, rather than
+// OCI's create failing.
+func dualStack(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, known Known, spec *model.Spec) (*model.Spec, error) {
+	policy := svc.Spec.IPFamilyPolicy
+	if spec.Kind != model.KindNetworkLoadBalancer || policy == nil || *policy == v1.IPFamilyPolicySingleStack || len(spec.Subnets) == 0 {
+		return spec, nil
+	}
+	hasIPv6, ok := known.SubnetIPv6[spec.Subnets[0]]
+	switch {
+	case !ok:
+		return spec, nil
+	case *policy == v1.IPFamilyPolicyRequireDualStack && !hasIPv6:
+		return nil, &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: []*Problem{{
+			Field: "spec.ipFamilyPolicy", Value: string(*policy),
+			Allowed: fmt.Sprintf("PreferDualStack or SingleStack: the network load balancer's subnet %s has no IPv6 prefix", spec.Subnets[0])}}}
+	case *policy == v1.IPFamilyPolicyPreferDualStack && hasIPv6:
+		return desired(svc, nodes, cfg, known.Secrets, true)
+	}
+	return spec, nil
+}

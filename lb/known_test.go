@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package lb
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/model"
+)
+
+func TestDesiredBacksALocalServiceWithTheNodesKnownToRunItsEndpoints(t *testing.T) {
+	local := func(s *v1.Service) {
+		s.Spec.ExternalTrafficPolicy, s.Spec.HealthCheckNodePort = v1.ServiceExternalTrafficPolicyLocal, 32000
+	}
+	for _, tc := range []struct {
+		name      string
+		opts      []svcOpt
+		endpoints map[string]bool
+		want      []string // backend IPs
+		left      []string // Nodes excluded for lacking an endpoint
+	}{
+		{"Local, endpoints unknown: every Node", []svcOpt{local}, nil, []string{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, nil},
+		{"Local, known: the Nodes running one", []svcOpt{local}, map[string]bool{"node-2": true}, []string{"10.0.0.2"}, []string{"node-1", "node-3"}},
+		{"Local, known to have none: no backend", []svcOpt{local}, map[string]bool{}, nil, []string{"node-1", "node-2", "node-3"}},
+		{"Cluster: endpoints do not matter", nil, map[string]bool{"node-2": true}, []string{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(testService(tc.opts...), nodes(1, 2, 3), testConfig(), Known{EndpointNodes: tc.endpoints})
+			if err != nil {
+				t.Fatalf("Desired: %v", err)
+			}
+			var got []string
+			for _, b := range spec.BackendSets["TCP-80"].Backends {
+				got = append(got, b.IP)
+			}
+			var left []string
+			for name, reason := range spec.ExcludedNodes {
+				if reason == reasonNoLocalEndpoint {
+					left = append(left, name)
+				}
+			}
+			slices.Sort(left)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("backends (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.left, left); diff != "" {
+				t.Errorf("Nodes left out for lacking an endpoint (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDesiredGivesADualStackNetworkLoadBalancerWhatItsSubnetIsKnownToAllow(t *testing.T) {
+	policy := func(p v1.IPFamilyPolicy) svcOpt {
+		return func(s *v1.Service) {
+			// The API server fills in the first family of a cluster.
+			s.Spec.IPFamilyPolicy, s.Spec.IPFamilies = &p, []v1.IPFamily{v1.IPv4Protocol}
+			s.Annotations[string(annotation.LoadBalancerType)] = "nlb"
+		}
+	}
+	cfg := testConfig()
+	subnet := cfg.LoadBalancer.Subnet1
+	for _, tc := range []struct {
+		name    string
+		policy  v1.IPFamilyPolicy
+		ipv6    map[string]bool
+		want    []v1.IPFamily
+		refused bool
+	}{
+		{"prefer, subnet has IPv6", v1.IPFamilyPolicyPreferDualStack, map[string]bool{subnet: true}, []v1.IPFamily{v1.IPv4Protocol, v1.IPv6Protocol}, false},
+		{"prefer, subnet lacks it", v1.IPFamilyPolicyPreferDualStack, map[string]bool{subnet: false}, []v1.IPFamily{v1.IPv4Protocol}, false},
+		{"prefer, subnet unknown", v1.IPFamilyPolicyPreferDualStack, nil, []v1.IPFamily{v1.IPv4Protocol}, false},
+		{"require, subnet lacks it: refused", v1.IPFamilyPolicyRequireDualStack, map[string]bool{subnet: false}, nil, true},
+		{"require, subnet unknown: left to OCI", v1.IPFamilyPolicyRequireDualStack, nil, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(testService(policy(tc.policy)), nodes(1), cfg, Known{SubnetIPv6: tc.ipv6})
+			var verr *ValidationError
+			if tc.refused {
+				if !errors.As(err, &verr) || verr.Problems[0].Field != "spec.ipFamilyPolicy" {
+					t.Fatalf("Desired = %v, want a problem on spec.ipFamilyPolicy", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Desired: %v", err)
+			}
+			if spec.Kind != model.KindNetworkLoadBalancer {
+				t.Fatalf("kind %s", spec.Kind)
+			}
+			if tc.want != nil {
+				if diff := cmp.Diff(tc.want, spec.IPFamilies); diff != "" {
+					t.Errorf("IP families (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
