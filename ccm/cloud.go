@@ -41,14 +41,14 @@ type Options struct {
 	// Kubernetes: 0 means service.DefaultDriftCheckPeriod, negative turns it off.
 	DriftCheckPeriod time.Duration
 	// LoadBalancerMaxWait is how long one load balancer sync holds a service-controller worker
-	// while OCI works (lb.Options.MaxWait; 0: a minute). Work still running then goes on in the
+	// while OCI works (engine.Options.MaxWait; 0: a minute). Work still running then goes on in the
 	// background, the sync is retried, and the Service is synced again when the work ends.
 	LoadBalancerMaxWait time.Duration
 	// LoadBalancerTimeout bounds the work of one load balancer sync, waited for or in the
-	// background (lb.Options.Timeout; 0: five minutes).
+	// background (engine.Options.Timeout; 0: five minutes).
 	LoadBalancerTimeout time.Duration
 	// ListingLag is how long after a create OCI's listings may still lack a load balancer or
-	// network security group (lb.Options.ListingLag and seclist.Options.ListingLag: zero means
+	// network security group (engine.Options.ListingLag and seclist.Options.ListingLag: zero means
 	// their defaults, negative none). Tests against a server without the lag set it negative.
 	ListingLag time.Duration
 	// LoadBalancerPrefix is the upstream CCM's LOAD_BALANCER_PREFIX environment variable

@@ -18,7 +18,7 @@ import (
 	orchestrator "github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -128,7 +128,7 @@ func (e *env) newCloud(t *testing.T) (*Cloud, *ociclient.Client) {
 		t.Fatal(err)
 	}
 	if e.clock != nil {
-		e.clock.Advance(lb.DefaultListingLag) // the Cloud has run for its listing lag
+		e.clock.Advance(engine.DefaultListingLag) // the Cloud has run for its listing lag
 	}
 	return cloud, client
 }

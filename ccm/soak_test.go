@@ -13,7 +13,7 @@ package ccm
 // UpdateLoadBalancer, EnsureLoadBalancerDeleted; InstancesV2().InstanceMetadata and
 // InstanceExists), so what it sees is what a cluster sees: lb and seclist one after the other,
 // the node addresses and subnets instances finds, TLS Secrets from the informers (Initialize and
-// SetInformers run over a fake cluster, as in watcher_test.go). Driving lb.Reconciler and seclist
+// SetInformers run over a fake cluster, as in watcher_test.go). Driving engine.Reconciler and seclist
 // directly would leave out the glue between them, which is where a lost claim or a stale Secret
 // would hide. The test lives in package ccm, not in one of its own, only to wait for the
 // provider's start-up priming (Cloud.primed) before the first step; every step goes through the
@@ -33,7 +33,7 @@ package ccm
 //
 // Invariants, checked every 100 steps and at the end:
 //   - no sync fails unless its step injected a fault or a grant had been withdrawn (until the
-//     restored policy has propagated); a retry error (lb.PendingError: work still running in OCI)
+//     restored policy has propagated); a retry error (engine.PendingError: work still running in OCI)
 //     is not a failure, the Service is synced again later as the service controller would;
 //   - no Service has two load balancers, two network load balancers or two frontend NSGs;
 //   - a Service whose deletion succeeded has nothing left in OCI.

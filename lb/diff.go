@@ -14,6 +14,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/internal/equal"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -238,7 +239,7 @@ func checkNSGTotal(target *model.Spec, desired []string) error {
 		return nil
 	}
 	others := len(target.NetworkSecurityGroups) - len(desired)
-	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(nsgAnnotation(target.Kind),
+	return &ValidationError{Service: target.Owner.Service, Problems: []*Problem{problemf(lookup.NSGAnnotation(target.Kind),
 		strings.Join(desired, ","), "at most %d OCIDs: the load balancer is also in %d NSG(s) oci-ccm did not attach, and OCI allows %d in all",
 		model.MaxNetworkSecurityGroups-others, others, model.MaxNetworkSecurityGroups)}}
 }

@@ -4,7 +4,6 @@
 package lb_test
 
 import (
-	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,8 +13,6 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
-	"github.com/oci-ccm/oci-ccm/ociclient"
-	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // exampleService is a public TCP Service on port, as the API server stores it.
@@ -91,64 +88,4 @@ func must(s *model.Spec, err error) *model.Spec {
 		panic(err)
 	}
 	return s
-}
-
-// A controller asks what Ensure would do to a Service: a dry run against OCI (here the in-memory
-// ocitest server, through the real SDK) that writes nothing. Then it applies the plan, and asks
-// again.
-func ExampleReconciler_Plan() {
-	srv := ocitest.New(ocitest.Options{})
-	defer srv.Close()
-	oci, err := ociclient.New(ociclient.Options{
-		Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	tenancy := srv.Seeded() // ocitest's default tenancy
-	cfg := &config.Config{
-		CompartmentID: tenancy.Compartment,
-		LoadBalancer: config.LoadBalancer{
-			Subnet1: tenancy.Subnets["public"], // a public regional subnet
-			Naming:  config.Naming{Scheme: config.NamingName},
-		},
-	}
-	cfg.SetDefaults()
-	r, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: "example", Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	ctx := context.Background()
-	svc, nodes := exampleService(80), exampleNodes("10.0.0.5", "10.0.0.6")
-
-	plan, err := r.Plan(ctx, svc, nodes, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, c := range plan.Changes {
-		fmt.Println("would:", c)
-	}
-	fmt.Println("load balancers in OCI:", len(srv.LoadBalancers()))
-
-	res, err := r.Ensure(ctx, svc, nodes, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("applied:", len(res.Plan.Changes), "change(s), addresses:", len(res.Status.Ingress))
-
-	plan, err = r.Plan(ctx, svc, nodes, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("then up to date:", plan.Empty())
-	// Output:
-	// would: + load balancer "shop-web"
-	// load balancers in OCI: 0
-	// applied: 1 change(s), addresses: 1
-	// then up to date: true
 }

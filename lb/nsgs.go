@@ -6,9 +6,7 @@ package lb
 import (
 	"slices"
 
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
 // Network security groups are shared: a user may attach NSGs of their own to a load balancer
@@ -32,12 +30,4 @@ func targetNSGs(observed, managed, desired []string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// nsgAnnotation is the annotation the Service's NSGs were read from (see Desired and desiredNLB).
-func nsgAnnotation(kind model.Kind) annotation.Name {
-	if kind == model.KindNetworkLoadBalancer {
-		return annotation.NLBNetworkSecurityGroups
-	}
-	return annotation.NetworkSecurityGroups
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ruletext"
 	"github.com/oci-ccm/oci-ccm/lb/model"
-	"github.com/oci-ccm/oci-ccm/lb/oci/loadbalancer"
 )
 
 // Rule sets (annotation.RuleSets), as the upstream CCM reads them (load_balancer_spec.go,
@@ -168,7 +168,7 @@ func parseRule(raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return loadbalancer.CanonicalRule(text)
+	return ruletext.Canonical(text)
 }
 
 func fieldNames(fields []string) string {

@@ -51,7 +51,7 @@ var (
 )
 
 // Clock is the time the client keeps: Options.Clock, or the wall clock. Layers built over the
-// client that measure ages (lb.Options.Now) take it, so that all of them run on one time.
+// client that measure ages (engine.Options.Now) take it, so that all of them run on one time.
 func (c *Client) Clock() Clock { return c.caller.clock }
 
 // New builds a Client from opts. It makes no calls to OCI.

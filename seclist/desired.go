@@ -25,7 +25,7 @@ var (
 	// ErrUnknownSubnet means a claim names a subnet whose details were not supplied.
 	ErrUnknownSubnet = errors.New("subnet details unknown")
 	// ErrNoFrontendNSG means a claim in mode NSG has no frontend network security group: none
-	// was created for its Service (Manager.FrontendNSG, through lb.Options.FrontendNSG), and
+	// was created for its Service (Manager.FrontendNSG, through engine.Options.FrontendNSG), and
 	// none is found by its tags.
 	ErrNoFrontendNSG = errors.New("no frontend network security group")
 )

@@ -33,7 +33,7 @@ func ExampleClaimFor() {
 	}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
 		Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "10.0.10.5"}}}}
-	// A reconciler returns the Spec as reconciled (lb.Result.Spec); Desired is the same here.
+	// A reconciler returns the Spec as reconciled (engine.Result.Spec); Desired is the same here.
 	spec, err := lb.Desired(svc, []*v1.Node{node}, cfg, lb.Known{})
 	if err != nil {
 		fmt.Println(err)

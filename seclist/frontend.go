@@ -37,7 +37,7 @@ const maxDisplayName = 255
 // FrontendNSG returns the OCID of the frontend network security group of the Service spec
 // describes when the Service is in mode NSG, creating it when it has none and create is true
 // (with create false it only looks, and returns "" when there is none: lb's dry run and drift
-// check write nothing); for every other Service it returns "". It is lb.Options.FrontendNSG: lb
+// check write nothing); for every other Service it returns "". It is engine.Options.FrontendNSG: lb
 // attaches the group to the load balancer it creates or updates.
 //
 // A Service never gets two: the group is remembered, found after a restart by its tags

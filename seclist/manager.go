@@ -301,7 +301,7 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 			return fmt.Errorf("service %s: %w", c.Service, err)
 		}
 		if id == "" {
-			return fmt.Errorf("service %s: %w (is lb.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
+			return fmt.Errorf("service %s: %w (is engine.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
 		}
 		c.FrontendNSG = id
 	} else if uses := m.usesNSGs(); c.FrontendNSG == "" && (uses || !m.clock().Before(m.settled)) {

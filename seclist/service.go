@@ -18,7 +18,7 @@ import (
 // the source ranges. In mode NSG the claim names the backend NSGs; the frontend NSG is the one
 // Manager.FrontendNSG gave lb for the Service, which the Manager fills in.
 //
-// Pass the Spec of the load balancer as reconciled (lb.Result.Spec, or model.Plan.Target), not the
+// Pass the Spec of the load balancer as reconciled (engine.Result.Spec, or model.Plan.Target), not the
 // one a Service asks for: subnets cannot change on an existing load balancer, and rules belong
 // in the subnets it is really in. nodeSubnets are the subnets of spec.BackendIPs()
 // (instances.Subnets finds them).

@@ -16,6 +16,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/ccm/service/internal/kube"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -48,7 +49,7 @@ func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // ensure is a Service's way: its Secrets and its Nodes' addresses, then lb's reconcile, the
 // Service's status and Events, then the security rules its load balancer needs.
 func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node,
-	reconcile func(context.Context, *v1.Service, []*v1.Node, lb.Secrets) (*lb.Result, error)) (*v1.LoadBalancerStatus, error) {
+	reconcile func(context.Context, *v1.Service, []*v1.Node, lb.Secrets) (*engine.Result, error)) (*v1.LoadBalancerStatus, error) {
 	if !lb.Manages(svc) {
 		return nil, cloudprovider.ImplementedElsewhere
 	}
@@ -122,8 +123,8 @@ func (r *Reconciler) claim(ctx context.Context, svc *v1.Service, spec *model.Spe
 	return seclist.ClaimFor(key(svc), spec, subnets), nil
 }
 
-// retryLater turns an lb.PendingError into the service controller's retry error: the Service is
-// synced again after the wait a sync may hold a worker (lb.Options.MaxWait), and at once when its
+// retryLater turns an engine.PendingError into the service controller's retry error: the Service is
+// synced again after the wait a sync may hold a worker (engine.Options.MaxWait), and at once when its
 // work ends (pendingDone). Without it the controller would back off exponentially, up to minutes
 // after the work ended.
 func (r *Reconciler) retryLater(err error) error {

@@ -32,6 +32,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -51,12 +52,12 @@ type Options struct {
 	// DriftCheckPeriod is how often load balancers are checked for changes made outside
 	// Kubernetes: 0 means DefaultDriftCheckPeriod, negative turns it off.
 	DriftCheckPeriod time.Duration
-	// MaxWait and Timeout are lb.Options.MaxWait and lb.Options.Timeout: how long one sync holds
+	// MaxWait and Timeout are engine.Options.MaxWait and engine.Options.Timeout: how long one sync holds
 	// the caller while OCI works, and how long its work may take in all.
 	MaxWait, Timeout time.Duration
-	// ListingLag is lb.Options.ListingLag and seclist.Options.ListingLag.
+	// ListingLag is engine.Options.ListingLag and seclist.Options.ListingLag.
 	ListingLag time.Duration
-	// Consistency, if set, counts the waits for OCI's eventual consistency (lb.Options.Consistency).
+	// Consistency, if set, counts the waits for OCI's eventual consistency (engine.Options.Consistency).
 	Consistency ociclient.ConsistencyObserver
 	// WorkloadIdentity builds the OCI configuration provider of a ServiceAccount's workload
 	// identity from a source of its tokens, for Services annotated
@@ -68,7 +69,7 @@ type Options struct {
 // then call Initialize and SetInformers, in that order, before the first sync.
 type Reconciler struct {
 	cfg   *config.Config
-	lbs   *lb.Reconciler
+	lbs   *engine.Reconciler
 	rules *seclist.Manager
 	nodes *instances.Instances
 
@@ -101,7 +102,7 @@ func New(opts Options) (*Reconciler, error) {
 		OnAdopt: func(a []seclist.Adopted) { kube.RecordAdopted(r.events, r.watch, a) }}); err != nil {
 		return nil, err
 	}
-	r.lbs, err = lb.NewReconciler(lb.Options{
+	r.lbs, err = engine.NewReconciler(engine.Options{
 		WorkloadClients: workloadClients(client, func() kubernetes.Interface { return r.client }, opts.WorkloadIdentity),
 		Config:          cfg, Cluster: opts.Cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: r.rules.FrontendNSG, Now: client.Clock().Now,

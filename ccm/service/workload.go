@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/ccm/service/internal/kube"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -26,9 +26,9 @@ const tokenTimeout = 30 * time.Second
 // limiter and metrics (ociclient.Client.LoadBalancersAs). Building them makes the first session
 // token, so a ServiceAccount that does not exist fails the Service's sync before any OCI call.
 func workloadClients(client *ociclient.Client, kubeClient func() kubernetes.Interface,
-	provider func(auth.ServiceAccountTokenProvider) (common.ConfigurationProvider, error)) func(context.Context, string, string) (*lb.WorkloadClients, error) {
+	provider func(auth.ServiceAccountTokenProvider) (common.ConfigurationProvider, error)) func(context.Context, string, string) (*engine.WorkloadClients, error) {
 	tokens := kube.NewServiceAccountTokens(kubeClient)
-	return func(_ context.Context, namespace, name string) (*lb.WorkloadClients, error) {
+	return func(_ context.Context, namespace, name string) (*engine.WorkloadClients, error) {
 		p, err := provider(accountTokens{tokens: tokens, namespace: namespace, name: name})
 		if err != nil {
 			return nil, err
@@ -37,7 +37,7 @@ func workloadClients(client *ociclient.Client, kubeClient func() kubernetes.Inte
 		if err != nil {
 			return nil, err
 		}
-		return &lb.WorkloadClients{LoadBalancers: lbs, NetworkLoadBalancers: nlbs}, nil
+		return &engine.WorkloadClients{LoadBalancers: lbs, NetworkLoadBalancers: nlbs}, nil
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// The log messages the demo narrates. They are lb's (see lb.Reconciler): the plan it applies is
+// The log messages the demo narrates. They are lb's (see engine.Reconciler): the plan it applies is
 // what a user most wants to see, and it is only available as that log's "plan" value.
 const (
 	msgApplyingPlan = "Applying load balancer plan"

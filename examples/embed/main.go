@@ -58,7 +58,7 @@ func run(out io.Writer) error {
 
 	// 2. The load balancer as OCI would report it once the create succeeded: the plan's target,
 	// with the OCID OCI assigned and the ownership tags the create adds. A real controller gets
-	// this from OCI: lb.Reconciler.Get's Result.Spec (or lets Reconciler.Plan do the whole dry run).
+	// this from OCI: engine.Reconciler.Get's Result.Spec (or lets Reconciler.Plan do the whole dry run).
 	observed := create.Target.Clone()
 	observed.ID = "ocid1.loadbalancer.oc1.phx.example"
 	observed.FreeformTags = mergeTags(observed.FreeformTags, observed.Owner.Tags())

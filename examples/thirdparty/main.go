@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 	"github.com/oci-ccm/oci-ccm/seclist"
@@ -48,7 +48,7 @@ func main() {
 	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
 		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
 	cfg.SetDefaults()
-	lbs, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	lbs, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
 	check(err)
 	svc := &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "5f0c6a4e-0000-4000-8000-000000000001"},

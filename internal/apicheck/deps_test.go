@@ -73,3 +73,28 @@ func TestLBAndSeclistDoNotKnowEachOther(t *testing.T) {
 		}
 	}
 }
+
+// TestTheLBPackageIsPure keeps the root of lb the pure model of a Service's load balancer: what
+// it links talks neither to OCI (no ociclient, no SDK service package: the SDK's common package
+// comes with config's auth) nor to the engine and products that do.
+func TestTheLBPackageIsPure(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/oci-ccm/oci-ccm/lb").Output()
+	if err != nil {
+		t.Fatalf("go list -deps lb: %v", err)
+	}
+	var got []string
+	for dep := range strings.Lines(string(out)) {
+		dep = strings.TrimSpace(dep)
+		sdk, isSDK := strings.CutPrefix(dep, "github.com/oracle/oci-go-sdk/v65/")
+		switch {
+		case isSDK && sdk != "common" && !strings.HasPrefix(sdk, "common/"),
+			strings.HasPrefix(dep, "github.com/oci-ccm/oci-ccm/ociclient"),
+			strings.HasPrefix(dep, "github.com/oci-ccm/oci-ccm/lb/engine"),
+			strings.HasPrefix(dep, "github.com/oci-ccm/oci-ccm/lb/oci"):
+			got = append(got, dep)
+		}
+	}
+	if len(got) > 0 {
+		t.Errorf("lb links what talks to OCI: %v", got)
+	}
+}

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
 // Concurrency measures lb's apply concurrency (changes of one plan in flight) on the changes
 // that have several: a node added to a 4-port Service, and a port change, with ocitest's
-// default queueing of work requests per load balancer (as OCI does). It drives lb.Reconciler
+// default queueing of work requests per load balancer (as OCI does). It drives engine.Reconciler
 // directly: the Cloud takes lb's default concurrency (1).
 func Concurrency(out io.Writer, durations ocitest.WorkRequestDurations, label string) error {
 	fmt.Fprintf(out, "\n#### lb apply concurrency, %s\n\n", label)
@@ -25,7 +25,7 @@ func Concurrency(out io.Writer, durations ocitest.WorkRequestDurations, label st
 		if err != nil {
 			return err
 		}
-		r, err := lb.NewReconciler(lb.Options{Config: w.cfg, Cluster: "bench", Client: w.OCI.LoadBalancers, PublicIPs: w.OCI.VirtualNetwork, Concurrency: c})
+		r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Cluster: "bench", Client: w.OCI.LoadBalancers, PublicIPs: w.OCI.VirtualNetwork, Concurrency: c})
 		if err != nil {
 			w.Close()
 			return err

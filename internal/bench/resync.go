@@ -15,7 +15,7 @@ import (
 
 // resyncEvery is how soon, on the World's clock, resyncing syncs a Service again after a retry
 // error: about when the service controller would, requeued at the end of the work (the Cloud's
-// lb.Options.PendingDone), to within half a second.
+// engine.Options.PendingDone), to within half a second.
 const resyncEvery = 500 * time.Millisecond
 
 // resyncing is the Cloud's load balancer driven as the service controller drives it. A sync whose

@@ -129,7 +129,7 @@ func (w *World) step(name, wr string, do func(ctx context.Context) error) Measur
 	w.Clock.Waited()
 	err := do(quiet)
 	took := w.Clock.Since(start)
-	// A node sync returns once OCI has accepted its changes (lb.Reconciler.Update): the step
+	// A node sync returns once OCI has accepted its changes (engine.Reconciler.Update): the step
 	// has converged when OCI's work requests have finished, and ends once the follow-up's last
 	// polls are made, so they count here and not in the next step.
 	last, followed, unsettled := w.settle(wrsBefore)

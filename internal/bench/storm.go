@@ -33,6 +33,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -318,7 +319,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events); and then
 		// OCI's state: every work request finished and every load balancer holding its backends.
 		// The controller's calls returning is not enough: a node sync returns once OCI accepted
-		// its changes (lb.Reconciler.Update).
+		// its changes (engine.Reconciler.Update).
 		var oci ociProgress
 		converged := false
 		for time.Since(r0) < o.Cap && !converged {
@@ -393,7 +394,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 
 // driftCheck changes two of the storm's load balancers out of band, one listener deleted and one
 // load balancer deleted, and runs one drift check over all of them, as the CCM's drift loop does
-// every period (internal/drift's Loop.Check with lb.Reconciler.Drift, on a Reconciler of its own
+// every period (internal/drift's Loop.Check with engine.Reconciler.Drift, on a Reconciler of its own
 // over the same OCI client; the World's own loop is off, so that it does not find and repair
 // them first). Found counts the changed Services the check requeues.
 func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, error) {
@@ -401,7 +402,7 @@ func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, e
 	if err != nil {
 		return Phase{}, err
 	}
-	r, err := lb.NewReconciler(lb.Options{Config: w.cfg, Cluster: cluster, Client: w.OCI.LoadBalancers, Now: w.Clock.Now})
+	r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Cluster: cluster, Client: w.OCI.LoadBalancers, Now: w.Clock.Now})
 	if err != nil {
 		return Phase{}, err
 	}

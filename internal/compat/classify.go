@@ -162,7 +162,7 @@ func ociFacets(svc *v1.Service, cfg *config.Config, field string) (Facets, error
 	}
 	x := specFacets(spec)
 	// Who makes the calls is not in the Spec: the Reconciler chooses the clients from the
-	// annotation (lb/workload.go, enginesFor).
+	// annotation (lb/engine/workload.go, driversFor).
 	if sa, ok := svc.Annotations[string(annotation.WorkloadServiceAccount)]; ok {
 		x[AuthPrincipal] = "workload identity of ServiceAccount " + sa
 	}

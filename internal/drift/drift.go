@@ -5,7 +5,7 @@
 // balancers were changed or deleted out of band.
 //
 // The service controller reconciles a Service only when it or the set of Nodes changes, so a
-// listener deleted in the OCI console stays deleted. Every period the Loop asks lb.Reconciler.Drift,
+// listener deleted in the OCI console stays deleted. Every period the Loop asks engine.Reconciler.Drift,
 // which lists each compartment once (paged), and hands every drifted Service to a requeue
 // function: the provider patches an annotation on the Service, which makes the service
 // controller reconcile it, and records an Event saying what drifted.
@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 )
 
 // DefaultPeriod is how often the Loop checks when Options.Period is zero. A check costs one
@@ -35,8 +36,8 @@ const DefaultPeriod = 5 * time.Minute
 // an Event.
 const maxBackoff = 12
 
-// Checker is what the Loop calls every period: lb.Reconciler's Drift method.
-type Checker func(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*lb.DriftReport, error)
+// Checker is what the Loop calls every period: engine.Reconciler's Drift method.
+type Checker func(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*engine.DriftReport, error)
 
 // RequeueFunc makes the service controller reconcile a Service and says why (reason is e.g.
 // "listener TCP-80 missing"). It is called for drifted Services only.
@@ -114,7 +115,7 @@ func (l *Loop) Run(ctx context.Context) {
 // Result is what one check did.
 type Result struct {
 	// Report is the checker's report.
-	Report *lb.DriftReport
+	Report *engine.DriftReport
 	// Requeued are the Services requeued, as "namespace/name".
 	Requeued []string
 }
@@ -164,12 +165,12 @@ func (l *Loop) Check(ctx context.Context) (*Result, error) {
 }
 
 // due returns the drifted Services to requeue now and forgets the Services that no longer drift.
-func (l *Loop) due(drifted []lb.Drift) []lb.Drift {
+func (l *Loop) due(drifted []engine.Drift) []engine.Drift {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.checks++
 	seen := make(map[types.UID]*backoff, len(drifted))
-	var out []lb.Drift
+	var out []engine.Drift
 	for _, d := range drifted {
 		b := l.seen[d.UID]
 		switch {

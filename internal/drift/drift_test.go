@@ -23,6 +23,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/drift"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
@@ -86,7 +87,7 @@ func newWorld(t *testing.T, names ...string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := lb.NewReconciler(lb.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, ListingLag: -1})
+	r, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, ListingLag: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +181,13 @@ func TestCheckDeniedListingRequeuesNothing(t *testing.T) {
 // scripted is a Checker that reports the same drifts until changed, and can hold a check.
 type scripted struct {
 	mu      sync.Mutex
-	drifted []lb.Drift
+	drifted []engine.Drift
 	calls   atomic.Int32
 	hold    chan struct{} // when set, each Check waits for it to close
 	started chan struct{}
 }
 
-func (s *scripted) Check(ctx context.Context, _ []*v1.Service, _ []*v1.Node, _ func(*v1.Service) lb.Secrets) (*lb.DriftReport, error) {
+func (s *scripted) Check(ctx context.Context, _ []*v1.Service, _ []*v1.Node, _ func(*v1.Service) lb.Secrets) (*engine.DriftReport, error) {
 	s.calls.Add(1)
 	if s.hold != nil {
 		s.started <- struct{}{}
@@ -194,10 +195,10 @@ func (s *scripted) Check(ctx context.Context, _ []*v1.Service, _ []*v1.Node, _ f
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &lb.DriftReport{Drifted: append([]lb.Drift(nil), s.drifted...)}, nil
+	return &engine.DriftReport{Drifted: append([]engine.Drift(nil), s.drifted...)}, nil
 }
 
-func (s *scripted) set(d ...lb.Drift) {
+func (s *scripted) set(d ...engine.Drift) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.drifted = d
@@ -218,8 +219,8 @@ func newScriptedLoop(t *testing.T, c drift.Checker, r *requeues, period time.Dur
 	return l
 }
 
-func listenerMissing(name string) lb.Drift {
-	return lb.Drift{Service: types.NamespacedName{Namespace: "shop", Name: name}, UID: types.UID("uid-" + name), Reasons: []string{"listener TCP-80 missing"}}
+func listenerMissing(name string) engine.Drift {
+	return engine.Drift{Service: types.NamespacedName{Namespace: "shop", Name: name}, UID: types.UID("uid-" + name), Reasons: []string{"listener TCP-80 missing"}}
 }
 
 func TestCheckNeverRunsTwoChecksAtOnce(t *testing.T) {

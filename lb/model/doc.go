@@ -4,7 +4,7 @@
 // Package model holds the values package lb computes with: a load balancer as a value (Spec
 // and its parts), and the ordered changes between two of them (Plan, Change, Op, Object).
 //
-// lb.Desired returns the Spec a Service asks for; lb.Reconciler reads the Spec OCI has;
+// lb.Desired returns the Spec a Service asks for; engine.Reconciler reads the Spec OCI has;
 // lb.Diff turns the two into a Plan, whose String prints as a readable diff with private keys
 // left out. Nothing here talks to OCI or Kubernetes: the package is values, their printing,
 // Equal (the same load balancer to OCI), FieldDiffs, and the ownership tags every load balancer

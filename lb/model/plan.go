@@ -114,7 +114,7 @@ func (c Change) String() string {
 }
 
 // Plan is an ordered set of changes that turns an observed load balancer into the desired one.
-// Changes are in an order that satisfies every Requires edge; lb.Reconciler.Ensure runs changes whose
+// Changes are in an order that satisfies every Requires edge; engine.Reconciler.Ensure runs changes whose
 // requirements are met concurrently.
 type Plan struct {
 	// LoadBalancerID is empty when the plan creates the load balancer.

@@ -21,7 +21,7 @@ const MaxNetworkSecurityGroups = 5
 // Kind is the OCI product that realises a Service.
 type Kind string
 
-// The kinds. Both go through the same lb.Desired, lb.Diff, ordering and lb.Reconciler (lb/oci).
+// The kinds. Both go through the same lb.Desired, lb.Diff, ordering and engine.Reconciler (lb/oci).
 const (
 	// KindLoadBalancer is the OCI Load Balancer service (layer 4/7, API 20170115).
 	KindLoadBalancer Kind = "lb"
@@ -34,7 +34,7 @@ const (
 const KubeProxyHealthPort = 10256
 
 // Spec is a load balancer as a value: what a Service asks for (lb.Desired) or what OCI has
-// (lb.Reconciler.Get's Result.Spec). lb.Diff compares two of them. Maps are keyed by the resource's
+// (engine.Reconciler.Get's Result.Spec). lb.Diff compares two of them. Maps are keyed by the resource's
 // name.
 //
 // Fields under "desired only" are computed from the Service and are not observable on an OCI
@@ -45,7 +45,7 @@ type Spec struct {
 	Kind Kind
 	// ID is the load balancer's OCID; empty in a desired Spec.
 	ID string
-	// Name is the OCI display name (lb.Reconciler.Name).
+	// Name is the OCI display name (engine.Reconciler.Name).
 	Name string
 	// CompartmentID is where the load balancer lives.
 	CompartmentID string
@@ -289,7 +289,7 @@ type RuleSet struct {
 
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
-	// Cluster is the cluster identity (lb.Options.Cluster: clusterID, else --cluster-name).
+	// Cluster is the cluster identity (engine.Options.Cluster: clusterID, else --cluster-name).
 	Cluster string
 	// Service is "namespace/name".
 	Service string

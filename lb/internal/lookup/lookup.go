@@ -190,6 +190,14 @@ func Compartments(svc *v1.Service, configured string) []string {
 	return append(out, configured)
 }
 
+// NSGAnnotation is the annotation a Service of kind names its network security groups in.
+func NSGAnnotation(kind model.Kind) annotation.Name {
+	if kind == model.KindNetworkLoadBalancer {
+		return annotation.NLBNetworkSecurityGroups
+	}
+	return annotation.NetworkSecurityGroups
+}
+
 // Status says how svc's status reports its load balancer's addresses: with the IP mode
 // annotation.IngressIPMode names (nil when unset or invalid), and, for a network load balancer,
 // only its public addresses when annotation.NLBExternalIPOnly is true. lb's Desired refuses an

@@ -9,14 +9,13 @@ import (
 	lbapi "github.com/oracle/oci-go-sdk/v65/loadbalancer"
 )
 
-// Client is the part of the OCI Load Balancer API this product calls, and nothing more. It is
-// package lb's Client, declared again because a product cannot import lb, and lb's cannot become
-// an alias of this one without an incompatible change to lb's API (apidiff: "changed from Client
-// to .../loadbalancer.Client"). Interfaces match by their methods: lb/client.go proves the two
-// the same, and ociclient satisfies both.
+// Client is the part of the OCI Load Balancer API this product calls, and nothing more: what
+// lb/engine's Options.Client must provide. Pass an *ociclient.Client's LoadBalancers (the engine
+// proves at compile time that it satisfies Client); a test or a decorator (metrics, tracing) may
+// pass anything else that does.
 //
 // Its methods take and return oci-go-sdk types because they are OCI's; this package converts
-// them to and from Spec (sdk.go), and nothing in lb's API exposes them.
+// them to and from Spec (sdk.go), and nothing in lb's or lb/engine's API exposes them.
 type Client interface {
 	GetLoadBalancer(ctx context.Context, id string) (lbapi.LoadBalancer, error)
 	ListLoadBalancers(ctx context.Context, compartmentID, displayName string) ([]lbapi.LoadBalancer, error)
@@ -45,7 +44,7 @@ type Client interface {
 }
 
 // RuleSets is the part of the OCI Load Balancer API that manages a load balancer's rule sets
-// (annotation.RuleSets): package lb's RuleSets, declared again as Client is. It is not in Client,
+// (annotation.RuleSets). It is not in Client,
 // so that Clients written before it keep compiling: a Client that also implements RuleSets (an
 // *ociclient.Client's LoadBalancers does) can apply rule sets; with any other, a plan that
 // creates, updates or deletes one fails, saying so (CanChangeRuleSets).

@@ -130,7 +130,7 @@ func (p Product) CanChangeRuleSets(plan *model.Plan) error {
 	}
 	for _, c := range plan.Changes {
 		if _, ok := c.Object().(model.RuleSet); ok {
-			return fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, p.c)
+			return fmt.Errorf("lb: %s: the Client (%T) does not implement loadbalancer.RuleSets", c, p.c)
 		}
 	}
 	return nil
@@ -141,7 +141,7 @@ func (p Product) CanChangeRuleSets(plan *model.Plan) error {
 func (p Product) changeRuleSet(ctx context.Context, lbID string, c model.Change, rs model.RuleSet) (string, error) {
 	rc, ok := p.c.(RuleSets)
 	if !ok {
-		return "", fmt.Errorf("lb: %s: the Client (%T) does not implement lb.RuleSets", c, p.c)
+		return "", fmt.Errorf("lb: %s: the Client (%T) does not implement loadbalancer.RuleSets", c, p.c)
 	}
 	if c.Op == model.OpDelete {
 		return rc.DeleteRuleSet(ctx, lbID, c.Name)

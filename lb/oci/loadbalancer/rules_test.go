@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	lbapi "github.com/oracle/oci-go-sdk/v65/loadbalancer"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/ruletext"
 )
 
-// Rule texts as a desired Spec holds them (CanonicalRule of the annotation's items) go back to
+// Rule texts as a desired Spec holds them (ruletext.Canonical of the annotation's items) go back to
 // the SDK's rules intact: each its own rule type, unset fields left unset.
 func TestRuleTextsGoBackToTheSDKsRulesIntact(t *testing.T) {
 	var texts []string
@@ -17,7 +19,7 @@ func TestRuleTextsGoBackToTheSDKsRulesIntact(t *testing.T) {
 		`{"action":"REDIRECT","conditions":[{"attributeName":"PATH","attributeValue":"/old","operator":"PREFIX_MATCH"}],"redirectUri":{"path":"/new"}}`,
 		`{"action":"EXTEND_HTTP_REQUEST_HEADER_VALUE","header":"x","prefix":"p"}`,
 	} {
-		text, err := CanonicalRule([]byte(item))
+		text, err := ruletext.Canonical([]byte(item))
 		if err != nil {
 			t.Fatal(err)
 		}

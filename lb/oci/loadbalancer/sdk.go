@@ -20,6 +20,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ruletext"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
@@ -133,7 +134,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 	return s
 }
 
-// observeRuleSet reads OCI's rules into their canonical text (CanonicalRule). A rule that does
+// observeRuleSet reads OCI's rules into their canonical text (ruletext.Canonical). A rule that does
 // not encode is kept as its error, so it never compares equal and the desired rules replace it.
 func observeRuleSet(name string, items []lbapi.Rule) model.RuleSet {
 	rs := model.RuleSet{Name: name, Rules: make([]string, 0, len(items))}
@@ -141,7 +142,7 @@ func observeRuleSet(name string, items []lbapi.Rule) model.RuleSet {
 		text, err := json.Marshal(item)
 		rule := ""
 		if err == nil {
-			rule, err = CanonicalRule(text)
+			rule, err = ruletext.Canonical(text)
 		}
 		if err != nil {
 			rule = "unreadable rule: " + err.Error()

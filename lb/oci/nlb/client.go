@@ -9,9 +9,9 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 )
 
-// Client is the part of the OCI Network Load Balancer API this product calls, and nothing more.
-// It is package lb's NetworkLoadBalancers, declared again as loadbalancer.Client is lb's Client:
-// lb/client.go proves the two the same, and ociclient satisfies both.
+// Client is the part of the OCI Network Load Balancer API this product calls, and nothing more:
+// what lb/engine's Options.NetworkLoadBalancers must provide. Pass an *ociclient.Client's
+// NetworkLoadBalancers (the engine proves at compile time that it satisfies Client).
 //
 // Like loadbalancer.Client, its methods take and return oci-go-sdk types; this package converts
 // them (sdk.go).

@@ -22,13 +22,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 )
 
 // AnnotationEndpointNodes is written by the provider on a load balancer Service with
 // externalTrafficPolicy Local: a hash of the names of the Nodes that run its endpoints. The
 // service controller does not watch EndpointSlices, but it reconciles a Service whose
 // annotations change, so updating this hash when a pod lands on another Node is what moves the
-// load balancer's backends with the pods (lb.Options.EndpointNodes).
+// load balancer's backends with the pods (engine.Options.EndpointNodes).
 const AnnotationEndpointNodes = "oci-ccm.github.io/endpoint-nodes-hash"
 
 // sliceIndex indexes EndpointSlices by the Service they belong to ("namespace/name").
@@ -77,7 +78,7 @@ func sliceService(obj any) ([]string, error) {
 	return []string{s.Namespace + "/" + s.Labels[discoveryv1.LabelServiceName]}, nil
 }
 
-// Nodes is lb.EndpointNodes: the Nodes that run an endpoint of svc that may take traffic (ready,
+// Nodes is engine.EndpointNodes: the Nodes that run an endpoint of svc that may take traffic (ready,
 // or serving while terminating), known once the informer has synced and an EndpointSlice of svc
 // exists. A nil Endpoints knows nothing.
 func (e *Endpoints) Nodes(svc *v1.Service) (map[string]bool, bool) {
@@ -112,7 +113,7 @@ func takesTraffic(c discoveryv1.EndpointConditions) bool {
 	return ready || servingTerminating
 }
 
-var _ lb.EndpointNodes = (*Endpoints)(nil).Nodes
+var _ engine.EndpointNodes = (*Endpoints)(nil).Nodes
 
 // Run re-triggers, until ctx ends, each load balancer Service with externalTrafficPolicy Local
 // whose Nodes with endpoints change: it stamps AnnotationEndpointNodes with their hash. Call it

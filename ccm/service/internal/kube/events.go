@@ -19,7 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/instances"
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -29,7 +29,7 @@ const (
 	// EventPlanApplied says what a reconcile changed on the Service's load balancer.
 	EventPlanApplied = "LoadBalancerPlanApplied"
 	// EventPlanAccepted says what a node sync planned, which OCI accepted but has not finished,
-	// or which lb's FollowUp sends once the load balancer's queue has run (lb.Result.Accepted);
+	// or which lb's FollowUp sends once the load balancer's queue has run (engine.Result.Accepted);
 	// a failure follows as FollowUp requeues the Service.
 	EventPlanAccepted = "LoadBalancerPlanAccepted"
 	// EventPlanFailed says what a failed reconcile applied and what it did not.
@@ -37,10 +37,10 @@ const (
 	// EventDrift says the load balancer changed outside Kubernetes and is being reconciled.
 	EventDrift = "LoadBalancerDrift"
 	// EventUpdateFailed says backend changes OCI accepted (a node sync that returned before
-	// they finished, lb.Reconciler.Update) did not take effect; the Service is reconciled again.
+	// they finished, engine.Reconciler.Update) did not take effect; the Service is reconciled again.
 	EventUpdateFailed = "LoadBalancerUpdateFailed"
-	// EventPending says a sync stopped waiting for OCI (lb.Options.MaxWait) and left its work
-	// running in the background (lb.PendingError): what is being applied, and since when.
+	// EventPending says a sync stopped waiting for OCI (engine.Options.MaxWait) and left its work
+	// running in the background (engine.PendingError): what is being applied, and since when.
 	EventPending = "LoadBalancerPending"
 	// EventPendingDone says work left to the background ended, and how; the Service is synced
 	// again, which reports the outcome.
@@ -64,14 +64,14 @@ func NewRecorder(client kubernetes.Interface, stop <-chan struct{}) record.Event
 	return broadcaster.NewRecorder(scheme.Scheme, v1.EventSource{Component: "oci-cloud-controller-manager"})
 }
 
-// RecordPlan puts lb.Summary of an applied (or partly applied) plan on the Service as an Event:
+// RecordPlan puts engine.Summary of an applied (or partly applied) plan on the Service as an Event:
 // Normal when it was applied or accepted, Warning when it failed. An empty plan records nothing.
-func RecordPlan(events record.EventRecorder, svc *v1.Service, res *lb.Result, err error) {
+func RecordPlan(events record.EventRecorder, svc *v1.Service, res *engine.Result, err error) {
 	var plan *model.Plan
 	if res != nil {
 		plan = res.Plan
 	}
-	msg := lb.Summary(plan, err)
+	msg := engine.Summary(plan, err)
 	switch {
 	case msg == "" || events == nil:
 	case err != nil:
@@ -90,17 +90,17 @@ func RequeueDrifted(client kubernetes.Interface, services func(namespace, name s
 	return requeueWithEvent(client, services, events, v1.EventTypeWarning, EventDrift, "Load balancer changed outside Kubernetes (%s); reconciling it")
 }
 
-// RequeueFailedUpdate returns what lb.Reconciler.FollowUp calls when backend changes it accepted
-// (a node sync, lb.Reconciler.Update) did not take effect: the Service is requeued as a drifted
+// RequeueFailedUpdate returns what engine.Reconciler.FollowUp calls when backend changes it accepted
+// (a node sync, engine.Reconciler.Update) did not take effect: the Service is requeued as a drifted
 // one is, so the service controller reconciles it through EnsureLoadBalancer (which waits for
 // its work requests), with a Warning Event saying what failed.
 func RequeueFailedUpdate(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, reason string) error {
 	return requeueWithEvent(client, services, events, v1.EventTypeWarning, EventUpdateFailed, "Load balancer update accepted by OCI did not take effect (%s); reconciling it again")
 }
 
-// RecordPending records an EventPending on svc when err is an lb.PendingError, and returns it.
-func RecordPending(events record.EventRecorder, svc *v1.Service, err error) (*lb.PendingError, bool) {
-	var pe *lb.PendingError
+// RecordPending records an EventPending on svc when err is an engine.PendingError, and returns it.
+func RecordPending(events record.EventRecorder, svc *v1.Service, err error) (*engine.PendingError, bool) {
+	var pe *engine.PendingError
 	if !errors.As(err, &pe) {
 		return nil, false
 	}
@@ -110,7 +110,7 @@ func RecordPending(events record.EventRecorder, svc *v1.Service, err error) (*lb
 	return pe, true
 }
 
-// RequeuePendingDone returns what lb.Options.PendingDone calls when work a sync left to the
+// RequeuePendingDone returns what engine.Options.PendingDone calls when work a sync left to the
 // background ends: the Service is requeued as a drifted one is, with a Normal Event saying what
 // was applied, or a Warning one saying how it failed.
 func RequeuePendingDone(client kubernetes.Interface, services func(namespace, name string) (*v1.Service, error), events record.EventRecorder) func(ctx context.Context, namespace, name, applied string, err error) error {

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -68,14 +68,14 @@ func TestRecordPlanTellsAnAcceptedPlanFromAnAppliedOne(t *testing.T) {
 		Changes: []model.Change{{Op: model.OpUpdate, Name: "TCP-80"}}}
 	for _, tc := range []struct {
 		name string
-		res  *lb.Result
+		res  *engine.Result
 		err  error
 		want string // the Event's type and reason; "" for none
 	}{
-		{"applied", &lb.Result{Plan: change}, nil, "Normal " + EventPlanApplied},
-		{"accepted", &lb.Result{Plan: change, Accepted: true}, nil, "Normal " + EventPlanAccepted},
+		{"applied", &engine.Result{Plan: change}, nil, "Normal " + EventPlanApplied},
+		{"accepted", &engine.Result{Plan: change, Accepted: true}, nil, "Normal " + EventPlanAccepted},
 		{"failed before any change", nil, errors.New("boom"), ""},
-		{"no change", &lb.Result{Plan: &model.Plan{Name: "shop-cart"}}, nil, ""},
+		{"no change", &engine.Result{Plan: &model.Plan{Name: "shop-cart"}}, nil, ""},
 	} {
 		events := record.NewFakeRecorder(1)
 		RecordPlan(events, svc, tc.res, tc.err)

@@ -15,11 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 )
 
 // ConditionPending is the type of the condition in a Service's status.conditions that says its
-// load balancer work goes on in the background (lb.PendingError): status True, reason
+// load balancer work goes on in the background (engine.PendingError): status True, reason
 // ReasonPending, the message what is being applied and since when. It is removed by the first
 // sync that completes. The service controller writes only status.loadBalancer, so it leaves the
 // condition alone.
@@ -31,7 +31,7 @@ const ReasonPending = "WorkInProgress"
 // SetPending puts ConditionPending, for pe, in svc's status; a condition with the same message is
 // left as it is. The message says what is being applied and since when, not how long this sync
 // waited, so that the syncs of one pending piece of work write it once.
-func SetPending(ctx context.Context, client kubernetes.Interface, svc *v1.Service, pe *lb.PendingError) error {
+func SetPending(ctx context.Context, client kubernetes.Interface, svc *v1.Service, pe *engine.PendingError) error {
 	what := pe.Pending
 	if what == "" {
 		what = "reading the load balancer"

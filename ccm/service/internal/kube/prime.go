@@ -16,6 +16,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
+	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
@@ -33,7 +34,7 @@ type ClaimFunc func(ctx context.Context, svc *v1.Service, spec *model.Spec, node
 // deleted, so an invalid value never changes anything in OCI. When a claim cannot be computed
 // (OCI unavailable) the whole gathering is retried later rather than priming with a claim
 // missing, which would remove that Service's rules. It gives up (false) only when ctx ends.
-func (w *Watcher) Prime(ctx context.Context, cfg *config.Config, lbs *lb.Reconciler, claim ClaimFunc, prime func([]seclist.Claim) error) bool {
+func (w *Watcher) Prime(ctx context.Context, cfg *config.Config, lbs *engine.Reconciler, claim ClaimFunc, prime func([]seclist.Claim) error) bool {
 	logger := klog.FromContext(ctx)
 	return nil == wait.PollUntilContextCancel(ctx, primeRetryInterval, true, func(ctx context.Context) (bool, error) {
 		services, err := w.services.List(labels.Everything())
@@ -64,7 +65,7 @@ func (w *Watcher) Prime(ctx context.Context, cfg *config.Config, lbs *lb.Reconci
 }
 
 // startUpClaim is svc's claim at start-up (see Prime), nil if it has none.
-func (w *Watcher) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1.Node, cfg *config.Config, lbs *lb.Reconciler, claim ClaimFunc) (*seclist.Claim, error) {
+func (w *Watcher) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1.Node, cfg *config.Config, lbs *engine.Reconciler, claim ClaimFunc) (*seclist.Claim, error) {
 	if !lb.Manages(svc) || svc.DeletionTimestamp != nil {
 		return nil, nil
 	}
@@ -75,7 +76,7 @@ func (w *Watcher) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1
 		return &c, err
 	}
 	_, exists, err := lbs.Get(ctx, svc)
-	if err != nil && !errors.Is(err, lb.ErrNotOwned) { // another's load balancer: no rules of ours
+	if err != nil && !errors.Is(err, engine.ErrNotOwned) { // another's load balancer: no rules of ours
 		return nil, fmt.Errorf("load balancer of invalid Service %s: %w", key, err)
 	}
 	if !exists {

@@ -179,7 +179,7 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	fmt.Fprintln(out, "The load balancers are copied into ocitest's state from one created through the API, each with its Service's subset.")
 	fmt.Fprintln(out, "A phase has converged once the service controller's reconciles are done and OCI's state is: every work")
 	fmt.Fprintln(out, "request finished and every load balancer's backend sets holding the backends lb chooses (a node sync returns once OCI")
-	fmt.Fprintf(out, "accepted its changes, lb.Reconciler.Update). A phase stops after %.0f s of the clock's time or %.0f s of real time;\n",
+	fmt.Fprintf(out, "accepted its changes, engine.Reconciler.Update). A phase stops after %.0f s of the clock's time or %.0f s of real time;\n",
 		stormCap.Seconds(), stormCapReal.Seconds())
 	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it. The restart")
 	fmt.Fprintln(out, "waits for nothing but this machine's CPU, so it runs at real time: a faster clock would multiply that CPU time,")
