@@ -32,8 +32,8 @@ type Options struct {
 	// clusterID (see config.ClusterIdentity). It marks both the load balancers and the security
 	// rules this cluster owns; the cluster name of each service-controller call is ignored.
 	ClusterName string
-	// Client replaces the OCI client built from the configuration (tests, the demo); the
-	// configuration's credentials are then not needed.
+	// Client replaces the OCI client built from the configuration (tests, the demo); New then
+	// does not need the configuration's credentials (NewFromFile's file, the binary's, does).
 	Client *ociclient.Client
 	// Metrics receives the OCI client's measurements; nil records none. Ignored with Client.
 	Metrics ociclient.Metrics
@@ -79,8 +79,10 @@ var _ interface {
 	cloudprovider.InformerUser
 } = (*Cloud)(nil)
 
-// NewFromFile loads, completes (region and compartment from instance metadata when absent) and
-// validates cloud-provider.yaml, then builds the Cloud. Deprecated field names are logged.
+// NewFromFile loads cloud-provider.yaml with config.Open (which fills a missing region and
+// compartment from instance metadata, and validates), then builds the Cloud with New.
+// Deprecated field names are logged. The file is the binary's, so it must say how to sign
+// requests even when Options.Client is given.
 func NewFromFile(path string, opts Options) (*Cloud, error) {
 	cfg, warnings, err := config.Open(context.Background(), path)
 	for _, w := range warnings {
@@ -92,8 +94,10 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 	return New(cfg, opts)
 }
 
-// New builds a Cloud from a loaded configuration and Options.LoadBalancerPrefix, validating it
-// first (without the credentials when Options.Client is given).
+// New builds a Cloud from a configuration (from config.Load or config.Open, or built in code),
+// Options.LoadBalancerPrefix and Options.Environment. It validates the configuration again once
+// they are applied (without the credentials when Options.Client is given), so a Config built
+// in code needs only config.Config.SetDefaults first.
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := cfg.ApplyUpstreamPrefix(opts.LoadBalancerPrefix); err != nil {
 		return nil, err

@@ -3,8 +3,8 @@
 
 package config
 
-// Defaults for fields left empty. Load applies them; code that builds a Config by hand calls
-// SetDefaults. The reasons for the rate-limiter numbers are in README.md.
+// Defaults for fields left empty. Load and Open apply them; code that builds a Config by hand
+// calls SetDefaults. The reasons for the rate-limiter numbers are in README.md.
 //
 // The rate-limiter defaults are the only ones in the module: ociclient.New applies them too
 // (through RateLimiter.SetDefaults), so a library user who builds a client without a
@@ -26,9 +26,11 @@ const (
 	DefaultWriteBurst = 10
 )
 
-// SetDefaults fills every empty field that has a default. It never sets the region or the
-// compartment: those come from the file or from instance metadata (Complete), never a guess.
-// A zero rate or burst is treated as unset; turn rate limiting off with RateLimiter.Disabled.
+// SetDefaults fills every empty field that has a default. Load and Open apply it already, so it
+// is for advanced use: a Config built in code, which then goes to Validate (or to ccm.New,
+// which validates). It never sets the region or the compartment: those come from the file or
+// from instance metadata (Open), never a guess. A zero rate or burst is treated as unset; turn
+// rate limiting off with RateLimiter.Disabled.
 func (c *Config) SetDefaults() {
 	lb := &c.LoadBalancer
 	if lb.SecurityListManagementMode == "" {

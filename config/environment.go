@@ -21,7 +21,7 @@ const UpstreamPrefixVariable = "LOAD_BALANCER_PREFIX"
 // Under the uid scheme the value fills an unset prefix; a prefix set in both places must agree
 // (up to upstream's trailing "-"). Under the name scheme, whose names the prefix is part of, it
 // must agree with naming.prefix: setting it alone would rename, and so lose, every load balancer.
-// Call it before Validate.
+// A Config changed by it must be validated again (Validate); ccm.New does so.
 func (c *Config) ApplyUpstreamPrefix(v string) error {
 	if v == "" {
 		return nil

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"strings"
@@ -13,15 +14,12 @@ import (
 const examplePath = "../examples/cloud-provider.yaml"
 
 func TestExampleFileLoadsAndValidates(t *testing.T) {
-	cfg, warnings, err := LoadFile(examplePath)
+	cfg, warnings, err := Open(context.Background(), examplePath)
 	if err != nil {
-		t.Fatalf("LoadFile: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	if len(warnings) != 0 {
 		t.Errorf("the example uses deprecated names: %v", warnings)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("Validate: %v", err)
 	}
 	// The example must show the parts people copy, not just pass.
 	if cfg.Auth.KeyFile == "" || len(cfg.LoadBalancer.SecurityLists) == 0 || len(cfg.LoadBalancer.Tags.FreeformTags) == 0 {

@@ -156,7 +156,7 @@ tags:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warnings := mustLoad(t, tt.doc)
+			got, warnings := mustParse(t, tt.doc)
 			want := &Config{}
 			tt.want(want)
 			want.SetDefaults()

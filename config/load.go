@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MaxFileSize bounds what Load reads. The file arrives in a Kubernetes Secret, which cannot
+// MaxFileSize bounds what Load, Open and Parse read. The file arrives in a Kubernetes Secret, which cannot
 // exceed 1 MiB, so anything larger is not a cloud-provider.yaml.
 const MaxFileSize = 1 << 20
 
@@ -31,26 +31,68 @@ type Warning struct {
 // String renders the warning as "field: message".
 func (w Warning) String() string { return w.Field + ": " + w.Message }
 
-// LoadFile reads the config at path; see Load.
-func LoadFile(path string) (*Config, []Warning, error) {
+// Load reads one cloud-provider.yaml document and returns it ready to use: parsed strictly,
+// with the upstream CCM's field names mapped onto the current ones, defaulted, and validated.
+// It is the reader form, for tests and programs that embed the library; the binary uses Open.
+//
+// The error is a parse error (bad YAML, an unknown field: each names its line) or a
+// *ValidationError listing every problem at once, each with its field path, the bad value and
+// what is allowed. Load consults no instance metadata, so auth.region and compartment must be
+// in the document. The token exchange settings of useWorkloadIdentity are not part of the file
+// (Config.WorkloadIdentity) and are checked where they are filled in: ccm.New, or Validate.
+// Deprecated names are accepted and reported as warnings, returned even with an error.
+func Load(r io.Reader) (*Config, []Warning, error) {
+	cfg, warnings, err := Parse(r)
+	if err != nil {
+		return nil, warnings, err
+	}
+	if err := cfg.validate(checkFile); err != nil {
+		return nil, warnings, err
+	}
+	return cfg, warnings, nil
+}
+
+// Open reads the cloud-provider.yaml at path and returns it ready to use, as Load does, with
+// one addition for the binary: when the file sets no auth.region or no compartment, Open fills
+// them from the instance metadata service of the OCI instance it runs on, waiting 30 seconds
+// at most, so a cluster's file need not repeat what the instance knows. Errors reading or
+// parsing the file name the path; a *ValidationError does not, since the caller knows which
+// file it opened. The warnings are returned even with an error.
+func Open(ctx context.Context, path string) (*Config, []Warning, error) {
+	return open(ctx, path, &MetadataClient{})
+}
+
+// open is Open reading the instance metadata from src.
+func open(ctx context.Context, path string, src InstanceMetadataSource) (*Config, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open cloud-provider config: %w", err)
 	}
 	defer f.Close()
-	cfg, warnings, err := Load(f)
+	cfg, warnings, err := Parse(f)
 	if err != nil {
 		return nil, warnings, fmt.Errorf("%s: %w", path, err)
+	}
+	if cfg.needsMetadata() {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := cfg.complete(ctx, src); err != nil {
+			return nil, warnings, fmt.Errorf("region or compartment not set and not readable from instance metadata: %w", err)
+		}
+	}
+	if err := cfg.validate(checkFile); err != nil {
+		return nil, warnings, err
 	}
 	return cfg, warnings, nil
 }
 
-// Load parses one cloud-provider.yaml document strictly, maps the upstream CCM's field names
-// onto the current ones, and applies SetDefaults. Unknown fields are errors that name their
-// line. Deprecated names are accepted and reported as warnings. Load does not validate: call
-// Complete (to infer the region and compartment from instance metadata) and then Validate.
-// An empty document yields a Config holding only defaults.
-func Load(r io.Reader) (*Config, []Warning, error) {
+// Parse is Load without the validation, and is for advanced use only: tools that report on a
+// file rather than run with it, such as the binary's check subcommand, which lists a file's
+// problems next to findings of its own. It parses one document strictly (at most MaxFileSize),
+// maps the upstream CCM's names onto the current ones and applies SetDefaults. The Config it
+// returns may be invalid: run Validate before using it. An empty document yields a Config
+// holding only defaults.
+func Parse(r io.Reader) (*Config, []Warning, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read cloud-provider config: %w", err)
@@ -294,20 +336,4 @@ type warnings struct{ list []Warning }
 
 func (w *warnings) add(field, msg string) {
 	w.list = append(w.list, Warning{Field: field, Message: msg})
-}
-
-// Open reads the config at path (see Load) and, when it sets no region or compartment, completes
-// them from the instance metadata service (see Complete), waiting 30 seconds at most. It does not
-// validate. The warnings are returned even with an error.
-func Open(ctx context.Context, path string) (*Config, []Warning, error) {
-	cfg, warnings, err := LoadFile(path)
-	if err != nil || !cfg.NeedsMetadata() {
-		return cfg, warnings, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := cfg.Complete(ctx, &MetadataClient{}); err != nil {
-		return nil, warnings, fmt.Errorf("region or compartment not set and not readable from instance metadata: %w", err)
-	}
-	return cfg, warnings, nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 )
 
-// Load a cloud-provider.yaml and validate it: Load reports deprecated names as warnings, and
-// Validate reports every problem at once, each with its field path.
+// Load a cloud-provider.yaml: one call returns a Config ready to use, or every problem at once,
+// each with its field path, the bad value and what is allowed. Deprecated names are warnings.
 func ExampleLoad() {
 	const yaml = `
 auth:
@@ -26,25 +26,26 @@ loadBalancer:
 rateLimiter:
   readQPS: -1
 `
-	cfg, warnings, err := config.Load(strings.NewReader(yaml))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	_, warnings, err := config.Load(strings.NewReader(yaml))
 	for _, w := range warnings {
 		fmt.Println("warning:", w.Field, "-", w.Message)
 	}
-	err = cfg.Validate()
 	var invalid *config.ValidationError
 	if errors.As(err, &invalid) {
 		for _, p := range invalid.Errors {
 			fmt.Printf("%s %q: %s\n", p.Field, p.Value, p.Detail)
 		}
 	}
-	fmt.Println("write rate when not set:", cfg.RateLimiter.WriteQPS)
+
+	cfg, _, err := config.Load(strings.NewReader(strings.NewReplacer("Sometimes", "Frontend", "-1", "0").Replace(yaml)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("fixed; write rate when not set:", cfg.RateLimiter.WriteQPS)
 	// Output:
 	// warning: auth.useInstancePrincipals - deprecated; write useInstancePrincipals at the top level
 	// loadBalancer.securityListManagementMode "Sometimes": must be one of All, Frontend, Backend, None
 	// rateLimiter.readQPS "-1": must be a non-negative number of calls per second
-	// write rate when not set: 5
+	// fixed; write rate when not set: 5
 }

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -15,11 +16,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-func mustLoad(t *testing.T, doc string) (*Config, []Warning) {
+// mustParse parses doc without validating it, so a test can look at one section alone.
+func mustParse(t *testing.T, doc string) (*Config, []Warning) {
 	t.Helper()
-	cfg, warnings, err := Load(strings.NewReader(doc))
+	cfg, warnings, err := Parse(strings.NewReader(doc))
 	if err != nil {
-		t.Fatalf("Load: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	return cfg, warnings
 }
@@ -70,7 +72,7 @@ endpoint:
   url: https://127.0.0.1:8443
   caFile: /tmp/ca.pem
 `
-	got, warnings := mustLoad(t, doc)
+	got, warnings := mustParse(t, doc)
 	want := &Config{
 		ClusterID:               "prod-phx-1",
 		AllowDefaultClusterName: true,
@@ -111,7 +113,7 @@ endpoint:
 }
 
 func TestLoadAppliesEveryDefault(t *testing.T) {
-	got, warnings := mustLoad(t, "auth:\n  region: us-phoenix-1\n")
+	got, warnings := mustParse(t, "auth:\n  region: us-phoenix-1\n")
 	want := &Config{
 		Auth: Auth{Region: "us-phoenix-1"},
 		LoadBalancer: LoadBalancer{
@@ -156,7 +158,7 @@ func TestSetDefaultsNeverSetsRegionOrCompartment(t *testing.T) {
 
 func TestLoadEmptyDocumentYieldsDefaults(t *testing.T) {
 	for _, doc := range []string{"", "\n", "# only a comment\n", "---\n"} {
-		got, _ := mustLoad(t, doc)
+		got, _ := mustParse(t, doc)
 		var want Config
 		want.SetDefaults()
 		if diff := cmp.Diff(&want, got); diff != "" {
@@ -237,32 +239,121 @@ func TestLoadRejectsInputLargerThanASecret(t *testing.T) {
 	}
 }
 
-func TestLoadFileReadsAPathAndWrapsErrors(t *testing.T) {
+// minimalDoc is the shortest file Load accepts: a region, a compartment, a way to sign and a
+// load balancer subnet.
+const minimalDoc = "useInstancePrincipals: true\nauth:\n  region: eu-frankfurt-1\ncompartment: " + compartmentID +
+	"\nloadBalancer:\n  subnet1: " + subnet1ID + "\n"
+
+func TestLoadReturnsAReadyConfig(t *testing.T) {
+	cfg, _, err := Load(strings.NewReader(minimalDoc))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate after Load: %v", err)
+	}
+	if cfg.LoadBalancer.SecurityListManagementMode != DefaultSecurityListManagementMode || cfg.RateLimiter.WriteQPS != DefaultWriteQPS {
+		t.Errorf("Load did not apply the defaults: %+v", cfg)
+	}
+}
+
+func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
+	cfg, warnings, err := Load(strings.NewReader("auth:\n  region: nowhere!\n  compartment: " + compartmentID +
+		"\nloadBalancer:\n  securityListManagementMode: Sometimes\nrateLimiter:\n  readQPS: -1\n"))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || cfg != nil {
+		t.Fatalf("Load = %v, %v; want no Config and a *ValidationError", cfg, err)
+	}
+	var fields []string
+	for _, fe := range ve.Errors {
+		fields = append(fields, fe.Field)
+	}
+	want := []string{"auth.region", "auth.tenancy", "auth.user", "auth.fingerprint", "auth.key",
+		"loadBalancer.subnet1", "loadBalancer.securityListManagementMode", "rateLimiter.readQPS"}
+	if diff := cmp.Diff(want, fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if len(warnings) != 1 || warnings[0].Field != "auth.compartment" {
+		t.Errorf("warnings = %v, want the one on auth.compartment, even with the error", warnings)
+	}
+}
+
+func TestLoadLeavesTheWorkloadIdentityExchangeToItsCaller(t *testing.T) {
+	// The exchange settings come from the environment, after the file: ccm.New fills them in
+	// and validates again. What the file itself says about workload identity is checked.
+	doc := "useWorkloadIdentity: true\nauth:\n  region: us-phoenix-1\ncompartment: " + compartmentID +
+		"\nloadBalancer:\n  subnet1: " + subnet1ID + "\n"
+	cfg, _, err := Load(strings.NewReader(doc))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	var ve *ValidationError
+	if err := cfg.Validate(); !errors.As(err, &ve) || ve.Errors[0].Field != EnvWorkloadIdentityDomainURL {
+		t.Errorf("Validate without the exchange settings = %v, want them required", err)
+	}
+	_, _, err = Load(strings.NewReader(doc + "useInstancePrincipals: true\n"))
+	if !errors.As(err, &ve) || len(ve.Errors) != 1 || ve.Errors[0].Field != "useWorkloadIdentity" {
+		t.Errorf("Load with two ways to sign = %v, want the one problem on useWorkloadIdentity", err)
+	}
+}
+
+func TestOpenReadsAPathAndWrapsErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cloud-provider.yaml")
-	if err := os.WriteFile(path, []byte("auth:\n  region: eu-frankfurt-1\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(minimalDoc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := LoadFile(path)
+	cfg, _, err := Open(context.Background(), path)
 	if err != nil {
-		t.Fatalf("LoadFile: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	if cfg.Auth.Region != "eu-frankfurt-1" {
 		t.Errorf("region = %q, want eu-frankfurt-1", cfg.Auth.Region)
 	}
 
-	_, _, err = LoadFile(filepath.Join(dir, "missing.yaml"))
+	_, _, err = Open(context.Background(), filepath.Join(dir, "missing.yaml"))
 	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("LoadFile(missing) error = %v, want fs.ErrNotExist", err)
+		t.Errorf("Open(missing) error = %v, want fs.ErrNotExist", err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("nope: 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = LoadFile(bad)
+	_, _, err = Open(context.Background(), bad)
 	var te *yaml.TypeError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), bad) {
-		t.Errorf("LoadFile(bad) error = %v, want a *yaml.TypeError naming the path", err)
+		t.Errorf("Open(bad) error = %v, want a *yaml.TypeError naming the path", err)
+	}
+
+	// A validation error is the binary's message, which names the path itself.
+	invalid := filepath.Join(dir, "invalid.yaml")
+	if err := os.WriteFile(invalid, []byte(minimalDoc+"rateLimiter:\n  readQPS: -1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Open(context.Background(), invalid)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || strings.Contains(err.Error(), invalid) {
+		t.Errorf("Open(invalid) error = %v, want a *ValidationError without the path", err)
+	}
+}
+
+func TestOpenFillsRegionAndCompartmentFromInstanceMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cloud-provider.yaml")
+	if err := os.WriteFile(path, []byte("useInstancePrincipals: true\nloadBalancer:\n  subnet1: "+subnet1ID+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeMetadata{md: InstanceMetadata{CanonicalRegionName: "us-ashburn-1", CompartmentID: compartmentID}}
+	cfg, _, err := open(context.Background(), path, src)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if cfg.Auth.Region != "us-ashburn-1" || cfg.CompartmentID != compartmentID || src.calls != 1 {
+		t.Errorf("region, compartment, calls = %q, %q, %d", cfg.Auth.Region, cfg.CompartmentID, src.calls)
+	}
+
+	_, _, err = open(context.Background(), path, &fakeMetadata{md: InstanceMetadata{CompartmentID: compartmentID}})
+	if !errors.Is(err, ErrIncompleteMetadata) || !strings.HasPrefix(err.Error(), "region or compartment not set and not readable from instance metadata: ") {
+		t.Errorf("open with no region anywhere = %v, want ErrIncompleteMetadata", err)
 	}
 }

@@ -60,7 +60,8 @@ func (m InstanceMetadata) RegionName() string {
 }
 
 // InstanceMetadataSource returns the metadata of the instance the process runs on.
-// MetadataClient implements it; tests and embedders may supply their own.
+// MetadataClient implements it, and Open reads the region and compartment through it; tests and
+// embedders may supply their own.
 type InstanceMetadataSource interface {
 	Instance(ctx context.Context) (InstanceMetadata, error)
 }
@@ -127,22 +128,22 @@ func (m *MetadataClient) Instance(ctx context.Context) (InstanceMetadata, error)
 	return md, nil
 }
 
-// ErrIncompleteMetadata is returned by Complete when the instance metadata lacks a field that
-// was needed.
+// ErrIncompleteMetadata is returned, wrapped, by Open when the file leaves out the region or
+// the compartment and the instance metadata lacks it too.
 var ErrIncompleteMetadata = errors.New("instance metadata lacks a needed field")
 
-// NeedsMetadata reports whether Complete would consult instance metadata: the region or the
+// needsMetadata reports whether complete would consult instance metadata: the region or the
 // compartment is missing.
-func (c *Config) NeedsMetadata() bool {
+func (c *Config) needsMetadata() bool {
 	return c.Auth.Region == "" || c.CompartmentID == ""
 }
 
-// Complete fills a missing auth.region (from canonicalRegionName, else region) and a missing
+// complete fills a missing auth.region (from canonicalRegionName, else region) and a missing
 // compartment (from the instance's compartmentId) using src. Values already set are kept. It
 // calls src at most once, and not at all when nothing is missing, so it is safe to call off OCI
 // when the file is complete.
-func (c *Config) Complete(ctx context.Context, src InstanceMetadataSource) error {
-	if !c.NeedsMetadata() {
+func (c *Config) complete(ctx context.Context, src InstanceMetadataSource) error {
+	if !c.needsMetadata() {
 		return nil
 	}
 	md, err := src.Instance(ctx)

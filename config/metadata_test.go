@@ -182,8 +182,8 @@ func TestCompleteInfersRegionAndCompartment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Config{Auth: Auth{Region: tt.region}, CompartmentID: tt.comp}
 			src := &fakeMetadata{md: tt.md}
-			if err := c.Complete(context.Background(), src); err != nil {
-				t.Fatalf("Complete: %v", err)
+			if err := c.complete(context.Background(), src); err != nil {
+				t.Fatalf("complete: %v", err)
 			}
 			if c.Auth.Region != tt.wantRegion || c.CompartmentID != tt.wantCompartment {
 				t.Errorf("region, compartment = %q, %q; want %q, %q", c.Auth.Region, c.CompartmentID, tt.wantRegion, tt.wantCompartment)
@@ -197,15 +197,15 @@ func TestCompleteInfersRegionAndCompartment(t *testing.T) {
 
 func TestCompleteThroughHTTPThenValidate(t *testing.T) {
 	srv, calls := metadataServer(t, http.StatusOK, instanceJSON)
-	cfg, _ := mustLoad(t, "useInstancePrincipals: true\nloadBalancer:\n  subnet1: "+subnet1ID+"\n")
-	if err := cfg.Complete(context.Background(), &MetadataClient{BaseURL: srv.URL}); err != nil {
-		t.Fatalf("Complete: %v", err)
+	cfg, _ := mustParse(t, "useInstancePrincipals: true\nloadBalancer:\n  subnet1: "+subnet1ID+"\n")
+	if err := cfg.complete(context.Background(), &MetadataClient{BaseURL: srv.URL}); err != nil {
+		t.Fatalf("complete: %v", err)
 	}
 	if cfg.Auth.Region != "us-phoenix-1" || cfg.CompartmentID != "ocid1.compartment.oc1..aaaaaaaanodes" {
 		t.Errorf("region, compartment = %q, %q", cfg.Auth.Region, cfg.CompartmentID)
 	}
 	if err := cfg.Validate(); err != nil {
-		t.Errorf("Validate after Complete: %v", err)
+		t.Errorf("Validate after complete: %v", err)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("metadata requests = %d, want 1", n)
@@ -226,12 +226,12 @@ func TestCompleteFailsWithoutChangingTheConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var c Config
-			err := c.Complete(context.Background(), tt.src)
+			err := c.complete(context.Background(), tt.src)
 			if !errors.Is(err, tt.want) {
-				t.Fatalf("Complete error = %v, want %v", err, tt.want)
+				t.Fatalf("complete error = %v, want %v", err, tt.want)
 			}
 			if c.Auth.Region != "" || c.CompartmentID != "" {
-				t.Errorf("Complete changed the config on failure: region %q, compartment %q", c.Auth.Region, c.CompartmentID)
+				t.Errorf("complete changed the config on failure: region %q, compartment %q", c.Auth.Region, c.CompartmentID)
 			}
 		})
 	}

@@ -71,7 +71,7 @@ func TestValidateNodePortRange(t *testing.T) {
 }
 
 func TestLoadReadsTheSecurityRuleOptions(t *testing.T) {
-	cfg, _ := mustLoad(t, "loadBalancer:\n  openNodePortRange: true\n  nodePortRange: 20000-22767\n  adoptUndescribedRules: true\n")
+	cfg, _ := mustParse(t, "loadBalancer:\n  openNodePortRange: true\n  nodePortRange: 20000-22767\n  adoptUndescribedRules: true\n")
 	got := []any{cfg.LoadBalancer.OpenNodePortRange, cfg.LoadBalancer.NodePortRange, cfg.LoadBalancer.AdoptUndescribedRules}
 	if diff := cmp.Diff([]any{true, "20000-22767", true}, got); diff != "" {
 		t.Errorf("loadBalancer options (-want +got):\n%s", diff)

@@ -41,7 +41,8 @@ var ErrFingerprintMismatch = errors.New("auth.fingerprint does not match the pri
 // Config.WorkloadIdentity; it exchanges the service account token on the first signed request,
 // not here.
 //
-// Call Validate first; this checks only what it needs to build the provider.
+// The Config must be valid (Load and Open return it so); this checks only what it needs to build
+// the provider.
 func (c *Config) ConfigurationProvider() (common.ConfigurationProvider, error) {
 	return c.configurationProvider(auth.InstancePrincipalConfigurationProviderForRegion)
 }

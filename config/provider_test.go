@@ -98,7 +98,7 @@ func TestPassphraseFromTheFileReachesTheSDK(t *testing.T) {
 				"\n  fingerprint: " + testFingerprint(t) + "\n  " + field + ": " + testPassphrase +
 				"\n  key: |\n" + indent(key, 4) + "\ncompartment: " + compartmentID +
 				"\nloadBalancer:\n  subnet1: " + subnet1ID + "\n"
-			cfg, _ := mustLoad(t, doc)
+			cfg, _ := mustParse(t, doc)
 			if err := cfg.Validate(); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}

@@ -52,7 +52,7 @@ func redactionFixture(t *testing.T) (*Config, []string) {
 		"\n  fingerprint: " + testFingerprint(t) + "\n  passphrase: " + testPassphrase +
 		"\n  key: |\n" + indent(key, 4) + "\ncompartment: " + compartmentID +
 		"\nloadBalancer:\n  subnet1: " + subnet1ID + "\n"
-	cfg, _ := mustLoad(t, doc)
+	cfg, _ := mustParse(t, doc)
 	if cfg.Auth.Key.Reveal() != key || cfg.Auth.Passphrase.Reveal() != testPassphrase {
 		t.Fatal("fixture did not load the key and passphrase")
 	}

@@ -64,7 +64,7 @@ func TestValidateNamesABadBackendSubset(t *testing.T) {
 }
 
 func TestLoadReadsABackendSubsetGivenAsANumber(t *testing.T) {
-	cfg, _ := mustLoad(t, "loadBalancer:\n  backendSubset: 64\n")
+	cfg, _ := mustParse(t, "loadBalancer:\n  backendSubset: 64\n")
 	if size, on, err := ParseBackendSubset(cfg.LoadBalancer.BackendSubset); size != 64 || !on || err != nil {
 		t.Errorf("backendSubset: 64 read as %q (%d, %v, %v)", cfg.LoadBalancer.BackendSubset, size, on, err)
 	}

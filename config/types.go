@@ -3,9 +3,16 @@
 
 // Package config reads, defaults and validates cloud-provider.yaml, the one file that configures
 // oci-ccm, and turns its auth section into an oci-go-sdk configuration provider.
+//
+// Loading is one call that returns a Config ready to use, or every problem at once as a
+// *ValidationError: Open for a file (the binary's form; it also fills a missing region and
+// compartment from instance metadata) and Load for a reader (tests, embedding). A Config built
+// in code instead takes the advanced path: SetDefaults, then Validate (or
+// ValidateExceptCredentials when the caller brings its own OCI client). Parse, which reads a file
+// without validating it, is for tools that report on a file rather than run with it.
 package config
 
-// Config is the content of cloud-provider.yaml after parsing and defaulting.
+// Config is the content of cloud-provider.yaml after parsing and defaulting (Load, Open).
 type Config struct {
 	// ClusterID is this cluster's identity among every cluster sharing the tenancy's load
 	// balancer compartments and subnets. It is written into the ownership tags of every load
@@ -46,7 +53,7 @@ type Config struct {
 // Auth holds what the SDK needs to sign requests as a user. Region applies to every auth mode.
 type Auth struct {
 	// Region is the OCI region, e.g. "us-phoenix-1". It is never defaulted: when absent it must
-	// be inferred from instance metadata (Config.Complete) or Validate fails.
+	// be inferred from instance metadata (Open) or validation fails.
 	Region string `yaml:"region"`
 	// Tenancy is the tenancy OCID of the signing user.
 	Tenancy string `yaml:"tenancy"`

@@ -58,18 +58,33 @@ func (e *ValidationError) Unwrap() []error {
 }
 
 // Validate checks the whole config and reports every problem at once as a *ValidationError,
-// or returns nil. Call it after SetDefaults (Load does that) and after Complete, because the
-// region and compartment are required and Validate never guesses them. Validate does no I/O:
+// or returns nil. Load and Open run it already, so it is for advanced use: a Config built in
+// code (after SetDefaults) or changed after loading, as ccm.New changes it with the environment.
+// The region and compartment are required, and Validate never guesses them. It does no I/O:
 // auth.keyFile is read, and the key parsed with its passphrase, by ConfigurationProvider.
-func (c *Config) Validate() error { return c.validate(false) }
+func (c *Config) Validate() error { return c.validate(checkAll) }
 
 // ValidateExceptCredentials is Validate without the checks of how to sign requests (tenancy,
 // user, fingerprint, key, instance principals), for a caller that brings its own OCI client:
-// the region and compartment are still required, since the library reads them.
-func (c *Config) ValidateExceptCredentials() error { return c.validate(true) }
+// the region and compartment are still required, since the library reads them. Like Validate,
+// it is for advanced use.
+func (c *Config) ValidateExceptCredentials() error { return c.validate(checkExceptCredentials) }
 
-func (c *Config) validate(exceptCredentials bool) error {
-	v := &validator{exceptCredentials: exceptCredentials}
+// checks says how much of a Config validate covers.
+type checks int
+
+const (
+	// checkAll is Validate: everything.
+	checkAll checks = iota
+	// checkExceptCredentials is ValidateExceptCredentials.
+	checkExceptCredentials
+	// checkFile is what Load and Open check: every field the file holds, but not the token
+	// exchange settings of workload identity, which come from the environment afterwards.
+	checkFile
+)
+
+func (c *Config) validate(which checks) error {
+	v := &validator{exceptCredentials: which == checkExceptCredentials, fileOnly: which == checkFile}
 	c.validateClusterID(v)
 	c.validateAuth(v)
 	c.validateLoadBalancer(v)
@@ -86,6 +101,8 @@ type validator struct {
 	errs []FieldError
 	// exceptCredentials skips the credential checks (ValidateExceptCredentials).
 	exceptCredentials bool
+	// fileOnly skips what the file cannot hold (checkFile).
+	fileOnly bool
 }
 
 func (v *validator) add(field, value, detail string) {
@@ -263,7 +280,7 @@ func (c *Config) validateRateLimiter(v *validator) {
 	rl := &c.RateLimiter
 	const p = "rateLimiter."
 	// With the limiter on, a zero rate or burst would block every call; SetDefaults replaces
-	// zeros, so a zero here means the caller skipped it.
+	// zeros, so a zero here means a Config built in code skipped it.
 	positive := "must be greater than 0 (0 or absent means the default; set rateLimiter.disabled to turn limiting off)"
 	if rl.Disabled {
 		positive = ""

@@ -80,7 +80,7 @@ type WorkloadIdentity struct {
 // WorkloadIdentityFromEnvironment reads the upstream CCM's workload identity variables with
 // getenv (os.Getenv in the binary). Values are trimmed of spaces, as upstream does. The only
 // value it can refuse is OCI_WORKLOAD_IDENTITY_USE_INSTANCE_PRINCIPAL_FOR_TOKEN_EXCHANGE, which
-// must be true, false or unset; everything else is checked by Validate.
+// must be true, false or unset; everything else is checked by Validate (ccm.New runs it).
 func WorkloadIdentityFromEnvironment(getenv func(string) string) (WorkloadIdentity, error) {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	w := WorkloadIdentity{
@@ -129,6 +129,9 @@ func (c *Config) validateWorkloadIdentity(v *validator) {
 		v.add("useWorkloadIdentity", "true", "not allowed together with "+ip+": true; choose one way to authenticate")
 	}
 	v.noUserKey(&c.Auth, "not allowed with useWorkloadIdentity: true; the CCM signs with the session key of the exchanged token")
+	if v.fileOnly {
+		return // the rest comes from the environment, after the file is loaded
+	}
 
 	w := c.WorkloadIdentity.withDefaults()
 	switch u, err := url.Parse(w.DomainURL); {

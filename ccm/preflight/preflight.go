@@ -107,12 +107,13 @@ func describe(v string) string {
 	return fmt.Sprintf("%q", v)
 }
 
-// checkConfig reads the file as the binary does at start-up (config.LoadFile, the environment's
-// LOAD_BALANCER_PREFIX, Validate, the cluster identity) and reports every error and warning, and
-// every key the file sets that oci-ccm reads differently from upstream. It returns the
-// configuration Services are checked with, nil when the file does not load.
+// checkConfig reads the file as the binary does at start-up (config.Open's reading, the
+// environment's LOAD_BALANCER_PREFIX, the validation, the cluster identity) and reports every
+// error and warning, and every key the file sets that oci-ccm reads differently from upstream.
+// It parses without validating (config.Parse), so that a file with problems still gives the
+// configuration Services are checked with; it returns nil when the file does not parse.
 func checkConfig(r *Report, o Options, table *compatdata.Table, prefix string) *config.Config {
-	cfg, warnings, err := config.LoadFile(o.CloudConfig)
+	cfg, warnings, err := parseFile(o.CloudConfig)
 	for _, w := range warnings {
 		// The message says what to write instead, or that nothing reads the key.
 		r.Config = append(r.Config, Finding{Severity: Warning, Key: w.Field, Message: w.Message})
@@ -155,6 +156,20 @@ func checkConfig(r *Report, o Options, table *compatdata.Table, prefix string) *
 	return &check
 }
 
+// parseFile is config.Parse on the file at path, with the errors config.Open gives for it.
+func parseFile(path string) (*config.Config, []config.Warning, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open cloud-provider config: %w", err)
+	}
+	defer f.Close()
+	cfg, warnings, err := config.Parse(f)
+	if err != nil {
+		return nil, warnings, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, warnings, nil
+}
+
 // fieldErrors turns a configuration error into refused findings, one per field when it is a
 // *config.ValidationError; nil for nil.
 func fieldErrors(err error, key, fix string) []Finding {
@@ -178,7 +193,7 @@ func fieldErrors(err error, key, fix string) []Finding {
 func differentKeys(path string, table *compatdata.Table, warnings []config.Warning) []Finding {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil // config.LoadFile read it a moment ago; nothing more to say
+		return nil // parseFile read it a moment ago; nothing more to say
 	}
 	var doc map[string]any
 	if yaml.Unmarshal(data, &doc) != nil {

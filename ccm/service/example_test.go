@@ -28,14 +28,12 @@ func Example() {
 	srv := ocitest.New(ocitest.Options{}) // in production: cfg.ConfigurationProvider() and OCI's endpoints
 	defer srv.Close()
 	tenancy := srv.Seeded()
-	yaml := fmt.Sprintf("compartment: %s\nvcn: %s\nloadBalancer:\n  subnet1: %s\n  subnet2: %s\n  securityLists:\n",
-		tenancy.Compartment, tenancy.VCN, tenancy.LoadBalancerSubnets[0], tenancy.LoadBalancerSubnets[1])
-	for subnet, list := range tenancy.SubnetSecurityLists {
-		yaml += fmt.Sprintf("    %s: %s\n", subnet, list)
-	}
-	cfg, _, err := config.Load(strings.NewReader(yaml))
-	check(err)
-	cfg.Auth.Region = srv.Region()
+	// What cloud-provider.yaml would say, built in code: ocitest signs the requests, so there
+	// are no credentials for config.Load to check. SetDefaults does what Load does to a file.
+	cfg := &config.Config{Auth: config.Auth{Region: srv.Region()}, CompartmentID: tenancy.Compartment, VCNID: tenancy.VCN,
+		LoadBalancer: config.LoadBalancer{Subnet1: tenancy.LoadBalancerSubnets[0], Subnet2: tenancy.LoadBalancerSubnets[1],
+			SecurityLists: tenancy.SubnetSecurityLists}}
+	cfg.SetDefaults()
 	oci, err := ociclient.New(ociclient.Options{Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient()})
 	check(err)
 	nodes, err := instances.New(instances.Options{Compute: oci.Compute, VirtualNetwork: oci.VirtualNetwork,

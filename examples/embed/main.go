@@ -32,7 +32,9 @@ func main() {
 
 // run computes and prints the two plans.
 func run(out io.Writer) error {
-	// What cloud-provider.yaml would say; only what Desired reads is needed.
+	// What cloud-provider.yaml would say; only what Desired reads is needed. A file would go
+	// through config.Load, which also demands a region and credentials; a Config built in code
+	// takes config's advanced path instead: SetDefaults, as Load does to a file.
 	cfg := &config.Config{
 		CompartmentID: "ocid1.compartment.oc1..example",
 		LoadBalancer: config.LoadBalancer{

@@ -276,11 +276,12 @@ func classifyPlainConfig() (Row, error) {
 	return c.verdict()
 }
 
-// loadedFacets loads doc with config.Load and describes the configuration and the sample
+// loadedFacets parses doc with config.Parse (the file's reading and defaults, without the
+// validation that would refuse a document lacking the sample's compartment) and describes the configuration and the sample
 // Service's load balancer under it; a ValidationError naming key is a refusal. The sample's
 // compartment and subnets stand in for those the document does not set.
 func loadedFacets(doc, key string) (Facets, []config.Warning, error) {
-	cfg, warnings, err := config.Load(strings.NewReader(doc))
+	cfg, warnings, err := config.Parse(strings.NewReader(doc))
 	if err != nil {
 		var ve *config.ValidationError
 		if errors.As(err, &ve) {

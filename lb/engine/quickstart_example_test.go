@@ -24,7 +24,7 @@ func Example_quickstart() {
 	srv := ocitest.New(ocitest.Options{}) // in production: cfg.ConfigurationProvider() and OCI's endpoints
 	defer srv.Close()
 	tenancy := srv.Seeded()
-	yaml := fmt.Sprintf("compartment: %s\nloadBalancer:\n  subnet1: %s\n", tenancy.Compartment, tenancy.Subnets["public"])
+	yaml := fmt.Sprintf("useInstancePrincipals: true\nauth: {region: %s}\ncompartment: %s\nloadBalancer: {subnet1: %s}\n", srv.Region(), tenancy.Compartment, tenancy.Subnets["public"])
 	cfg, _, err := config.Load(strings.NewReader(yaml)) // strict: an unknown key is an error
 	check(err)
 	svc, nodes := exampleService(80), exampleNodes("10.0.0.5", "10.0.0.6")

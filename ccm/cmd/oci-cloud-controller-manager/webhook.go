@@ -55,9 +55,9 @@ func (o *webhookOptions) start(cloudConfig string) {
 	if o.certDir == "" {
 		klog.Fatalf("--validating-webhook-cert-dir is required with --validating-webhook-port")
 	}
-	// The provider has validated the file already; the webhook needs its defaults (subnets,
-	// security-list mode), which take part in validation.
-	cfg, _, err := config.LoadFile(cloudConfig)
+	// The provider has loaded the file already (this cannot find a problem it did not); the
+	// webhook needs its defaults (subnets, security-list mode), which take part in validation.
+	cfg, _, err := config.Open(context.Background(), cloudConfig)
 	if err != nil {
 		klog.Fatalf("Validating webhook: cannot read %s: %v", cloudConfig, err)
 	}
