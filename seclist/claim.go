@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
@@ -21,9 +23,10 @@ const AnyIPv4 = "0.0.0.0/0"
 // ClaimFor builds it from the Service's reconciled load balancer Spec and its nodes' subnets,
 // and this package never sees a Kubernetes object.
 type Claim struct {
-	// Service names the claim, "namespace/name". One claim per Service; setting a claim for the
-	// same Service again replaces the earlier one.
-	Service string
+	// Service names the claim: the Service's namespace and name, the only thing about the
+	// Service this package needs. One claim per Service; setting a claim for the same Service
+	// again replaces the earlier one. Logs and errors write it "namespace/name".
+	Service types.NamespacedName
 	// Mode overrides Policy.DefaultMode for this Service when set (the Service's
 	// security-list-management-mode annotation).
 	Mode config.SecurityListMode
@@ -158,9 +161,9 @@ func (p Policy) Validate() error {
 func (c Claim) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: service %q: %s", ErrInvalid, c.Service, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%w: service %q: %s", ErrInvalid, c.key(), fmt.Sprintf(format, args...)))
 	}
-	if c.Service == "" {
+	if c.Service.Name == "" {
 		bad("service name is empty")
 	}
 	if c.Unknown {
@@ -189,11 +192,15 @@ func (c Claim) Validate() error {
 	}
 	for _, s := range c.SourceCIDRs {
 		if _, err := canonicalCIDR(s); err != nil {
-			errs = append(errs, fmt.Errorf("%w: service %q: source range: %w", ErrInvalid, c.Service, err))
+			errs = append(errs, fmt.Errorf("%w: service %q: source range: %w", ErrInvalid, c.key(), err))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// key is the claim's Service as "namespace/name": how the Manager keys its state, and how logs,
+// errors and the frontend NSG's tags (model.TagService) write it.
+func (c Claim) key() string { return c.Service.String() }
 
 // subnetIDs returns every subnet the claim names, LB subnets first, without duplicates.
 func (c Claim) subnetIDs() []string {

@@ -288,7 +288,7 @@ func (c Claim) preservedSourceRules(p Policy, emit func(Rule)) {
 func nsgRules(c *Claim, p Policy, problems map[string]error, emit func(string, Rule, bool, *Claim)) {
 	front := c.FrontendNSG
 	if front == "" {
-		problems["service "+c.Service] = fmt.Errorf("service %s: %w", c.Service, ErrNoFrontendNSG)
+		problems["service "+c.key()] = fmt.Errorf("service %s: %w", c.key(), ErrNoFrontendNSG)
 		return
 	}
 	for _, src := range p.sources(*c) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -34,7 +35,7 @@ func span(d Direction, cidr string, lo, hi int) Rule {
 // web is a typical Service: one LB subnet, one node subnet, two ports, eTP Cluster.
 func web(mode config.SecurityListMode) Claim {
 	return Claim{
-		Service: "default/web", Mode: mode,
+		Service: types.NamespacedName{Namespace: "default", Name: "web"}, Mode: mode,
 		LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 		ListenerPorts: []int{80, 443}, NodePorts: []int{30080, 30443}, HealthCheckPort: lb.KubeProxyHealthPort,
 	}
@@ -100,9 +101,9 @@ func TestDesired(t *testing.T) {
 		{
 			name: "two Services sharing a port and the kube-proxy health port make one rule each",
 			claims: []Claim{
-				{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{80}, NodePorts: []int{30001}, HealthCheckPort: 10256},
-				{Service: "b/two", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "b", Name: "two"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{80, 8080}, NodePorts: []int{30005, 30009}, HealthCheckPort: 10256},
 			},
 			want: map[string]RuleSet{
@@ -114,9 +115,9 @@ func TestDesired(t *testing.T) {
 		{
 			name: "adjacent ports of one or several Services make one rule with a port range",
 			claims: []Claim{
-				{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{8080, 8081, 443}, NodePorts: []int{30001, 30002, 30010}, HealthCheckPort: 10256},
-				{Service: "b/two", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "b", Name: "two"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{8082}, NodePorts: []int{30003}, HealthCheckPort: 10256},
 			},
 			want: map[string]RuleSet{
@@ -129,11 +130,11 @@ func TestDesired(t *testing.T) {
 			name:   "an open node port range replaces every node port rule, and keeps ports outside it",
 			policy: Policy{Cluster: "prod", NodePortRange: PortRange{Min: 30000, Max: 32767}},
 			claims: []Claim{
-				{Service: "a/one", LBSubnets: []string{"lb-a", "lb-b"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a", "lb-b"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{80}, NodePorts: []int{30001, 31000}, HealthCheckPort: 10256},
-				{Service: "b/local", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "b", Name: "local"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{80}, NodePorts: []int{32000}, HealthCheckPort: 32001}, // eTP Local
-				{Service: "c/odd", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+				{Service: types.NamespacedName{Namespace: "c", Name: "odd"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 					ListenerPorts: []int{81}, NodePorts: []int{40000}, HealthCheckPort: 10256}, // outside the range
 			},
 			want: map[string]RuleSet{
@@ -152,19 +153,19 @@ func TestDesired(t *testing.T) {
 		},
 		{
 			name: "loadBalancerSourceRanges replace the default and are canonicalised",
-			claims: []Claim{{Service: "a/one", Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"},
 				ListenerPorts: []int{443}, SourceCIDRs: []string{"192.168.0.0/16", " 172.16.5.9/12", "192.168.0.0/16"}}},
 			want: map[string]RuleSet{"sl-lb-a": NewRuleSet(in("192.168.0.0/16", 443), in("172.16.0.0/12", 443))},
 		},
 		{
 			name:   "the configured default source CIDRs apply when a Service sets none",
 			policy: Policy{Cluster: "prod", DefaultSourceCIDRs: []string{"10.0.0.0/8"}},
-			claims: []Claim{{Service: "a/one", Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"}, ListenerPorts: []int{443}}},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"}, ListenerPorts: []int{443}}},
 			want:   map[string]RuleSet{"sl-lb-a": NewRuleSet(in("10.0.0.0/8", 443))},
 		},
 		{
 			name: "externalTrafficPolicy Local health-checks healthCheckNodePort, not 10256",
-			claims: []Claim{{Service: "a/local", Mode: config.SecurityListModeBackend, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "local"}, Mode: config.SecurityListModeBackend, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}, HealthCheckPort: 31999}},
 			want: map[string]RuleSet{
 				"sl-lb-a":  NewRuleSet(out("10.0.10.0/24", 30080), out("10.0.10.0/24", 31999)),
@@ -173,7 +174,7 @@ func TestDesired(t *testing.T) {
 		},
 		{
 			name: "a health-check port equal to a node port is one rule",
-			claims: []Claim{{Service: "a/one", Mode: config.SecurityListModeBackend, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, Mode: config.SecurityListModeBackend, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}, HealthCheckPort: 30080}},
 			want: map[string]RuleSet{
 				"sl-lb-a":  NewRuleSet(out("10.0.10.0/24", 30080)),
@@ -182,7 +183,7 @@ func TestDesired(t *testing.T) {
 		},
 		{
 			name: "two LB subnets: each list gets ingress and egress, nodes admit both CIDRs",
-			claims: []Claim{{Service: "a/one", LBSubnets: []string{"lb-a", "lb-b"}, NodeSubnets: []string{"nodes"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a", "lb-b"}, NodeSubnets: []string{"nodes"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}}},
 			want: map[string]RuleSet{
 				"sl-lb-a":  NewRuleSet(in(AnyIPv4, 80), out("10.0.10.0/24", 30080)),
@@ -192,14 +193,14 @@ func TestDesired(t *testing.T) {
 		},
 		{
 			name: "LB and nodes in one subnet put every rule in its one list",
-			claims: []Claim{{Service: "a/one", LBSubnets: []string{"shared"}, NodeSubnets: []string{"shared"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"shared"}, NodeSubnets: []string{"shared"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}}},
 			want: map[string]RuleSet{"sl-shared": NewRuleSet(in(AnyIPv4, 80), out("10.0.20.0/24", 30080), in("10.0.20.0/24", 30080))},
 		},
 		{
 			name:   "the configured list for a subnet wins over its first list",
 			policy: Policy{Cluster: "prod", SecurityLists: map[string]string{"lb-a": "sl-default"}},
-			claims: []Claim{{Service: "a/one", Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"}, ListenerPorts: []int{80}}},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, Mode: config.SecurityListModeFrontend, LBSubnets: []string{"lb-a"}, ListenerPorts: []int{80}}},
 			want:   map[string]RuleSet{"sl-default": NewRuleSet(in(AnyIPv4, 80))},
 		},
 		{
@@ -211,14 +212,14 @@ func TestDesired(t *testing.T) {
 		},
 		{
 			name: "a node subnet with no list is an error; the LB-side rules are still computed",
-			claims: []Claim{{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"bare"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"bare"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}}},
 			want:    map[string]RuleSet{"sl-lb-a": NewRuleSet(in(AnyIPv4, 80), out("10.0.30.0/24", 30080))},
 			wantErr: ErrNoSecurityList,
 		},
 		{
 			name: "an unknown subnet is an error; the rest is still computed",
-			claims: []Claim{{Service: "a/one", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"gone"},
+			claims: []Claim{{Service: types.NamespacedName{Namespace: "a", Name: "one"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"gone"},
 				ListenerPorts: []int{80}, NodePorts: []int{30080}}},
 			want:    map[string]RuleSet{"sl-lb-a": NewRuleSet(in(AnyIPv4, 80))},
 			wantErr: ErrUnknownSubnet,
@@ -260,12 +261,12 @@ func TestListsOf(t *testing.T) {
 		{name: "None touches nothing", claim: web(config.SecurityListModeNone)},
 		{
 			name:  "a list shared by LB and nodes is named once",
-			claim: Claim{Service: "a/b", LBSubnets: []string{"shared"}, NodeSubnets: []string{"shared"}},
+			claim: Claim{Service: types.NamespacedName{Namespace: "a", Name: "b"}, LBSubnets: []string{"shared"}, NodeSubnets: []string{"shared"}},
 			want:  []string{"sl-shared"},
 		},
 		{
 			name:    "a subnet with no list is reported",
-			claim:   Claim{Service: "a/b", LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"bare"}},
+			claim:   Claim{Service: types.NamespacedName{Namespace: "a", Name: "b"}, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"bare"}},
 			want:    []string{"sl-lb-a"},
 			wantErr: ErrNoSecurityList,
 		},

@@ -10,6 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -40,7 +41,7 @@ func ExampleClaimFor() {
 		return
 	}
 	// The node's subnet (instances.Subnets finds it from spec.BackendIPs()).
-	claim := seclist.ClaimFor("shop/web", spec, []string{"ocid1.subnet.oc1..nodes"})
+	claim := seclist.ClaimFor(types.NamespacedName{Namespace: "shop", Name: "web"}, spec, []string{"ocid1.subnet.oc1..nodes"})
 
 	subnets := map[string]seclist.Subnet{
 		"ocid1.subnet.oc1..lb":    {ID: "ocid1.subnet.oc1..lb", CIDR: "10.0.1.0/24", SecurityListIDs: []string{"lb-list"}},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -47,7 +48,7 @@ func ExampleManager_UndescribedRules() {
 		return
 	}
 	// The CCM primes the Manager with every LB Service's claim once its caches have synced.
-	err = m.Prime([]seclist.Claim{{Service: "default/web", Mode: config.SecurityListModeFrontend,
+	err = m.Prime([]seclist.Claim{{Service: types.NamespacedName{Namespace: "default", Name: "web"}, Mode: config.SecurityListModeFrontend,
 		LBSubnets: []string{*subnet.Id}, ListenerPorts: []int{80}}})
 	if err != nil {
 		fmt.Println(err)
@@ -62,7 +63,11 @@ func ExampleManager_UndescribedRules() {
 	for _, r := range rules {
 		match := "matches no Service"
 		if len(r.Services) > 0 {
-			match = "taken over with adoptUndescribedRules, needed by " + strings.Join(r.Services, ", ")
+			var names []string
+			for _, s := range r.Services {
+				names = append(names, s.String()) // namespace/name
+			}
+			match = "taken over with adoptUndescribedRules, needed by " + strings.Join(names, ", ")
 		}
 		fmt.Printf("%s: %s\n", r.Text, match)
 	}

@@ -6,12 +6,14 @@ package seclist_test
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -108,13 +110,20 @@ func (v *vcn) youngManager(t testing.TB, opts seclist.Options) *seclist.Manager 
 	return m
 }
 
-// claim is a Service in mode All with one listener port and one node port.
+// claim is the Service service ("namespace/name") in mode All with one listener port and one
+// node port.
 func (v *vcn) claim(service string, port, nodePort int) seclist.Claim {
 	return seclist.Claim{
-		Service: service, Mode: config.SecurityListModeAll,
+		Service: nameOf(service), Mode: config.SecurityListModeAll,
 		LBSubnets: []string{v.lbSubnet}, NodeSubnets: []string{v.nodeSubnet},
 		ListenerPorts: []int{port}, NodePorts: []int{nodePort}, HealthCheckPort: lb.KubeProxyHealthPort,
 	}
+}
+
+// nameOf is the Service "namespace/name".
+func nameOf(service string) types.NamespacedName {
+	ns, name, _ := strings.Cut(service, "/")
+	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // list returns a security list as the server holds it now.

@@ -255,16 +255,16 @@ func (m *Manager) knowFrontends(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, c := range missing {
-		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets, true)
+		id, err := m.frontendOf(ctx, c.key(), c.LBSubnets, true)
 		if err != nil || id == "" {
 			m.loggerFor(ctx).Info("The frontend network security group of a Service in mode NSG is not known yet; not removing rules until it is",
-				"service", c.Service, "err", err)
+				"service", c.key(), "err", err)
 			continue
 		}
 		m.mu.Lock()
-		if cur, ok := m.claims[c.Service]; ok && cur.FrontendNSG == "" {
+		if cur, ok := m.claims[c.key()]; ok && cur.FrontendNSG == "" {
 			cur.FrontendNSG = id
-			m.claims[c.Service] = cur
+			m.claims[c.key()] = cur
 			m.version++
 		}
 		m.mu.Unlock()
@@ -278,10 +278,10 @@ func (m *Manager) knowFrontends(ctx context.Context) error {
 // Only the first lookup in a VCN lists it (see findFrontend); that listing waits out the listing
 // lag, as it must prove the Service has none.
 func (m *Manager) frontendToDelete(ctx context.Context, c, held Claim) (string, error) {
-	if id := cmp.Or(held.FrontendNSG, c.FrontendNSG, m.knownFrontend(c.Service)); id != "" {
+	if id := cmp.Or(held.FrontendNSG, c.FrontendNSG, m.knownFrontend(c.key())); id != "" {
 		return id, nil
 	}
-	return m.frontendOf(ctx, c.Service, union(c.LBSubnets, held.LBSubnets), true)
+	return m.frontendOf(ctx, c.key(), union(c.LBSubnets, held.LBSubnets), true)
 }
 
 // retireLocked records id among the frontend NSGs service no longer uses, until deleteFrontend

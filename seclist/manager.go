@@ -245,11 +245,11 @@ func (m *Manager) Prime(claims []Claim) error {
 			continue
 		}
 		switch {
-		case m.touched[c.Service]:
+		case m.touched[c.key()]:
 		case c.Unknown:
-			m.unknown[c.Service] = true
+			m.unknown[c.key()] = true
 		default:
-			m.claims[c.Service] = cloneClaim(c)
+			m.claims[c.key()] = cloneClaim(c)
 		}
 	}
 	m.primed = true
@@ -289,19 +289,19 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 		return err
 	}
 	if c.Unknown {
-		return fmt.Errorf("%w: service %q: an unknown claim is only for Prime", ErrInvalid, c.Service)
+		return fmt.Errorf("%w: service %q: an unknown claim is only for Prime", ErrInvalid, c.key())
 	}
 	c = cloneClaim(c)
 	if err := m.refreshSubnets(ctx, m.opts.Policy.subnetsUsed(c)); err != nil {
-		return fmt.Errorf("service %s: %w", c.Service, err)
+		return fmt.Errorf("service %s: %w", c.key(), err)
 	}
 	if m.opts.Policy.mode(c) == config.SecurityListModeNSG && c.FrontendNSG == "" {
-		id, err := m.frontendOf(ctx, c.Service, c.LBSubnets, true)
+		id, err := m.frontendOf(ctx, c.key(), c.LBSubnets, true)
 		if err != nil {
-			return fmt.Errorf("service %s: %w", c.Service, err)
+			return fmt.Errorf("service %s: %w", c.key(), err)
 		}
 		if id == "" {
-			return fmt.Errorf("service %s: %w (is engine.Options.FrontendNSG set to Manager.FrontendNSG?)", c.Service, ErrNoFrontendNSG)
+			return fmt.Errorf("service %s: %w (is engine.Options.FrontendNSG set to Manager.FrontendNSG?)", c.key(), ErrNoFrontendNSG)
 		}
 		c.FrontendNSG = id
 	} else if uses := m.usesNSGs(); c.FrontendNSG == "" && (uses || !m.clock().Before(m.settled)) {
@@ -312,35 +312,35 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 		// may have missed the group; otherwise it is made once the lag has passed since the start,
 		// and none before (a cluster without mode NSG makes one listing per VCN and process).
 		// Opportunistic: a failure leaves the group for a later reconcile, or the Service's Delete.
-		if _, err := m.frontendOf(ctx, c.Service, c.LBSubnets, uses); err != nil {
-			m.loggerFor(ctx).V(2).Info("Could not look for a frontend network security group to retire", "service", c.Service, "err", err)
+		if _, err := m.frontendOf(ctx, c.key(), c.LBSubnets, uses); err != nil {
+			m.loggerFor(ctx).V(2).Info("Could not look for a frontend network security group to retire", "service", c.key(), "err", err)
 		}
 	}
 	// The lists of the claim being replaced need rewriting too; learn its subnets if a Prime
 	// snapshot brought it in unresolved. One that no longer exists has no list to clean.
 	m.mu.Lock()
-	prev, hadPrev := m.claims[c.Service]
+	prev, hadPrev := m.claims[c.key()]
 	m.mu.Unlock()
 	if hadPrev {
 		if _, err := m.knowSubnets(ctx, m.opts.Policy.subnetsUsed(prev)); err != nil {
-			return fmt.Errorf("service %s: %w", c.Service, err)
+			return fmt.Errorf("service %s: %w", c.key(), err)
 		}
 	}
 	m.mu.Lock()
 	lists, err := ListsOf(c, m.subnets, m.opts.Policy)
 	if err != nil {
 		m.mu.Unlock()
-		return fmt.Errorf("service %s: %w", c.Service, err)
+		return fmt.Errorf("service %s: %w", c.key(), err)
 	}
-	old, hadOld := m.claims[c.Service]
-	_, wasUnknown := m.unknown[c.Service]
+	old, hadOld := m.claims[c.key()]
+	_, wasUnknown := m.unknown[c.key()]
 	unchanged := hadOld && !wasUnknown && sameClaim(old, c)
 	if !unchanged {
-		m.claims[c.Service] = c
-		delete(m.unknown, c.Service)
+		m.claims[c.key()] = c
+		delete(m.unknown, c.key())
 		m.version++
 	}
-	m.touch(c.Service)
+	m.touch(c.key())
 	// A frontend NSG the Service no longer uses (it left mode NSG) is deleted, not emptied.
 	// (A claim primed after a restart has none, but a listing may have found it: m.frontends.)
 	// It stays the Service's until OCI confirms it deleted: a failed delete is tried again by
@@ -349,14 +349,14 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if hadOld && old.FrontendNSG != "" && old.FrontendNSG != c.FrontendNSG {
 		retired = append(retired, old.FrontendNSG)
 	}
-	if id := m.frontends[c.Service]; id != "" && c.FrontendNSG == "" {
+	if id := m.frontends[c.key()]; id != "" && c.FrontendNSG == "" {
 		retired = union(retired, []string{id})
 	}
-	retired = union(retired, m.retiring[c.Service])
+	retired = union(retired, m.retiring[c.key()])
 	retired = slices.DeleteFunc(retired, func(id string) bool { return id == c.FrontendNSG })
 	for _, id := range retired {
-		if id != m.frontends[c.Service] {
-			m.retireLocked(c.Service, id)
+		if id != m.frontends[c.key()] {
+			m.retireLocked(c.key(), id)
 		}
 	}
 	if hadOld {
@@ -372,14 +372,14 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 	if settled {
 		return nil
 	}
-	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
+	if err := m.waitForLists(ctx, c.key(), lists); err != nil {
 		return err
 	}
 	subnets := c.LBSubnets
 	if hadOld {
 		subnets = union(subnets, old.LBSubnets)
 	}
-	return m.deleteFrontends(ctx, c.Service, retired, subnets)
+	return m.deleteFrontends(ctx, c.key(), retired, subnets)
 }
 
 // Delete drops the claim of c.Service and returns once the rules only it needed are gone from
@@ -396,25 +396,25 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 // OCI refuses to delete an NSG a load balancer is in (the error is returned; a later Delete
 // retries). A 404 from the delete is believed only once a read or a listing confirms it.
 func (m *Manager) Delete(ctx context.Context, c Claim) error {
-	if c.Service == "" {
+	if c.Service.Name == "" {
 		return fmt.Errorf("%w: service name is empty", ErrInvalid)
 	}
 	m.mu.Lock()
-	old, hadOld := m.claims[c.Service]
+	old, hadOld := m.claims[c.key()]
 	m.mu.Unlock()
 	ids := m.opts.Policy.subnetsUsed(c)
 	if hadOld {
 		ids = union(ids, m.opts.Policy.subnetsUsed(old))
 	}
 	if _, err := m.knowSubnets(ctx, ids); err != nil { // a subnet that is gone has no list to clean
-		return fmt.Errorf("service %s: %w", c.Service, err)
+		return fmt.Errorf("service %s: %w", c.key(), err)
 	}
 	frontend, err := m.frontendToDelete(ctx, c, old)
 	if err != nil {
-		return fmt.Errorf("service %s: %w", c.Service, err)
+		return fmt.Errorf("service %s: %w", c.key(), err)
 	}
 	m.mu.Lock()
-	frontends := union(m.retiring[c.Service], nil)
+	frontends := union(m.retiring[c.key()], nil)
 	m.mu.Unlock()
 	if frontend != "" {
 		frontends = union([]string{frontend}, frontends)
@@ -422,21 +422,21 @@ func (m *Manager) Delete(ctx context.Context, c Claim) error {
 
 	m.mu.Lock()
 	var lists []string
-	for _, claim := range []Claim{c, m.claims[c.Service]} {
+	for _, claim := range []Claim{c, m.claims[c.key()]} {
 		l, _ := ListsOf(claim, m.subnets, m.opts.Policy) // a list we cannot name, we cannot clean
 		lists = union(lists, l)
 	}
 	// The frontend NSG goes with its rules; the rules naming it in backend NSGs go first.
 	lists = slices.DeleteFunc(lists, func(id string) bool { return slices.Contains(frontends, id) })
-	delete(m.claims, c.Service)
-	delete(m.unknown, c.Service)
+	delete(m.claims, c.key())
+	delete(m.unknown, c.key())
 	m.version++
-	m.touch(c.Service)
+	m.touch(c.key())
 	m.mu.Unlock()
-	if err := m.waitForLists(ctx, c.Service, lists); err != nil {
+	if err := m.waitForLists(ctx, c.key(), lists); err != nil {
 		return err
 	}
-	return m.deleteFrontends(ctx, c.Service, frontends, union(c.LBSubnets, old.LBSubnets))
+	return m.deleteFrontends(ctx, c.key(), frontends, union(c.LBSubnets, old.LBSubnets))
 }
 
 // unknownLocked returns the Services whose claims are unknown, sorted: primed as Unknown, or in

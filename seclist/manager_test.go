@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -390,7 +391,7 @@ func TestDeleteCleansUpAServiceThisProcessNeverSaw(t *testing.T) {
 	// A restart: the Service was deleted while no CCM ran, so it is not among the primed claims.
 	m := v.manager(t, seclist.Options{})
 
-	err := m.Delete(t.Context(), seclist.Claim{Service: "default/web",
+	err := m.Delete(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "web"},
 		LBSubnets: []string{v.lbSubnet}, NodeSubnets: []string{v.nodeSubnet}})
 	if err != nil {
 		t.Fatal(err)
@@ -569,7 +570,7 @@ func TestUnknownClaimStopsRemovalsUntilItsServiceIsReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Prime([]seclist.Claim{{Service: "default/invalid", Unknown: true}}); err != nil {
+	if err := m.Prime([]seclist.Claim{{Service: types.NamespacedName{Namespace: "default", Name: "invalid"}, Unknown: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Reconcile(t.Context(), v.claim("default/web", 80, 30080)); err != nil {
@@ -578,7 +579,7 @@ func TestUnknownClaimStopsRemovalsUntilItsServiceIsReconciled(t *testing.T) {
 	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9090"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
 		t.Errorf("while a claim is unknown, rules are added and none removed (-want +got):\n%s", diff)
 	}
-	if err := m.Reconcile(t.Context(), seclist.Claim{Service: "default/x", Unknown: true}); !errors.Is(err, seclist.ErrInvalid) {
+	if err := m.Reconcile(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "x"}, Unknown: true}); !errors.Is(err, seclist.ErrInvalid) {
 		t.Errorf("Reconcile(unknown claim) = %v, want ErrInvalid", err)
 	}
 

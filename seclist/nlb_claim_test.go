@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -39,8 +40,8 @@ func dns(mode config.SecurityListMode, preserve bool) *model.Spec {
 }
 
 func TestClaimForSplitsUDPPortsAndCarriesPreserveSourceAndBackendNSGs(t *testing.T) {
-	got := ClaimFor("kube-system/dns", dns(config.SecurityListModeNSG, true), []string{"nodes"})
-	want := Claim{Service: "kube-system/dns", Mode: config.SecurityListModeNSG, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
+	got := ClaimFor(types.NamespacedName{Namespace: "kube-system", Name: "dns"}, dns(config.SecurityListModeNSG, true), []string{"nodes"})
+	want := Claim{Service: types.NamespacedName{Namespace: "kube-system", Name: "dns"}, Mode: config.SecurityListModeNSG, LBSubnets: []string{"lb-a"}, NodeSubnets: []string{"nodes"},
 		SourceCIDRs: []string{"198.51.100.0/24"}, BackendNSGs: []string{backNSG}, PreserveSource: true,
 		ListenerPorts: []int{53}, NodePorts: []int{30053}, UDPListenerPorts: []int{53, 5353}, UDPNodePorts: []int{30054, 30055},
 		HealthCheckPort: 31000}
@@ -52,7 +53,7 @@ func TestClaimForSplitsUDPPortsAndCarriesPreserveSourceAndBackendNSGs(t *testing
 func TestDesiredForNetworkLoadBalancerClaims(t *testing.T) {
 	const clients, lbCIDR, nodeCIDR = "198.51.100.0/24", "10.0.1.0/24", "10.0.10.0/24"
 	claimOf := func(mode config.SecurityListMode, preserve bool) Claim {
-		c := ClaimFor("kube-system/dns", dns(mode, preserve), []string{"nodes"})
+		c := ClaimFor(types.NamespacedName{Namespace: "kube-system", Name: "dns"}, dns(mode, preserve), []string{"nodes"})
 		if mode == config.SecurityListModeNSG {
 			c.FrontendNSG = frontNSG
 		}

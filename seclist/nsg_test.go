@@ -16,6 +16,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -62,7 +63,7 @@ func (n *nsgNet) spec(service string) *model.Spec {
 // claim is a Service in mode NSG with one TCP listener and node port, its nodes in the backend
 // NSG.
 func (n *nsgNet) claim(service string, port, nodePort int) seclist.Claim {
-	return seclist.Claim{Service: service, Mode: config.SecurityListModeNSG, LBSubnets: []string{n.lbSubnet},
+	return seclist.Claim{Service: nameOf(service), Mode: config.SecurityListModeNSG, LBSubnets: []string{n.lbSubnet},
 		NodeSubnets: []string{n.nodeSubnet}, ListenerPorts: []int{port}, NodePorts: []int{nodePort},
 		HealthCheckPort: lb.KubeProxyHealthPort, BackendNSGs: []string{n.backend}}
 }
@@ -70,7 +71,7 @@ func (n *nsgNet) claim(service string, port, nodePort int) seclist.Claim {
 // ensure does what the CCM does for the Service: lb plans with its frontend NSG, then the rules.
 func (n *nsgNet) ensure(t *testing.T, m *seclist.Manager, c seclist.Claim) string {
 	t.Helper()
-	id, err := m.FrontendNSG(t.Context(), n.spec(c.Service), true)
+	id, err := m.FrontendNSG(t.Context(), n.spec(c.Service.String()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestNSGModeCreateUpdateDeleteLeavesNothingBehind(t *testing.T) {
 	}
 
 	// The load balancer is gone (the CCM deletes it first); then the rules and the group go.
-	if err := m.Delete(t.Context(), seclist.Claim{Service: "default/web", Mode: config.SecurityListModeNSG, LBSubnets: []string{n.lbSubnet}}); err != nil {
+	if err := m.Delete(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "web"}, Mode: config.SecurityListModeNSG, LBSubnets: []string{n.lbSubnet}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, ok := n.srv.NetworkSecurityGroup(front); ok {
@@ -310,7 +311,7 @@ func TestNSGModeOverTheGroupLimitIsACapacityErrorAndAdjacentPortsCoalesce(t *tes
 	}
 	c := n.claim("default/web", 80, 30080)
 	c.ListenerPorts = spread
-	front, err := m.FrontendNSG(t.Context(), n.spec(c.Service), true)
+	front, err := m.FrontendNSG(t.Context(), n.spec(c.Service.String()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +365,7 @@ func TestNSGModeDeleteWhileTheLoadBalancerStillHoldsTheFrontendNSGFails(t *testi
 	front := n.ensure(t, m, n.claim("default/web", 80, 30080))
 	n.srv.AddLoadBalancer(loadbalancer.LoadBalancer{NetworkSecurityGroupIds: []string{front}})
 
-	err := m.Delete(t.Context(), seclist.Claim{Service: "default/web", LBSubnets: []string{n.lbSubnet}})
+	err := m.Delete(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "web"}, LBSubnets: []string{n.lbSubnet}})
 	if err == nil {
 		t.Fatal("Delete succeeded while a load balancer is in the frontend NSG")
 	}
@@ -527,7 +528,7 @@ func TestFrontendNSGDeleteAnswering404IsBelievedOnlyOnceOCIShowsTheGroupGone(t *
 				if tc.leave {
 					return m.Reconcile(t.Context(), n.vcn.claim("default/web", 80, 30080))
 				}
-				return m.Delete(t.Context(), seclist.Claim{Service: "default/web", LBSubnets: []string{n.lbSubnet}})
+				return m.Delete(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "web"}, LBSubnets: []string{n.lbSubnet}})
 			}
 			remove := n.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 404, Code: "NotAuthorizedOrNotFound"})
 			err = step()
@@ -575,7 +576,7 @@ func TestFrontendNSGDeletedByAnAnswerLostIsConfirmedGone(t *testing.T) {
 			front := n.ensure(t, m, n.claim("default/web", 80, 30080))
 			n.srv.InjectFault(ocitest.Fault{Operation: "DeleteNetworkSecurityGroup", Status: 500, AfterHandler: true, Times: 1})
 			del := func() error {
-				return m.Delete(t.Context(), seclist.Claim{Service: "default/web", LBSubnets: []string{n.lbSubnet}})
+				return m.Delete(t.Context(), seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: "web"}, LBSubnets: []string{n.lbSubnet}})
 			}
 			if err := del(); err != nil {
 				if err := del(); err != nil { // the client did not retry the 500: the next Delete does

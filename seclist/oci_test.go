@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 )
@@ -47,7 +48,7 @@ func TestRewritePreservesRulesNotOwned(t *testing.T) {
 		IngressSecurityRules: []core.IngressSecurityRule{userSSH, stale, otherCluster, userSameAsOurs, prefixCluster, annotated},
 		EgressSecurityRules:  []core.EgressSecurityRule{userEgress},
 	}
-	claims := []Claim{{Service: "default/web", Mode: config.SecurityListModeAll, LBSubnets: []string{"lb-a"},
+	claims := []Claim{{Service: types.NamespacedName{Namespace: "default", Name: "web"}, Mode: config.SecurityListModeAll, LBSubnets: []string{"lb-a"},
 		NodeSubnets: []string{"nodes"}, ListenerPorts: []int{80}, NodePorts: []int{30080}}}
 
 	desired, err := Desired(claims, testSubnets, Policy{Cluster: "prod"})

@@ -7,11 +7,13 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
-// ClaimFor is the claim of the load balancer Service named service ("namespace/name"): the
+// ClaimFor is the claim of the load balancer Service named service (its namespace and name: the
+// package needs nothing else of the Service, and takes plain values only): the
 // subnets, listener ports, source ranges and mode of its load balancer spec, and the node ports
 // and health-check port its backends are reached on in nodeSubnets. UDP ports (a network load
 // balancer's) become UDP rules; a spec that preserves the client source opens the node ports to
@@ -22,7 +24,7 @@ import (
 // one a Service asks for: subnets cannot change on an existing load balancer, and rules belong
 // in the subnets it is really in. nodeSubnets are the subnets of spec.BackendIPs()
 // (instances.Subnets finds them).
-func ClaimFor(service string, spec *model.Spec, nodeSubnets []string) Claim {
+func ClaimFor(service types.NamespacedName, spec *model.Spec, nodeSubnets []string) Claim {
 	c := Claim{
 		Service:     service,
 		Mode:        spec.SecurityListMode,

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // This file is the migration takeover: rules with no description (the upstream OCI CCM's) that
@@ -24,8 +25,8 @@ import (
 type Adopted struct {
 	ListID string
 	Rule   Rule
-	// Services are the Services that need the rule ("namespace/name", sorted).
-	Services []string
+	// Services are the Services that need the rule, sorted as "namespace/name".
+	Services []types.NamespacedName
 }
 
 // ErrNotPrimed means the Manager does not know every Service's claim yet (see Manager.Prime),
@@ -34,8 +35,8 @@ var ErrNotPrimed = errors.New("security rules: the Manager has not been primed w
 
 // needs returns, for one list, every single-port rule the claims need in it (before the open
 // node port range and merging) with the Services that need each.
-func needs(claims []Claim, subnets map[string]Subnet, p Policy, list string) map[Rule][]string {
-	out := map[Rule][]string{}
+func needs(claims []Claim, subnets map[string]Subnet, p Policy, list string) map[Rule][]types.NamespacedName {
+	out := map[Rule][]types.NamespacedName{}
 	_ = walk(claims, subnets, p, func(l string, r Rule, _ bool, c *Claim) { // unplaceable subnets need nothing here
 		if l == list && !slices.Contains(out[r], c.Service) {
 			out[r] = append(out[r], c.Service)
@@ -45,20 +46,21 @@ func needs(claims []Claim, subnets map[string]Subnet, p Policy, list string) map
 }
 
 // servicesFor returns the Services whose needs r covers: those needing r itself, or a port of
-// the same direction, CIDR and protocol within r's range.
-func servicesFor(r Rule, need map[Rule][]string) []string {
-	var out []string
+// the same direction, CIDR and protocol within r's range, sorted as "namespace/name" (the order
+// reports have always had).
+func servicesFor(r Rule, need map[Rule][]types.NamespacedName) []types.NamespacedName {
+	var out []types.NamespacedName
 	for n, services := range need {
 		if n.Direction == r.Direction && n.CIDR == r.CIDR && n.Protocol == r.Protocol && r.Ports.covers(n.Ports) {
 			out = append(out, services...)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
 	return slices.Compact(out)
 }
 
 // keysOf returns the rules of need as a set.
-func keysOf(need map[Rule][]string) RuleSet {
+func keysOf(need map[Rule][]types.NamespacedName) RuleSet {
 	s := make(RuleSet, len(need))
 	for r := range need {
 		s.Add(r)
@@ -91,14 +93,14 @@ type UndescribedRule struct {
 	// AdoptUndescribed): with the takeover on, it is adopted at the next write to its list.
 	// Empty when it matches no Service: a rule oci-ccm will never touch — yours, or one the
 	// upstream CCM left behind for a Service that is gone (remove those by hand).
-	Services []string
+	Services []types.NamespacedName
 }
 
 // String renders the rule for a report: its list, text and what it matches.
 func (u UndescribedRule) String() string {
 	match := "matches no Service"
 	if len(u.Services) > 0 {
-		match = "matches " + strings.Join(u.Services, ", ")
+		match = "matches " + strings.Join(keys(u.Services), ", ")
 	}
 	return fmt.Sprintf("%s %s[%d]: %s: %s", u.ListID, u.Direction, u.Index, u.Text, match)
 }
@@ -127,7 +129,7 @@ func (m *Manager) UndescribedRules(ctx context.Context) ([]UndescribedRule, erro
 	}
 	lists = slices.DeleteFunc(lists, isNSG) // rules in NSGs are never adopted
 	desired, _ := Desired(claims, m.subnets, m.opts.Policy)
-	need := map[string]map[Rule][]string{}
+	need := map[string]map[Rule][]types.NamespacedName{}
 	for _, id := range lists {
 		need[id] = needs(claims, m.subnets, m.opts.Policy, id)
 	}
@@ -160,7 +162,7 @@ func (m *Manager) UndescribedRules(ctx context.Context) ([]UndescribedRule, erro
 }
 
 // adoptedIn lists the rules u adopted with the Services that need them, for logs and OnAdopt.
-func adoptedIn(u Update, need map[Rule][]string) []Adopted {
+func adoptedIn(u Update, need map[Rule][]types.NamespacedName) []Adopted {
 	out := make([]Adopted, 0, len(u.Adopted))
 	for _, r := range u.Adopted {
 		out = append(out, Adopted{ListID: u.ListID, Rule: r, Services: servicesFor(r, need)})
@@ -173,10 +175,19 @@ func servicesOf(adopted []Adopted) []string {
 	set := map[string]bool{}
 	for _, a := range adopted {
 		for _, s := range a.Services {
-			set[s] = true
+			set[s.String()] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// keys writes services as "namespace/name", for reports.
+func keys(services []types.NamespacedName) []string {
+	out := make([]string, len(services))
+	for i, s := range services {
+		out[i] = s.String()
+	}
+	return out
 }
 
 func ingressText(r core.IngressSecurityRule) string {

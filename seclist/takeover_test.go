@@ -13,6 +13,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/seclist"
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // upstreamIngress and upstreamEgress are rules exactly as the upstream OCI CCM writes them
@@ -169,8 +170,8 @@ func TestTakeoverOfUpstreamRules(t *testing.T) {
 				t.Errorf("OnAdopt reported %d rules, want %d: %v", len(adopted), tt.wantAdopted, adopted)
 			}
 			for _, a := range adopted {
-				if a.Rule.Ports.Min == 80 && !slices.Equal(a.Services, []string{"default/web"}) ||
-					a.Rule.Ports.Min == 10256 && !slices.Equal(a.Services, []string{"default/api", "default/web"}) {
+				if a.Rule.Ports.Min == 80 && !slices.Equal(a.Services, []types.NamespacedName{nameOf("default/web")}) ||
+					a.Rule.Ports.Min == 10256 && !slices.Equal(a.Services, []types.NamespacedName{nameOf("default/api"), nameOf("default/web")}) {
 					t.Errorf("adopted %v needed by %v; want the Services that need it", a.Rule, a.Services)
 				}
 			}
@@ -252,7 +253,11 @@ func TestUndescribedRulesListsWhatMatchesAServiceAndWhatMatchesNone(t *testing.T
 			if len(u.Services) == 0 {
 				matchNone = append(matchNone, u.Text)
 			} else {
-				matches = append(matches, u.Text+" <- "+strings.Join(u.Services, ","))
+				var names []string
+				for _, s := range u.Services {
+					names = append(names, s.String())
+				}
+				matches = append(matches, u.Text+" <- "+strings.Join(names, ","))
 			}
 		}
 		wantNone := []string{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
@@ -165,7 +166,7 @@ func (w *writer) sync(ctx context.Context) error {
 			return fmt.Errorf("reading security list %s: %w", w.id, err)
 		}
 		cur := observe(list, w.m.owner)
-		var need map[Rule][]string
+		var need map[Rule][]types.NamespacedName
 		if w.m.opts.Policy.AdoptUndescribed && hasUndescribed(cur) {
 			w.m.mu.Lock()
 			need = needs(claims, w.m.subnets, w.m.opts.Policy, w.id)

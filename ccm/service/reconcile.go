@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/api"
 	"k8s.io/klog/v2"
@@ -157,4 +158,8 @@ func (r *Reconciler) Secrets(ctx context.Context, svc *v1.Service) (lb.Secrets, 
 	return secrets, nil
 }
 
-func key(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }
+// key is svc's namespace and name, all seclist needs of it to name its claim; errors print it
+// as "namespace/name".
+func key(svc *v1.Service) types.NamespacedName {
+	return types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
+}

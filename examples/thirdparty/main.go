@@ -18,6 +18,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/engine"
@@ -71,7 +72,7 @@ func main() {
 	// (4) The Service's rules: listener ports on the LB subnets, node ports on the nodes'.
 	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)})
 	check(err)
-	claim := seclist.ClaimFor(svc.Namespace+"/"+svc.Name, res.Spec, seeded.NodeSubnets)
+	claim := seclist.ClaimFor(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, res.Spec, seeded.NodeSubnets)
 	check(rules.Reconcile(ctx, claim))
 	var owned []string
 	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {

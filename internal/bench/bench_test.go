@@ -14,6 +14,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
@@ -75,7 +76,7 @@ func BenchmarkSecurityRules(b *testing.B) {
 	}
 	claims := make([]seclist.Claim, 1000)
 	for i := range claims {
-		claims[i] = seclist.Claim{Service: fmt.Sprintf("default/svc-%d", i), LBSubnets: []string{"lb1", "lb2"},
+		claims[i] = seclist.Claim{Service: types.NamespacedName{Namespace: "default", Name: fmt.Sprintf("svc-%d", i)}, LBSubnets: []string{"lb1", "lb2"},
 			NodeSubnets: []string{"nodes"}, ListenerPorts: []int{80, 443},
 			NodePorts: []int{30000 + 2*i%2767, 30001 + 2*i%2767}, HealthCheckPort: 10256}
 	}

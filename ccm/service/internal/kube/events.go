@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -176,15 +177,14 @@ func RecordAdopted(events record.EventRecorder, w *Watcher, adopted []seclist.Ad
 	if events == nil || w == nil {
 		return
 	}
-	per := map[string][]string{}
+	per := map[types.NamespacedName][]string{}
 	for _, a := range adopted {
 		for _, key := range a.Services {
 			per[key] = append(per[key], a.ListID+": "+a.Rule.String())
 		}
 	}
 	for key, rules := range per {
-		ns, name, _ := strings.Cut(key, "/")
-		svc, err := w.Services().Services(ns).Get(name)
+		svc, err := w.Services().Services(key.Namespace).Get(key.Name)
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
@@ -34,8 +35,9 @@ func TestRecordAdoptedPutsOneEventOnEachServiceNeedingATakenOverRule(t *testing.
 	events := record.NewFakeRecorder(10)
 	rule := seclist.Rule{Direction: seclist.Ingress, CIDR: "10.0.1.0/24", Ports: seclist.PortRange{Min: 30080, Max: 30080}}
 	RecordAdopted(events, w, []seclist.Adopted{
-		{ListID: "ocid1.securitylist.oc1..nodes", Rule: rule, Services: []string{"shop/api", "shop/gone", "shop/web"}},
-		{ListID: "ocid1.securitylist.oc1..lb", Rule: rule, Services: []string{"shop/web"}},
+		{ListID: "ocid1.securitylist.oc1..nodes", Rule: rule, Services: []types.NamespacedName{{Namespace: "shop", Name: "api"},
+			{Namespace: "shop", Name: "gone"}, {Namespace: "shop", Name: "web"}}},
+		{ListID: "ocid1.securitylist.oc1..lb", Rule: rule, Services: []types.NamespacedName{{Namespace: "shop", Name: "web"}}},
 	})
 	got := map[string]bool{}
 	for len(events.Events) > 0 {

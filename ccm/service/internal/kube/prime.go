@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
@@ -69,7 +70,7 @@ func (w *Watcher) startUpClaim(ctx context.Context, svc *v1.Service, nodes []*v1
 	if !lb.Manages(svc) || svc.DeletionTimestamp != nil {
 		return nil, nil
 	}
-	key := svc.Namespace + "/" + svc.Name
+	key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 	spec, invalid := lb.Desired(svc, nodes, cfg, lb.Known{Secrets: w.SecretsFor(svc)})
 	if invalid == nil {
 		c, err := claim(ctx, svc, spec, nodes)
