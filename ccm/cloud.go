@@ -79,12 +79,13 @@ var _ interface {
 	cloudprovider.InformerUser
 } = (*Cloud)(nil)
 
-// NewFromFile loads cloud-provider.yaml with config.Open (which fills a missing region and
-// compartment from instance metadata, and validates), then builds the Cloud with New.
+// NewFromFile loads cloud-provider.yaml with config.Open, which fills a missing region and
+// compartment from instance metadata, applies Options.LoadBalancerPrefix and
+// Options.Environment as New does, and validates; then it builds the Cloud with New.
 // Deprecated field names are logged. The file is the binary's, so it must say how to sign
 // requests even when Options.Client is given.
 func NewFromFile(path string, opts Options) (*Cloud, error) {
-	cfg, warnings, err := config.Open(context.Background(), path)
+	cfg, warnings, err := config.Open(context.Background(), path, config.WithEnvironment(opts.getenv))
 	for _, w := range warnings {
 		klog.InfoS("Deprecated configuration", "field", w.Field, "detail", w.Message)
 	}
@@ -92,6 +93,18 @@ func NewFromFile(path string, opts Options) (*Cloud, error) {
 		return nil, err
 	}
 	return New(cfg, opts)
+}
+
+// getenv is the environment New reads: LOAD_BALANCER_PREFIX is Options.LoadBalancerPrefix, the
+// rest comes from Options.Environment (nil reads none).
+func (o Options) getenv(name string) string {
+	switch {
+	case name == config.UpstreamPrefixVariable:
+		return o.LoadBalancerPrefix
+	case o.Environment == nil:
+		return ""
+	}
+	return o.Environment.Getenv(name)
 }
 
 // New builds a Cloud from a configuration (from config.Load or config.Open, or built in code),

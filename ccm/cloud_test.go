@@ -6,6 +6,8 @@ package ccm
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -42,6 +44,26 @@ func TestNewWithAnInjectedClientNeedsNoCredentials(t *testing.T) {
 	noCompartment.CompartmentID = ""
 	if _, err := New(&noCompartment, Options{ClusterName: "test-cluster", Client: e.client}); !errors.As(err, &ve) {
 		t.Errorf("New with a client and no compartment: %v, want a *config.ValidationError", err)
+	}
+}
+
+func TestNewFromFileRefusesAsTheBinaryAlwaysHas(t *testing.T) {
+	// Two problems at once: the environment's prefix disagrees with the file, and the file is
+	// invalid. The binary has always reported the prefix first, then the file's problems.
+	path := filepath.Join(t.TempDir(), "cloud-provider.yaml")
+	doc := "useInstancePrincipals: true\nauth: {region: us-phoenix-1}\ncompartment: ocid1.compartment.oc1..aaaa\n" +
+		"loadBalancer: {subnet1: ocid1.subnet.oc1.phx.aaaa, naming: {scheme: name, prefix: dev}}\nrateLimiter: {readQPS: -1}\n"
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewFromFile(path, Options{ClusterName: "test-cluster", LoadBalancerPrefix: "prod"})
+	var ve *config.ValidationError
+	if err == nil || errors.As(err, &ve) || !strings.HasPrefix(err.Error(), "environment variable "+config.UpstreamPrefixVariable+`="prod"`) {
+		t.Errorf("NewFromFile = %v, want the prefix's error", err)
+	}
+	_, err = NewFromFile(path, Options{ClusterName: "test-cluster", LoadBalancerPrefix: "dev"})
+	if !errors.As(err, &ve) || len(ve.Errors) != 1 || !strings.HasPrefix(err.Error(), "invalid cloud-provider config: 1 problem(s): rateLimiter.readQPS") {
+		t.Errorf("NewFromFile = %v, want the file's one problem, without the path", err)
 	}
 }
 

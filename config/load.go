@@ -38,15 +38,16 @@ func (w Warning) String() string { return w.Field + ": " + w.Message }
 // The error is a parse error (bad YAML, an unknown field: each names its line) or a
 // *ValidationError listing every problem at once, each with its field path, the bad value and
 // what is allowed. Load consults no instance metadata, so auth.region and compartment must be
-// in the document. The token exchange settings of useWorkloadIdentity are not part of the file
-// (Config.WorkloadIdentity) and are checked where they are filled in: ccm.New, or Validate.
+// in the document. What the file cannot hold comes through opts (WithEnvironment) and is
+// checked with it; without it, the token exchange settings of useWorkloadIdentity
+// (Config.WorkloadIdentity) are left to whoever fills them in: ccm.New, or Validate.
 // Deprecated names are accepted and reported as warnings, returned even with an error.
-func Load(r io.Reader) (*Config, []Warning, error) {
+func Load(r io.Reader, opts ...Option) (*Config, []Warning, error) {
 	cfg, warnings, err := Parse(r)
 	if err != nil {
 		return nil, warnings, err
 	}
-	if err := cfg.validate(checkFile); err != nil {
+	if err := newLoadOptions(opts).finish(cfg); err != nil {
 		return nil, warnings, err
 	}
 	return cfg, warnings, nil
@@ -56,14 +57,14 @@ func Load(r io.Reader) (*Config, []Warning, error) {
 // one addition for the binary: when the file sets no auth.region or no compartment, Open fills
 // them from the instance metadata service of the OCI instance it runs on, waiting 30 seconds
 // at most, so a cluster's file need not repeat what the instance knows. Errors reading or
-// parsing the file name the path; a *ValidationError does not, since the caller knows which
-// file it opened. The warnings are returned even with an error.
-func Open(ctx context.Context, path string) (*Config, []Warning, error) {
-	return open(ctx, path, &MetadataClient{})
+// parsing the file name the path; the others do not, since the caller knows which file it
+// opened. The warnings are returned even with an error.
+func Open(ctx context.Context, path string, opts ...Option) (*Config, []Warning, error) {
+	return open(ctx, path, &MetadataClient{}, newLoadOptions(opts))
 }
 
 // open is Open reading the instance metadata from src.
-func open(ctx context.Context, path string, src InstanceMetadataSource) (*Config, []Warning, error) {
+func open(ctx context.Context, path string, src InstanceMetadataSource, o loadOptions) (*Config, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open cloud-provider config: %w", err)
@@ -80,10 +81,56 @@ func open(ctx context.Context, path string, src InstanceMetadataSource) (*Config
 			return nil, warnings, fmt.Errorf("region or compartment not set and not readable from instance metadata: %w", err)
 		}
 	}
-	if err := cfg.validate(checkFile); err != nil {
+	if err := o.finish(cfg); err != nil {
 		return nil, warnings, err
 	}
 	return cfg, warnings, nil
+}
+
+// Option gives Load and Open what cloud-provider.yaml cannot hold, so that the Config they
+// return has been checked with it.
+type Option func(*loadOptions)
+
+// WithEnvironment has Load and Open read, with getenv (os.Getenv in the binary), the upstream
+// CCM's environment variables that complete the file: LOAD_BALANCER_PREFIX, carried into
+// loadBalancer.naming.prefix (see ApplyUpstreamPrefix, whose error is returned as it is), and,
+// with useWorkloadIdentity: true, OCI_WORKLOAD_IDENTITY_* (see WorkloadIdentityFromEnvironment),
+// which are then validated with the file.
+func WithEnvironment(getenv func(string) string) Option {
+	return func(o *loadOptions) { o.getenv = getenv }
+}
+
+// loadOptions are the Options of one Load or Open.
+type loadOptions struct {
+	// getenv reads the environment; nil reads none (WithEnvironment).
+	getenv func(string) string
+}
+
+func newLoadOptions(opts []Option) loadOptions {
+	var o loadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// finish completes a parsed Config with what the options give and validates it, in the order
+// ccm.New has always applied them: the prefix, the workload identity, then the checks.
+func (o loadOptions) finish(cfg *Config) error {
+	if o.getenv == nil {
+		return cfg.validate(checkFile)
+	}
+	if err := cfg.ApplyUpstreamPrefix(o.getenv(UpstreamPrefixVariable)); err != nil {
+		return err
+	}
+	if cfg.UseWorkloadIdentity {
+		wi, err := WorkloadIdentityFromEnvironment(o.getenv)
+		if err != nil {
+			return err
+		}
+		cfg.WorkloadIdentity = wi
+	}
+	return cfg.validate(checkAll)
 }
 
 // Parse is Load without the validation, and is for advanced use only: tools that report on a

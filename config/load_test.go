@@ -297,6 +297,34 @@ func TestLoadLeavesTheWorkloadIdentityExchangeToItsCaller(t *testing.T) {
 	}
 }
 
+func TestLoadWithEnvironmentChecksWhatTheFileCannotHold(t *testing.T) {
+	doc := "useWorkloadIdentity: true\nauth:\n  region: us-phoenix-1\ncompartment: " + compartmentID +
+		"\nloadBalancer:\n  subnet1: " + subnet1ID + "\n"
+	env := map[string]string{UpstreamPrefixVariable: "prod", EnvWorkloadIdentityDomainURL: "https://idcs-x.identity.oraclecloud.com"}
+	getenv := func(name string) string { return env[name] }
+
+	_, _, err := Load(strings.NewReader(doc), WithEnvironment(getenv))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Errors) != 3 || ve.Errors[0].Field != EnvWorkloadIdentityResourceType {
+		t.Fatalf("Load = %v, want the three missing exchange settings", err)
+	}
+
+	env[EnvWorkloadIdentityResourceType], env[EnvWorkloadIdentityClientID], env[EnvWorkloadIdentityClientSecret] = "ccm", "id", "s3cr3t"
+	cfg, _, err := Load(strings.NewReader(doc), WithEnvironment(getenv))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if cfg.LoadBalancer.Naming.Prefix != "prod" || cfg.WorkloadIdentity.ResourceType != "ccm" {
+		t.Errorf("prefix %q, workload identity %+v; want both from the environment", cfg.LoadBalancer.Naming.Prefix, cfg.WorkloadIdentity)
+	}
+
+	// The prefix is refused before the file is validated, as ccm.New has always refused it.
+	_, _, err = Load(strings.NewReader(doc+"  naming: {scheme: name, prefix: dev}\nrateLimiter: {readQPS: -1}\n"), WithEnvironment(getenv))
+	if err == nil || errors.As(err, &ve) || !strings.Contains(err.Error(), UpstreamPrefixVariable) {
+		t.Errorf("Load with a disagreeing prefix = %v, want the prefix's error alone", err)
+	}
+}
+
 func TestOpenReadsAPathAndWrapsErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cloud-provider.yaml")
@@ -344,7 +372,7 @@ func TestOpenFillsRegionAndCompartmentFromInstanceMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeMetadata{md: InstanceMetadata{CanonicalRegionName: "us-ashburn-1", CompartmentID: compartmentID}}
-	cfg, _, err := open(context.Background(), path, src)
+	cfg, _, err := open(context.Background(), path, src, loadOptions{})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -352,7 +380,7 @@ func TestOpenFillsRegionAndCompartmentFromInstanceMetadata(t *testing.T) {
 		t.Errorf("region, compartment, calls = %q, %q, %d", cfg.Auth.Region, cfg.CompartmentID, src.calls)
 	}
 
-	_, _, err = open(context.Background(), path, &fakeMetadata{md: InstanceMetadata{CompartmentID: compartmentID}})
+	_, _, err = open(context.Background(), path, &fakeMetadata{md: InstanceMetadata{CompartmentID: compartmentID}}, loadOptions{})
 	if !errors.Is(err, ErrIncompleteMetadata) || !strings.HasPrefix(err.Error(), "region or compartment not set and not readable from instance metadata: ") {
 		t.Errorf("open with no region anywhere = %v, want ErrIncompleteMetadata", err)
 	}

@@ -6,10 +6,11 @@
 //
 // Loading is one call that returns a Config ready to use, or every problem at once as a
 // *ValidationError: Open for a file (the binary's form; it also fills a missing region and
-// compartment from instance metadata) and Load for a reader (tests, embedding). A Config built
-// in code instead takes the advanced path: SetDefaults, then Validate (or
-// ValidateExceptCredentials when the caller brings its own OCI client). Parse, which reads a file
-// without validating it, is for tools that report on a file rather than run with it.
+// compartment from instance metadata) and Load for a reader (tests, embedding); the option
+// WithEnvironment adds what the file cannot hold. A Config built in code instead takes the
+// advanced path: SetDefaults, then Validate (or ValidateExceptCredentials when the caller brings
+// its own OCI client). Parse, which reads a file without validating it, is for tools that
+// report on a file rather than run with it.
 package config
 
 // Config is the content of cloud-provider.yaml after parsing and defaulting (Load, Open).

@@ -78,8 +78,9 @@ const (
 	checkAll checks = iota
 	// checkExceptCredentials is ValidateExceptCredentials.
 	checkExceptCredentials
-	// checkFile is what Load and Open check: every field the file holds, but not the token
-	// exchange settings of workload identity, which come from the environment afterwards.
+	// checkFile is what Load and Open check without WithEnvironment: every field the file
+	// holds, but not the token exchange settings of workload identity, which come from the
+	// environment afterwards.
 	checkFile
 )
 
