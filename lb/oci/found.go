@@ -23,6 +23,28 @@ const (
 	LifecycleDeleted
 )
 
+// LifecycleOf reads the lifecycle state both APIs report, by its name: the Load Balancer API's
+// LoadBalancerLifecycleStateEnum and the Network Load Balancer API's LifecycleStateEnum spell
+// their states alike (CREATING, ACTIVE, UPDATING, FAILED, DELETING, DELETED). A name it does not
+// know is LifecycleOther.
+func LifecycleOf(state string) Lifecycle {
+	switch state {
+	case "CREATING":
+		return LifecycleCreating
+	case "ACTIVE":
+		return LifecycleActive
+	case "UPDATING":
+		return LifecycleUpdating
+	case "FAILED":
+		return LifecycleFailed
+	case "DELETING":
+		return LifecycleDeleting
+	case "DELETED":
+		return LifecycleDeleted
+	}
+	return LifecycleOther
+}
+
 // Found is a load balancer of either product as OCI reports it.
 type Found struct {
 	Kind          model.Kind

@@ -164,21 +164,10 @@ func Found(lb lbapi.LoadBalancer) oci.Found {
 		Name:          sdkval.Deref(lb.DisplayName),
 		CompartmentID: sdkval.Deref(lb.CompartmentId),
 		StateName:     string(lb.LifecycleState),
+		State:         oci.LifecycleOf(string(lb.LifecycleState)),
 		FreeformTags:  lb.FreeformTags,
 		Internal:      lb.IsPrivate != nil && *lb.IsPrivate,
 		Observe:       func() *model.Spec { return Observe(lb) },
-	}
-	switch lb.LifecycleState {
-	case lbapi.LoadBalancerLifecycleStateCreating:
-		f.State = oci.LifecycleCreating
-	case lbapi.LoadBalancerLifecycleStateActive:
-		f.State = oci.LifecycleActive
-	case lbapi.LoadBalancerLifecycleStateFailed:
-		f.State = oci.LifecycleFailed
-	case lbapi.LoadBalancerLifecycleStateDeleting:
-		f.State = oci.LifecycleDeleting
-	case lbapi.LoadBalancerLifecycleStateDeleted:
-		f.State = oci.LifecycleDeleted
 	}
 	for _, a := range lb.IpAddresses {
 		public := !f.Internal

@@ -132,23 +132,10 @@ func Found(n nlbapi.NetworkLoadBalancer) oci.Found {
 		Name:          sdkval.Deref(n.DisplayName),
 		CompartmentID: sdkval.Deref(n.CompartmentId),
 		StateName:     string(n.LifecycleState),
+		State:         oci.LifecycleOf(string(n.LifecycleState)),
 		FreeformTags:  n.FreeformTags,
 		Internal:      n.IsPrivate != nil && *n.IsPrivate,
 		Observe:       func() *model.Spec { return Observe(n) },
-	}
-	switch n.LifecycleState {
-	case nlbapi.LifecycleStateCreating:
-		f.State = oci.LifecycleCreating
-	case nlbapi.LifecycleStateActive:
-		f.State = oci.LifecycleActive
-	case nlbapi.LifecycleStateUpdating:
-		f.State = oci.LifecycleUpdating
-	case nlbapi.LifecycleStateFailed:
-		f.State = oci.LifecycleFailed
-	case nlbapi.LifecycleStateDeleting:
-		f.State = oci.LifecycleDeleting
-	case nlbapi.LifecycleStateDeleted:
-		f.State = oci.LifecycleDeleted
 	}
 	for _, a := range n.IpAddresses {
 		f.Addresses = append(f.Addresses, oci.Address{IP: ipaddr.Canonical(sdkval.Deref(a.IpAddress)), Public: a.IsPublic != nil && *a.IsPublic})
