@@ -112,6 +112,10 @@ func (o Options) getenv(name string) string {
 // they are applied (without the credentials when Options.Client is given), so a Config built
 // in code needs only config.Config.SetDefaults first.
 func New(cfg *config.Config, opts Options) (*Cloud, error) {
+	// What New completes (the prefix, the workload identity, the cluster identity) goes into a
+	// copy: the caller's Config stays as it was given.
+	own := *cfg
+	cfg = &own
 	if err := cfg.ApplyUpstreamPrefix(opts.LoadBalancerPrefix); err != nil {
 		return nil, err
 	}
@@ -130,10 +134,12 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if err := validate(); err != nil {
 		return nil, err
 	}
+	// The identity, from clusterID or --cluster-name, is the one every package reads from here on.
 	cluster, err := cfg.ClusterIdentity(opts.ClusterName)
 	if err != nil {
 		return nil, err
 	}
+	cfg.ClusterID = cluster
 	if client == nil {
 		if client, err = ociclient.NewFromConfig(cfg, ociclient.Options{Metrics: opts.Metrics}); err != nil {
 			return nil, fmt.Errorf("OCI client: %w", err)
@@ -151,7 +157,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region}); err != nil {
 		return nil, err
 	}
-	c.svc, err = orchestrator.New(orchestrator.Options{Config: cfg, Cluster: cluster, Client: client, Nodes: c.nodes,
+	c.svc, err = orchestrator.New(orchestrator.Options{Config: cfg, Client: client, Nodes: c.nodes,
 		DriftCheckPeriod: opts.DriftCheckPeriod, MaxWait: opts.LoadBalancerMaxWait, Timeout: opts.LoadBalancerTimeout,
 		ListingLag: opts.ListingLag, Consistency: consistency, WorkloadIdentity: wi.Provider})
 	return c, err

@@ -143,8 +143,13 @@ func TestProviderOffersOnlyLoadBalancersAndInstancesV2(t *testing.T) {
 	if e.cloud.ProviderName() != "oci" {
 		t.Errorf("ProviderName = %q", e.cloud.ProviderName())
 	}
-	e.cfg.LoadBalancer.Disabled = true
-	if _, ok := e.cloud.LoadBalancer(); ok {
+	disabled := *e.cfg
+	disabled.LoadBalancer.Disabled = true
+	cloud, err := New(&disabled, Options{ClusterName: "test-cluster", Client: e.client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cloud.LoadBalancer(); ok {
 		t.Error("LoadBalancer offered although loadBalancer.disabled is true")
 	}
 }

@@ -63,8 +63,8 @@ func Manages(svc *v1.Service) bool {
 // the Service's endpoints, subnets' IPv6 prefixes). It is pure: it reads only its arguments,
 // never changes them, and returns every problem it finds in one *ValidationError.
 //
-// The returned Spec's Owner.Cluster is empty; the caller fills it in (lb/engine's Reconciler
-// does).
+// The returned Spec's Owner.Cluster is cfg.ClusterID, the cluster's identity (a binary resolves
+// it from clusterID or --cluster-name with config.Config.ClusterIdentity).
 func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, known Known) (*model.Spec, error) {
 	if !Manages(svc) {
 		return nil, ErrNotManaged
@@ -123,7 +123,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 		Kind:         model.KindLoadBalancer,
 		Name:         lookup.For(d.cfg).Name(svc),
 		Internal:     p.boolean(annotation.Internal, false),
-		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Owner:        model.Owner{Cluster: d.cfg.ClusterID, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates: map[string]model.Certificate{},
 		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
 	}

@@ -42,7 +42,7 @@ func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
 		Kind:         model.KindNetworkLoadBalancer,
 		Name:         lookup.For(d.cfg).Name(svc),
 		Internal:     p.boolean(annotation.NLBInternal, false),
-		Owner:        model.Owner{Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Owner:        model.Owner{Cluster: d.cfg.ClusterID, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
 		Certificates: map[string]model.Certificate{},
 		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
 	}

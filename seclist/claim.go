@@ -105,12 +105,14 @@ type Policy struct {
 	CompartmentID string
 }
 
-// PolicyFromConfig builds the Policy for a cluster from the load balancer configuration. A
-// node port range that does not parse (config.Validate reports it) is kept as an invalid
-// range, so Policy.Validate refuses it rather than the rules quietly going per port.
-func PolicyFromConfig(cluster string, lb config.LoadBalancer) Policy {
+// PolicyFromConfig builds the Policy for a cluster from its configuration: cfg.ClusterID is the
+// cluster's identity (as for lb.Desired), cfg.LoadBalancer the rest. A node port range that does
+// not parse (config.Validate reports it) is kept as an invalid range, so Policy.Validate refuses
+// it rather than the rules quietly going per port.
+func PolicyFromConfig(cfg *config.Config) Policy {
+	lb := cfg.LoadBalancer
 	p := Policy{
-		Cluster:            cluster,
+		Cluster:            cfg.ClusterID,
 		DefaultMode:        lb.SecurityListManagementMode,
 		SecurityLists:      lb.SecurityLists,
 		DefaultSourceCIDRs: lb.DefaultSourceCIDRs,

@@ -368,7 +368,7 @@ func TestPolicyFromConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := PolicyFromConfig("prod", tt.lb)
+			got := PolicyFromConfig(&config.Config{ClusterID: "prod", LoadBalancer: tt.lb})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("PolicyFromConfig() (-want +got):\n%s", diff)
 			}

@@ -41,7 +41,7 @@ func ExampleManager_UndescribedRules() {
 		return
 	}
 	m, err := seclist.NewManager(client.VirtualNetwork, seclist.Options{
-		Policy: seclist.PolicyFromConfig("prod", config.LoadBalancer{}),
+		Policy: seclist.PolicyFromConfig(&config.Config{ClusterID: "prod"}),
 	})
 	if err != nil {
 		fmt.Println(err)

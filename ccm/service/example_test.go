@@ -30,7 +30,7 @@ func Example() {
 	tenancy := srv.Seeded()
 	// What cloud-provider.yaml would say, built in code: ocitest signs the requests, so there
 	// are no credentials for config.Load to check. SetDefaults does what Load does to a file.
-	cfg := &config.Config{Auth: config.Auth{Region: srv.Region()}, CompartmentID: tenancy.Compartment, VCNID: tenancy.VCN,
+	cfg := &config.Config{ClusterID: "example", Auth: config.Auth{Region: srv.Region()}, CompartmentID: tenancy.Compartment, VCNID: tenancy.VCN,
 		LoadBalancer: config.LoadBalancer{Subnet1: tenancy.LoadBalancerSubnets[0], Subnet2: tenancy.LoadBalancerSubnets[1],
 			SecurityLists: tenancy.SubnetSecurityLists}}
 	cfg.SetDefaults()
@@ -39,7 +39,7 @@ func Example() {
 	nodes, err := instances.New(instances.Options{Compute: oci.Compute, VirtualNetwork: oci.VirtualNetwork,
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region})
 	check(err)
-	r, err := service.New(service.Options{Config: cfg, Cluster: "example", Client: oci, Nodes: nodes})
+	r, err := service.New(service.Options{Config: cfg, Client: oci, Nodes: nodes})
 	check(err)
 	events := record.NewFakeRecorder(10)
 	svc := &v1.Service{

@@ -40,11 +40,10 @@ import (
 
 // Options configure a Reconciler.
 type Options struct {
-	// Config is the validated configuration.
+	// Config is the validated configuration. Its ClusterID is the cluster's identity
+	// (config.Config.ClusterIdentity): it marks the load balancers and the security rules this
+	// cluster owns.
 	Config *config.Config
-	// Cluster is the cluster's identity (config.Config.ClusterIdentity): it marks the load
-	// balancers and the security rules this cluster owns.
-	Cluster string
 	// Client is the OCI client every call goes through.
 	Client *ociclient.Client
 	// Nodes maps Nodes to their instances, addresses and subnets.
@@ -93,7 +92,7 @@ type Reconciler struct {
 func New(opts Options) (*Reconciler, error) {
 	cfg, client := opts.Config, opts.Client
 	r := &Reconciler{cfg: cfg, nodes: opts.Nodes, primed: make(chan struct{}), driftPeriod: opts.DriftCheckPeriod, maxWait: opts.MaxWait}
-	policy := seclist.PolicyFromConfig(opts.Cluster, cfg.LoadBalancer)
+	policy := seclist.PolicyFromConfig(cfg)
 	// Frontend NSGs live in the configured compartment, also for a Service whose load balancer
 	// is in one of its own (annotation.CompartmentID): one listing per VCN finds them all.
 	policy.CompartmentID = cfg.CompartmentID
@@ -104,7 +103,7 @@ func New(opts Options) (*Reconciler, error) {
 	}
 	r.lbs, err = engine.NewReconciler(engine.Options{
 		WorkloadClients: workloadClients(client, func() kubernetes.Interface { return r.client }, opts.WorkloadIdentity),
-		Config:          cfg, Cluster: opts.Cluster, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
+		Config:          cfg, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
 		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: r.rules.FrontendNSG, Now: client.Clock().Now,
 		Timeout: opts.Timeout, MaxWait: opts.MaxWait, PendingDone: r.pendingDone, ListingLag: opts.ListingLag,
 		Consistency: opts.Consistency, EndpointNodes: func(svc *v1.Service) (map[string]bool, bool) { return r.endpoints.Nodes(svc) }})

@@ -36,6 +36,7 @@ func run(out io.Writer) error {
 	// through config.Load, which also demands a region and credentials; a Config built in code
 	// takes config's advanced path instead: SetDefaults, as Load does to a file.
 	cfg := &config.Config{
+		ClusterID:     "embed", // this cluster's identity, in every load balancer's ownership tags
 		CompartmentID: "ocid1.compartment.oc1..example",
 		LoadBalancer: config.LoadBalancer{
 			Subnet1: "ocid1.subnet.oc1.phx.example-lb-1",
@@ -51,7 +52,6 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err // a *lb.ValidationError listing every bad annotation at once
 	}
-	desired.Owner.Cluster = "embed" // a Reconciler fills this from Options.Cluster
 	create, err := lb.Diff(nil, desired)
 	if err != nil {
 		return err
@@ -73,7 +73,6 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	desired.Owner.Cluster = "embed"
 	move, err := lb.Diff(observed, desired)
 	if err != nil {
 		return err

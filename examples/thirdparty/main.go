@@ -46,10 +46,10 @@ func main() {
 	}
 	oci, err := ociclient.New(ociclient.ForServer(srv)) // srv's signing key, URL and TLS trust
 	check(err)
-	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
+	cfg := &config.Config{ClusterID: cluster, CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
 		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
 	cfg.SetDefaults()
-	lbs, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	lbs, err := engine.NewReconciler(engine.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
 	check(err)
 	svc := &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "5f0c6a4e-0000-4000-8000-000000000001"},
@@ -70,7 +70,7 @@ func main() {
 	fmt.Println("3. plan after applying: empty")
 
 	// (4) The Service's rules: listener ports on the LB subnets, node ports on the nodes'.
-	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cluster, cfg.LoadBalancer)})
+	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cfg)})
 	check(err)
 	claim := seclist.ClaimFor(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, res.Spec, seeded.NodeSubnets)
 	check(rules.Reconcile(ctx, claim))

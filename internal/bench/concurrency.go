@@ -25,7 +25,7 @@ func Concurrency(out io.Writer, durations ocitest.WorkRequestDurations, label st
 		if err != nil {
 			return err
 		}
-		r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Cluster: "bench", Client: w.OCI.LoadBalancers, PublicIPs: w.OCI.VirtualNetwork, Concurrency: c})
+		r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Client: w.OCI.LoadBalancers, PublicIPs: w.OCI.VirtualNetwork, Concurrency: c})
 		if err != nil {
 			w.Close()
 			return err

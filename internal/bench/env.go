@@ -123,6 +123,7 @@ func NewWorld(o WorldOptions) (*World, error) {
 	cfg := &config.Config{
 		Auth: config.Auth{Region: srv.Region(), Tenancy: creds.TenancyID, User: creds.UserID,
 			Fingerprint: creds.Fingerprint, Key: config.Secret(creds.PrivateKeyPEM)},
+		ClusterID:     "bench",
 		CompartmentID: seeded.Compartment,
 		VCNID:         seeded.VCN,
 		LoadBalancer: config.LoadBalancer{Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1],

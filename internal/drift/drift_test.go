@@ -72,11 +72,11 @@ func newWorld(t *testing.T, names ...string) *world {
 	t.Helper()
 	// ListingLag off, in the server and the Reconciler: these tests run on the wall clock, where a
 	// young Reconciler's drift check skips load balancers created within the lag (5 s) of it.
-	// lb's own tests run the drift check with the lag on, on a clock they move (lb/env_test.go).
+	// lb's own tests run the drift check with the lag on, on a clock they move (lb/engine/env_test.go).
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: time.Millisecond, ListingLag: ocitest.NoLag})
 	t.Cleanup(srv.Close)
 	seeded := srv.Seeded()
-	cfg := &config.Config{CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
+	cfg := &config.Config{ClusterID: cluster, CompartmentID: seeded.Compartment, LoadBalancer: config.LoadBalancer{
 		Subnet1: seeded.LoadBalancerSubnets[0], Subnet2: seeded.LoadBalancerSubnets[1]}}
 	oci, err := ociclient.New(ociclient.Options{
 		Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient(),
@@ -87,7 +87,7 @@ func newWorld(t *testing.T, names ...string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: cluster, Client: oci.LoadBalancers, ListingLag: -1})
+	r, err := engine.NewReconciler(engine.Options{Config: cfg, Client: oci.LoadBalancers, ListingLag: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@
 //     Drift compares a compartment's listing with what the Services ask for.
 //
 // A cloud provider forwards cloudprovider.LoadBalancer to these (package ccm/service does).
-// Every load balancer carries ownership tags with Options.Cluster, the cluster's identity, and
-// one tagged for another cluster or Service is never changed.
+// Every load balancer carries ownership tags with the cluster's identity (config.Config.ClusterID),
+// and one tagged for another cluster or Service is never changed.
 //
 // Besides lb's *ValidationError and *ImmutableError, the errors callers decide on are
 // ErrNotOwned (not this Service's: left alone), ErrUnavailable (retry later), *AccessError (OCI

@@ -143,7 +143,6 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			report.Skipped["invalid Service"]++
 			continue
 		}
-		desired.Owner.Cluster = d.cluster
 		if d.drivers[desired.Kind] == nil {
 			report.Skipped["no client for its kind"]++
 			continue

@@ -4,7 +4,6 @@
 package engine_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -99,7 +98,7 @@ func withNaming(scheme config.NamingScheme) envOption {
 
 func newEnv(tb testing.TB, opts ...envOption) *env {
 	tb.Helper()
-	s := envSettings{cfg: &config.Config{}, wrDuration: 5 * time.Millisecond,
+	s := envSettings{cfg: &config.Config{ClusterID: clusterName}, wrDuration: 5 * time.Millisecond,
 		poll: ociclient.PollPolicy{Initial: 2 * time.Millisecond, Max: 10 * time.Millisecond, Factor: 2}}
 	for _, o := range opts {
 		o(&s)
@@ -125,7 +124,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ro := engine.Options{Cluster: clusterName, Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
+	ro := engine.Options{Config: s.cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork,
 		Concurrency: s.concurrency, FrontendNSG: s.frontendNSG, Now: clock.Now, ListingLag: ocitest.DefaultListingLag,
 		EndpointNodes: s.endpoints}
 	if s.nlbs {
@@ -144,7 +143,7 @@ func newEnv(tb testing.TB, opts ...envOption) *env {
 
 func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, concurrency int) *engine.Reconciler {
 	tb.Helper()
-	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Cluster: clusterName, Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
+	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork, Concurrency: concurrency})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -153,10 +152,9 @@ func newReconciler(tb testing.TB, oci *ociclient.Client, cfg *config.Config, con
 
 // settledReconciler is a second Reconciler on e's OCI (another process) that has run for OCI's
 // listing lag, on e's clock: its listings show every load balancer created before it was made.
-// o's Cluster, Config, clients, Now and ListingLag are filled in.
+// o's Config, clients, Now and ListingLag are filled in.
 func (e *env) settledReconciler(tb testing.TB, o engine.Options) *engine.Reconciler {
 	tb.Helper()
-	o.Cluster = cmp.Or(o.Cluster, clusterName)
 	o.Config, o.Client, o.PublicIPs, o.Now, o.ListingLag = e.cfg, e.oci.LoadBalancers, e.oci.VirtualNetwork, e.clock.Now, ocitest.DefaultListingLag
 	r, err := engine.NewReconciler(o)
 	if err != nil {
@@ -262,4 +260,12 @@ func writes(c ocitest.Calls) map[string]int {
 		}
 	}
 	return out
+}
+
+// withCluster is cfg with the cluster identity id (config.Config.ClusterID), for a Reconciler of
+// another cluster or one built beside the env's.
+func withCluster(cfg *config.Config, id string) *config.Config {
+	c := *cfg
+	c.ClusterID = id
+	return &c
 }

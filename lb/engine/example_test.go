@@ -57,6 +57,7 @@ func ExampleReconciler_Plan() {
 	}
 	tenancy := srv.Seeded() // ocitest's default tenancy
 	cfg := &config.Config{
+		ClusterID:     "example", // this cluster's identity, in the load balancer's ownership tags
 		CompartmentID: tenancy.Compartment,
 		LoadBalancer: config.LoadBalancer{
 			Subnet1: tenancy.Subnets["public"], // a public regional subnet
@@ -64,7 +65,7 @@ func ExampleReconciler_Plan() {
 		},
 	}
 	cfg.SetDefaults()
-	r, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: "example", Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	r, err := engine.NewReconciler(engine.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
 	if err != nil {
 		fmt.Println(err)
 		return

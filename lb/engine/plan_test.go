@@ -116,7 +116,7 @@ func TestPlanRefusesWhatEnsureRefusesAndWritesNothing(t *testing.T) {
 // newReconcilerFor is a second Reconciler on e's tenancy, for the cluster named cluster.
 func newReconcilerFor(tb testing.TB, e *env, cluster string) *engine.Reconciler {
 	tb.Helper()
-	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Cluster: cluster, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork})
+	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, cluster), Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func Example_quickstart() {
 	srv := ocitest.New(ocitest.Options{}) // in production: cfg.ConfigurationProvider() and OCI's endpoints
 	defer srv.Close()
 	tenancy := srv.Seeded()
-	yaml := fmt.Sprintf("useInstancePrincipals: true\nauth: {region: %s}\ncompartment: %s\nloadBalancer: {subnet1: %s}\n", srv.Region(), tenancy.Compartment, tenancy.Subnets["public"])
+	yaml := fmt.Sprintf("clusterID: quickstart\nuseInstancePrincipals: true\nauth: {region: %s}\ncompartment: %s\nloadBalancer: {subnet1: %s}\n", srv.Region(), tenancy.Compartment, tenancy.Subnets["public"])
 	cfg, _, err := config.Load(strings.NewReader(yaml)) // strict: an unknown key is an error
 	check(err)
 	svc, nodes := exampleService(80), exampleNodes("10.0.0.5", "10.0.0.6")
@@ -34,7 +34,7 @@ func Example_quickstart() {
 
 	oci, err := ociclient.New(ociclient.Options{Provider: srv.ConfigurationProvider(), Region: srv.Region(), Host: srv.URL(), HTTPClient: srv.HTTPClient()})
 	check(err)
-	r, err := engine.NewReconciler(engine.Options{Config: cfg, Cluster: "quickstart", Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
+	r, err := engine.NewReconciler(engine.Options{Config: cfg, Client: oci.LoadBalancers, PublicIPs: oci.VirtualNetwork})
 	check(err)
 	plan, err := r.Plan(context.Background(), svc, nodes, nil)
 	check(err)

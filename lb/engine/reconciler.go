@@ -29,12 +29,12 @@ import (
 
 // Options configure a Reconciler.
 type Options struct {
-	// Config is the parsed cloud-provider.yaml (compartment, default subnets, naming, tags).
+	// Config is the parsed cloud-provider.yaml (compartment, default subnets, naming, tags). Its
+	// ClusterID is the cluster's identity (config.Config.ClusterIdentity resolves it from
+	// clusterID or --cluster-name): it goes into the ownership tags of every load balancer, and a
+	// load balancer tagged for another cluster is never touched. seclist's PolicyFromConfig reads
+	// the same field. Required, with CompartmentID and ClusterID set.
 	Config *config.Config
-	// Cluster is the cluster's identity (config.ClusterIdentity): it goes into the ownership
-	// tags of every load balancer, and a load balancer tagged for another cluster is never
-	// touched. Use the same value for seclist's Policy.Cluster. Required.
-	Cluster string
 	// Client calls the OCI Load Balancer API (an *ociclient.LoadBalancerClient).
 	Client loadbalancer.Client
 	// PublicIPs resolves spec.loadBalancerIP; needed only by Services that set it. When it can
@@ -148,8 +148,8 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if cfg == nil || cfg.CompartmentID == "" {
 		return nil, errors.New("lb: Options.Config with a CompartmentID is required")
 	}
-	if opts.Cluster == "" {
-		return nil, errors.New("lb: Options.Cluster (the cluster identity) is required")
+	if cfg.ClusterID == "" {
+		return nil, errors.New("lb: Options.Config.ClusterID (the cluster identity: see config.Config.ClusterIdentity) is required")
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -163,7 +163,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		subnets:     subnetReaderOf(opts.PublicIPs),
 		nsgs:        nsgReaderOf(opts.PublicIPs),
 		cfg:         cfg,
-		cluster:     opts.Cluster,
+		cluster:     cfg.ClusterID,
 		drivers:     map[model.Kind]*driver{},
 		namer:       lookup.For(cfg),
 		timeout:     timeout,
@@ -310,7 +310,6 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if err != nil {
 		return nil, err
 	}
-	desired.Owner.Cluster = r.cluster
 	named := slices.Clone(desired.NetworkSecurityGroups) // the annotation's, before the frontend NSG joins
 	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {
 		return nil, err

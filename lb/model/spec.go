@@ -289,7 +289,7 @@ type RuleSet struct {
 
 // Owner identifies the cluster and Service a load balancer belongs to.
 type Owner struct {
-	// Cluster is the cluster identity (engine.Options.Cluster: clusterID, else --cluster-name).
+	// Cluster is the cluster identity (config.Config.ClusterID: clusterID, else --cluster-name).
 	Cluster string
 	// Service is "namespace/name".
 	Service string
