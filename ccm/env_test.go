@@ -47,7 +47,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	// ListingLag off, here and in the Cloud (noListingLag): these tests run on the wall clock,
 	// where each new Cloud would wait out the lag (5 s) before its first lookups. lb and seclist
-	// prove they survive the lag, on a clock their tests move (lb/env_test.go, seclist).
+	// prove they survive the lag, on a clock their tests move (lb/engine/env_test.go, seclist).
 	// PolicyDelay off too: a test that grants more (seedNetworkCompartment) would wait 10 s of
 	// the wall clock for it; newLaggingEnv's tests prove a propagating policy is waited out.
 	srv := ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, ListingLag: ocitest.NoLag, PolicyDelay: ocitest.NoLag})

@@ -17,7 +17,7 @@ import (
 // compartment its load balancer is in, when that is not configured (the configured compartment,
 // which lb always looks in): set, changed, or removed. lb looks for the Service's load balancer
 // there too, so a process started later still finds it after the Service's compartment-id
-// annotation changed (see lb/compartment.go). It does nothing when the annotation is already
+// annotation changed (see lb/compartment.go and lb/engine). It does nothing when the annotation is already
 // right, which is every sync but the first of a Service in a compartment of its own, or when the
 // Service is gone.
 func RecordCompartment(ctx context.Context, client kubernetes.Interface, svc *v1.Service, compartment, configured string) error {
