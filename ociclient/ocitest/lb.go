@@ -27,10 +27,10 @@ func (s *Server) registerLB() {
 	p := lbPrefix
 	s.handle("ListLoadBalancers", ClassRead, "GET "+p+"/loadBalancers", s.lbList)
 	s.handle("GetLoadBalancer", ClassRead, "GET "+p+"/loadBalancers/{loadBalancerId}", s.lbGet)
-	s.handle("CreateLoadBalancer", ClassWrite, "POST "+p+"/loadBalancers", s.lbCreate)
-	s.handle("UpdateLoadBalancer", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}", s.lbUpdate)
-	s.handle("UpdateLoadBalancerShape", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/updateShape", s.lbUpdateShape)
-	s.handle("UpdateNetworkSecurityGroups", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/networkSecurityGroups", s.lbUpdateNSGs)
+	s.handle("CreateLoadBalancer", ClassWrite, "POST "+p+"/loadBalancers", withBody(s.lbCreate))
+	s.handle("UpdateLoadBalancer", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}", withBody(s.lbUpdate))
+	s.handle("UpdateLoadBalancerShape", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/updateShape", withBody(s.lbUpdateShape))
+	s.handle("UpdateNetworkSecurityGroups", ClassWrite, "PUT "+p+"/loadBalancers/{loadBalancerId}/networkSecurityGroups", withBody(s.lbUpdateNSGs))
 	s.handle("DeleteLoadBalancer", ClassWrite, "DELETE "+p+"/loadBalancers/{loadBalancerId}", s.lbDelete)
 	s.handle("ListShapes", ClassRead, "GET "+p+"/loadBalancerShapes", s.lbListShapes)
 	s.handle("ListPolicies", ClassRead, "GET "+p+"/loadBalancerPolicies", s.lbListPolicies)
@@ -151,12 +151,8 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, caps lbCaps) error 
 	return nil
 }
 
-func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request, d loadbalancer.CreateLoadBalancerDetails) {
 	const op = "CreateLoadBalancer"
-	var d loadbalancer.CreateLoadBalancerDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	if s.lbReplay(w, r, op, now) {
@@ -273,11 +269,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request) {
 	s.acceptWork(w, r, op, now, &e.balancerBook, wr)
 }
 
-func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
-	var d loadbalancer.UpdateLoadBalancerDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request, d loadbalancer.UpdateLoadBalancerDetails) {
 	var err error
 	if d.DisplayName != nil {
 		err = lbCheckDisplayName(d.DisplayName)
@@ -298,11 +290,7 @@ func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request) {
-	var d loadbalancer.UpdateLoadBalancerShapeDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request, d loadbalancer.UpdateLoadBalancerShapeDetails) {
 	err := lbCheckShape(d.ShapeName, d.ShapeDetails)
 	s.lbChangeChecked(w, r, "UpdateLoadBalancerShape", err, func(e *lbEntry) error {
 		if lbDeref(e.lb.ShapeName) == "flexible" && *d.ShapeName != "flexible" {
@@ -319,11 +307,7 @@ func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
-	var d loadbalancer.UpdateNetworkSecurityGroupsDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) lbUpdateNSGs(w http.ResponseWriter, r *http.Request, d loadbalancer.UpdateNetworkSecurityGroupsDetails) {
 	related := func(*lbEntry) error { return s.checkRelatedLocked(nil, d.NetworkSecurityGroupIds, nil) }
 	s.lbChangeChecked(w, r, "UpdateNetworkSecurityGroups", lbCheckNSGs(d.NetworkSecurityGroupIds), related, func(lb *loadbalancer.LoadBalancer) error {
 		lb.NetworkSecurityGroupIds = append([]string{}, d.NetworkSecurityGroupIds...)

@@ -21,19 +21,19 @@ func (s *Server) registerLBChildren() {
 	bs := lb + "/backendSets/{backendSetName}"
 	s.handle("ListBackendSets", ClassRead, "GET "+lb+"/backendSets", s.lbListBackendSets)
 	s.handle("GetBackendSet", ClassRead, "GET "+bs, s.lbGetBackendSet)
-	s.handle("CreateBackendSet", ClassWrite, "POST "+lb+"/backendSets", s.lbCreateBackendSet)
-	s.handle("UpdateBackendSet", ClassWrite, "PUT "+bs, s.lbUpdateBackendSet)
+	s.handle("CreateBackendSet", ClassWrite, "POST "+lb+"/backendSets", withBody(s.lbCreateBackendSet))
+	s.handle("UpdateBackendSet", ClassWrite, "PUT "+bs, withBody(s.lbUpdateBackendSet))
 	s.handle("DeleteBackendSet", ClassWrite, "DELETE "+bs, s.lbDeleteBackendSet)
 	s.handle("ListBackends", ClassRead, "GET "+bs+"/backends", s.lbListBackends)
 	s.handle("GetBackend", ClassRead, "GET "+bs+"/backends/{backendName}", s.lbGetBackend)
-	s.handle("CreateBackend", ClassWrite, "POST "+bs+"/backends", s.lbCreateBackend)
-	s.handle("UpdateBackend", ClassWrite, "PUT "+bs+"/backends/{backendName}", s.lbUpdateBackend)
+	s.handle("CreateBackend", ClassWrite, "POST "+bs+"/backends", withBody(s.lbCreateBackend))
+	s.handle("UpdateBackend", ClassWrite, "PUT "+bs+"/backends/{backendName}", withBody(s.lbUpdateBackend))
 	s.handle("DeleteBackend", ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.lbDeleteBackend)
-	s.handle("CreateListener", ClassWrite, "POST "+lb+"/listeners", s.lbCreateListener)
-	s.handle("UpdateListener", ClassWrite, "PUT "+lb+"/listeners/{listenerName}", s.lbUpdateListener)
+	s.handle("CreateListener", ClassWrite, "POST "+lb+"/listeners", withBody(s.lbCreateListener))
+	s.handle("UpdateListener", ClassWrite, "PUT "+lb+"/listeners/{listenerName}", withBody(s.lbUpdateListener))
 	s.handle("DeleteListener", ClassWrite, "DELETE "+lb+"/listeners/{listenerName}", s.lbDeleteListener)
 	s.handle("ListCertificates", ClassRead, "GET "+lb+"/certificates", s.lbListCertificates)
-	s.handle("CreateCertificate", ClassWrite, "POST "+lb+"/certificates", s.lbCreateCertificate)
+	s.handle("CreateCertificate", ClassWrite, "POST "+lb+"/certificates", withBody(s.lbCreateCertificate))
 	s.handle("DeleteCertificate", ClassWrite, "DELETE "+lb+"/certificates/{certificateName}", s.lbDeleteCertificate)
 }
 
@@ -61,11 +61,7 @@ func (s *Server) lbGetBackendSet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
-	var c loadbalancer.CreateBackendSetDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request, c loadbalancer.CreateBackendSetDetails) {
 	d := loadbalancer.BackendSetDetails{
 		Policy: c.Policy, HealthChecker: c.HealthChecker, Backends: c.Backends,
 		BackendMaxConnections: c.BackendMaxConnections, SslConfiguration: c.SslConfiguration,
@@ -88,11 +84,7 @@ func (s *Server) lbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
-	var u loadbalancer.UpdateBackendSetDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) lbUpdateBackendSet(w http.ResponseWriter, r *http.Request, u loadbalancer.UpdateBackendSetDetails) {
 	name := r.PathValue("backendSetName")
 	d := loadbalancer.BackendSetDetails{
 		Policy: u.Policy, HealthChecker: u.HealthChecker, Backends: u.Backends,
@@ -154,11 +146,7 @@ func (s *Server) lbGetBackend(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
-	var c loadbalancer.CreateBackendDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request, c loadbalancer.CreateBackendDetails) {
 	set := r.PathValue("backendSetName")
 	d := loadbalancer.BackendDetails(c)
 	s.lbChangeLimited(w, r, "CreateBackend", func(e *lbEntry, caps lbCaps) error {
@@ -188,11 +176,7 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request) {
-	var u loadbalancer.UpdateBackendDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request, u loadbalancer.UpdateBackendDetails) {
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
 	var invalid error
 	if u.Weight == nil || u.Backup == nil || u.Drain == nil || u.Offline == nil {
@@ -244,11 +228,7 @@ func lbBackendExists(lb *loadbalancer.LoadBalancer, set, name string) error {
 
 // Listeners.
 
-func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request) {
-	var c loadbalancer.CreateListenerDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request, c loadbalancer.CreateListenerDetails) {
 	d := loadbalancer.ListenerDetails{
 		DefaultBackendSetName: c.DefaultBackendSetName, Port: c.Port, Protocol: c.Protocol,
 		HostnameNames: c.HostnameNames, PathRouteSetName: c.PathRouteSetName,
@@ -268,11 +248,7 @@ func (s *Server) lbCreateListener(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateListener(w http.ResponseWriter, r *http.Request) {
-	var u loadbalancer.UpdateListenerDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) lbUpdateListener(w http.ResponseWriter, r *http.Request, u loadbalancer.UpdateListenerDetails) {
 	name := r.PathValue("listenerName")
 	d := loadbalancer.ListenerDetails{
 		DefaultBackendSetName: u.DefaultBackendSetName, Port: u.Port, Protocol: u.Protocol,
@@ -314,11 +290,7 @@ func (s *Server) lbListCertificates(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request) {
-	var c loadbalancer.CreateCertificateDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request, c loadbalancer.CreateCertificateDetails) {
 	d := loadbalancer.CertificateDetails(c)
 	s.lbChangeChecked(w, r, "CreateCertificate", lbCheckCertificate(d), func(e *lbEntry) error {
 		return partNew(e.lb.Certificates, partCertificate, *d.CertificateName)

@@ -28,8 +28,8 @@ func (s *Server) registerLBRuleSets() {
 	rs := lb + "/ruleSets/{ruleSetName}"
 	s.handle("ListRuleSets", ClassRead, "GET "+lb+"/ruleSets", s.lbListRuleSets)
 	s.handle("GetRuleSet", ClassRead, "GET "+rs, s.lbGetRuleSet)
-	s.handle("CreateRuleSet", ClassWrite, "POST "+lb+"/ruleSets", s.lbCreateRuleSet)
-	s.handle("UpdateRuleSet", ClassWrite, "PUT "+rs, s.lbUpdateRuleSet)
+	s.handle("CreateRuleSet", ClassWrite, "POST "+lb+"/ruleSets", withBody(s.lbCreateRuleSet))
+	s.handle("UpdateRuleSet", ClassWrite, "PUT "+rs, withBody(s.lbUpdateRuleSet))
 	s.handle("DeleteRuleSet", ClassWrite, "DELETE "+rs, s.lbDeleteRuleSet)
 }
 
@@ -50,11 +50,7 @@ func (s *Server) lbGetRuleSet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbCreateRuleSet(w http.ResponseWriter, r *http.Request) {
-	var c loadbalancer.CreateRuleSetDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) lbCreateRuleSet(w http.ResponseWriter, r *http.Request, c loadbalancer.CreateRuleSetDetails) {
 	invalid := lbCheckRuleSetName(c.Name)
 	if invalid == nil {
 		invalid = lbCheckRuleSet(*c.Name, c.Items)
@@ -69,11 +65,7 @@ func (s *Server) lbCreateRuleSet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) lbUpdateRuleSet(w http.ResponseWriter, r *http.Request) {
-	var u loadbalancer.UpdateRuleSetDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) lbUpdateRuleSet(w http.ResponseWriter, r *http.Request, u loadbalancer.UpdateRuleSetDetails) {
 	name := r.PathValue("ruleSetName")
 	s.lbChangeChecked(w, r, "UpdateRuleSet", lbCheckRuleSet(name, u.Items), func(e *lbEntry) error {
 		if _, err := partOf(e.lb.RuleSets, partRuleSet, name); err != nil {

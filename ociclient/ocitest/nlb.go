@@ -73,9 +73,9 @@ func (s *Server) registerNLB() {
 	p := nlbPrefix + "/networkLoadBalancers"
 	s.handle(NLB("ListNetworkLoadBalancers"), ClassRead, "GET "+p, s.nlbList)
 	s.handle(NLB("GetNetworkLoadBalancer"), ClassRead, "GET "+p+"/{networkLoadBalancerId}", s.nlbGet)
-	s.handle(NLB("CreateNetworkLoadBalancer"), ClassWrite, "POST "+p, s.nlbCreate)
-	s.handle(NLB("UpdateNetworkLoadBalancer"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}", s.nlbUpdate)
-	s.handle(NLB("UpdateNetworkSecurityGroups"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}/networkSecurityGroups", s.nlbUpdateNSGs)
+	s.handle(NLB("CreateNetworkLoadBalancer"), ClassWrite, "POST "+p, withBody(s.nlbCreate))
+	s.handle(NLB("UpdateNetworkLoadBalancer"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}", withBody(s.nlbUpdate))
+	s.handle(NLB("UpdateNetworkSecurityGroups"), ClassWrite, "PUT "+p+"/{networkLoadBalancerId}/networkSecurityGroups", withBody(s.nlbUpdateNSGs))
 	s.handle(NLB("DeleteNetworkLoadBalancer"), ClassWrite, "DELETE "+p+"/{networkLoadBalancerId}", s.nlbDelete)
 	wr := nlbPrefix + "/workRequests"
 	s.handle(NLB("GetWorkRequest"), ClassPoll, "GET "+wr+"/{workRequestId}", s.nlbGetWorkRequest)
@@ -311,12 +311,8 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) erro
 	return nil
 }
 
-func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.CreateNetworkLoadBalancerDetails) {
 	const op = "CreateNetworkLoadBalancer"
-	var d nlbapi.CreateNetworkLoadBalancerDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	if d.IsPrivate == nil {
 		d.IsPrivate = common.Bool(true) // "This value is true by default" (the SDK's doc comment)
 	}
@@ -402,11 +398,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request) {
 	s.lbAccept(w, r, op, now, lbRetryResult{status: http.StatusOK, wrID: wr.id, etag: e.etag(), body: jsonClone(e.nlb), resourceID: id})
 }
 
-func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
-	var d nlbapi.UpdateNetworkLoadBalancerDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request, d nlbapi.UpdateNetworkLoadBalancerDetails) {
 	var invalid error
 	if d.DisplayName != nil {
 		invalid = lbCheckDisplayName(d.DisplayName)
@@ -437,11 +429,7 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) nlbUpdateNSGs(w http.ResponseWriter, r *http.Request) {
-	var d nlbapi.UpdateNetworkSecurityGroupsDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) nlbUpdateNSGs(w http.ResponseWriter, r *http.Request, d nlbapi.UpdateNetworkSecurityGroupsDetails) {
 	related := func(*nlbapi.NetworkLoadBalancer, lbCaps) error {
 		return s.checkRelatedLocked(nil, d.NetworkSecurityGroupIds, nil)
 	}

@@ -20,18 +20,18 @@ func (s *Server) registerNLBChildren() {
 	bs := n + "/backendSets/{backendSetName}"
 	s.handle(NLB("ListBackendSets"), ClassRead, "GET "+n+"/backendSets", s.nlbListBackendSets)
 	s.handle(NLB("GetBackendSet"), ClassRead, "GET "+bs, s.nlbGetBackendSet)
-	s.handle(NLB("CreateBackendSet"), ClassWrite, "POST "+n+"/backendSets", s.nlbCreateBackendSet)
-	s.handle(NLB("UpdateBackendSet"), ClassWrite, "PUT "+bs, s.nlbUpdateBackendSet)
+	s.handle(NLB("CreateBackendSet"), ClassWrite, "POST "+n+"/backendSets", withBody(s.nlbCreateBackendSet))
+	s.handle(NLB("UpdateBackendSet"), ClassWrite, "PUT "+bs, withBody(s.nlbUpdateBackendSet))
 	s.handle(NLB("DeleteBackendSet"), ClassWrite, "DELETE "+bs, s.nlbDeleteBackendSet)
 	s.handle(NLB("ListBackends"), ClassRead, "GET "+bs+"/backends", s.nlbListBackends)
 	s.handle(NLB("GetBackend"), ClassRead, "GET "+bs+"/backends/{backendName}", s.nlbGetBackend)
-	s.handle(NLB("CreateBackend"), ClassWrite, "POST "+bs+"/backends", s.nlbCreateBackend)
-	s.handle(NLB("UpdateBackend"), ClassWrite, "PUT "+bs+"/backends/{backendName}", s.nlbUpdateBackend)
+	s.handle(NLB("CreateBackend"), ClassWrite, "POST "+bs+"/backends", withBody(s.nlbCreateBackend))
+	s.handle(NLB("UpdateBackend"), ClassWrite, "PUT "+bs+"/backends/{backendName}", withBody(s.nlbUpdateBackend))
 	s.handle(NLB("DeleteBackend"), ClassWrite, "DELETE "+bs+"/backends/{backendName}", s.nlbDeleteBackend)
 	s.handle(NLB("ListListeners"), ClassRead, "GET "+n+"/listeners", s.nlbListListeners)
 	s.handle(NLB("GetListener"), ClassRead, "GET "+n+"/listeners/{listenerName}", s.nlbGetListener)
-	s.handle(NLB("CreateListener"), ClassWrite, "POST "+n+"/listeners", s.nlbCreateListener)
-	s.handle(NLB("UpdateListener"), ClassWrite, "PUT "+n+"/listeners/{listenerName}", s.nlbUpdateListener)
+	s.handle(NLB("CreateListener"), ClassWrite, "POST "+n+"/listeners", withBody(s.nlbCreateListener))
+	s.handle(NLB("UpdateListener"), ClassWrite, "PUT "+n+"/listeners/{listenerName}", withBody(s.nlbUpdateListener))
 	s.handle(NLB("DeleteListener"), ClassWrite, "DELETE "+n+"/listeners/{listenerName}", s.nlbDeleteListener)
 }
 
@@ -74,11 +74,7 @@ func (s *Server) nlbGetBackendSet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request) {
-	var c nlbapi.CreateBackendSetDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) nlbCreateBackendSet(w http.ResponseWriter, r *http.Request, c nlbapi.CreateBackendSetDetails) {
 	d := nlbConvert[nlbapi.BackendSetDetails](c)
 	var invalid error
 	if c.Policy == "" {
@@ -132,11 +128,7 @@ func nlbMergeBackendSet(bs nlbapi.BackendSet, u nlbapi.UpdateBackendSetDetails) 
 	return d
 }
 
-func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request) {
-	var u nlbapi.UpdateBackendSetDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request, u nlbapi.UpdateBackendSetDetails) {
 	name := r.PathValue("backendSetName")
 	var resolved nlbapi.BackendSetDetails
 	s.nlbChange(w, r, "UpdateBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
@@ -195,11 +187,7 @@ func (s *Server) nlbGetBackend(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
-	var c nlbapi.CreateBackendDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request, c nlbapi.CreateBackendDetails) {
 	set := r.PathValue("backendSetName")
 	b := nlbConvert[nlbapi.Backend](c)
 	s.nlbChange(w, r, "CreateBackend", nlbCheckBackend(b), func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
@@ -235,11 +223,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request) {
-	var u nlbapi.UpdateBackendDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request, u nlbapi.UpdateBackendDetails) {
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
 	s.nlbChange(w, r, "UpdateBackend", lbCheckWeight(u.Weight), func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, _, err := nlbBackendOf(n, set, name)
@@ -289,11 +273,7 @@ func (s *Server) nlbGetListener(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request) {
-	var c nlbapi.CreateListenerDetails
-	if !readJSON(w, r, &c) {
-		return
-	}
+func (s *Server) nlbCreateListener(w http.ResponseWriter, r *http.Request, c nlbapi.CreateListenerDetails) {
 	d := nlbConvert[nlbapi.ListenerDetails](c)
 	s.nlbChange(w, r, "CreateListener", nlbCheckListener(c.Name, d), func(n *nlbapi.NetworkLoadBalancer, caps lbCaps) error {
 		if err := nlbCheckFamily(fmt.Sprintf("Listener '%s'", *c.Name), d.IpVersion, n.NlbIpVersion); err != nil {
@@ -326,11 +306,7 @@ func nlbMergeListener(l nlbapi.Listener, u nlbapi.UpdateListenerDetails) nlbapi.
 	return d
 }
 
-func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request) {
-	var u nlbapi.UpdateListenerDetails
-	if !readJSON(w, r, &u) {
-		return
-	}
+func (s *Server) nlbUpdateListener(w http.ResponseWriter, r *http.Request, u nlbapi.UpdateListenerDetails) {
 	name := r.PathValue("listenerName")
 	s.nlbChange(w, r, "UpdateListener", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		l, err := partOf(n.Listeners, partListener, name)

@@ -37,12 +37,12 @@ func (s *Server) registerNSGs() {
 		})
 	})
 	s.handle("ListNetworkSecurityGroups", ClassRead, "GET "+base, s.listNSGs)
-	s.handle("CreateNetworkSecurityGroup", ClassWrite, "POST "+base, s.createNSG)
+	s.handle("CreateNetworkSecurityGroup", ClassWrite, "POST "+base, withBody(s.createNSG))
 	s.handle("DeleteNetworkSecurityGroup", ClassWrite, "DELETE "+base+"/{networkSecurityGroupId}", s.deleteNSG)
-	s.handle("UpdateNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/updateSecurityRules", s.updateNSGRules)
+	s.handle("UpdateNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/updateSecurityRules", withBody(s.updateNSGRules))
 	s.handle("ListNetworkSecurityGroupSecurityRules", ClassRead, "GET "+base+"/{networkSecurityGroupId}/securityRules", s.listNSGRules)
-	s.handle("AddNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/addSecurityRules", s.addNSGRules)
-	s.handle("RemoveNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/removeSecurityRules", s.removeNSGRules)
+	s.handle("AddNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/addSecurityRules", withBody(s.addNSGRules))
+	s.handle("RemoveNetworkSecurityGroupSecurityRules", ClassWrite, "POST "+base+"/{networkSecurityGroupId}/actions/removeSecurityRules", withBody(s.removeNSGRules))
 }
 
 // listNSGs needs a compartment or a VCN, as OCI does.
@@ -85,12 +85,8 @@ func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, rules, corePageLimit))
 }
 
-func (s *Server) addNSGRules(w http.ResponseWriter, r *http.Request) {
+func (s *Server) addNSGRules(w http.ResponseWriter, r *http.Request, d core.AddNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	var d core.AddNetworkSecurityGroupSecurityRulesDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	s.mu.Lock()
 	added, err := s.addNSGRulesLocked(id, d.SecurityRules)
 	s.mu.Unlock()
@@ -177,12 +173,8 @@ func (s *Server) checkNSGRuleLocked(d core.AddSecurityRuleDetails) error {
 
 // removeNSGRules removes rules by ID; an ID the group does not have fails the whole request, so
 // a caller working from a stale view learns of it.
-func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request) {
+func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request, d core.RemoveNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	var d core.RemoveNetworkSecurityGroupSecurityRulesDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	s.mu.Lock()
 	n, ok := s.vcn.nsgs.get(id)
 	if !ok {
@@ -272,11 +264,7 @@ type nsgToken struct {
 // group AVAILABLE; no work request). An opc-retry-token seen in the last 24 hours answers the
 // group it created, or 409 InvalidatedRetryToken once that group is deleted or when the body
 // differs from the first request's (as the load balancer APIs answer; assumed for OCI).
-func (s *Server) createNSG(w http.ResponseWriter, r *http.Request) {
-	var d core.CreateNetworkSecurityGroupDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) createNSG(w http.ResponseWriter, r *http.Request, d core.CreateNetworkSecurityGroupDetails) {
 	if textOf(d.CompartmentId) == "" || textOf(d.VcnId) == "" {
 		writeError(w, r, http.StatusBadRequest, "MissingParameter", "compartmentId and vcnId are required")
 		return
@@ -376,12 +364,8 @@ func (s *Server) nsgUsersLocked(id string) []string {
 
 // updateNSGRules replaces rules by ID, all or none: an ID the group does not have, or an invalid
 // rule, fails the whole request with 400.
-func (s *Server) updateNSGRules(w http.ResponseWriter, r *http.Request) {
+func (s *Server) updateNSGRules(w http.ResponseWriter, r *http.Request, d core.UpdateNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	var d core.UpdateNetworkSecurityGroupSecurityRulesDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, ok := s.vcn.nsgs.get(id)

@@ -27,7 +27,7 @@ func (s *Server) registerSecurityLists() {
 	const v = "/20160918"
 	s.handle("GetSecurityList", ClassRead, "GET "+v+"/securityLists/{securityListId}", s.getSecurityList)
 	s.handle("ListSecurityLists", ClassRead, "GET "+v+"/securityLists", s.listSecurityLists)
-	s.handle("UpdateSecurityList", ClassWrite, "PUT "+v+"/securityLists/{securityListId}", s.updateSecurityList)
+	s.handle("UpdateSecurityList", ClassWrite, "PUT "+v+"/securityLists/{securityListId}", withBody(s.updateSecurityList))
 }
 
 func (s *Server) getSecurityList(w http.ResponseWriter, r *http.Request) {
@@ -63,12 +63,8 @@ func (s *Server) listSecurityLists(w http.ResponseWriter, r *http.Request) {
 
 // updateSecurityList replaces what the body sets (a field left out stays as it is) if the
 // if-match header, when sent, still names the current ETag, and answers with a new ETag.
-func (s *Server) updateSecurityList(w http.ResponseWriter, r *http.Request) {
+func (s *Server) updateSecurityList(w http.ResponseWriter, r *http.Request, d core.UpdateSecurityListDetails) {
 	id := r.PathValue("securityListId")
-	var d core.UpdateSecurityListDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
 	s.mu.Lock()
 	cur, ok := s.vcn.secLists.get(id)
 	if !ok {

@@ -344,6 +344,18 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// withBody adapts handle, an API handler that takes the request's JSON body as a T, to a
+// handler: it decodes the body first (readJSON) and answers a malformed one itself, 400
+// InvalidParameter, without calling handle.
+func withBody[T any](handle func(w http.ResponseWriter, r *http.Request, body T)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body T
+		if readJSON(w, r, &body) {
+			handle(w, r, body)
+		}
+	}
+}
+
 // pageOf returns the slice of items for the request's "page" and "limit" query parameters and
 // sets opc-next-page when more remain. Pages are opaque offsets, as far as callers know.
 func pageOf[T any](s *Server, w http.ResponseWriter, r *http.Request, items []T, defaultLimit int) []T {

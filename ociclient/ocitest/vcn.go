@@ -58,7 +58,7 @@ func (s *Server) registerVCN() {
 		serveGet(s, w, r, "public IP", r.PathValue("publicIpId"), s.vcn.publicIPs.get)
 	})
 	// A POST only because the address travels in a body; it changes nothing.
-	s.handle("GetPublicIpByIpAddress", ClassRead, "POST "+v+"/publicIps/actions/getByIpAddress", s.getPublicIPByIPAddress)
+	s.handle("GetPublicIpByIpAddress", ClassRead, "POST "+v+"/publicIps/actions/getByIpAddress", withBody(s.getPublicIPByIPAddress))
 	s.handle("ListPublicIps", ClassRead, "GET "+v+"/publicIps", s.listPublicIPs)
 	s.registerSecurityLists()
 	s.registerNSGs()
@@ -160,11 +160,7 @@ func (s *Server) listPublicIPs(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request) {
-	var d core.GetPublicIpByIpAddressDetails
-	if !readJSON(w, r, &d) {
-		return
-	}
+func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request, d core.GetPublicIpByIpAddressDetails) {
 	addr := textOf(d.IpAddress)
 	s.mu.Lock()
 	found := s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })
