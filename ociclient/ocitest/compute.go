@@ -31,30 +31,18 @@ func (s *Server) registerCompute() {
 }
 
 func (s *Server) listInstances(w http.ResponseWriter, r *http.Request) {
-	comp, ok := requiredQuery(w, r, "compartmentId")
-	if !ok {
-		return
-	}
-	serveList(s, w, r, func() []core.Instance {
-		return s.compute.instances.filter(func(i core.Instance) bool {
-			return textOf(i.CompartmentId) == comp && queryMatches(r, "displayName", textOf(i.DisplayName)) &&
-				queryMatches(r, "lifecycleState", string(i.LifecycleState)) &&
-				queryMatches(r, "availabilityDomain", textOf(i.AvailabilityDomain))
-		})
+	serveCompartmentList(s, w, r, &s.compute.instances, func(comp string, i core.Instance) bool {
+		return textOf(i.CompartmentId) == comp && queryMatches(r, "displayName", textOf(i.DisplayName)) &&
+			queryMatches(r, "lifecycleState", string(i.LifecycleState)) &&
+			queryMatches(r, "availabilityDomain", textOf(i.AvailabilityDomain))
 	})
 }
 
 func (s *Server) listVnicAttachments(w http.ResponseWriter, r *http.Request) {
-	comp, ok := requiredQuery(w, r, "compartmentId")
-	if !ok {
-		return
-	}
-	serveList(s, w, r, func() []core.VnicAttachment {
-		return s.compute.attachments.filter(func(a core.VnicAttachment) bool {
-			return textOf(a.CompartmentId) == comp && queryMatches(r, "instanceId", textOf(a.InstanceId)) &&
-				queryMatches(r, "vnicId", textOf(a.VnicId)) &&
-				queryMatches(r, "availabilityDomain", textOf(a.AvailabilityDomain))
-		})
+	serveCompartmentList(s, w, r, &s.compute.attachments, func(comp string, a core.VnicAttachment) bool {
+		return textOf(a.CompartmentId) == comp && queryMatches(r, "instanceId", textOf(a.InstanceId)) &&
+			queryMatches(r, "vnicId", textOf(a.VnicId)) &&
+			queryMatches(r, "availabilityDomain", textOf(a.AvailabilityDomain))
 	})
 }
 

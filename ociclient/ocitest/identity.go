@@ -67,11 +67,18 @@ func (s *Server) listAvailabilityDomains(w http.ResponseWriter, r *http.Request)
 	writeJSON(w, r, http.StatusOK, ads)
 }
 
-// requiredQuery returns a mandatory query parameter, answering 400 MissingParameter when absent.
+// requiredQuery returns a mandatory query parameter, answering 400 MissingParameter when absent,
+// in the core services' words (lbRequireQuery has the load balancer APIs').
 func requiredQuery(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
+	return queryOrMissing(w, r, name, "the query parameter "+name+" is required")
+}
+
+// queryOrMissing returns the named query parameter, answering 400 MissingParameter with message
+// when it is missing.
+func queryOrMissing(w http.ResponseWriter, r *http.Request, name, message string) (string, bool) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
-		writeError(w, r, http.StatusBadRequest, "MissingParameter", "the query parameter "+name+" is required")
+		writeError(w, r, http.StatusBadRequest, "MissingParameter", message)
 		return "", false
 	}
 	return v, true

@@ -426,10 +426,5 @@ func lbIfMatchFails(w http.ResponseWriter, r *http.Request, etag string) bool {
 
 // lbRequireQuery returns the named query parameter, answering 400 when it is missing.
 func lbRequireQuery(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		writeError(w, r, http.StatusBadRequest, "MissingParameter", "query parameter "+name+" is required")
-		return "", false
-	}
-	return v, true
+	return queryOrMissing(w, r, name, "query parameter "+name+" is required")
 }

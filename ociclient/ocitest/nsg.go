@@ -68,12 +68,8 @@ func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("networkSecurityGroupId")
-	s.mu.Lock()
-	n, ok := s.vcn.nsgs.get(id)
-	s.mu.Unlock()
+	n, ok := found(s, w, r, "network security group", r.PathValue("networkSecurityGroupId"), s.vcn.nsgs.get)
 	if !ok {
-		notFound(w, r, "network security group", id)
 		return
 	}
 	rules := []core.SecurityRule{}
@@ -201,22 +197,13 @@ func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request, d core.R
 // VcnId is required and must name a VCN; the compartment defaults to the VCN's. It panics on
 // invalid input.
 func (s *Server) AddNetworkSecurityGroup(g core.NetworkSecurityGroup) core.NetworkSecurityGroup {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.addNSGLocked(jsonClone(g))
-	if err != nil {
-		panic(fmt.Sprintf("ocitest: AddNetworkSecurityGroup: %v", err))
-	}
-	return jsonClone(g)
+	return seed(s, "AddNetworkSecurityGroup", g, s.addNSGLocked)
 }
 
 func (s *Server) addNSGLocked(g core.NetworkSecurityGroup) (core.NetworkSecurityGroup, error) {
-	if g.VcnId == nil {
-		return g, fmt.Errorf("vcnId is required")
-	}
-	vcn, ok := s.vcn.vcns.get(*g.VcnId)
-	if !ok {
-		return g, fmt.Errorf("no VCN %s", *g.VcnId)
+	vcn, err := s.seededVCNLocked(g.VcnId)
+	if err != nil {
+		return g, err
 	}
 	g.Id = new(s.NewID("networksecuritygroup"))
 	if g.CompartmentId == nil {

@@ -31,12 +31,8 @@ func (s *Server) registerSecurityLists() {
 }
 
 func (s *Server) getSecurityList(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("securityListId")
-	s.mu.Lock()
-	l, ok := s.vcn.secLists.get(id)
-	s.mu.Unlock()
+	l, ok := found(s, w, r, "security list", r.PathValue("securityListId"), s.vcn.secLists.get)
 	if !ok {
-		notFound(w, r, "security list", id)
 		return
 	}
 	w.Header().Set("etag", l.etag)
@@ -115,22 +111,13 @@ func (s *Server) updateSecurityList(w http.ResponseWriter, r *http.Request, d co
 // name a VCN. Defaults: the VCN's compartment, state AVAILABLE, empty rule lists. It panics on
 // invalid rules or more than 200 rules in one direction.
 func (s *Server) AddSecurityList(l core.SecurityList) core.SecurityList {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, err := s.addSecurityListLocked(jsonClone(l))
-	if err != nil {
-		panic(fmt.Sprintf("ocitest: AddSecurityList: %v", err))
-	}
-	return jsonClone(l)
+	return seed(s, "AddSecurityList", l, s.addSecurityListLocked)
 }
 
 func (s *Server) addSecurityListLocked(l core.SecurityList) (core.SecurityList, error) {
-	if l.VcnId == nil {
-		return l, fmt.Errorf("vcnId is required")
-	}
-	vcn, ok := s.vcn.vcns.get(*l.VcnId)
-	if !ok {
-		return l, fmt.Errorf("no VCN %s", *l.VcnId)
+	vcn, err := s.seededVCNLocked(l.VcnId)
+	if err != nil {
+		return l, err
 	}
 	if err := checkSecurityListRules(l.IngressSecurityRules, l.EgressSecurityRules); err != nil {
 		return l, err

@@ -66,14 +66,21 @@ func (s *Server) registerVCN() {
 
 // serveGet answers a Get operation from one of the stores.
 func serveGet[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) {
+	if v, ok := found(s, w, r, what, id, lookup); ok {
+		writeJSON(w, r, http.StatusOK, v)
+	}
+}
+
+// found looks id up in one of the stores under Server.mu and answers 404 naming what when it is
+// not there.
+func found[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) (T, bool) {
 	s.mu.Lock()
 	v, ok := lookup(id)
 	s.mu.Unlock()
 	if !ok {
 		notFound(w, r, what, id)
-		return
 	}
-	writeJSON(w, r, http.StatusOK, v)
+	return v, ok
 }
 
 // serveList answers a List operation with one page of what items returns under Server.mu.
@@ -84,6 +91,19 @@ func serveList[T any](s *Server, w http.ResponseWriter, r *http.Request, items f
 	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, all, corePageLimit))
 }
 
+// serveCompartmentList answers a List operation that requires compartmentId with one page of the
+// items of store that keep accepts for that compartment.
+func serveCompartmentList[T any](s *Server, w http.ResponseWriter, r *http.Request, store *ordered[T],
+	keep func(compartment string, item T) bool) {
+	comp, ok := requiredQuery(w, r, "compartmentId")
+	if !ok {
+		return
+	}
+	serveList(s, w, r, func() []T {
+		return store.filter(func(item T) bool { return keep(comp, item) })
+	})
+}
+
 // queryMatches reports whether an optional query filter is absent or equals value.
 func queryMatches(r *http.Request, param, value string) bool {
 	q := r.URL.Query().Get(param)
@@ -91,29 +111,17 @@ func queryMatches(r *http.Request, param, value string) bool {
 }
 
 func (s *Server) listVcns(w http.ResponseWriter, r *http.Request) {
-	comp, ok := requiredQuery(w, r, "compartmentId")
-	if !ok {
-		return
-	}
-	serveList(s, w, r, func() []core.Vcn {
-		return s.vcn.vcns.filter(func(v core.Vcn) bool {
-			return textOf(v.CompartmentId) == comp && queryMatches(r, "displayName", textOf(v.DisplayName)) &&
-				queryMatches(r, "lifecycleState", string(v.LifecycleState))
-		})
+	serveCompartmentList(s, w, r, &s.vcn.vcns, func(comp string, v core.Vcn) bool {
+		return textOf(v.CompartmentId) == comp && queryMatches(r, "displayName", textOf(v.DisplayName)) &&
+			queryMatches(r, "lifecycleState", string(v.LifecycleState))
 	})
 }
 
 func (s *Server) listSubnets(w http.ResponseWriter, r *http.Request) {
-	comp, ok := requiredQuery(w, r, "compartmentId")
-	if !ok {
-		return
-	}
-	serveList(s, w, r, func() []core.Subnet {
-		return s.vcn.subnets.filter(func(sn core.Subnet) bool {
-			return textOf(sn.CompartmentId) == comp && queryMatches(r, "vcnId", textOf(sn.VcnId)) &&
-				queryMatches(r, "displayName", textOf(sn.DisplayName)) &&
-				queryMatches(r, "lifecycleState", string(sn.LifecycleState))
-		})
+	serveCompartmentList(s, w, r, &s.vcn.subnets, func(comp string, sn core.Subnet) bool {
+		return textOf(sn.CompartmentId) == comp && queryMatches(r, "vcnId", textOf(sn.VcnId)) &&
+			queryMatches(r, "displayName", textOf(sn.DisplayName)) &&
+			queryMatches(r, "lifecycleState", string(sn.LifecycleState))
 	})
 }
 
@@ -181,13 +189,7 @@ func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request, 
 // setup written by hand, where a panic points at the mistake. Seed validates a Tenancy read from
 // a file and returns errors instead.
 func (s *Server) AddVCN(v core.Vcn) core.Vcn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, err := s.addVCNLocked(jsonClone(v))
-	if err != nil {
-		panic(fmt.Sprintf("ocitest: AddVCN: %v", err))
-	}
-	return jsonClone(v)
+	return seed(s, "AddVCN", v, s.addVCNLocked)
 }
 
 func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
@@ -218,6 +220,41 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 	return v, nil
 }
 
+// seed is an Add method around its locked half add: add gets a copy of v under Server.mu, the
+// caller a copy of what it stored, and invalid input panics naming the method (see AddVCN).
+func seed[T any](s *Server, method string, v T, add func(T) (T, error)) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := add(jsonClone(v))
+	if err != nil {
+		panic(fmt.Sprintf("ocitest: %s: %v", method, err))
+	}
+	return jsonClone(v)
+}
+
+// seededSubnetLocked is the subnet a resource being seeded names in its subnetId. Caller holds
+// s.mu.
+func (s *Server) seededSubnetLocked(id *string) (core.Subnet, error) {
+	sn, ok := s.vcn.subnets.get(textOf(id))
+	if !ok {
+		return sn, fmt.Errorf("no subnet %q", textOf(id))
+	}
+	return sn, nil
+}
+
+// seededVCNLocked is the VCN a resource being seeded names in its vcnId, which must be given.
+// Caller holds s.mu.
+func (s *Server) seededVCNLocked(id *string) (core.Vcn, error) {
+	if id == nil {
+		return core.Vcn{}, fmt.Errorf("vcnId is required")
+	}
+	vcn, ok := s.vcn.vcns.get(*id)
+	if !ok {
+		return vcn, fmt.Errorf("no VCN %s", *id)
+	}
+	return vcn, nil
+}
+
 // AddSubnet adds a subnet and returns it as stored. VcnId and CidrBlock are required; the CIDR
 // must lie inside the VCN's and overlap no other subnet of it; SecurityListIds must name lists of
 // the same VCN. An IPv6-enabled subnet gives Ipv6CidrBlock or Ipv6CidrBlocks: /64 prefixes inside
@@ -226,13 +263,7 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 // AVAILABLE, the CIDR's first address as virtual router (and the IPv6 prefix's, for IPv6). It
 // panics on invalid input.
 func (s *Server) AddSubnet(sn core.Subnet) core.Subnet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sn, err := s.addSubnetLocked(jsonClone(sn))
-	if err != nil {
-		panic(fmt.Sprintf("ocitest: AddSubnet: %v", err))
-	}
-	return jsonClone(sn)
+	return seed(s, "AddSubnet", sn, s.addSubnetLocked)
 }
 
 func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
@@ -273,12 +304,9 @@ func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
 }
 
 func (s *Server) checkSubnetLocked(sn core.Subnet) error {
-	if sn.VcnId == nil {
-		return fmt.Errorf("vcnId is required")
-	}
-	vcn, ok := s.vcn.vcns.get(*sn.VcnId)
-	if !ok {
-		return fmt.Errorf("no VCN %s", *sn.VcnId)
+	vcn, err := s.seededVCNLocked(sn.VcnId)
+	if err != nil {
+		return err
 	}
 	if sn.CidrBlock == nil {
 		return fmt.Errorf("cidrBlock is required")
@@ -376,13 +404,7 @@ func checkSubnetIPv6(vcn core.Vcn, sn core.Subnet, others []core.Subnet) error {
 // PrivateIpId assigns it to that private IP. It panics on an address already in use or an
 // unknown private IP.
 func (s *Server) AddPublicIP(p core.PublicIp) core.PublicIp {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, err := s.addPublicIPLocked(jsonClone(p))
-	if err != nil {
-		panic(fmt.Sprintf("ocitest: AddPublicIP: %v", err))
-	}
-	return jsonClone(p)
+	return seed(s, "AddPublicIP", p, s.addPublicIPLocked)
 }
 
 func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
@@ -435,22 +457,23 @@ func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
 // free one from <prefix>::100 of its first prefix; the compartment to the subnet's. It panics on
 // an unknown subnet, one without IPv6, or an address outside its prefixes or in use.
 func (s *Server) AddIPv6(p core.Ipv6) core.Ipv6 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p = jsonClone(p)
-	sn, ok := s.vcn.subnets.get(textOf(p.SubnetId))
-	if !ok {
-		panic(fmt.Sprintf("ocitest: AddIPv6: no subnet %q", textOf(p.SubnetId)))
+	return seed(s, "AddIPv6", p, s.addIPv6Locked)
+}
+
+func (s *Server) addIPv6Locked(p core.Ipv6) (core.Ipv6, error) {
+	sn, err := s.seededSubnetLocked(p.SubnetId)
+	if err != nil {
+		return p, err
 	}
 	prefixes := subnetIPv6Prefixes(sn)
 	if len(prefixes) == 0 {
-		panic(fmt.Sprintf("ocitest: AddIPv6: subnet %s has no IPv6 prefix", *sn.Id))
+		return p, fmt.Errorf("subnet %s has no IPv6 prefix", *sn.Id)
 	}
 	if textOf(p.IpAddress) == "" {
 		p.IpAddress = new(s.nlbFreeIPv6(*sn.Id, prefixes[0]))
 	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !a.Is6() || !prefixesContain(prefixes, a) ||
 		s.nlbIPv6InUse(*sn.Id, a.String(), "") {
-		panic(fmt.Sprintf("ocitest: AddIPv6: %s is not a free address in the IPv6 prefixes of subnet %s (%v)", *p.IpAddress, *sn.Id, prefixes))
+		return p, fmt.Errorf("%s is not a free address in the IPv6 prefixes of subnet %s (%v)", *p.IpAddress, *sn.Id, prefixes)
 	} else {
 		p.IpAddress = new(a.String())
 	}
@@ -467,7 +490,7 @@ func (s *Server) AddIPv6(p core.Ipv6) core.Ipv6 {
 	}
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.ipv6s.put(*p.Id, p)
-	return jsonClone(p)
+	return p, nil
 }
 
 // AddPrivateIP adds a reserved private IP (lifetime RESERVED, on no VNIC), as a network load
@@ -475,24 +498,25 @@ func (s *Server) AddIPv6(p core.Ipv6) core.Ipv6 {
 // subnet's lowest free one; the compartment to the subnet's. It panics on an unknown subnet or an
 // address outside it or in use.
 func (s *Server) AddPrivateIP(p core.PrivateIp) core.PrivateIp {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p = jsonClone(p)
-	sn, ok := s.vcn.subnets.get(textOf(p.SubnetId))
-	if !ok {
-		panic(fmt.Sprintf("ocitest: AddPrivateIP: no subnet %q", textOf(p.SubnetId)))
+	return seed(s, "AddPrivateIP", p, s.addPrivateIPLocked)
+}
+
+func (s *Server) addPrivateIPLocked(p core.PrivateIp) (core.PrivateIp, error) {
+	sn, err := s.seededSubnetLocked(p.SubnetId)
+	if err != nil {
+		return p, err
 	}
 	if textOf(p.IpAddress) == "" {
 		addr, err := s.nextPrivateAddressLocked(sn)
 		if err != nil {
-			panic(fmt.Sprintf("ocitest: AddPrivateIP: %v", err))
+			return p, err
 		}
 		p.IpAddress = &addr
 	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !netip.MustParsePrefix(*sn.CidrBlock).Contains(a) ||
 		len(s.vcn.privateIPs.filter(func(o core.PrivateIp) bool {
 			return textOf(o.SubnetId) == *sn.Id && textOf(o.IpAddress) == *p.IpAddress
 		})) > 0 {
-		panic(fmt.Sprintf("ocitest: AddPrivateIP: %s is not a free address of subnet %s (%s)", *p.IpAddress, *sn.Id, *sn.CidrBlock))
+		return p, fmt.Errorf("%s is not a free address of subnet %s (%s)", *p.IpAddress, *sn.Id, *sn.CidrBlock)
 	}
 	p.Id = new(s.NewID("privateip"))
 	p.Lifetime = core.PrivateIpLifetimeReserved
@@ -506,7 +530,7 @@ func (s *Server) AddPrivateIP(p core.PrivateIp) core.PrivateIp {
 	p.IsPrimary = new(false)
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.privateIPs.put(*p.Id, p)
-	return jsonClone(p)
+	return p, nil
 }
 
 // nextPublicAddressLocked hands out addresses from 198.51.100.1 (TEST-NET-2, reserved for
