@@ -355,25 +355,28 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) lbListShapes(w http.ResponseWriter, r *http.Request) {
-	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
-		return
-	}
-	shapes := make([]loadbalancer.LoadBalancerShape, 0, len(lbShapes))
-	for _, name := range lbShapes {
-		shapes = append(shapes, loadbalancer.LoadBalancerShape{Name: common.String(name)})
-	}
-	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, shapes, 100))
+	lbListNamed(s, w, r, lbShapes, func(name *string) loadbalancer.LoadBalancerShape {
+		return loadbalancer.LoadBalancerShape{Name: name}
+	})
 }
 
 func (s *Server) lbListPolicies(w http.ResponseWriter, r *http.Request) {
+	lbListNamed(s, w, r, lbPolicies, func(name *string) loadbalancer.LoadBalancerPolicy {
+		return loadbalancer.LoadBalancerPolicy{Name: name}
+	})
+}
+
+// lbListNamed answers a List of the Load Balancer API's fixed catalogues (shapes, policies),
+// which needs compartmentId: one page of an item per name, made by item.
+func lbListNamed[T any](s *Server, w http.ResponseWriter, r *http.Request, names []string, item func(name *string) T) {
 	if _, ok := lbRequireQuery(w, r, "compartmentId"); !ok {
 		return
 	}
-	policies := make([]loadbalancer.LoadBalancerPolicy, 0, len(lbPolicies))
-	for _, name := range lbPolicies {
-		policies = append(policies, loadbalancer.LoadBalancerPolicy{Name: common.String(name)})
+	items := make([]T, 0, len(names))
+	for _, name := range names {
+		items = append(items, item(common.String(name)))
 	}
-	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, policies, 100))
+	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, items, 100))
 }
 
 func (s *Server) lbGetWorkRequest(w http.ResponseWriter, r *http.Request) {
