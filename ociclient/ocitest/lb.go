@@ -92,10 +92,7 @@ func (s *Server) lbGet(w http.ResponseWriter, r *http.Request) {
 
 // lbCheckCreate validates a whole CreateLoadBalancer request.
 func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, caps lbCaps) error {
-	if lbDeref(d.CompartmentId) == "" {
-		return lbInvalid("compartmentId is required")
-	}
-	if err := lbCheckDisplayName(d.DisplayName); err != nil {
+	if err := lbCheckCreateOwner(d.CompartmentId, d.DisplayName); err != nil {
 		return err
 	}
 	if err := lbCheckShape(d.ShapeName, d.ShapeDetails); err != nil {
@@ -158,10 +155,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request, d loadbalancer
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	var reserved []string
-	for _, ip := range d.ReservedIps {
-		reserved = append(reserved, lbDeref(ip.Id))
-	}
+	reserved := reservedIDs(d.ReservedIps, func(ip loadbalancer.ReservedIp) *string { return ip.Id })
 	err := s.createChecks(lbCheckCreate(d, s.lb.limits.classic()), d.SubnetIds, d.NetworkSecurityGroupIds, reserved,
 		d.DefinedTags, func() error { return s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName) })
 	if err != nil {

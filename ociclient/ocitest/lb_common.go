@@ -163,6 +163,16 @@ func (s *Server) createChecks(own error, subnets, nsgs, reserved []string, tags 
 	return tenancy()
 }
 
+// reservedIDs lists the OCIDs a create's reservedIps name, as createChecks takes them; id reads
+// one from the API's own type.
+func reservedIDs[T any](ips []T, id func(T) *string) []string {
+	var out []string
+	for _, ip := range ips {
+		out = append(out, lbDeref(id(ip)))
+	}
+	return out
+}
+
 // acceptWork queues wr on the (network) load balancer b and answers the caller 204 with the
 // work request's OCID, remembering the answer under the request's retry token. Caller holds s.mu.
 func (s *Server) acceptWork(w http.ResponseWriter, r *http.Request, op string, now time.Time, b *balancerBook, wr *workRequest) {

@@ -142,6 +142,15 @@ func lbCheckOneOf(what string, v *string, allowed []string) error {
 	return nil
 }
 
+// lbCheckCreateOwner is how both APIs' creates begin their checks: a compartment, then a display
+// name (lbCheckDisplayName).
+func lbCheckCreateOwner(compartment, displayName *string) error {
+	if lbDeref(compartment) == "" {
+		return lbInvalid("compartmentId is required")
+	}
+	return lbCheckDisplayName(displayName)
+}
+
 func lbCheckDisplayName(v *string) error {
 	if v == nil || *v == "" {
 		return lbInvalid("displayName is required")

@@ -260,10 +260,7 @@ func (s *Server) nlbGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) error {
-	if lbDeref(d.CompartmentId) == "" {
-		return lbInvalid("compartmentId is required")
-	}
-	if err := lbCheckDisplayName(d.DisplayName); err != nil {
+	if err := lbCheckCreateOwner(d.CompartmentId, d.DisplayName); err != nil {
 		return err
 	}
 	if lbDeref(d.SubnetId) == "" {
@@ -321,10 +318,7 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.Crea
 	if s.lbReplay(w, r, op, now) {
 		return
 	}
-	var reserved []string
-	for _, ip := range d.ReservedIps {
-		reserved = append(reserved, lbDeref(ip.Id))
-	}
+	reserved := reservedIDs(d.ReservedIps, func(ip nlbapi.ReservedIp) *string { return ip.Id })
 	// lbDeref, not *: the arguments are evaluated before nlbCheckCreate has refused a missing subnet.
 	err := s.createChecks(nlbCheckCreate(d, s.lb.limits.network()), []string{lbDeref(d.SubnetId)}, d.NetworkSecurityGroupIds,
 		reserved, d.DefinedTags, func() error { return s.nlbResolveCreate(&d) })
