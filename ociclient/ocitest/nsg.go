@@ -68,7 +68,7 @@ func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
-	n, ok := found(s, w, r, "network security group", r.PathValue("networkSecurityGroupId"), s.vcn.nsgs.get)
+	n, ok := lookupOrNotFound(s, w, r, "network security group", r.PathValue("networkSecurityGroupId"), s.vcn.nsgs.get)
 	if !ok {
 		return
 	}

@@ -31,7 +31,7 @@ func (s *Server) registerSecurityLists() {
 }
 
 func (s *Server) getSecurityList(w http.ResponseWriter, r *http.Request) {
-	l, ok := found(s, w, r, "security list", r.PathValue("securityListId"), s.vcn.secLists.get)
+	l, ok := lookupOrNotFound(s, w, r, "security list", r.PathValue("securityListId"), s.vcn.secLists.get)
 	if !ok {
 		return
 	}

@@ -66,14 +66,14 @@ func (s *Server) registerVCN() {
 
 // serveGet answers a Get operation from one of the stores.
 func serveGet[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) {
-	if v, ok := found(s, w, r, what, id, lookup); ok {
+	if v, ok := lookupOrNotFound(s, w, r, what, id, lookup); ok {
 		writeJSON(w, r, http.StatusOK, v)
 	}
 }
 
-// found looks id up in one of the stores under Server.mu and answers 404 naming what when it is
-// not there.
-func found[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) (T, bool) {
+// lookupOrNotFound looks id up in one of the stores under Server.mu and answers 404 naming what
+// when it is not there.
+func lookupOrNotFound[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) (T, bool) {
 	s.mu.Lock()
 	v, ok := lookup(id)
 	s.mu.Unlock()
