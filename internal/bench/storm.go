@@ -398,7 +398,7 @@ func Storm(o StormOptions) ([]Phase, error) {
 // over the same OCI client; the World's own loop is off, so that it does not find and repair
 // them first). Found counts the changed Services the check requeues.
 func driftCheck(ctx context.Context, w *World, services []*v1.Service) (Phase, error) {
-	r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Client: w.OCI.LoadBalancers, Now: w.Clock.Now})
+	r, err := engine.NewReconciler(engine.Options{Config: w.cfg, Client: w.OCI.LoadBalancers, Now: w.Clock.Now, Sleep: w.Clock.Sleep})
 	if err != nil {
 		return Phase{}, err
 	}

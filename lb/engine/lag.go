@@ -38,8 +38,9 @@ const DefaultListingLag = 5 * time.Second
 // *listingLag knows of no lag.
 type listingLag struct {
 	now     func() time.Time
-	lag     time.Duration // <= 0: listings never lag
-	settled time.Time     // the Reconciler's start plus lag
+	sleep   func(ctx context.Context, d time.Duration) error // on now's clock
+	lag     time.Duration                                    // <= 0: listings never lag
+	settled time.Time                                        // the Reconciler's start plus lag
 	// observer counts the waits (Options.Consistency); nil counts none.
 	observer ociclient.ConsistencyObserver
 
@@ -53,9 +54,12 @@ type listingLag struct {
 // create whose answer was lost left a load balancer whose OCID this Reconciler never learned.
 func serviceKey(uid string) string { return "service/" + uid }
 
-func newListingLag(now func() time.Time, lag time.Duration) *listingLag {
+func newListingLag(now func() time.Time, sleep func(context.Context, time.Duration) error, lag time.Duration) *listingLag {
 	lag = max(lag, 0)
-	return &listingLag{now: now, lag: lag, settled: now().Add(lag), created: map[string]time.Time{}}
+	if sleep == nil {
+		sleep = ctxtime.Sleep
+	}
+	return &listingLag{now: now, sleep: sleep, lag: lag, settled: now().Add(lag), created: map[string]time.Time{}}
 }
 
 // recordCreate notes that this Reconciler created, or tried to create, a load balancer now: key
@@ -129,14 +133,16 @@ func (l *listingLag) await(ctx context.Context, id string) error {
 	return l.until(ctx, l.shows(id), "every load balancer created before this one")
 }
 
-// until waits until from, by l.now; what is what the listing is to show, for the error.
+// until waits until from, by l.now and on its clock (a wait measured on a fast clock but slept
+// on the wall clock would last that many times longer); what is what the listing is to show,
+// for the error.
 func (l *listingLag) until(ctx context.Context, from time.Time, what string) error {
 	d := from.Sub(l.now())
 	if d <= 0 {
 		return nil
 	}
 	l.count(ctx)
-	if err := ctxtime.Sleep(ctx, d); err != nil {
+	if err := l.sleep(ctx, d); err != nil {
 		return fmt.Errorf("waiting %s for OCI's listings to show %s (Options.ListingLag): %w", d.Round(time.Millisecond), what, err)
 	}
 	return nil

@@ -79,6 +79,10 @@ type Options struct {
 	// (ociclient.Client.Clock().Now), so that a benchmark on a fast clock judges ages as
 	// production does.
 	Now func() time.Time
+	// Sleep, if set, waits on the clock Now reads (give it the OCI client's,
+	// ociclient.Client.Clock().Sleep): the Reconciler waits with it for OCI's listings to catch
+	// up (ListingLag), a wait it measures by Now. nil waits on the wall clock.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// ListingLag is how long after a load balancer is created OCI's listings may still lack it
 	// (zero means DefaultListingLag, negative none). A listing is taken as proof that a load
 	// balancer is absent only once it began ListingLag after the Reconciler started and after the
@@ -187,7 +191,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 	if lag == 0 {
 		lag = DefaultListingLag
 	}
-	r.lag = newListingLag(r.now, lag)
+	r.lag = newListingLag(r.now, opts.Sleep, lag)
 	r.lag.observer = opts.Consistency
 	r.drivers[model.KindLoadBalancer] = newDriver(loadbalancer.New(opts.Client), opts, r.lag)
 	if opts.NetworkLoadBalancers != nil {
