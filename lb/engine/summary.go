@@ -23,7 +23,7 @@ const maxFailureEcho = 400
 // With err nil it lists plan's changes; when err is (or wraps) an *applyError it says what was
 // applied, what failed and why, and what was not attempted. It returns "" when there is nothing
 // to report: an empty plan, or an error that is not an *applyError (nothing was applied; the
-// error itself is reported by the caller). Changes that do not fit in model.MaxSummaryBytes end
+// error itself is reported by the caller). Changes that do not fit in text.MaxSummary end
 // the text as "… and N more". Private keys never appear.
 func Summary(plan *model.Plan, err error) string {
 	var aerr *applyError
@@ -41,7 +41,7 @@ func Summary(plan *model.Plan, err error) string {
 		for _, c := range aerr.Skipped {
 			parts = append(parts, "not attempted "+c.Summary())
 		}
-		return model.FitSummary(fmt.Sprintf("load balancer %s: %d of %d change(s) failed: ", aerr.LoadBalancerID,
+		return text.Fit(fmt.Sprintf("load balancer %s: %d of %d change(s) failed: ", aerr.LoadBalancerID,
 			len(aerr.Failed), len(parts)), parts)
 	}
 	return plan.Summary()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/text"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -41,8 +42,8 @@ func TestSummaryIsCutToOneKiBWithACountOfTheRest(t *testing.T) {
 			After: model.Listener{Name: fmt.Sprintf("TCP-%d", 10000+i)}})
 	}
 	got := Summary(plan, nil)
-	if len(got) > model.MaxSummaryBytes {
-		t.Errorf("summary is %d bytes, want at most %d", len(got), model.MaxSummaryBytes)
+	if len(got) > text.MaxSummary {
+		t.Errorf("summary is %d bytes, want at most %d", len(got), text.MaxSummary)
 	}
 	shown := strings.Count(got, "+ listener")
 	if want := fmt.Sprintf("; … and %d more", 100-shown); !strings.HasSuffix(got, want) || shown == 0 {

@@ -6,13 +6,11 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/text"
 )
 
-// MaxSummaryBytes bounds a summary (Plan.Summary, FitSummary): a Kubernetes Event message is cut
-// at 1 KiB by the API server, and a cut in the middle of a change would misreport it.
-const MaxSummaryBytes = 1024
-
-// Summary is the plan in one line of at most MaxSummaryBytes, for a Kubernetes Event on the
+// Summary is the plan in one line of at most text.MaxSummary bytes, for a Kubernetes Event on the
 // Service, so that `kubectl describe service` shows what is done to its load balancer:
 //
 //	load balancer "default-web": + listener TCP-8080; ~ backend set TCP-80: +1 backend
@@ -32,31 +30,7 @@ func (p *Plan) Summary() string {
 		head = fmt.Sprintf("load balancer %q (backends: %d of %d eligible Nodes, a subset within OCI's limits or loadBalancer.backendSubset): ",
 			p.Name, sub.Subset.Nodes, sub.Subset.Eligible)
 	}
-	return FitSummary(head, parts)
-}
-
-// FitSummary joins parts after head with "; ", as many as fit in MaxSummaryBytes with room left
-// for "… and N more".
-func FitSummary(head string, parts []string) string {
-	var b strings.Builder
-	b.WriteString(head)
-	for i, p := range parts {
-		sep := ""
-		if i > 0 {
-			sep = "; "
-		}
-		more := ""
-		if rest := len(parts) - i - 1; rest > 0 {
-			more = fmt.Sprintf("; … and %d more", rest)
-		}
-		if b.Len()+len(sep)+len(p)+len(more) > MaxSummaryBytes {
-			fmt.Fprintf(&b, "%s… and %d more", sep, len(parts)-i)
-			break
-		}
-		b.WriteString(sep)
-		b.WriteString(p)
-	}
-	return b.String()
+	return text.Fit(head, parts)
 }
 
 // Summary is the change in a few words: `+ listener TCP-8080`,

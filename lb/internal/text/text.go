@@ -7,6 +7,7 @@ package text
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,4 +37,32 @@ func Quote(v string) string {
 		return fmt.Sprintf("%q", v)
 	}
 	return fmt.Sprintf("%q… (%d bytes)", CutUTF8(v, MaxValue), len(v))
+}
+
+// MaxSummary bounds a summary Fit makes: a Kubernetes Event message is cut at 1 KiB by the API
+// server, and a cut in the middle of a change would misreport it.
+const MaxSummary = 1024
+
+// Fit joins parts after head with "; ", as many as fit in MaxSummary bytes with room left for
+// "… and N more": a summary of changes for an Event (model.Plan.Summary, lb/engine's Summary).
+func Fit(head string, parts []string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for i, p := range parts {
+		sep := ""
+		if i > 0 {
+			sep = "; "
+		}
+		more := ""
+		if rest := len(parts) - i - 1; rest > 0 {
+			more = fmt.Sprintf("; … and %d more", rest)
+		}
+		if b.Len()+len(sep)+len(p)+len(more) > MaxSummary {
+			fmt.Fprintf(&b, "%s… and %d more", sep, len(parts)-i)
+			break
+		}
+		b.WriteString(sep)
+		b.WriteString(p)
+	}
+	return b.String()
 }
