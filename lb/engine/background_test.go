@@ -237,7 +237,7 @@ func TestAPendingErrorSaysWhoseDeadlineEndedTheWait(t *testing.T) {
 	e2 := newEnv(t, func(s *envSettings) {
 		s.wrDurations = func(string, string, uint64) time.Duration { return time.Hour }
 	})
-	r2, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e2.cfg, clusterName), Client: e2.oci.LoadBalancers, PublicIPs: e2.oci.VirtualNetwork,
+	r2, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e2.cfg, Client: e2.oci.LoadBalancers, PublicIPs: e2.oci.VirtualNetwork,
 		MaxWait: -1, Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestPlanSaysWhenTheCallersDeadlineEndedIt(t *testing.T) {
 func TestMaxWaitIsJudgedByTheReconcilersClock(t *testing.T) {
 	e, _, _ := backgroundEnv(t, 0, "CreateLoadBalancer")
 	var clk ocitest.Clock
-	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, clusterName), Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
+	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
 		MaxWait: time.Minute, Timeout: time.Hour, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

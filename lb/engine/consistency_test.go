@@ -200,7 +200,7 @@ func TestListingLagWaitsAreCounted(t *testing.T) {
 	e := newEnv(t)
 	var counted ociclient.ConsistencyCounts
 	settled := e.settledReconciler(t, engine.Options{Consistency: &counted})
-	young, err := engine.NewReconciler(engine.Options{Config: withCluster(e.cfg, clusterName), Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
+	young, err := engine.NewReconciler(engine.Options{Config: e.cfg, Client: e.oci.LoadBalancers, PublicIPs: e.oci.VirtualNetwork,
 		Now: e.clock.Now, ListingLag: time.Hour, Consistency: &counted})
 	if err != nil {
 		t.Fatal(err)

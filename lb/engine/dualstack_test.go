@@ -72,7 +72,7 @@ func TestNLBDualStackFollowsTheSubnet(t *testing.T) {
 	}
 
 	// Without a client that reads subnets, PreferDualStack is served single-stack.
-	blind, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(other.cfg, clusterName), Client: other.oci.LoadBalancers,
+	blind, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: other.cfg, Client: other.oci.LoadBalancers,
 		NetworkLoadBalancers: other.oci.NetworkLoadBalancers})
 	if err != nil {
 		t.Fatal(err)

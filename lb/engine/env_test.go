@@ -263,7 +263,7 @@ func writes(c ocitest.Calls) map[string]int {
 }
 
 // withCluster is cfg with the cluster identity id (config.Config.ClusterID), for a Reconciler of
-// another cluster or one built beside the env's.
+// another cluster (the env's own cfg carries clusterName).
 func withCluster(cfg *config.Config, id string) *config.Config {
 	c := *cfg
 	c.ClusterID = id

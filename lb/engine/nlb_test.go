@@ -284,7 +284,7 @@ func TestNLBMadeByTheUpstreamCCMIsAdoptedAndDeleted(t *testing.T) {
 // newEnvReconciler is a second Reconciler on e's OCI with the NLB client: a restarted process.
 func newEnvReconciler(t *testing.T, e *env) *engine.Reconciler {
 	t.Helper()
-	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, clusterName), Client: e.oci.LoadBalancers,
+	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e.cfg, Client: e.oci.LoadBalancers,
 		NetworkLoadBalancers: e.oci.NetworkLoadBalancers, PublicIPs: e.oci.VirtualNetwork})
 	if err != nil {
 		t.Fatal(err)

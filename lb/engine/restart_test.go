@@ -74,7 +74,7 @@ func TestRestartRebuildsStateFromOneListingPerPage(t *testing.T) {
 func TestAListingStandsInForReadsForAMinuteOfTheReconcilersClock(t *testing.T) {
 	e := newDriftEnvOf(t, 2)
 	var clk ocitest.Clock
-	restarted, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, clusterName), Client: e.oci.LoadBalancers,
+	restarted, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e.cfg, Client: e.oci.LoadBalancers,
 		PublicIPs: e.oci.VirtualNetwork, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

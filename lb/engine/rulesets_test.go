@@ -210,7 +210,7 @@ func TestAClientWithoutRuleSetsIsRefusedBeforeAnyWrite(t *testing.T) {
 	svc := service(annotate(annotation.BackendProtocol, "HTTP"))
 	e.ensure(t, svc, readyNodes(1), nil)
 
-	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, clusterName),
+	r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e.cfg,
 		Client: clientWithoutRuleSets{e.oci.LoadBalancers}, PublicIPs: e.oci.VirtualNetwork, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func TestAnnotatedRegionalSubnetIsTheLoadBalancersOnlySubnet(t *testing.T) {
 			}
 			svc := service(opts...)
 			subnets := &countedSubnets{VirtualNetworkClient: e.oci.VirtualNetwork}
-			r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: withCluster(e.cfg, clusterName),
+			r, err := engine.NewReconciler(engine.Options{ListingLag: ocitest.DefaultListingLag, Config: e.cfg,
 				Client: e.oci.LoadBalancers, PublicIPs: subnets, Now: e.clock.Now})
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,8 @@
 // Copyright 2026 The oci-ccm Authors.
 
 // Package text cuts text a user gave or OCI returned to a length fit for an error, an Event or
-// a log line, without splitting a character and saying how long it was.
+// a log line, without splitting a character and saying how long it was, and fits a list of
+// changes into one Event's message (Fit).
 package text
 
 import (
