@@ -13,15 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 )
 
 // AnyIPv4 is the source allowed when neither the Service nor the configuration restricts it.
 const AnyIPv4 = "0.0.0.0/0"
 
 // Claim is what one load balancer Service needs from the security lists. It is a plain value:
-// ClaimFor builds it from the Service's reconciled load balancer Spec and its nodes' subnets,
-// and this package never sees a Kubernetes object.
+// the orchestrator builds it from the Service's reconciled load balancer and its nodes' subnets
+// (ccm/service's ClaimFor), and this package never sees a Kubernetes object or a load balancer.
 type Claim struct {
 	// Service names the claim: the Service's namespace and name, the only thing about the
 	// Service this package needs. One claim per Service; setting a claim for the same Service
@@ -42,7 +41,7 @@ type Claim struct {
 	// NodePorts are the Service's node ports, where the load balancer sends traffic.
 	NodePorts []int
 	// HealthCheckPort is the node port the load balancer health-checks: healthCheckNodePort
-	// for externalTrafficPolicy Local, model.KubeProxyHealthPort otherwise. Zero means none.
+	// for externalTrafficPolicy Local, kube-proxy's 10256 otherwise. Zero means none.
 	HealthCheckPort int
 	// UDPListenerPorts and UDPNodePorts are the listener and node ports of the Service's UDP
 	// ports (network load balancers only); ListenerPorts and NodePorts are TCP. The health
@@ -142,8 +141,8 @@ func (p Policy) Validate() error {
 			ErrInvalid, n, maxDescription))
 	}
 	if p.DefaultMode == config.SecurityListModeNSG {
-		errs = append(errs, fmt.Errorf("%w: default mode NSG: it is chosen per Service (annotation %s), because the backend NSGs are named per Service",
-			ErrInvalid, annotation.SecurityRuleManagementMode))
+		errs = append(errs, fmt.Errorf("%w: default mode NSG: it is chosen per Service (its security-rule management mode annotation, Claim.Mode), because the backend NSGs are named per Service",
+			ErrInvalid))
 	} else if p.DefaultMode != "" && !validMode(p.DefaultMode) {
 		errs = append(errs, fmt.Errorf("%w: default mode %q is not one of All, Frontend, Backend, None", ErrInvalid, p.DefaultMode))
 	}

@@ -5,9 +5,9 @@
 // lists or (mode NSG) network security groups.
 //
 // The work splits in two. The pure part takes plain values and returns plain values: every LB
-// Service contributes a Claim (its subnets, ports, source ranges and management mode), which
-// ClaimFor builds from the Service's reconciled load balancer (a model.Spec) and the subnets of
-// its nodes (instances.Subnets); Desired
+// Service contributes a Claim (its subnets, ports, source ranges and management mode), which the
+// orchestrator (ccm/service's ClaimFor) builds from the Service's reconciled load balancer and
+// the subnets of its nodes (instances.Subnets): this package knows nothing of lb. Desired
 // turns the claims of the whole cluster into the set of rules each security list must hold; Diff
 // compares that set with the rules a list holds now, as set arithmetic on normalised rules, and
 // says what to add and what to remove. The I/O part is the Manager: one writer per list in the
@@ -26,14 +26,14 @@
 //
 // One engine serves two targets. Desired computes the rules of every target, keyed by OCID: a
 // security list, or a network security group (a Service's frontend NSG, which Manager.FrontendNSG
-// creates for lb and Delete deletes after the load balancer, and the backend NSGs a Service
+// creates for the load balancer and Delete deletes after the load balancer, and the backend NSGs a Service
 // names). Diff is the same for both; only the write differs: a list is replaced whole with
 // If-Match, an NSG's rules are removed and added by ID. OCI's 120 rules per NSG are checked
 // before any call, as the 200 per list are.
 //
-// The public API: ClaimFor and Claim; Policy (PolicyFromConfig); Desired, ListsOf, Diff and their
+// The public API: Claim; Policy (PolicyFromConfig); Desired, ListsOf, Diff and their
 // value types (Subnet, Rule, RuleSet, Current, Observed, Update, Limits); Manager (NewManager,
-// Prime, Reconcile, Delete, FrontendNSG) over the VirtualNetwork interface it declares; the
+// Prime, Reconcile, Delete, FrontendNSG with Frontend) over the VirtualNetwork interface it declares; the
 // errors ErrInvalid, ErrNoSecurityList, ErrListNotAttached, ErrNoFrontendNSG and
 // *CapacityError. Logs go to Options.Logger, else to the logger in the context of the call that
 // started a write.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	"github.com/oracle/oci-go-sdk/v65/core"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -31,27 +31,54 @@ import (
 // console knows what it is; ownership is in the tags, never the name.
 const frontendNamePrefix = "oci-ccm-frontend-"
 
+// The freeform tags that mark a frontend NSG as a Service's: the keys a load balancer's ownership
+// tags have (lb/model's TagCluster, TagService and TagServiceUID; a test holds them equal), so one
+// tag filter in the console finds a Service's load balancer and its group.
+const (
+	tagCluster    = "oci-ccm-cluster"
+	tagService    = "oci-ccm-service"
+	tagServiceUID = "oci-ccm-service-uid"
+)
+
 // maxDisplayName is OCI's limit on a display name.
 const maxDisplayName = 255
 
-// FrontendNSG returns the OCID of the frontend network security group of the Service spec
-// describes when the Service is in mode NSG, creating it when it has none and create is true
-// (with create false it only looks, and returns "" when there is none: lb's dry run and drift
-// check write nothing); for every other Service it returns "". It is engine.Options.FrontendNSG: lb
-// attaches the group to the load balancer it creates or updates.
+// Frontend is the load balancer a frontend network security group is for: what FrontendNSG
+// needs to know of a Service and its load balancer, as plain values (the orchestrator takes them
+// from the Service's desired load balancer, ccm/service's FrontendOf).
+type Frontend struct {
+	// Service is the Service's namespace and name; the group is tagged with it.
+	Service types.NamespacedName
+	// UID is the Service's UID: the group's tag and its create's retry token.
+	UID types.UID
+	// Mode is the Service's security-rule management mode; only mode NSG has a frontend group.
+	Mode config.SecurityListMode
+	// Subnets are the load balancer's subnets; the group is made in the VCN of the first.
+	Subnets []string
+	// CompartmentID is the load balancer's compartment, where the group is made unless
+	// Policy.CompartmentID says otherwise. Empty means the first subnet's.
+	CompartmentID string
+}
+
+// FrontendNSG returns the OCID of the frontend network security group of the load balancer f
+// describes when its Service is in mode NSG, creating it when it has none and create is true
+// (with create false it only looks, and returns "" when there is none: a dry run and a drift
+// check write nothing); for every other Service it returns "". The orchestrator passes the
+// group to lb.Desired (lb.Known.FrontendNSG), so the load balancer is created in it or attached
+// to it.
 //
 // A Service never gets two: the group is remembered, found after a restart by its tags
-// (model.TagCluster, model.TagService) in the load balancer's VCN, and creations are serialised in the
-// process. The group is created in Policy.CompartmentID (else the Spec's compartment) and in the
-// VCN of the load balancer's first subnet.
-func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool) (string, error) {
-	if spec == nil || spec.SecurityListMode != config.SecurityListModeNSG {
+// (the cluster and Service tags a load balancer carries) in the load balancer's VCN, and
+// creations are serialised in the process. The group is created in Policy.CompartmentID (else
+// f.CompartmentID) and in the VCN of the load balancer's first subnet.
+func (m *Manager) FrontendNSG(ctx context.Context, f Frontend, create bool) (string, error) {
+	if f.Mode != config.SecurityListModeNSG {
 		return "", nil
 	}
-	service := spec.Owner.Service
-	if service == "" {
-		return "", fmt.Errorf("%w: the Spec names no Service (Owner.Service), so its frontend NSG could not be tagged as its", ErrInvalid)
+	if f.Service.Name == "" {
+		return "", fmt.Errorf("%w: the frontend names no Service, so its network security group could not be tagged as its", ErrInvalid)
 	}
+	service := f.Service.String()
 	if id := m.knownFrontend(service); id != "" {
 		return id, nil
 	}
@@ -60,7 +87,7 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool
 	if id := m.knownFrontend(service); id != "" {
 		return id, nil
 	}
-	home, err := m.frontendHome(ctx, spec.Subnets, spec.CompartmentID)
+	home, err := m.frontendHome(ctx, f.Subnets, f.CompartmentID)
 	if err != nil {
 		return "", err
 	}
@@ -69,7 +96,7 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool
 	if id, err := m.findFrontend(ctx, home, service, !create); id != "" || err != nil || !create {
 		return id, err
 	}
-	g, err := m.createFrontend(ctx, home, spec)
+	g, err := m.createFrontend(ctx, home, f)
 	if err != nil {
 		return "", fmt.Errorf("creating the frontend network security group of %s: %w", service, err)
 	}
@@ -85,28 +112,27 @@ func (m *Manager) FrontendNSG(ctx context.Context, spec *model.Spec, create bool
 	return id, nil
 }
 
-// createFrontend creates the frontend NSG of spec's Service in home. Its retry token depends
+// createFrontend creates the frontend NSG of f's Service in home. Its retry token depends
 // on the Service UID only (frontendRetryToken), so a group made for the Service by this process
 // or the one before it, within the 24 hours OCI keeps a token, is answered again instead of made
 // twice: a listing right after a restart may lack it (Options.ListingLag). A token whose group
 // was deleted (OCI answers 409 InvalidatedRetryToken) gives way to the next generation's.
-func (m *Manager) createFrontend(ctx context.Context, home nsgHome, spec *model.Spec) (core.NetworkSecurityGroup, error) {
-	service := spec.Owner.Service
+func (m *Manager) createFrontend(ctx context.Context, home nsgHome, f Frontend) (core.NetworkSecurityGroup, error) {
+	service, uid := f.Service.String(), string(f.UID)
 	details := core.CreateNetworkSecurityGroupDetails{
 		CompartmentId: common.String(home.compartment),
 		VcnId:         common.String(home.vcn),
 		DisplayName:   common.String(frontendName(m.opts.Policy.Cluster, service)),
-		FreeformTags: map[string]string{model.TagCluster: m.opts.Policy.Cluster, model.TagService: service,
-			model.TagServiceUID: spec.Owner.UID},
+		FreeformTags:  map[string]string{tagCluster: m.opts.Policy.Cluster, tagService: service, tagServiceUID: uid},
 	}
 	for generation := range maxFrontendGenerations {
-		g, err := m.vn.CreateNetworkSecurityGroup(ctx, details, frontendRetryToken(spec.Owner.UID, generation))
+		g, err := m.vn.CreateNetworkSecurityGroup(ctx, details, frontendRetryToken(uid, generation))
 		if !ociclient.IsInvalidatedRetryToken(err) {
 			return g, err
 		}
 	}
 	return core.NetworkSecurityGroup{}, fmt.Errorf("the retry tokens of %d frontend network security groups of Service UID %s are all used "+
-		"up by groups since deleted; retry after OCI forgets them (24 h)", maxFrontendGenerations, spec.Owner.UID)
+		"up by groups since deleted; retry after OCI forgets them (24 h)", maxFrontendGenerations, uid)
 }
 
 // maxFrontendGenerations bounds the retry tokens one create tries: each frontend NSG made for
@@ -190,7 +216,7 @@ func (m *Manager) listFrontends(ctx context.Context, home nsgHome, service strin
 	}
 	found := map[string][]core.NetworkSecurityGroup{}
 	for _, g := range groups {
-		if svc := g.FreeformTags[model.TagService]; g.FreeformTags[model.TagCluster] == m.opts.Policy.Cluster && svc != "" &&
+		if svc := g.FreeformTags[tagService]; g.FreeformTags[tagCluster] == m.opts.Policy.Cluster && svc != "" &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminating &&
 			g.LifecycleState != core.NetworkSecurityGroupLifecycleStateTerminated {
 			found[svc] = append(found[svc], g)

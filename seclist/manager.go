@@ -391,7 +391,7 @@ func (m *Manager) Reconcile(ctx context.Context, c Claim) error {
 //
 // The Service also loses its frontend NSG, whatever its mode now (one it had in mode NSG is
 // remembered until OCI confirms it deleted, or found by its tags in the VCN of its subnets),
-// after the rules naming it in the backend NSGs (pass ClaimFor of its desired Spec in mode NSG,
+// after the rules naming it in the backend NSGs (pass the claim of its desired Spec in mode NSG,
 // so its backend NSGs are visited too): call Delete after its load balancer is gone, because
 // OCI refuses to delete an NSG a load balancer is in (the error is returned; a later Delete
 // retries). A 404 from the delete is believed only once a read or a listing confirms it.

@@ -54,10 +54,12 @@ func newNSGNet(t *testing.T) *nsgNet {
 	return &nsgNet{vcn: v, backend: *backend.Id, userRules: rules}
 }
 
-// spec is what lb hands Manager.FrontendNSG for a Service in mode NSG.
-func (n *nsgNet) spec(service string) *model.Spec {
-	return &model.Spec{SecurityListMode: config.SecurityListModeNSG, Subnets: []string{n.lbSubnet},
-		Owner: model.Owner{Cluster: cluster, Service: service, UID: "uid-" + service}}
+// frontend is what the orchestrator hands Manager.FrontendNSG for a Service ("namespace/name")
+// in mode NSG.
+func (n *nsgNet) frontend(service string) seclist.Frontend {
+	ns, name, _ := strings.Cut(service, "/")
+	return seclist.Frontend{Service: types.NamespacedName{Namespace: ns, Name: name}, UID: types.UID("uid-" + service),
+		Mode: config.SecurityListModeNSG, Subnets: []string{n.lbSubnet}}
 }
 
 // claim is a Service in mode NSG with one TCP listener and node port, its nodes in the backend
@@ -71,7 +73,7 @@ func (n *nsgNet) claim(service string, port, nodePort int) seclist.Claim {
 // ensure does what the CCM does for the Service: lb plans with its frontend NSG, then the rules.
 func (n *nsgNet) ensure(t *testing.T, m *seclist.Manager, c seclist.Claim) string {
 	t.Helper()
-	id, err := m.FrontendNSG(t.Context(), n.spec(c.Service.String()), true)
+	id, err := m.FrontendNSG(t.Context(), n.frontend(c.Service.String()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +143,7 @@ func TestNSGModeCreateUpdateDeleteLeavesNothingBehind(t *testing.T) {
 	if !ok {
 		t.Fatalf("frontend NSG %q not created", front)
 	}
+	// The keys are a load balancer's ownership tags (lb/model's), which seclist writes as its own.
 	if diff := cmp.Diff(map[string]string{model.TagCluster: cluster, model.TagService: "default/web", model.TagServiceUID: "uid-default/web"},
 		g.FreeformTags); diff != "" {
 		t.Errorf("frontend NSG tags (-want +got):\n%s", diff)
@@ -271,7 +274,7 @@ func TestNSGModeLeavesOtherClustersRulesAndCoalescesConcurrentServices(t *testin
 	m := n.manager(t, seclist.Options{})
 	const services = 50
 	for i := range services { // lb plans each Service first, creating its frontend NSG
-		if _, err := m.FrontendNSG(t.Context(), n.spec(fmt.Sprintf("default/svc-%d", i)), true); err != nil {
+		if _, err := m.FrontendNSG(t.Context(), n.frontend(fmt.Sprintf("default/svc-%d", i)), true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -311,7 +314,7 @@ func TestNSGModeOverTheGroupLimitIsACapacityErrorAndAdjacentPortsCoalesce(t *tes
 	}
 	c := n.claim("default/web", 80, 30080)
 	c.ListenerPorts = spread
-	front, err := m.FrontendNSG(t.Context(), n.spec(c.Service.String()), true)
+	front, err := m.FrontendNSG(t.Context(), n.frontend(c.Service.String()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +409,7 @@ func TestNSGModeAfterARestartPrimedServicesKeepTheirBackendRules(t *testing.T) {
 	web, api := n.claim("default/web", 80, 30080), n.claim("default/api", 443, 30443)
 	webFront, apiFront := n.ensure(t, first, web), n.ensure(t, first, api)
 
-	// A new process: Prime gives it every Service's claim as ClaimFor builds it, without the
+	// A new process: Prime gives it every Service's claim as the orchestrator builds it, without the
 	// frontend NSGs; then one Service changes.
 	restarted, err := seclist.NewManager(n.vn, seclist.Options{Policy: seclist.Policy{Cluster: cluster}, ListingLag: ocitest.DefaultListingLag})
 	if err != nil {
@@ -464,22 +467,22 @@ func TestNSGModeLeftWhileNoCCMRanTheFrontendNSGIsDeletedOnceFound(t *testing.T) 
 func TestFrontendNSGWithoutCreateOnlyLooks(t *testing.T) {
 	n := newNSGNet(t)
 	m := n.manager(t, seclist.Options{})
-	spec := n.spec("default/web")
+	front := n.frontend("default/web")
 	before := n.srv.Calls()
-	id, err := m.FrontendNSG(t.Context(), spec, false)
+	id, err := m.FrontendNSG(t.Context(), front, false)
 	if err != nil || id != "" {
 		t.Fatalf("FrontendNSG(create false) = %q, %v; want \"\" for a Service with no group", id, err)
 	}
 	if w := n.srv.Calls().Since(before).Class(ocitest.ClassWrite); w != 0 {
 		t.Fatalf("FrontendNSG(create false) wrote %d times, want 0", w)
 	}
-	created, err := m.FrontendNSG(t.Context(), spec, true)
+	created, err := m.FrontendNSG(t.Context(), front, true)
 	if err != nil || created == "" {
 		t.Fatalf("FrontendNSG(create true) = %q, %v; want a new group", created, err)
 	}
 	before = n.srv.Calls()
 	for _, mgr := range []*seclist.Manager{m, n.youngManager(t, seclist.Options{})} {
-		if id, err := mgr.FrontendNSG(t.Context(), spec, false); err != nil || id != created {
+		if id, err := mgr.FrontendNSG(t.Context(), front, false); err != nil || id != created {
 			t.Errorf("FrontendNSG(create false) = %q, %v; want the existing %s", id, err, created)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
-	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -275,6 +274,11 @@ func (w *writer) reportAdopted(logger klog.Logger, adopted []Adopted) {
 	}
 }
 
+// kubeProxyHealthPort is kube-proxy's node health endpoint (its --healthz-bind-address port),
+// which a load balancer probes for externalTrafficPolicy Cluster: a rule for it alone is not a
+// node-port rule.
+const kubeProxyHealthPort = 10256
+
 // nodePortsWouldFit reports whether opening the node port range could shrink this target's rules
 // of direction d (any direction when empty): it is not open, and some of them are rules between
 // the load balancer and the backends.
@@ -287,7 +291,7 @@ func (w *writer) nodePortsWouldFit(claims []Claim, d Direction) bool {
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
 	_ = walk(claims, w.m.subnets, p, func(list string, r Rule, backend bool, _ *Claim) {
-		found = found || (backend && list == w.id && (d == "" || r.Direction == d) && r.Ports.Min != model.KubeProxyHealthPort)
+		found = found || (backend && list == w.id && (d == "" || r.Direction == d) && r.Ports.Min != kubeProxyHealthPort)
 	})
 	return found
 }

@@ -104,7 +104,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 	}
 	claim := seclist.Claim{Service: key(svc), LBSubnets: r.lbs.Subnets(svc, secrets)}
 	if spec, err := lb.Desired(svc, nil, r.cfg, lb.Known{Secrets: secrets}); err == nil && spec.SecurityListMode == config.SecurityListModeNSG {
-		claim = seclist.ClaimFor(key(svc), spec, nil) // names its backend NSGs, whose rules go too
+		claim = ClaimFor(key(svc), spec, nil) // names its backend NSGs, whose rules go too
 	}
 	if err := r.rules.Delete(ctx, claim); err != nil {
 		return fmt.Errorf("security rules of %s: %w", key(svc), err)
@@ -121,7 +121,7 @@ func (r *Reconciler) claim(ctx context.Context, svc *v1.Service, spec *model.Spe
 		return seclist.Claim{}, err
 	}
 	kube.RecordUnplaced(ctx, r.events, svc, unplaced, warn)
-	return seclist.ClaimFor(key(svc), spec, subnets), nil
+	return ClaimFor(key(svc), spec, subnets), nil
 }
 
 // retryLater turns an engine.PendingError into the service controller's retry error: the Service is

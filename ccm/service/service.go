@@ -104,7 +104,9 @@ func New(opts Options) (*Reconciler, error) {
 	r.lbs, err = engine.NewReconciler(engine.Options{
 		WorkloadClients: workloadClients(client, func() kubernetes.Interface { return r.client }, opts.WorkloadIdentity),
 		Config:          cfg, Client: client.LoadBalancers, PublicIPs: client.VirtualNetwork,
-		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: r.rules.FrontendNSG, Now: client.Clock().Now, Sleep: client.Clock().Sleep,
+		NetworkLoadBalancers: client.NetworkLoadBalancers, FrontendNSG: func(ctx context.Context, spec *model.Spec, create bool) (string, error) {
+			return r.rules.FrontendNSG(ctx, frontendOf(spec), create)
+		}, Now: client.Clock().Now, Sleep: client.Clock().Sleep,
 		Timeout: opts.Timeout, MaxWait: opts.MaxWait, PendingDone: r.pendingDone, ListingLag: opts.ListingLag,
 		Consistency: opts.Consistency, EndpointNodes: func(svc *v1.Service) (map[string]bool, bool) { return r.endpoints.Nodes(svc) }})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/engine"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -72,7 +73,7 @@ func main() {
 	// (4) The Service's rules: listener ports on the LB subnets, node ports on the nodes'.
 	rules, err := seclist.NewManager(oci.VirtualNetwork, seclist.Options{Policy: seclist.PolicyFromConfig(cfg)})
 	check(err)
-	claim := seclist.ClaimFor(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, res.Spec, seeded.NodeSubnets)
+	claim := service.ClaimFor(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, res.Spec, seeded.NodeSubnets)
 	check(rules.Reconcile(ctx, claim))
 	var owned []string
 	for _, name := range slices.Sorted(maps.Keys(seeded.SecurityLists)) {

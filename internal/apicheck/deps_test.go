@@ -55,21 +55,27 @@ func TestLibraryPackagesDoNotLinkPrometheusOrTheTestServer(t *testing.T) {
 }
 
 // TestLBAndSeclistDoNotKnowEachOther keeps the Service orchestrator (ccm/service) the one place
-// that passes between a load balancer and its security rules what each needs: the two share
-// the model (lb/model) and nothing else.
+// that passes between a load balancer and its security rules what each needs: nothing under lb
+// (not even its model or annotations) links seclist, and seclist links nothing under lb.
 func TestLBAndSeclistDoNotKnowEachOther(t *testing.T) {
-	for pkg, other := range map[string]string{
-		"github.com/oci-ccm/oci-ccm/lb":      "github.com/oci-ccm/oci-ccm/seclist",
-		"github.com/oci-ccm/oci-ccm/seclist": "github.com/oci-ccm/oci-ccm/lb",
-	} {
+	const module = "github.com/oci-ccm/oci-ccm/"
+	for _, pkg := range []string{module + "lb/...", module + "seclist"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)
 		}
+		other := module + "seclist"
+		if pkg == module+"seclist" {
+			other = module + "lb"
+		}
+		var got []string
 		for dep := range strings.Lines(string(out)) {
-			if strings.TrimSpace(dep) == other {
-				t.Errorf("%s imports %s", pkg, other)
+			if dep = strings.TrimSpace(dep); dep == other || strings.HasPrefix(dep, other+"/") {
+				got = append(got, dep)
 			}
+		}
+		if len(got) > 0 {
+			t.Errorf("%s links %v", pkg, got)
 		}
 	}
 }

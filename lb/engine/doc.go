@@ -12,7 +12,7 @@
 //   - Ensure applies that plan (one CreateLoadBalancer, or a dependency graph of changes run
 //     concurrently under OCI's busy and work-request rules) and returns a Result: the OCID, the
 //     Service's *v1.LoadBalancerStatus, the plan and the resulting Spec, from which
-//     seclist.ClaimFor computes the security rules.
+//     ccm/service's ClaimFor computes the security rules.
 //   - Update is Ensure for a node-set change (the service controller's UpdateLoadBalancer):
 //     while FollowUp runs, a plan of backend changes alone returns once OCI accepted it, and
 //     FollowUp requeues the Service if it does not take effect (see async.go).

@@ -39,7 +39,7 @@ const KubeProxyHealthPort = 10256
 //
 // Fields under "desired only" are computed from the Service and are not observable on an OCI
 // load balancer; an observed Spec leaves them empty and lb.Diff ignores them. Security rules are
-// computed from them (see Ports and seclist.ClaimFor).
+// computed from them (see Ports and ccm/service's ClaimFor).
 type Spec struct {
 	// Kind is the OCI product. Immutable.
 	Kind Kind
@@ -101,7 +101,7 @@ type Spec struct {
 	// PreserveSource is true when a network load balancer keeps the client's address as the
 	// source of the packets it forwards (annotation.NLBPreserveSource), so the backends need
 	// ingress from the client source ranges rather than from the load balancer's subnet (see
-	// seclist.ClaimFor).
+	// ccm/service's ClaimFor).
 	PreserveSource bool
 	// IPFamilies are the IP families the load balancer serves: the Service's for a network load
 	// balancer (IPv4, IPv6 or both; see Desired), IPv4 for a load balancer.
@@ -328,7 +328,7 @@ func (s *Spec) HealthCheckPorts() []int {
 }
 
 // BackendIPs returns the addresses of every backend, sorted, each once: the nodes whose
-// subnets need the security rules (see instances.Subnets and seclist.ClaimFor).
+// subnets need the security rules (see instances.Subnets and ccm/service's ClaimFor).
 func (s *Spec) BackendIPs() []string {
 	var out []string
 	for _, bs := range s.BackendSets {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The oci-ccm Authors.
 
-package seclist_test
+package service_test
 
 import (
 	"fmt"
@@ -12,14 +12,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
 	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
-// The rules a load balancer Service needs: its claim from the load balancer's Spec and the
-// subnets of its nodes, then the rules of every security list from the claims of all Services.
-// No OCI calls: Manager.Reconcile does the same and writes the lists.
+// The rules a load balancer Service needs: its security claim from the load balancer's Spec and
+// the subnets of its nodes, then the rules of every security list from the claims of all
+// Services. No OCI calls: seclist's Manager.Reconcile does the same and writes the lists.
 func ExampleClaimFor() {
 	cfg := &config.Config{CompartmentID: "ocid1.compartment.oc1..example",
 		LoadBalancer: config.LoadBalancer{Subnet1: "ocid1.subnet.oc1..lb"}}
@@ -41,7 +42,7 @@ func ExampleClaimFor() {
 		return
 	}
 	// The node's subnet (instances.Subnets finds it from spec.BackendIPs()).
-	claim := seclist.ClaimFor(types.NamespacedName{Namespace: "shop", Name: "web"}, spec, []string{"ocid1.subnet.oc1..nodes"})
+	claim := service.ClaimFor(types.NamespacedName{Namespace: "shop", Name: "web"}, spec, []string{"ocid1.subnet.oc1..nodes"})
 
 	subnets := map[string]seclist.Subnet{
 		"ocid1.subnet.oc1..lb":    {ID: "ocid1.subnet.oc1..lb", CIDR: "10.0.1.0/24", SecurityListIDs: []string{"lb-list"}},
