@@ -77,6 +77,9 @@ func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, known Known)
 	if spec, err = dualStack(svc, nodes, cfg, known, spec); err != nil {
 		return nil, err
 	}
+	if err := frontendNSG(svc, known, spec); err != nil {
+		return nil, err
+	}
 	for _, name := range left {
 		if spec.ExcludedNodes == nil {
 			spec.ExcludedNodes = map[string]string{}

@@ -5,10 +5,13 @@ package lb
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/oci-ccm/oci-ccm/config"
+	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -31,6 +34,28 @@ type Known struct {
 	// in the map is not known: PreferDualStack stays single-stack, and RequireDualStack is left
 	// to OCI.
 	SubnetIPv6 map[string]bool
+	// FrontendNSG is the OCID of the Service's frontend network security group, in
+	// security-rule management mode NSG (seclist's Manager.FrontendNSG makes it): the load
+	// balancer is attached to it besides the groups the Service's annotation names, which may
+	// then name one fewer (model.MaxNetworkSecurityGroups in all). Empty means none.
+	FrontendNSG string
+}
+
+// frontendNSG adds known's frontend network security group to spec's, unless it is there
+// already; with it, the annotation may name at most model.MaxNetworkSecurityGroups-1 groups.
+func frontendNSG(svc *v1.Service, known Known, spec *model.Spec) error {
+	id := known.FrontendNSG
+	if id == "" || slices.Contains(spec.NetworkSecurityGroups, id) {
+		return nil
+	}
+	if len(spec.NetworkSecurityGroups) >= model.MaxNetworkSecurityGroups {
+		return &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
+			strings.Join(spec.NetworkSecurityGroups, ","),
+			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", model.MaxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
+	}
+	spec.NetworkSecurityGroups = append(spec.NetworkSecurityGroups, id)
+	slices.Sort(spec.NetworkSecurityGroups)
+	return nil
 }
 
 // dualStack settles a network load balancer's IP families against what is known of its subnet

@@ -5,7 +5,9 @@ package lb
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,6 +101,50 @@ func TestDesiredGivesADualStackNetworkLoadBalancerWhatItsSubnetIsKnownToAllow(t 
 				if diff := cmp.Diff(tc.want, spec.IPFamilies); diff != "" {
 					t.Errorf("IP families (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+func TestDesiredAttachesTheKnownFrontendNSGBesidesTheAnnotatedOnes(t *testing.T) {
+	const frontend = "ocid1.networksecuritygroup.oc1..front"
+	named := func(n int) svcOpt {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("ocid1.networksecuritygroup.oc1..n%d", i)
+		}
+		return withAnnotation(annotation.NetworkSecurityGroups, strings.Join(ids, ","))
+	}
+	for _, tc := range []struct {
+		name     string
+		opts     []svcOpt
+		frontend string
+		want     int    // NSGs of the Spec
+		refused  string // the field of the one problem, if refused
+	}{
+		{"none known: the annotation's", []svcOpt{named(2)}, "", 2, ""},
+		{"known: joins them", []svcOpt{named(2)}, frontend, 3, ""},
+		{"known, annotation names none", nil, frontend, 1, ""},
+		{"known, annotation names four: five in all", []svcOpt{named(4)}, frontend, 5, ""},
+		{"known, annotation names five: one too many", []svcOpt{named(5)}, frontend, 0, string(annotation.NetworkSecurityGroups)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(testService(tc.opts...), nodes(1), testConfig(), Known{FrontendNSG: tc.frontend})
+			if tc.refused != "" {
+				var ve *ValidationError
+				if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != tc.refused {
+					t.Fatalf("Desired = %v, want a ValidationError naming %s", err, tc.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Desired: %v", err)
+			}
+			if len(spec.NetworkSecurityGroups) != tc.want || tc.frontend != "" && !slices.Contains(spec.NetworkSecurityGroups, tc.frontend) {
+				t.Errorf("NSGs %v, want %d including %q", spec.NetworkSecurityGroups, tc.want, tc.frontend)
+			}
+			if !slices.IsSorted(spec.NetworkSecurityGroups) {
+				t.Errorf("NSGs %v are not sorted", spec.NetworkSecurityGroups)
 			}
 		})
 	}

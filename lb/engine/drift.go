@@ -36,15 +36,14 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
-	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOf).
+	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOf), with its
+	// frontend NSG, but never creates one: the check only reads. A frontend NSG that cannot be
+	// looked up is an error wrapping errFrontendNSG.
 	desired func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Spec, error)
 	cfg     *config.Config
 	drivers map[model.Kind]*driver
 	namer   lookup.Naming
 	cluster string
-	// frontendNSG adds Options.FrontendNSG's NSG to a desired Spec, as a reconcile does, but
-	// never creates one: the check only reads.
-	frontendNSG func(ctx context.Context, desired *model.Spec) error
 	// pending are Update's accepted backend changes, laid over the listing: a load balancer
 	// whose accepted update is still in OCI's queue has not drifted (see async.go).
 	pending *pendingUpdates
@@ -59,8 +58,11 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*DriftReport, error) {
-	d := &driftChecker{cfg: r.cfg, drivers: r.drivers, namer: r.namer, cluster: r.cluster, desired: r.desiredOf,
-		frontendNSG: func(ctx context.Context, desired *model.Spec) error { return r.addFrontendNSG(ctx, desired, false) }, pending: r.pending,
+	desired := func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Spec, error) {
+		spec, _, err := r.desiredOf(ctx, svc, nodes, secrets, false)
+		return spec, err
+	}
+	d := &driftChecker{cfg: r.cfg, drivers: r.drivers, namer: r.namer, cluster: r.cluster, desired: desired, pending: r.pending,
 		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
 	return d.check(ctx, services, nodes, secrets)
 }
@@ -137,18 +139,17 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			found = secrets(svc)
 		}
 		desired, err := d.desired(ctx, svc, nodes, found)
-		if err != nil {
+		switch {
+		case errors.Is(err, errFrontendNSG):
+			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
+			continue
+		case err != nil:
 			// The service controller reports an invalid Service on every change; a requeue
 			// would only repeat that.
 			report.Skipped["invalid Service"]++
 			continue
-		}
-		if d.drivers[desired.Kind] == nil {
+		case d.drivers[desired.Kind] == nil:
 			report.Skipped["no client for its kind"]++
-			continue
-		}
-		if err := d.frontendNSG(ctx, desired); err != nil {
-			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
 			continue
 		}
 		comps := lookup.Compartments(svc, d.cfg.CompartmentID)

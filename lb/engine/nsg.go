@@ -16,36 +16,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/oci-ccm/oci-ccm/lb"
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
-
-// addFrontendNSG adds the NSG Options.FrontendNSG returns for desired, if any, to its NSGs; only
-// with create may it make one. The load balancer takes at most model.MaxNetworkSecurityGroups, so with
-// it the annotation may name one fewer.
-func (r *Reconciler) addFrontendNSG(ctx context.Context, desired *model.Spec, create bool) error {
-	if r.nsg == nil {
-		return nil
-	}
-	id, err := r.nsg(ctx, desired, create)
-	if err != nil {
-		return fmt.Errorf("frontend network security group of %s: %w", desired.Owner.Service, err)
-	}
-	if id == "" || slices.Contains(desired.NetworkSecurityGroups, id) {
-		return nil
-	}
-	if len(desired.NetworkSecurityGroups) >= model.MaxNetworkSecurityGroups {
-		return &lb.ValidationError{Service: desired.Owner.Service, Problems: []*lb.Problem{problemf(annotation.NetworkSecurityGroups,
-			strings.Join(desired.NetworkSecurityGroups, ","),
-			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", model.MaxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
-	}
-	desired.NetworkSecurityGroups = append(desired.NetworkSecurityGroups, id)
-	slices.Sort(desired.NetworkSecurityGroups)
-	return nil
-}
 
 // nsgReader reads a network security group: what checkNamedNSGs needs to prove a group a
 // Service names exists, is readable and is in the load balancer's VCN before a plan attaches it.

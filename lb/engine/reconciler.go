@@ -65,14 +65,15 @@ type Options struct {
 	// it failed (nil when it succeeded). It should make the Service sync again, so that the next
 	// sync reports the outcome without waiting for the caller's next retry.
 	PendingDone func(ctx context.Context, namespace, name, applied string, err error) error
-	// FrontendNSG, when set, is called with every desired Spec before it is compared with OCI: a
-	// non-empty OCID it returns joins the Spec's NetworkSecurityGroups, so a new load balancer is
-	// created in that NSG and an existing one is attached to it, recorded as attached by oci-ccm
-	// (and detached once it is no longer returned). Ensure calls it with create true; Plan (the
-	// dry run) and the drift check with create false, and then it must only look the group up and
-	// return "" when there is none, so that neither writes. seclist's Manager.FrontendNSG does
-	// this for the frontend NSG of a Service in security-rule mode NSG, and returns "" for every
-	// other Service.
+	// FrontendNSG, when set, is called with every desired Spec (where the Service's load
+	// balancer goes, its mode, its owner) before it is compared with OCI: a non-empty OCID it
+	// returns is the Service's frontend NSG (lb.Known.FrontendNSG), which the Spec is then built
+	// with, so a new load balancer is created in that NSG and an existing one is attached to it,
+	// recorded as attached by oci-ccm (and detached once it is no longer returned). Ensure calls
+	// it with create true; Plan (the dry run) and the drift check with create false, and then it
+	// must only look the group up and return "" when there is none, so that neither writes.
+	// ccm/service passes seclist's Manager.FrontendNSG, which returns the group of a Service in
+	// security-rule management mode NSG and "" for every other Service.
 	FrontendNSG func(ctx context.Context, spec *model.Spec, create bool) (nsgID string, err error)
 	// Now, if set, is the clock by which the Reconciler judges how old what it knows is (how
 	// long a compartment listing stands in for reads); nil is time.Now. Give it the OCI client's
@@ -222,7 +223,7 @@ type Result struct {
 	Plan *model.Plan
 	// Spec is the load balancer as it now is. From Ensure it is Plan.Target with the OCID: the
 	// real subnets of an existing load balancer, the ports and backends of the Service, so
-	// security rules are computed from it (see seclist.ClaimFor). From Get it is what OCI
+	// security rules are computed from it (see ccm/service's ClaimFor). From Get it is what OCI
 	// reports, without the desired-only fields.
 	Spec *model.Spec
 	// Accepted says Update returned once OCI accepted Plan's work requests, before they finished,
@@ -300,24 +301,41 @@ type planned struct {
 	nsgCompartments map[string]string
 }
 
-// desiredOf is Desired on what the Reconciler knows of svc (knownOf).
-func (r *Reconciler) desiredOf(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Spec, error) {
-	return lb.Desired(svc, nodes, r.cfg, r.knownOf(ctx, svc, secrets))
+// desiredOf is Desired on what the Reconciler knows of svc (knownOf) and its frontend network
+// security group (Options.FrontendNSG; with create it may make one), and that group's OCID ("" for
+// none). The group depends on where the load balancer goes, which Desired works out: so a Service
+// with a frontend NSG is built once to ask for it, then again knowing it. A failure to find or make
+// the group wraps errFrontendNSG.
+func (r *Reconciler) desiredOf(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, create bool) (*model.Spec, string, error) {
+	known := r.knownOf(ctx, svc, secrets)
+	spec, err := lb.Desired(svc, nodes, r.cfg, known)
+	if err != nil || r.nsg == nil {
+		return spec, "", err
+	}
+	if known.FrontendNSG, err = r.nsg(ctx, spec, create); err != nil {
+		return nil, "", fmt.Errorf("%w of %s: %w", errFrontendNSG, spec.Owner.Service, err)
+	}
+	if known.FrontendNSG == "" {
+		return spec, "", nil
+	}
+	spec, err = lb.Desired(svc, nodes, r.cfg, known)
+	return spec, known.FrontendNSG, err
 }
+
+// errFrontendNSG is the error of a frontend network security group that could not be found or
+// made (desiredOf).
+var errFrontendNSG = errors.New("frontend network security group")
 
 // plan finds svc's load balancer, checks it may be changed, and diffs it against the Service.
 // It only reads from OCI, except that with forEnsure it lets Options.FrontendNSG create the
-// Service's frontend NSG.
+// Service's frontend NSG (desiredOf).
 func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	desired, err := r.desiredOf(ctx, svc, nodes, secrets)
+	desired, frontend, err := r.desiredOf(ctx, svc, nodes, secrets, forEnsure)
 	if err != nil {
 		return nil, err
 	}
-	named := slices.Clone(desired.NetworkSecurityGroups) // the annotation's, before the frontend NSG joins
-	if err := r.addFrontendNSG(ctx, desired, forEnsure); err != nil {
-		return nil, err
-	}
+	named := slices.DeleteFunc(slices.Clone(desired.NetworkSecurityGroups), func(id string) bool { return id == frontend }) // the annotation's
 	if len(desired.ExcludedNodes) > 0 {
 		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
 	}
