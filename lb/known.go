@@ -12,6 +12,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -42,14 +43,15 @@ type Known struct {
 }
 
 // frontendNSG adds known's frontend network security group to spec's, unless it is there
-// already; with it, the annotation may name at most model.MaxNetworkSecurityGroups-1 groups.
+// already; with it, the annotation may name at most model.MaxNetworkSecurityGroups-1 groups (a
+// refusal names the annotation of spec's kind: a network load balancer has its own).
 func frontendNSG(svc *v1.Service, known Known, spec *model.Spec) error {
 	id := known.FrontendNSG
 	if id == "" || slices.Contains(spec.NetworkSecurityGroups, id) {
 		return nil
 	}
 	if len(spec.NetworkSecurityGroups) >= model.MaxNetworkSecurityGroups {
-		return &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: []*Problem{problemf(annotation.NetworkSecurityGroups,
+		return &ValidationError{Service: svc.Namespace + "/" + svc.Name, Problems: []*Problem{problemf(lookup.NSGAnnotation(spec.Kind),
 			strings.Join(spec.NetworkSecurityGroups, ","),
 			"at most %d OCIDs with %s: NSG (oci-ccm attaches the frontend NSG as well)", model.MaxNetworkSecurityGroups-1, annotation.SecurityRuleManagementMode)}}
 	}

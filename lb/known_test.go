@@ -108,13 +108,15 @@ func TestDesiredGivesADualStackNetworkLoadBalancerWhatItsSubnetIsKnownToAllow(t 
 
 func TestDesiredAttachesTheKnownFrontendNSGBesidesTheAnnotatedOnes(t *testing.T) {
 	const frontend = "ocid1.networksecuritygroup.oc1..front"
-	named := func(n int) svcOpt {
+	namedIn := func(a annotation.Name, n int) svcOpt {
 		ids := make([]string, n)
 		for i := range ids {
 			ids[i] = fmt.Sprintf("ocid1.networksecuritygroup.oc1..n%d", i)
 		}
-		return withAnnotation(annotation.NetworkSecurityGroups, strings.Join(ids, ","))
+		return withAnnotation(a, strings.Join(ids, ","))
 	}
+	named := func(n int) svcOpt { return namedIn(annotation.NetworkSecurityGroups, n) }
+	nlb := withAnnotation(annotation.LoadBalancerType, "nlb")
 	for _, tc := range []struct {
 		name     string
 		opts     []svcOpt
@@ -122,6 +124,9 @@ func TestDesiredAttachesTheKnownFrontendNSGBesidesTheAnnotatedOnes(t *testing.T)
 		want     int    // NSGs of the Spec
 		refused  string // the field of the one problem, if refused
 	}{
+		{"network load balancer, known: joins them", []svcOpt{nlb, namedIn(annotation.NLBNetworkSecurityGroups, 2)}, frontend, 3, ""},
+		{"network load balancer, one too many: its own annotation is named", []svcOpt{nlb, namedIn(annotation.NLBNetworkSecurityGroups, 5)}, frontend, 0,
+			string(annotation.NLBNetworkSecurityGroups)},
 		{"none known: the annotation's", []svcOpt{named(2)}, "", 2, ""},
 		{"known: joins them", []svcOpt{named(2)}, frontend, 3, ""},
 		{"known, annotation names none", nil, frontend, 1, ""},
