@@ -9,6 +9,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"iter"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,24 +46,17 @@ func parseAnnotations(dir string) ([]annotation, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
+		for _, vs := range constSpecs(f) {
+			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != typeName {
 				continue
 			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != typeName {
+			for i, n := range vs.Names {
+				a, err := fromSpec(n.Name, vs, i)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", fset.Position(n.Pos()), err))
 					continue
 				}
-				for i, n := range vs.Names {
-					a, err := fromSpec(n.Name, vs, i)
-					if err != nil {
-						errs = append(errs, fmt.Errorf("%s: %w", fset.Position(n.Pos()), err))
-						continue
-					}
-					out = append(out, a)
-				}
+				out = append(out, a)
 			}
 		}
 	}
@@ -73,6 +67,25 @@ func parseAnnotations(dir string) ([]annotation, error) {
 		return nil, fmt.Errorf("no constants of type %s in %s", typeName, dir)
 	}
 	return out, nil
+}
+
+// constSpecs yields the specs of f's const declarations, each with the declaration it is in (whose
+// doc comment stands for a lone spec's). Annotations, Event reasons and metric names are all
+// constants, so their three readers walk a file this one way.
+func constSpecs(f *ast.File) iter.Seq2[*ast.GenDecl, *ast.ValueSpec] {
+	return func(yield func(*ast.GenDecl, *ast.ValueSpec) bool) {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				if !yield(gd, spec.(*ast.ValueSpec)) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func fromSpec(name string, vs *ast.ValueSpec, i int) (annotation, error) {

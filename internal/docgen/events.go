@@ -35,34 +35,27 @@ func parseEvents(file string) ([]event, error) {
 		return nil, err
 	}
 	var out []event
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.CONST {
-			continue
-		}
-		for _, spec := range gd.Specs {
-			vs := spec.(*ast.ValueSpec)
-			for i, name := range vs.Names {
-				if !strings.HasPrefix(name.Name, "Event") || !name.IsExported() || i >= len(vs.Values) {
-					continue
-				}
-				lit, ok := vs.Values[i].(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					continue
-				}
-				reason, err := strconv.Unquote(lit.Value)
-				if err != nil {
-					return nil, err
-				}
-				doc := vs.Doc
-				if doc == nil && len(gd.Specs) == 1 {
-					doc = gd.Doc
-				}
-				if doc == nil {
-					return nil, fmt.Errorf("%s: %s has no doc comment", fset.Position(name.Pos()), name.Name)
-				}
-				out = append(out, event{Const: name.Name, Reason: reason, Doc: strings.Join(strings.Fields(doc.Text()), " ")})
+	for gd, vs := range constSpecs(f) {
+		for i, name := range vs.Names {
+			if !strings.HasPrefix(name.Name, "Event") || !name.IsExported() || i >= len(vs.Values) {
+				continue
 			}
+			lit, ok := vs.Values[i].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				continue
+			}
+			reason, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return nil, err
+			}
+			doc := vs.Doc
+			if doc == nil && len(gd.Specs) == 1 {
+				doc = gd.Doc
+			}
+			if doc == nil {
+				return nil, fmt.Errorf("%s: %s has no doc comment", fset.Position(name.Pos()), name.Name)
+			}
+			out = append(out, event{Const: name.Name, Reason: reason, Doc: strings.Join(strings.Fields(doc.Text()), " ")})
 		}
 	}
 	if len(out) == 0 {
