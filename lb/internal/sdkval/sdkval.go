@@ -28,6 +28,16 @@ func DerefInt(p *int) int {
 	return *p
 }
 
+// NameOr is *name, or key when name is nil or empty. Both APIs key a load balancer's parts
+// (listeners, backend sets, certificates, rule sets) by name, and both products observe a part
+// whose body leaves its name out under its key.
+func NameOr(name *string, key string) string {
+	if n := Deref(name); n != "" {
+		return n
+	}
+	return key
+}
+
 // OptString is s for an optional field: nil when empty, so OCI sees the field as not set.
 func OptString(s string) *string {
 	if s == "" {

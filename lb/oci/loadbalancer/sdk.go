@@ -56,10 +56,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 		s.Owner = o
 	}
 	for key, l := range lb.Listeners {
-		name := sdkval.Deref(l.Name)
-		if name == "" {
-			name = key
-		}
+		name := sdkval.NameOr(l.Name, key)
 		ol := model.Listener{
 			Name:       name,
 			Protocol:   strings.ToUpper(sdkval.Deref(l.Protocol)),
@@ -82,10 +79,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 		s.Listeners[name] = ol
 	}
 	for key, b := range lb.BackendSets {
-		name := sdkval.Deref(b.Name)
-		if name == "" {
-			name = key
-		}
+		name := sdkval.NameOr(b.Name, key)
 		ob := model.BackendSet{
 			Name:     name,
 			Policy:   strings.ToUpper(sdkval.Deref(b.Policy)),
@@ -111,10 +105,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 		s.BackendSets[name] = ob
 	}
 	for key, c := range lb.Certificates {
-		name := sdkval.Deref(c.CertificateName)
-		if name == "" {
-			name = key
-		}
+		name := sdkval.NameOr(c.CertificateName, key)
 		s.Certificates[name] = model.Certificate{
 			Name:              name,
 			PublicCertificate: sdkval.Deref(c.PublicCertificate),
@@ -124,10 +115,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 	if len(lb.RuleSets) > 0 {
 		s.RuleSets = make(map[string]model.RuleSet, len(lb.RuleSets))
 		for key, rs := range lb.RuleSets {
-			name := sdkval.Deref(rs.Name)
-			if name == "" {
-				name = key
-			}
+			name := sdkval.NameOr(rs.Name, key)
 			s.RuleSets[name] = observeRuleSet(name, rs.Items)
 		}
 	}

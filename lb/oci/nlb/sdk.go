@@ -48,10 +48,7 @@ func Observe(n nlbapi.NetworkLoadBalancer) *model.Spec {
 		s.Owner = o
 	}
 	for key, l := range n.Listeners {
-		name := sdkval.Deref(l.Name)
-		if name == "" {
-			name = key
-		}
+		name := sdkval.NameOr(l.Name, key)
 		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: sdkval.DerefInt(l.Port), BackendSet: sdkval.Deref(l.DefaultBackendSetName),
 			IPv6: l.IpVersion == nlbapi.IpVersionIpv6}
 		if l.IsPpv2Enabled != nil && *l.IsPpv2Enabled {
@@ -60,10 +57,7 @@ func Observe(n nlbapi.NetworkLoadBalancer) *model.Spec {
 		s.Listeners[name] = ol
 	}
 	for key, b := range n.BackendSets {
-		name := sdkval.Deref(b.Name)
-		if name == "" {
-			name = key
-		}
+		name := sdkval.NameOr(b.Name, key)
 		ob := model.BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
 			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]model.Backend, 0, len(b.Backends))}
 		for _, be := range b.Backends {
