@@ -14,6 +14,7 @@ import (
 
 	lbapi "github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/found"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/lb/oci"
@@ -37,25 +38,12 @@ func (p Product) Words() oci.Words {
 
 // Get reads one load balancer.
 func (p Product) Get(ctx context.Context, id string) (*oci.Found, error) {
-	lb, err := p.c.GetLoadBalancer(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	f := Found(lb)
-	return &f, nil
+	return found.Get(ctx, id, p.c.GetLoadBalancer, Found)
 }
 
 // List returns a compartment's load balancers.
 func (p Product) List(ctx context.Context, compartmentID, displayName string) ([]oci.Found, error) {
-	lbs, err := p.c.ListLoadBalancers(ctx, compartmentID, displayName)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]oci.Found, len(lbs))
-	for i, lb := range lbs {
-		out[i] = Found(lb)
-	}
-	return out, nil
+	return found.List(ctx, compartmentID, displayName, p.c.ListLoadBalancers, Found)
 }
 
 // Create starts creating spec; OCI names the new load balancer only in the work request.

@@ -15,6 +15,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common"
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 
+	"github.com/oci-ccm/oci-ccm/lb/internal/found"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -40,25 +41,14 @@ func (p Product) Words() oci.Words {
 
 // Get reads one network load balancer.
 func (p Product) Get(ctx context.Context, id string) (*oci.Found, error) {
-	n, err := p.c.GetNetworkLoadBalancer(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	f := Found(n)
-	return &f, nil
+	return found.Get(ctx, id, p.c.GetNetworkLoadBalancer, Found)
 }
 
 // List returns a compartment's network load balancers.
 func (p Product) List(ctx context.Context, compartmentID, displayName string) ([]oci.Found, error) {
-	items, err := p.c.ListNetworkLoadBalancers(ctx, compartmentID, displayName)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]oci.Found, len(items))
-	for i, s := range items {
-		out[i] = Found(nlbapi.NetworkLoadBalancer(s)) // a summary carries the whole network load balancer
-	}
-	return out, nil
+	return found.List(ctx, compartmentID, displayName, p.c.ListNetworkLoadBalancers, func(s nlbapi.NetworkLoadBalancerSummary) oci.Found {
+		return Found(nlbapi.NetworkLoadBalancer(s)) // a summary carries the whole network load balancer
+	})
 }
 
 // Create returns the new network load balancer's OCID at once: OCI answers with its body.
