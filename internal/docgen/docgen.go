@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/token"
 	"iter"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -157,13 +158,33 @@ func renderTable(anns []annotation) string {
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// splice replaces what lies between the markers with table.
-func splice(doc, table string) (string, error) {
-	begin := strings.Index(doc, BeginMarker)
-	end := strings.Index(doc, EndMarker)
-	if begin < 0 || end < 0 || end < begin {
-		return "", fmt.Errorf("markers not found; the README needs the lines\n%s\n%s", BeginMarker, EndMarker)
+// updateBetween puts content between the markers begin and end of page, or with check reports a
+// page whose content there differs, saying why it is stale and how to fix it (stale). The four
+// generated tables (annotations, metrics, Events, IAM policy) are all kept up to date this way.
+func updateBetween(page, content, begin, end string, check bool, stale string) error {
+	current, err := os.ReadFile(page)
+	if err != nil {
+		return err
 	}
-	head := doc[:begin+len(BeginMarker)]
-	return head + "\n\n" + table + "\n" + doc[end:], nil
+	updated, err := spliceBetween(string(current), content, begin, end)
+	if err != nil {
+		return fmt.Errorf("%s: %w", page, err)
+	}
+	if updated == string(current) {
+		return nil
+	}
+	if check {
+		return fmt.Errorf("%s is stale: %s", page, stale)
+	}
+	return os.WriteFile(page, []byte(updated), 0o644)
+}
+
+// spliceBetween replaces what lies between the begin and end marker lines of doc with table.
+func spliceBetween(doc, table, begin, end string) (string, error) {
+	b := strings.Index(doc, begin)
+	e := strings.Index(doc, end)
+	if b < 0 || e < 0 || e < b {
+		return "", fmt.Errorf("markers not found; the README needs the lines\n%s\n%s", begin, end)
+	}
+	return doc[:b+len(begin)] + "\n\n" + table + "\n" + doc[e:], nil
 }

@@ -87,5 +87,5 @@ func runEvents(source, page string, check bool) error {
 	if err != nil {
 		return err
 	}
-	return updateBetween(page, renderEvents(events), BeginEventsMarker, EndEventsMarker, check, "its Events differ from "+source+"'s")
+	return updateBetween(page, renderEvents(events), BeginEventsMarker, EndEventsMarker, check, "its Events differ from "+source+"'s; run `make generate`")
 }

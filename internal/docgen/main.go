@@ -81,19 +81,5 @@ func run(dir, readme string, check bool) error {
 	if err != nil {
 		return err
 	}
-	current, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
-	updated, err := splice(string(current), renderTable(anns))
-	if err != nil {
-		return fmt.Errorf("%s: %w", readme, err)
-	}
-	if updated == string(current) {
-		return nil
-	}
-	if check {
-		return fmt.Errorf("%s is stale: run `go generate ./lb`", readme)
-	}
-	return os.WriteFile(readme, []byte(updated), 0o644)
+	return updateBetween(readme, renderTable(anns), BeginMarker, EndMarker, check, "run `go generate ./lb`")
 }

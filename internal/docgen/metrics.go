@@ -232,7 +232,7 @@ func runMetrics(dirs []string, readme string, check bool) error {
 	if err != nil {
 		return err
 	}
-	return updateBetween(readme, renderMetrics(ms), BeginMetricsMarker, EndMetricsMarker, check, "")
+	return updateBetween(readme, renderMetrics(ms), BeginMetricsMarker, EndMetricsMarker, check, "run `make generate`")
 }
 
 // moduleRoot is the nearest directory at or above the working directory holding go.mod, so the
@@ -252,37 +252,4 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// spliceBetween replaces what lies between the begin and end marker lines with table.
-// updateBetween puts content between the markers begin and end of page, or with check reports a
-// page whose content there differs, saying why (may be empty) and how to fix it.
-func updateBetween(page, content, begin, end string, check bool, why string) error {
-	current, err := os.ReadFile(page)
-	if err != nil {
-		return err
-	}
-	updated, err := spliceBetween(string(current), content, begin, end)
-	if err != nil {
-		return fmt.Errorf("%s: %w", page, err)
-	}
-	if updated == string(current) {
-		return nil
-	}
-	if check {
-		if why != "" {
-			why += "; "
-		}
-		return fmt.Errorf("%s is stale: %srun `make generate`", page, why)
-	}
-	return os.WriteFile(page, []byte(updated), 0o644)
-}
-
-func spliceBetween(doc, table, begin, end string) (string, error) {
-	b := strings.Index(doc, begin)
-	e := strings.Index(doc, end)
-	if b < 0 || e < 0 || e < b {
-		return "", fmt.Errorf("markers not found; the README needs the lines\n%s\n%s", begin, end)
-	}
-	return doc[:b+len(begin)] + "\n\n" + table + "\n" + doc[e:], nil
 }

@@ -26,7 +26,7 @@ func runPolicy(source, readme string, check bool) error {
 		return err
 	}
 	block := "```\n" + strings.Join(statements, "\n") + "\n```\n"
-	return updateBetween(readme, block, BeginPolicyMarker, EndPolicyMarker, check, "its IAM policy differs from "+source+"'s")
+	return updateBetween(readme, block, BeginPolicyMarker, EndPolicyMarker, check, "its IAM policy differs from "+source+"'s; run `make generate`")
 }
 
 // writePolicy writes the statements of source's IAM policy section to file, one a line: the
