@@ -93,7 +93,7 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
 	apiserver="$$(KUBE_VERSION='$(KUBE_VERSION)' $(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
-	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ && \
+	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ ./ccm/binding/... && \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" \
 	$(GO) test -tags e2e -count=1 -timeout 10m -run 'RealCluster' ./ccm/
 
