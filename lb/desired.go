@@ -17,6 +17,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/internal/listener"
 	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -150,7 +151,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(model.KindLoadBalancer)
 
-	ips, excluded := backendNodes(nodes, d.selector(annotation.NodeLabelSelector))
+	ips, excluded := backendnode.IPv4(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)
 	d.subsetBackends(spec, nodes, lbBackendLimits, annotation.NodeLabelSelector)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -214,7 +215,7 @@ type nlbNode struct {
 }
 
 // nlbBackendNodes returns the Nodes that serve traffic, by IPv4 (else IPv6) address, and those
-// left out with the reason: the same choice as backendNodes, with the addresses of the families
+// left out with the reason: the same choice as backendnode.IPv4, with the addresses of the families
 // the network load balancer serves.
 func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFamily) ([]nlbNode, map[string]string) {
 	var out []nlbNode
@@ -225,11 +226,11 @@ func nlbBackendNodes(nodes []*v1.Node, selector labels.Selector, fams []v1.IPFam
 		if n == nil {
 			continue
 		}
-		reason := excludedBecause(n, selector)
+		reason := backendnode.ExcludedBecause(n, selector)
 		nn := nlbNode{target: instanceOCID(n.Spec.ProviderID)}
 		if reason == "" {
 			if wantV4 {
-				nn.v4 = internalIPv4(n)
+				nn.v4 = backendnode.InternalIPv4(n)
 			}
 			if wantV6 {
 				nn.v6 = nodeIPv6(n)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
+	"github.com/oci-ccm/oci-ccm/lb/internal/limits"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -24,14 +26,10 @@ type backendLimits struct {
 	perSet, total int
 }
 
-// OCI's backend limits: a load balancer takes 512 backends per backend set and 512 over all its
-// sets (OCI "Overview of Load Balancer", "Limits on Load Balancing Resources"; older quotes of
-// that page say 1,024 in total, the lower current figure is the one that holds); a network load
-// balancer 512 per set and 1,024 in all (OCI "Introduction to Network Load Balancer", "Limits on
-// Network Load Balancers").
+// OCI's backend limits (package limits has their sources).
 var (
-	lbBackendLimits  = backendLimits{perSet: 512, total: 512}
-	nlbBackendLimits = backendLimits{perSet: 512, total: 1024}
+	lbBackendLimits  = backendLimits{perSet: limits.LBBackendsPerSet, total: limits.LBBackends}
+	nlbBackendLimits = backendLimits{perSet: limits.NLBBackendsPerSet, total: limits.NLBBackends}
 )
 
 // The Node labels a subset is spread over: the availability domain the cloud node controller
@@ -96,7 +94,7 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 	chosen := pickSubset(eligible, k, spec.Owner.Service)
 	keep := make(map[string]bool, 2*len(chosen))
 	for _, n := range chosen {
-		keep[internalIPv4(n)] = true
+		keep[backendnode.InternalIPv4(n)] = true
 		if ip := nodeIPv6(n); ip != "" {
 			keep[ip] = true
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/instances"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -74,7 +75,7 @@ func chosenNodes(spec *model.Spec, ns []*v1.Node) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, n := range ns {
-		if ips[internalIPv4(n)] {
+		if ips[backendnode.InternalIPv4(n)] {
 			out[n.Name] = true
 		}
 	}
