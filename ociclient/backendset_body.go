@@ -191,11 +191,11 @@ func nlbUpdateBackendSetBodyOf(d nlb.UpdateBackendSetDetails) nlbUpdateBackendSe
 // our NoRetryPolicy, with the body encoded by encoding/json (see the top of this file).
 func (n *NetworkLoadBalancerClient) updateBackendSet(ctx context.Context, req nlb.UpdateBackendSetRequest) (nlb.UpdateBackendSetResponse, error) {
 	if deref(req.NetworkLoadBalancerId) == "" || deref(req.BackendSetName) == "" || deref(req.OpcRetryToken) == "" ||
-		req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
+		req.OpcRequestId != nil || sdkEncodingChanged() {
 		return n.sdk.UpdateBackendSet(ctx, req)
 	}
 	httpResp, err := putJSON(ctx, n.sdk.BaseClient, req.UpdateBackendSetDetails.ValidateEnumValue, nlbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails),
-		"/networkLoadBalancers/"+*req.NetworkLoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken,
+		"/networkLoadBalancers/"+*req.NetworkLoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken, req.IfMatch,
 		"networkLoadBalancer", "NetworkLoadBalancer", "UpdateBackendSet",
 		"https://docs.oracle.com/iaas/api/#/en/networkloadbalancer/20200501/BackendSet/UpdateBackendSet")
 	defer common.CloseBodyIfValid(httpResp)
@@ -217,11 +217,11 @@ func (l *LoadBalancerClient) updateBackendSet(ctx context.Context, req loadbalan
 	// The SDK refuses empty path parameters and a nil list of backends, and fills in a missing
 	// retry token; leave those cases, headers ociclient never sets, and a changed encoding to it.
 	if deref(req.LoadBalancerId) == "" || deref(req.BackendSetName) == "" || deref(req.OpcRetryToken) == "" ||
-		req.Backends == nil || req.OpcRequestId != nil || req.IfMatch != nil || sdkEncodingChanged() {
+		req.Backends == nil || req.OpcRequestId != nil || sdkEncodingChanged() {
 		return l.sdk.UpdateBackendSet(ctx, req)
 	}
 	httpResp, err := putJSON(ctx, l.sdk.BaseClient, req.UpdateBackendSetDetails.ValidateEnumValue, lbUpdateBackendSetBodyOf(req.UpdateBackendSetDetails),
-		"/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken,
+		"/loadBalancers/"+*req.LoadBalancerId+"/backendSets/"+*req.BackendSetName, *req.OpcRetryToken, req.IfMatch,
 		"loadBalancer", "LoadBalancer", "UpdateBackendSet", "")
 	defer common.CloseBodyIfValid(httpResp)
 	resp := loadbalancer.UpdateBackendSetResponse{RawResponse: httpResp}
@@ -231,11 +231,12 @@ func (l *LoadBalancerClient) updateBackendSet(ctx context.Context, req loadbalan
 
 // putJSON sends a PUT of details, encoded by encoding/json, to path as the SDK's generated
 // operations do with our NoRetryPolicy: the details' enums checked first (validate, as the
-// SDK's marshaller does), its default headers, a request ID, the retry token, and errors
+// SDK's marshaller does), its default headers, a request ID, the retry token, the if-match
+// ETag when ifMatch is not nil, and errors
 // post-processed as the SDK does for the operation (service, serviceForErrors and link are the
 // operation's own). The caller closes the response's body.
 func putJSON(ctx context.Context, sdk common.BaseClient, validate func() (bool, error), details any, path, retryToken string,
-	service, serviceForErrors, operation, link string) (*http.Response, error) {
+	ifMatch *string, service, serviceForErrors, operation, link string) (*http.Response, error) {
 	if _, err := validate(); err != nil {
 		return nil, err
 	}
@@ -247,6 +248,9 @@ func putJSON(ctx context.Context, sdk common.BaseClient, validate func() (bool, 
 	// The SDK makes up a request ID when none is given, for OCI's support to find the call by.
 	httpReq.Header.Set("opc-request-id", newOpcRequestID())
 	httpReq.Header.Set("opc-retry-token", retryToken)
+	if ifMatch != nil {
+		httpReq.Header.Set("if-match", *ifMatch)
+	}
 	// common.Retry sends this on every operation; "false" because our policy makes one attempt.
 	httpReq.Header.Set("opc-client-retries", "false")
 	setJSONBody(&httpReq, body)

@@ -143,6 +143,8 @@ func TestUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 			LbCookieSessionPersistenceConfiguration: &loadbalancer.LbCookieSessionPersistenceConfigurationDetails{}}},
 		{"mandatory fields nil are sent as null", loadbalancer.UpdateBackendSetDetails{Backends: []loadbalancer.BackendDetails{}}},
 		{"a nil list of backends is refused", loadbalancer.UpdateBackendSetDetails{}},
+		{ifMatchCase, loadbalancer.UpdateBackendSetDetails{Policy: common.String("ROUND_ROBIN"), Backends: backends(3),
+			HealthChecker: &loadbalancer.HealthCheckerDetails{Protocol: common.String("TCP"), Port: common.Int(10256)}}},
 	}
 	rec, c := recordingClient(t)
 	l := c.LoadBalancers
@@ -151,12 +153,18 @@ func TestUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 			rec.sent = nil
 			req := loadbalancer.UpdateBackendSetRequest{LoadBalancerId: common.String("ocid1.loadbalancer.oc1..aaaa"),
 				BackendSetName: common.String("TCP-443"), UpdateBackendSetDetails: tt.details, OpcRetryToken: common.String("token-1")}
+			if tt.name == ifMatchCase {
+				req.IfMatch = common.String("etag-1")
+			}
 			sdkResp, sdkErr := l.sdk.UpdateBackendSet(context.Background(), req)
 			fastResp, fastErr := l.updateBackendSet(context.Background(), req)
 			rec.sameAsSDK(t, tt.details.Backends == nil, sdkErr, fastErr, sdkResp.OpcWorkRequestId, fastResp.OpcWorkRequestId)
 		})
 	}
 }
+
+// ifMatchCase names the cases sent with an if-match ETag (binding's guarded writes).
+const ifMatchCase = "only backends, with an if-match ETag"
 
 func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 	some := make([]nlb.BackendDetails, 300)
@@ -180,6 +188,7 @@ func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 		{"nothing set", nlb.UpdateBackendSetDetails{}},
 		{"empty lists and structs", nlb.UpdateBackendSetDetails{Backends: []nlb.BackendDetails{},
 			HealthChecker: &nlb.HealthCheckerDetails{Dns: &nlb.DnsHealthCheckerDetails{Rcodes: []nlb.DnsHealthCheckRCodesEnum{}}}}},
+		{ifMatchCase, nlb.UpdateBackendSetDetails{Backends: some[:3]}},
 	}
 	rec, c := recordingClient(t)
 	n := c.NetworkLoadBalancers
@@ -188,6 +197,9 @@ func TestNLBUpdateBackendSetSendsWhatTheSDKSends(t *testing.T) {
 			rec.sent = nil
 			req := nlb.UpdateBackendSetRequest{NetworkLoadBalancerId: common.String("ocid1.networkloadbalancer.oc1..aaaa"),
 				BackendSetName: common.String("TCP-443"), UpdateBackendSetDetails: tt.details, OpcRetryToken: common.String("token-1")}
+			if tt.name == ifMatchCase {
+				req.IfMatch = common.String("etag-1")
+			}
 			sdkResp, sdkErr := n.sdk.UpdateBackendSet(context.Background(), req)
 			fastResp, fastErr := n.updateBackendSet(context.Background(), req)
 			rec.sameAsSDK(t, tt.details.IpVersion == "IPV5", sdkErr, fastErr, sdkResp.OpcWorkRequestId, fastResp.OpcWorkRequestId)
