@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package binding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient"
+)
+
+// DefaultAttempts is how many times a Sync or Release plans and writes before it gives up on a
+// backend set whose ETag keeps changing under it (Options.Attempts).
+const DefaultAttempts = 5
+
+// Options configure a Syncer.
+type Options struct {
+	// LoadBalancers is the classic Load Balancer API (an *ociclient.Client's LoadBalancers);
+	// needed for bindings to classic load balancers.
+	LoadBalancers LoadBalancers
+	// NetworkLoadBalancers is the Network Load Balancer API (an *ociclient.Client's
+	// NetworkLoadBalancers); needed for bindings to network load balancers.
+	NetworkLoadBalancers NetworkLoadBalancers
+	// ClusterID is this cluster's identity (config's clusterID), which errors name when they
+	// refuse a load balancer one of its Services owns.
+	ClusterID string
+	// Attempts bounds the plans and writes of one call after stale ETags (412); zero is
+	// DefaultAttempts. Waiting for a busy network load balancer is bounded by the context only.
+	Attempts int
+}
+
+// Syncer keeps the backends of bound backend sets. It holds no state between calls; one Syncer
+// serves any number of bindings, concurrently.
+type Syncer struct {
+	opts Options
+}
+
+// NewSyncer returns a Syncer using opts.
+func NewSyncer(opts Options) *Syncer {
+	if opts.Attempts <= 0 {
+		opts.Attempts = DefaultAttempts
+	}
+	return &Syncer{opts: opts}
+}
+
+// The waits between reads of a network load balancer busy with another change (engine's busy.go
+// waits alike): it takes one change at a time, and a change runs for tens of seconds.
+const (
+	idlePoll    = time.Second
+	idlePollMax = 8 * time.Second
+)
+
+// Sync makes the backend set serve want and returns what it did. owned names the backends the
+// binding added before (Result.Owned of the last Sync; nil the first time). It reads the set,
+// plans (Plan) and, when something changes, writes the whole list once with the ETag it read and
+// waits for the work request. A stale ETag (someone changed the load balancer meanwhile) makes it
+// read and plan again, up to Options.Attempts times; a network load balancer busy with another
+// change is waited for, as long as ctx allows.
+//
+// It refuses, before any write, with a *RefusedError: an invalid Binding, a load balancer that
+// carries oci-ccm's ownership tags, a missing backend set, and a change that would pass OCI's
+// backend limits (512 per set; 512 per classic and 1,024 per network load balancer in all). Keep
+// Result.Owned whatever the error: after a write whose outcome is unknown (the context ended
+// while waiting) it also names what the write added, so nothing the binding may have added is
+// ever taken for someone else's.
+func (s *Syncer) Sync(ctx context.Context, b Binding, want []Target, owned []string) (Result, error) {
+	return s.sync(ctx, b, want, owned, false)
+}
+
+// Release removes exactly the backends owned names from the backend set, nothing else, and
+// returns nil when none is left (also when the backend set no longer exists). It refuses a load
+// balancer that carries oci-ccm's ownership tags: a Service owns it now, and backends of the same
+// address are its own.
+func (s *Syncer) Release(ctx context.Context, b Binding, owned []string) error {
+	if len(owned) == 0 {
+		return nil // nothing to read for
+	}
+	_, err := s.sync(ctx, b, nil, owned, true)
+	return err
+}
+
+func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []string, release bool) (Result, error) {
+	res := Result{Change: Change{Owned: slices.Clone(owned)}}
+	sortNames(res.Owned)
+	p, err := s.product(b, &res)
+	if err != nil {
+		return res, err
+	}
+	log := klog.FromContext(ctx).WithValues("binding", b.Name, "loadBalancer", b.LoadBalancerID, "backendSet", b.BackendSet)
+	for attempt := 1; ; attempt++ {
+		obs, err := p.read(ctx, b)
+		if err != nil {
+			return res, fmt.Errorf("binding %s: reading %s %s: %w", b.Name, p.noun(), b.LoadBalancerID, err)
+		}
+		if err := s.refusal(b, obs); err != nil {
+			if r := (*RefusedError)(nil); release && errors.As(err, &r) && r.Reason == ReasonNoBackendSet {
+				log.V(2).Info("Backend set gone; nothing to release")
+				return res, nil
+			}
+			return res, err
+		}
+		c := Plan(b, obs.backends, owned, want)
+		if c.Empty() {
+			res.Change = c
+			log.V(4).Info("Backend set up to date", "backends", len(c.Backends), "owned", len(c.Owned))
+			return res, nil
+		}
+		if err := checkLimits(b, obs, c); err != nil {
+			return res, err
+		}
+		wr, err := p.write(ctx, b, obs, c)
+		switch {
+		case err == nil:
+			log.V(2).Info("Updating backend set", "added", c.Added, "removed", c.Removed, "updated", c.Updated,
+				"backends", len(c.Backends), "workRequest", wr)
+			res.WorkRequest = wr
+			if err := p.wait(ctx, wr); err != nil {
+				var failed *ociclient.WorkRequestError
+				if !errors.As(err, &failed) {
+					// It may still succeed: own what it adds too.
+					res.Owned = unionNames(res.Owned, c.Owned)
+				}
+				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+			}
+			res.Change = c
+			return res, nil
+		case ociclient.IsPreconditionFailed(err) && attempt < s.opts.Attempts:
+			log.V(2).Info("Load balancer changed since it was read; reading it again", "attempt", attempt)
+		case p.busy(err):
+			log.V(2).Info("Network load balancer busy with another change; waiting for it", "attempt", attempt)
+			wasBusy, werr := awaitIdle(ctx, p, b)
+			switch {
+			case werr != nil:
+				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w (then waiting for it to finish its other change: %w)",
+					b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err, werr)
+			case wasBusy:
+				attempt-- // waiting for a busy one is bounded by ctx, not by Attempts
+			case attempt >= s.opts.Attempts:
+				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+			}
+		default:
+			return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+		}
+		res.Replans++
+	}
+}
+
+// awaitIdle reads the network load balancer until it is no longer busy with a change; wasBusy is
+// false when the first read found it idle.
+func awaitIdle(ctx context.Context, p product, b Binding) (wasBusy bool, err error) {
+	delay := idlePoll
+	for {
+		idle, err := p.idle(ctx, b)
+		if err != nil || idle {
+			return wasBusy, err
+		}
+		wasBusy = true
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return wasBusy, ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, idlePollMax)
+	}
+}
+
+// refusal says why the binding may not change what it observed, or nil.
+func (s *Syncer) refusal(b Binding, obs observed) error {
+	if o, ok := freeform.Owner(obs.tags); ok {
+		whose := fmt.Sprintf("cluster %q", o.Cluster)
+		if o.Cluster == s.opts.ClusterID && o.Cluster != "" {
+			whose = fmt.Sprintf("this cluster (%q)", o.Cluster)
+		}
+		return refuse(b, ReasonManagedByService, "it carries oci-ccm's ownership tags (%s=%q): Service %q of %s owns it, and its "+
+			"reconciles replace its backend sets' backends; bind a load balancer no Service owns", model.TagCluster, o.Cluster, o.Service, whose)
+	}
+	if !obs.found {
+		has := "it has none"
+		if len(obs.setNames) > 0 {
+			has = "it has " + strings.Join(quoteAll(obs.setNames), ", ")
+		}
+		return refuse(b, ReasonNoBackendSet, "the %s has no backend set %q; %s", obs.noun, b.BackendSet, has)
+	}
+	return nil
+}
+
+// checkLimits refuses a change that would take the set or the load balancer past OCI's backend
+// limits, unless it shrinks what is already past them.
+func checkLimits(b Binding, obs observed, c Change) error {
+	after, before := len(c.Backends), len(obs.backends)
+	if after > obs.perSet && after > before {
+		return refuse(b, ReasonTooManyBackends, "%d backends would exceed OCI's limit of %d per backend set (%d targets owned)",
+			after, obs.perSet, len(c.Owned))
+	}
+	if total := obs.others + after; total > obs.total && after > before {
+		return refuse(b, ReasonTooManyBackends, "%d backends over all backend sets would exceed OCI's limit of %d per %s (%d in this set, %d in the others)",
+			total, obs.total, obs.noun, after, obs.others)
+	}
+	return nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// unionNames is a ∪ b, sorted.
+func unionNames(a, b []string) []string {
+	out := slices.Concat(a, b)
+	sortNames(out)
+	return slices.Compact(out)
+}
+
+// Health returns the health of each backend of the backend set by name ("ip:port", Target.Name),
+// for pod readiness gates. GetBackendSetHealth names only the backends that are not OK, with the
+// number of backends; when some are OK, the set is read for their names. If the set changes
+// between the two reads (the numbers differ) both are read once more; if they still differ, a
+// backend not named is UNKNOWN. So it costs one read when no backend is OK, else two (four at
+// most).
+func (s *Syncer) Health(ctx context.Context, b Binding) (map[string]Health, error) {
+	var res Result
+	p, err := s.product(b, &res)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]Health
+	for range 2 {
+		listed, total, err := p.health(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("binding %s: reading the health of backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+		}
+		if len(listed) == total {
+			return listed, nil
+		}
+		names, err := p.names(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("binding %s: reading backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+		}
+		out = make(map[string]Health, len(names))
+		for _, n := range names {
+			h, ok := listed[n]
+			if !ok {
+				h = HealthOK
+				if len(names) != total {
+					h = HealthUnknown
+				}
+			}
+			out[n] = h
+		}
+		if len(names) == total {
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// product builds the API-specific side of a call for b, counting its calls in res.
+func (s *Syncer) product(b Binding, res *Result) (product, error) {
+	if why := b.validate(); why != "" {
+		return nil, refuse(b, ReasonInvalid, "%s", why)
+	}
+	kind, _ := b.kind()
+	switch {
+	case kind == model.KindLoadBalancer && s.opts.LoadBalancers != nil:
+		return &classic{api: s.opts.LoadBalancers, res: res}, nil
+	case kind == model.KindNetworkLoadBalancer && s.opts.NetworkLoadBalancers != nil:
+		return &network{api: s.opts.NetworkLoadBalancers, res: res}, nil
+	}
+	return nil, refuse(b, ReasonInvalid, "the Syncer has no client for %s (Options)", kind)
+}
