@@ -259,9 +259,11 @@ func (s *Server) RemoveLoadBalancer(id string) bool {
 // startLBChange accepts a change of a load balancer as a work request and answers the caller.
 // mutate runs on a copy when the work request completes; the copy replaces the load balancer
 // only if mutate and checkLB accept it (applyOnCopy), so a failed work request changes nothing.
-// Caller holds s.mu.
+// The ETag changes when the change is accepted and again when it is applied, so an if-match
+// read before a queued change is stale (README.md, ETags). Caller holds s.mu.
 func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.Time, e *lbEntry, op string,
 	mutate func(lb *loadbalancer.LoadBalancer) error) {
+	e.version++
 	wr := s.newWorkRequest(APILoadBalancer, op, *e.lb.Id, lbDeref(e.lb.CompartmentId))
 	wr.apply = func() error {
 		// State in wire form: deepCopy equals jsonClone here, cheaper.

@@ -596,6 +596,29 @@ func TestStaleIfMatchIsRefusedAndEditsChangeTheETag(t *testing.T) {
 	}
 }
 
+// TestAnAcceptedChangeMakesTheETagStale: the ETag read before a change that is still queued or
+// running guards nothing any more (README.md, ETags), so a guarded write cannot be queued behind
+// a change its author never saw.
+func TestAnAcceptedChangeMakesTheETagStale(t *testing.T) {
+	f := newLBFixture(t, Options{})
+	ctx := testCtx(t)
+	id := f.createLB(t, f.basicLB("svc"))
+	got, err := f.lb.GetLoadBalancer(ctx, loadbalancer.GetLoadBalancerRequest{LoadBalancerId: &id})
+	if err != nil {
+		t.Fatalf("GetLoadBalancer: %v", err)
+	}
+	defer f.srv.HoldWorkRequests(func(WorkRequestInfo) bool { return true })()
+	if _, err := f.lb.UpdateBackendSet(ctx, loadbalancer.UpdateBackendSetRequest{LoadBalancerId: &id, BackendSetName: common.String("TCP-80"),
+		IfMatch: got.ETag, UpdateBackendSetDetails: loadbalancer.UpdateBackendSetDetails{Policy: common.String("ROUND_ROBIN"),
+			HealthChecker: &loadbalancer.HealthCheckerDetails{Protocol: common.String("TCP"), Port: common.Int(10256)},
+			Backends:      []loadbalancer.BackendDetails{{IpAddress: common.String("10.0.10.2"), Port: common.Int(30080)}}}}); err != nil {
+		t.Fatalf("UpdateBackendSet with the current etag: %v", err)
+	}
+	_, err = f.lb.UpdateLoadBalancer(ctx, loadbalancer.UpdateLoadBalancerRequest{LoadBalancerId: &id, IfMatch: got.ETag,
+		UpdateLoadBalancerDetails: loadbalancer.UpdateLoadBalancerDetails{DisplayName: common.String("x")}})
+	wantServiceError(t, err, http.StatusPreconditionFailed, "NoEtagMatch")
+}
+
 func TestConcurrentCreatesMakeDistinctLoadBalancers(t *testing.T) {
 	f := newLBFixture(t, Options{})
 	const n = 20
