@@ -200,8 +200,8 @@ func (s *Syncer) refusal(b Binding, obs observed) error {
 func checkLimits(b Binding, obs observed, c Change) error {
 	after, before := len(c.Backends), len(obs.backends)
 	if after > obs.perSet && after > before {
-		return refuse(b, ReasonTooManyBackends, "%d backends would exceed OCI's limit of %d per backend set (%d targets owned)",
-			after, obs.perSet, len(c.Owned))
+		return refuse(b, ReasonTooManyBackends, "%d backends (%d of them this binding's) would exceed OCI's limit of %d per backend set",
+			after, len(c.Owned), obs.perSet)
 	}
 	if total := obs.others + after; total > obs.total && after > before {
 		return refuse(b, ReasonTooManyBackends, "%d backends over all backend sets would exceed OCI's limit of %d per %s (%d in this set, %d in the others)",
