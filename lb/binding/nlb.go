@@ -34,7 +34,7 @@ func (n *network) read(ctx context.Context, b Binding) (observed, error) {
 		return observed{}, err
 	}
 	obs := observed{noun: n.noun(), tags: lb.FreeformTags, perSet: limits.NLBBackendsPerSet, total: limits.NLBBackends,
-		setNames: slices.Sorted(maps.Keys(lb.BackendSets))}
+		setNames: slices.Sorted(maps.Keys(lb.BackendSets)), busy: lb.LifecycleState == nlbapi.LifecycleStateUpdating}
 	_, obs.found = lb.BackendSets[b.BackendSet]
 	for name, set := range lb.BackendSets {
 		if name != b.BackendSet {

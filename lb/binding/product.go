@@ -64,6 +64,9 @@ type observed struct {
 	found    bool
 	backends []Backend
 	etag     string
+	// busy is set when the load balancer was busy with another change (a network load balancer
+	// UPDATING): a write now would be refused.
+	busy bool
 	// others is the number of backends in the other sets; perSet and total are OCI's limits.
 	others, perSet, total int
 	// raw is the product's own copy of the bound set, for its write.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
@@ -235,6 +236,53 @@ func TestReleaseOfAGoneBackendSetIsDone(t *testing.T) {
 			b := binding.Binding{Name: "shop/admin", LoadBalancerID: id, BackendSet: "admin"}
 			if err := e.s.Release(ctx, b, []string{"10.0.20.5:8080"}); err != nil {
 				t.Errorf("Release: %v", err)
+			}
+		})
+	}
+}
+
+// TestOwnedSurvivesAFailedOrUnfinishedWrite: after a work request that failed, the binding owns
+// what it owned before (nothing changed); after one whose end it did not see (the context
+// ended), it also owns what the write adds, so a backend it may have added is never taken for
+// someone else's; the next Sync sorts it out.
+func TestOwnedSurvivesAFailedOrUnfinishedWrite(t *testing.T) {
+	for _, p := range products {
+		t.Run(p.name, func(t *testing.T) {
+			e := newEnv(t, ocitest.LBBusyQueue)
+			id := p.create(t, e, nil)
+			b := binding.Binding{Name: "shop/web", LoadBalancerID: id, BackendSet: "web"}
+			res, err := e.s.Sync(ctx, b, []binding.Target{{IP: "10.0.20.5", Port: 8080}}, nil)
+			if err != nil {
+				t.Fatalf("Sync: %v", err)
+			}
+			owned := res.Owned
+			want := []binding.Target{{IP: "10.0.20.5", Port: 8080}, {IP: "10.0.20.6", Port: 8080}}
+
+			undo := e.srv.FailWorkRequests(func(ocitest.WorkRequestInfo) bool { return true }, "backend set update failed")
+			res, err = e.s.Sync(ctx, b, want, owned)
+			undo()
+			var failed *ociclient.WorkRequestError
+			if !errors.As(err, &failed) {
+				t.Fatalf("Sync with a failing work request: %v", err)
+			}
+			if diff := cmp.Diff(owned, res.Owned); diff != "" {
+				t.Errorf("Owned after a failed work request (-want +got):\n%s", diff)
+			}
+
+			undo = e.srv.HoldWorkRequests(func(ocitest.WorkRequestInfo) bool { return true })
+			short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			res, err = e.s.Sync(short, b, want, owned)
+			cancel()
+			undo()
+			e.srv.CompleteWorkRequests()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Sync whose work request does not end: %v", err)
+			}
+			if diff := cmp.Diff([]string{"10.0.20.5:8080", "10.0.20.6:8080"}, res.Owned); diff != "" {
+				t.Errorf("Owned after an unfinished work request (-want +got):\n%s", diff)
+			}
+			if res, err = e.s.Sync(ctx, b, want, res.Owned); err != nil || !res.Empty() {
+				t.Errorf("the next Sync: %+v, %v; want nothing left to do", res.Change, err)
 			}
 		})
 	}

@@ -117,6 +117,16 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 		if err := checkLimits(b, obs, c); err != nil {
 			return res, err
 		}
+		if obs.busy {
+			// It would refuse the write: wait for it, then read again (bounded by ctx).
+			log.V(2).Info("Network load balancer busy with another change; waiting for it")
+			if _, err := awaitIdle(ctx, p, b); err != nil {
+				return res, fmt.Errorf("binding %s: waiting for %s %s to finish its other change: %w", b.Name, p.noun(), b.LoadBalancerID, err)
+			}
+			attempt--
+			res.Replans++
+			continue
+		}
 		wr, err := p.write(ctx, b, obs, c)
 		switch {
 		case err == nil:
