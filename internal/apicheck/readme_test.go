@@ -20,6 +20,7 @@ import (
 var documented = []struct{ dir, readme string }{
 	{"lb", "lb/README.md"},
 	{"lb/annotation", "lb/annotation/README.md"},
+	{"lb/binding", "lb/binding/README.md"},
 	{"lb/engine", "lb/engine/README.md"},
 	{"lb/model", "lb/model/README.md"},
 	{"lb/oci", "lb/oci/README.md"},

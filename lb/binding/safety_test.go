@@ -154,7 +154,7 @@ func TestRefusals(t *testing.T) {
 				{"one another cluster's Service owns", binding.Binding{LoadBalancerID: other, BackendSet: "web"}, nil,
 					binding.ReasonManagedByService, []string{other, `cluster "staging"`}},
 				{"a backend set it does not have", binding.Binding{LoadBalancerID: id, BackendSet: "admin"}, nil,
-					binding.ReasonNoBackendSet, []string{id, `no backend set "admin"; it has "api", "web"`}},
+					binding.ReasonNoBackendSet, []string{id, `no backend set "admin"; it has ["api" "web"]`}},
 				{"past 512 backends in the set (with Terraform's and one more)", binding.Binding{LoadBalancerID: id, BackendSet: "web"}, many,
 					binding.ReasonTooManyBackends, []string{id, "514 backends (513 of them this binding's) would exceed OCI's limit of 512 per backend set"}},
 				{"an OCID of neither API", binding.Binding{LoadBalancerID: "ocid1.instance.oc1..x", BackendSet: "web"}, nil,

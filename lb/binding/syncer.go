@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
 
+	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
@@ -174,12 +174,8 @@ func awaitIdle(ctx context.Context, p product, b Binding) (wasBusy bool, err err
 			return wasBusy, err
 		}
 		wasBusy = true
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return wasBusy, ctx.Err()
-		case <-t.C:
+		if err := ctxtime.Sleep(ctx, delay); err != nil {
+			return wasBusy, err
 		}
 		delay = min(2*delay, idlePollMax)
 	}
@@ -198,7 +194,7 @@ func (s *Syncer) refusal(b Binding, obs observed) error {
 	if !obs.found {
 		has := "it has none"
 		if len(obs.setNames) > 0 {
-			has = "it has " + strings.Join(quoteAll(obs.setNames), ", ")
+			has = fmt.Sprintf("it has %q", obs.setNames)
 		}
 		return refuse(b, ReasonNoBackendSet, "the %s has no backend set %q; %s", obs.noun, b.BackendSet, has)
 	}
@@ -218,14 +214,6 @@ func checkLimits(b Binding, obs observed, c Change) error {
 			total, obs.total, obs.noun, after, obs.others)
 	}
 	return nil
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
 }
 
 // unionNames is a ∪ b, sorted.
