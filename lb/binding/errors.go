@@ -34,6 +34,7 @@ type RefusedError struct {
 	Detail string
 }
 
+// Error names the binding, the load balancer, the backend set, the reason and the detail.
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("binding %s: load balancer %s, backend set %q: refused (%s): %s",
 		e.Binding, e.LoadBalancerID, e.BackendSet, e.Reason, e.Detail)

@@ -161,6 +161,8 @@ func TestRefusals(t *testing.T) {
 					binding.ReasonInvalid, []string{"neither ocid1.loadbalancer"}},
 				{"a weight past 100", binding.Binding{LoadBalancerID: id, BackendSet: "web", Weight: 101}, nil,
 					binding.ReasonInvalid, []string{"weight 101"}},
+				{"a target without a port", binding.Binding{LoadBalancerID: id, BackendSet: "web"}, []binding.Target{{IP: "10.0.20.7"}},
+					binding.ReasonInvalid, []string{`target "10.0.20.7:0" is not an IP address and a port`}},
 			}
 			if p.name == "network" {
 				tests = append(tests, struct {
@@ -285,5 +287,45 @@ func TestOwnedSurvivesAFailedOrUnfinishedWrite(t *testing.T) {
 				t.Errorf("the next Sync: %+v, %v; want nothing left to do", res.Change, err)
 			}
 		})
+	}
+}
+
+// TestABusyNetworkLoadBalancerIsWaitedForBeforeWriting: Terraform's change is still running
+// when the binding reads (the network load balancer is UPDATING); the binding waits for it and
+// writes once, rather than sending a write the API refuses with 409.
+func TestABusyNetworkLoadBalancerIsWaitedForBeforeWriting(t *testing.T) {
+	e := newEnv(t, ocitest.LBBusyQueue)
+	id := networkLB.create(t, e, nil)
+	undo := e.srv.HoldWorkRequests(func(ocitest.WorkRequestInfo) bool { return true })
+	if _, err := e.nlbSDK.UpdateListener(ctx, nlbapi.UpdateListenerRequest{NetworkLoadBalancerId: &id, ListenerName: new("https"),
+		UpdateListenerDetails: nlbapi.UpdateListenerDetails{DefaultBackendSetName: new("web"), Port: new(8443), Protocol: nlbapi.ListenerProtocolsTcp}}); err != nil {
+		t.Fatalf("Terraform's UpdateListener: %v", err)
+	}
+	undo()
+	calls := e.srv.Calls()
+	done := make(chan struct{})
+	var res binding.Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = e.s.Sync(ctx, binding.Binding{Name: "shop/web", LoadBalancerID: id, BackendSet: "web"}, []binding.Target{{IP: "10.0.20.5", Port: 8080}}, nil)
+	}()
+	// Once the binding has read it UPDATING and read it again, waiting, let Terraform's change end.
+	for deadline := time.Now().Add(10 * time.Second); e.srv.Calls().Since(calls).Op(ocitest.NLB("GetNetworkLoadBalancer")) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the binding did not read the network load balancer twice")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.srv.CompleteWorkRequests()
+	<-done
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if res.Writes != 1 || res.Replans != 1 {
+		t.Errorf("Result %+v; want one write, after one wait", res)
+	}
+	if diff := cmp.Diff([]string{"10.0.10.9:8080", "10.0.20.5:8080"}, networkLB.backends(t, e, id, "web")); diff != "" {
+		t.Errorf("backends (-want +got):\n%s", diff)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -66,7 +67,7 @@ const (
 // read and plan again, up to Options.Attempts times; a network load balancer busy with another
 // change is waited for, as long as ctx allows.
 //
-// It refuses, before any write, with a *RefusedError: an invalid Binding, a load balancer that
+// It refuses, before any write, with a *RefusedError: an invalid Binding or target, a load balancer that
 // carries oci-ccm's ownership tags, a missing backend set, and a change that would pass OCI's
 // backend limits (512 per set; 512 per classic and 1,024 per network load balancer in all). Keep
 // Result.Owned whatever the error: after a write whose outcome is unknown (the context ended
@@ -94,6 +95,11 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 	p, err := s.product(b, &res)
 	if err != nil {
 		return res, err
+	}
+	for _, t := range want {
+		if _, err := netip.ParseAddr(t.IP); err != nil || t.Port < 1 || t.Port > 65535 {
+			return res, refuse(b, ReasonInvalid, "target %q is not an IP address and a port 1–65535", t.Name())
+		}
 	}
 	log := klog.FromContext(ctx).WithValues("binding", b.Name, "loadBalancer", b.LoadBalancerID, "backendSet", b.BackendSet)
 	for attempt := 1; ; attempt++ {
