@@ -4,11 +4,14 @@
 package binding_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/binding"
+	"github.com/oci-ccm/oci-ccm/ociclient"
 	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
 )
 
@@ -54,5 +57,50 @@ func TestHealthReadsTheSetOnlyWhenABackendIsOK(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// growingLB adds a backend to the set right after each health read: the set changes between
+// Health's two reads, every time.
+type growingLB struct {
+	*ociclient.LoadBalancerClient
+	add func()
+}
+
+func (g *growingLB) GetBackendSetHealth(ctx context.Context, id, set string) (loadbalancer.BackendSetHealth, error) {
+	h, err := g.LoadBalancerClient.GetBackendSetHealth(ctx, id, set)
+	g.add()
+	return h, err
+}
+
+// TestHealthOfASetThatKeepsChanging: when the health read's count and the set's names disagree
+// twice, a backend the health read did not name is UNKNOWN, not OK.
+func TestHealthOfASetThatKeepsChanging(t *testing.T) {
+	e := newEnv(t, ocitest.LBBusyQueue)
+	id := classicLB.create(t, e, nil)
+	b := binding.Binding{Name: "shop/web", LoadBalancerID: id, BackendSet: "web"}
+	if _, err := e.s.Sync(ctx, b, []binding.Target{{IP: "10.0.20.5", Port: 8080}}, nil); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if err := e.srv.SetBackendHealth(id, "web", "10.0.20.5:8080", ocitest.BackendHealthOK); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	s := binding.NewSyncer(binding.Options{LoadBalancers: &growingLB{LoadBalancerClient: e.oci.LoadBalancers, add: func() {
+		n++
+		classicLB.addBackend(e, id, "web", "10.0.30."+itoa(n), 8080)
+	}}})
+	calls := e.srv.Calls()
+	got, err := s.Health(ctx, b)
+	if err != nil {
+		t.Fatalf("Health: %v", err)
+	}
+	want := map[string]binding.Health{"10.0.10.9:8080": binding.HealthUnknown, "10.0.20.5:8080": binding.HealthUnknown,
+		"10.0.30.1:8080": binding.HealthUnknown, "10.0.30.2:8080": binding.HealthUnknown}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Health (-want +got):\n%s", diff)
+	}
+	if c := e.srv.Calls().Since(calls).Total(); c != 4 {
+		t.Errorf("%d calls, want 4", c)
 	}
 }
