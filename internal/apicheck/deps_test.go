@@ -17,6 +17,7 @@ var libraryPackages = []string{
 	"github.com/oci-ccm/oci-ccm/ociclient",
 	"github.com/oci-ccm/oci-ccm/lb",
 	"github.com/oci-ccm/oci-ccm/lb/model",
+	"github.com/oci-ccm/oci-ccm/lb/binding",
 	"github.com/oci-ccm/oci-ccm/seclist",
 	"github.com/oci-ccm/oci-ccm/instances",
 }
