@@ -67,9 +67,10 @@ const (
 // read and plan again, up to Options.Attempts times; a network load balancer busy with another
 // change is waited for, as long as ctx allows.
 //
-// It refuses, before any write, with a *RefusedError: an invalid Binding or target, a load balancer that
-// carries oci-ccm's ownership tags, a missing backend set, and a change that would pass OCI's
-// backend limits (512 per set; 512 per classic and 1,024 per network load balancer in all). Keep
+// It refuses, before any write, with a *RefusedError: an invalid Binding or target, a load
+// balancer that carries oci-ccm's ownership tags, a missing backend set, and a change that would
+// pass OCI's backend limits (512 per set; 512 per classic and 1,024 per network load balancer in
+// all). Keep
 // Result.Owned whatever the error: after a write whose outcome is unknown (the context ended
 // while waiting) it also names what the write added, so nothing the binding may have added is
 // ever taken for someone else's.
@@ -145,7 +146,7 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 					// It may still succeed: own what it adds too.
 					res.Owned = unionNames(res.Owned, c.Owned)
 				}
-				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+				return res, updateError(b, p, err)
 			}
 			res.Change = c
 			return res, nil
@@ -156,18 +157,22 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 			wasBusy, werr := awaitIdle(ctx, p, b)
 			switch {
 			case werr != nil:
-				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w (then waiting for it to finish its other change: %w)",
-					b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err, werr)
+				return res, updateError(b, p, fmt.Errorf("%w (then waiting for it to finish its other change: %w)", err, werr))
 			case wasBusy:
 				attempt-- // waiting for a busy one is bounded by ctx, not by Attempts
 			case attempt >= s.opts.Attempts:
-				return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+				return res, updateError(b, p, err)
 			}
 		default:
-			return res, fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
+			return res, updateError(b, p, err)
 		}
 		res.Replans++
 	}
+}
+
+// updateError wraps an error of a write, or of waiting for it, naming what it was for.
+func updateError(b Binding, p product, err error) error {
+	return fmt.Errorf("binding %s: updating backend set %q of %s %s: %w", b.Name, b.BackendSet, p.noun(), b.LoadBalancerID, err)
 }
 
 // awaitIdle reads the network load balancer until it is no longer busy with a change; wasBusy is
