@@ -131,6 +131,8 @@ func TestTheCRDHoldsEveryFieldOfTheGoTypes(t *testing.T) {
 	b.Spec.Backup, b.Spec.DeletionPolicy = true, v1alpha1.DeletionPolicyKeep
 	b.Spec.LoadBalancerID = "ocid1.networkloadbalancer.oc1.phx.aaaaexample"
 	b.Spec.ServiceRef.Port = intstr.FromInt32(443)
+	b.Spec.NodeSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"pool": "web"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "zone", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}}}}
 	created, err := bindings.Namespace("default").Create(ctx, toUnstructured(t, b), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

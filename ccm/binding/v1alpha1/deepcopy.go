@@ -72,6 +72,9 @@ func (s *BackendSetBindingSpec) DeepCopyInto(out *BackendSetBindingSpec) {
 	*out = *s
 	out.Weight = copyInt32(s.Weight)
 	out.MaxConnections = copyInt32(s.MaxConnections)
+	if s.NodeSelector != nil {
+		out.NodeSelector = s.NodeSelector.DeepCopy()
+	}
 }
 
 // DeepCopyInto copies s into out, sharing nothing.

@@ -19,7 +19,8 @@ func full() BackendSetBinding {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"a": "b"}},
 		Spec: BackendSetBindingSpec{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.x", BackendSetName: "bs",
 			ServiceRef: ServiceReference{Name: "web", Port: intstr.FromString("http")}, TargetType: TargetTypeIP,
-			Weight: &weight, MaxConnections: &max, Backup: true, DeletionPolicy: DeletionPolicyKeep},
+			Weight: &weight, MaxConnections: &max, Backup: true, DeletionPolicy: DeletionPolicyKeep,
+			NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"pool": "web"}}},
 		Status: BackendSetBindingStatus{ObservedGeneration: 2, Backends: 3, OwnedBackends: []string{"10.0.0.1:80"},
 			Conditions: []metav1.Condition{{Type: ConditionReady, Status: metav1.ConditionTrue}}},
 	}
@@ -41,6 +42,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	c.Status.OwnedBackends[0] = "changed"
 	c.Status.Conditions[0].Status = metav1.ConditionFalse
 	c.Labels["a"] = "changed"
+	c.Spec.NodeSelector.MatchLabels["pool"] = "changed"
 	if diff := cmp.Diff(full(), orig); diff != "" {
 		t.Errorf("changing the copy changed the original (-want +got):\n%s", diff)
 	}

@@ -50,6 +50,10 @@ type BackendSetBindingSpec struct {
 	// MaxConnections caps each backend's connections (classic load balancers only; 256 or more);
 	// unset means no cap.
 	MaxConnections *int32 `json:"maxConnections,omitempty"`
+	// NodeSelector narrows, for target type node, the Nodes that become backends to those it
+	// matches (besides the rules every load balancer's Nodes follow); nil selects every eligible
+	// Node. A backend set takes at most 512 backends: in a bigger cluster, select some.
+	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
 	// DeletionPolicy says what deleting the binding does to the backends it added:
 	// DeletionPolicyRemove (the default) removes exactly those, DeletionPolicyKeep leaves them.
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
