@@ -69,9 +69,10 @@ type Options struct {
 
 // Cloud is the oci cloudprovider.Interface. Build it with New or NewFromFile.
 type Cloud struct {
-	cfg   *config.Config
-	svc   *orchestrator.Reconciler
-	nodes *instances.Instances
+	cfg    *config.Config
+	client *ociclient.Client
+	svc    *orchestrator.Reconciler
+	nodes  *instances.Instances
 }
 
 var _ interface {
@@ -152,7 +153,7 @@ func New(cfg *config.Config, opts Options) (*Cloud, error) {
 	if wi == nil {
 		wi = OKEWorkloadIdentity{}
 	}
-	c := &Cloud{cfg: cfg}
+	c := &Cloud{cfg: cfg, client: client}
 	if c.nodes, err = instances.New(instances.Options{Compute: client.Compute, VirtualNetwork: client.VirtualNetwork, Consistency: consistency,
 		CompartmentID: cfg.CompartmentID, VCNID: cfg.VCNID, Region: cfg.Auth.Region}); err != nil {
 		return nil, err
@@ -200,6 +201,10 @@ func (c *Cloud) Clusters() (cloudprovider.Clusters, bool) { return nil, false }
 
 // Routes is not offered: OCI VCN-native pod networking needs no routes from the CCM.
 func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
+
+// OCI returns the OCI client and the configuration, with its cluster identity, the Cloud runs on:
+// what the binary's other controllers (ccm/binding) share with it.
+func (c *Cloud) OCI() (*ociclient.Client, *config.Config) { return c.client, c.cfg }
 
 // ProviderName returns "oci".
 func (c *Cloud) ProviderName() string { return ProviderName }

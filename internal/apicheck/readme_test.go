@@ -34,6 +34,7 @@ var documented = []struct{ dir, readme string }{
 	{"ccm", "ccm/README.md"},
 	{"ccm/preflight", "ccm/preflight/README.md"},
 	{"ccm/service", "ccm/service/README.md"},
+	{"ccm/binding", "ccm/binding/README.md"},
 	{"ccm/binding/v1alpha1", "ccm/binding/v1alpha1/README.md"},
 }
 

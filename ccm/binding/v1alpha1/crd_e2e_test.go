@@ -6,10 +6,7 @@
 package v1alpha1_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -34,56 +28,20 @@ import (
 // crdFile is the CustomResourceDefinition users apply (and the Helm chart installs).
 const crdFile = "../../../examples/deploy/backendsetbinding-crd.yaml"
 
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
 // startWithCRD starts a real kube-apiserver, applies the CRD and waits until it is served.
 func startWithCRD(t *testing.T) (dynamic.NamespaceableResourceInterface, *testcluster.Cluster) {
 	t.Helper()
-	ctx := t.Context()
-	cluster, err := testcluster.Start(ctx, testcluster.Options{Logf: t.Logf})
+	cluster, err := testcluster.Start(t.Context(), testcluster.Options{Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cluster.Stop)
+	if err := cluster.ApplyCRD(t.Context(), crdFile); err != nil {
+		t.Fatal(err)
+	}
 	dyn, err := dynamic.NewForConfig(cluster.AdminConfig())
 	if err != nil {
 		t.Fatal(err)
-	}
-	data, err := os.ReadFile(crdFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd unstructured.Unstructured
-	if err := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&crd.Object); err != nil {
-		t.Fatalf("%s: %v", crdFile, err)
-	}
-	if _, err := dyn.Resource(crdResource).Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the CRD: %v", err)
-	}
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := dyn.Resource(crdResource).Get(ctx, crd.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		conditions, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, c := range conditions {
-			if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	}); err != nil {
-		t.Fatalf("the CRD is not established: %v", err)
-	}
-	kube, err := kubernetes.NewForConfig(cluster.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		_, err := kube.Discovery().ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("the API group is not discovered: %v", err)
 	}
 	return dyn.Resource(v1alpha1.GroupVersionResource), cluster
 }

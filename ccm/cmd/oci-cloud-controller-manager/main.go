@@ -2,7 +2,8 @@
 // Copyright 2026 The oci-ccm Authors.
 
 // Command oci-cloud-controller-manager runs the Kubernetes cloud controllers (service, cloud-node,
-// cloud-node-lifecycle) with the oci provider from package ccm.
+// cloud-node-lifecycle) with the oci provider from package ccm, and the BackendSetBinding
+// controller (backend-set-binding, package ccm/binding).
 //
 // It is the upstream cloud-controller-manager command with one difference: the cloud-config file
 // is read once, here, and handed to the provider, instead of going through the global provider
@@ -56,15 +57,18 @@ func main() {
 	// SIGTERM releases the leader Lease and ends Run, so a standby takes over at once.
 	lease, stop := leader.New(), make(chan struct{})
 	go lease.StopOnSignal(stop)
-	// --validating-webhook-*: see webhook.go.
+	// --validating-webhook-*: see webhook.go. The provider built is kept for the binding
+	// controller (bindings.go), which the framework starts after it.
+	var built *ccm.Cloud
 	initCloud := withWebhook(func(c *appconfig.CompletedConfig) cloudprovider.Interface {
 		kube, err := kubernetes.NewForConfig(restclient.AddUserAgent(c.Kubeconfig, "leader-election"))
 		if err != nil {
 			klog.Fatalf("Cannot build the leader-election client: %v", err)
 		}
-		return lease.Wrap(newCloud(c, *driftPeriod, lbOpts), kube, c.ComponentConfig.Generic.LeaderElection)
+		built = newCloud(c, *driftPeriod, lbOpts)
+		return lease.Wrap(built, kube, c.ComponentConfig.Generic.LeaderElection)
 	}, &flags)
-	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors,
+	cmd := app.NewCloudControllerManagerCommand(opts, initCloud, withBindingController(func() *ccm.Cloud { return built }),
 		names.CCMControllerAliases(), flags, stop)
 	var checkStatus int
 	cmd.AddCommand(checkCommand(&checkStatus)) // check.go
@@ -76,7 +80,7 @@ type lbFlags struct{ maxWait, timeout *time.Duration }
 
 // newCloud builds the provider from --cloud-provider and --cloud-config. The framework offers no
 // error return here, so a bad configuration ends the process with the validation report.
-func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lbFlags) cloudprovider.Interface {
+func newCloud(c *appconfig.CompletedConfig, driftPeriod time.Duration, lbOpts lbFlags) *ccm.Cloud {
 	shared := c.ComponentConfig.KubeCloudShared
 	if name := shared.CloudProvider.Name; name != ccm.ProviderName {
 		klog.Fatalf("--cloud-provider=%q is not supported: this binary serves only %q", name, ccm.ProviderName)
