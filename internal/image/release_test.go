@@ -255,7 +255,7 @@ func TestReleaseChecksumsCoverEveryArtifact(t *testing.T) {
 		t.Errorf("SHA256SUMS lists %d files, the release holds %d: %v", len(listed), len(files), files)
 	}
 	chart := "oci-ccm-" + strings.TrimPrefix(r.Version, "v") + ".tgz"
-	for _, want := range []string{"daemonset.yaml", "rbac.yaml", chart, "iam-policy.txt", "image/index.json", "image/oci-layout",
+	for _, want := range []string{"daemonset.yaml", "rbac.yaml", "backendsetbinding-crd.yaml", chart, "iam-policy.txt", "image/index.json", "image/oci-layout",
 		"image/blobs/sha256/" + strings.TrimPrefix(r.Digest, "sha256:")} {
 		if _, ok := listed[want]; !ok {
 			t.Errorf("SHA256SUMS does not list %s", want)

@@ -25,7 +25,7 @@ func main() {
 	layoutDir := flag.String("layout", "", "the multi-arch image's OCI layout, tagged -version (default <out>/image)")
 	repo := flag.String("image-repo", exampleImage, "the image's repository, to which the manifests are pinned")
 	chart := flag.String("chart", "examples/helm/oci-ccm", "the Helm chart's directory")
-	deploy := flag.String("deploy", "examples/deploy", "the directory of daemonset.yaml and rbac.yaml")
+	deploy := flag.String("deploy", "examples/deploy", "the directory of daemonset.yaml, rbac.yaml and backendsetbinding-crd.yaml")
 	created := flag.Int64("created", 0, "the chart's file times, in Unix seconds (SOURCE_DATE_EPOCH)")
 	flag.Parse()
 
@@ -51,7 +51,7 @@ func run(version, out, layoutDir, repo, chart, deploy string, created time.Time)
 		return err
 	}
 	pinned := repo + ":" + version + "@" + digest
-	if err := RenderManifests(deploy, out, pinned, "daemonset.yaml", "rbac.yaml"); err != nil {
+	if err := RenderManifests(deploy, out, pinned, "daemonset.yaml", "rbac.yaml", "backendsetbinding-crd.yaml"); err != nil {
 		return err
 	}
 	tgz, err := PackageChart(chart, version, created, out)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,9 +93,13 @@ func TestChartPackageIsHelmsFormatAtTheReleaseVersion(t *testing.T) {
 			t.Errorf("%s is not the directory's file (%v)", e.Name, err)
 		}
 	}
+	// After the templates, the other files in the order Helm's loader walks them (lexical):
+	// .helmignore, then the CRDs Helm installs before the templates.
+	others := slices.IndexFunc(names[min(2, len(names)):], func(n string) bool { return !strings.HasPrefix(n, "oci-ccm/templates/") }) + 2
 	if len(names) < 4 || names[0] != "oci-ccm/Chart.yaml" || names[1] != "oci-ccm/values.yaml" ||
-		!strings.HasPrefix(names[2], "oci-ccm/templates/") || names[len(names)-1] != "oci-ccm/.helmignore" {
-		t.Errorf("entries %v: want Chart.yaml, values.yaml, the templates, then the other files", names)
+		!strings.HasPrefix(names[2], "oci-ccm/templates/") || others < 3 ||
+		!slices.Equal(names[others:], []string{"oci-ccm/.helmignore", "oci-ccm/crds/backendsetbinding-crd.yaml"}) {
+		t.Errorf("entries %v: want Chart.yaml, values.yaml, the templates, then the other files (.helmignore, crds/)", names)
 	}
 	src, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
 	if err != nil {
@@ -181,10 +186,11 @@ func TestChartVersionsMustBeSetOnce(t *testing.T) {
 const pinned = "ghcr.io/oci-ccm/oci-cloud-controller-manager:v1.2.3@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 // TestManifestsRunThePinnedImage renders examples/deploy: the daemonset's image field and its
-// comment name the pinned image, no other tag of it is left, and rbac.yaml is copied unchanged.
+// comment name the pinned image, no other tag of it is left, and rbac.yaml and the CRD are copied
+// unchanged.
 func TestManifestsRunThePinnedImage(t *testing.T) {
 	out := t.TempDir()
-	if err := RenderManifests(deployDir, out, pinned, "daemonset.yaml", "rbac.yaml"); err != nil {
+	if err := RenderManifests(deployDir, out, pinned, "daemonset.yaml", "rbac.yaml", "backendsetbinding-crd.yaml"); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := os.ReadFile(filepath.Join(out, "daemonset.yaml"))
@@ -197,10 +203,12 @@ func TestManifestsRunThePinnedImage(t *testing.T) {
 	if n, pins := strings.Count(string(ds), exampleImage), strings.Count(string(ds), pinned); n != pins || n < 2 {
 		t.Errorf("daemonset.yaml names the image %d times, %d of them pinned; want every one (the comment and the field)", n, pins)
 	}
-	src, _ := os.ReadFile(filepath.Join(deployDir, "rbac.yaml"))
-	got, _ := os.ReadFile(filepath.Join(out, "rbac.yaml"))
-	if string(src) != string(got) || len(got) == 0 {
-		t.Error("rbac.yaml changed in rendering")
+	for _, name := range []string{"rbac.yaml", "backendsetbinding-crd.yaml"} {
+		src, _ := os.ReadFile(filepath.Join(deployDir, name))
+		got, _ := os.ReadFile(filepath.Join(out, name))
+		if string(src) != string(got) || len(got) == 0 {
+			t.Errorf("%s changed in rendering", name)
+		}
 	}
 }
 
