@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package binding
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
+	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+)
+
+func TestOnlyNodeChangesThatMayMoveABackendSyncNodeBindings(t *testing.T) {
+	base := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"pool": "a"}},
+		Spec:   corev1.NodeSpec{ProviderID: "oci://x"},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.1"}}}}
+	for _, tc := range []struct {
+		name string
+		edit func(*corev1.Node)
+		want bool
+	}{
+		{"a heartbeat", func(n *corev1.Node) {
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now()}}
+		}, false},
+		{"a label", func(n *corev1.Node) { n.Labels = map[string]string{"pool": "b"} }, true},
+		{"an address", func(n *corev1.Node) { n.Status.Addresses[0].Address = "10.0.0.2" }, true},
+		{"the providerID", func(n *corev1.Node) { n.Spec.ProviderID = "oci://y" }, true},
+		{"deletion", func(n *corev1.Node) { n.DeletionTimestamp = ptr.To(metav1.Now()) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := base.DeepCopy()
+			tc.edit(n)
+			if got := nodeMoved(base, n); got != tc.want {
+				t.Errorf("nodeMoved = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAGatedPodWaitingOnlyForItsGateIsATarget(t *testing.T) {
+	port := corev1.ServicePort{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}
+	endpoint := func(ip, pod string, ready bool) discoveryv1.Endpoint {
+		return discoveryv1.Endpoint{Addresses: []string{ip}, TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: pod},
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(ready), Serving: ptr.To(ready), Terminating: ptr.To(false)}}
+	}
+	slice := &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:     []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](8080), Protocol: ptr.To(corev1.ProtocolTCP)}},
+		Endpoints: []discoveryv1.Endpoint{endpoint("10.0.1.1", "ready", true), endpoint("10.0.1.2", "gated", false), endpoint("10.0.1.3", "crashing", false)}}
+	got := lbbinding.EndpointTargets(withGatedReady([]*discoveryv1.EndpointSlice{slice}, map[string]bool{"gated": true}), port)
+	want := []lbbinding.Target{{IP: "10.0.1.1", Port: 8080}, {IP: "10.0.1.2", Port: 8080}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("targets (-want +got):\n%s", diff)
+	}
+	if *slice.Endpoints[1].Conditions.Ready {
+		t.Error("withGatedReady changed the informer's EndpointSlice")
+	}
+}
+
+func TestWaitingForGate(t *testing.T) {
+	pod := func(containers, ready corev1.ConditionStatus, deleting bool) *corev1.Pod {
+		p := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.ContainersReady, Status: containers},
+			{Type: corev1.PodReady, Status: ready}}}}
+		if deleting {
+			p.DeletionTimestamp = ptr.To(metav1.Now())
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		want bool
+	}{
+		{"containers ready, Pod not: the gate holds it", pod(corev1.ConditionTrue, corev1.ConditionFalse, false), true},
+		{"Ready already", pod(corev1.ConditionTrue, corev1.ConditionTrue, false), false},
+		{"containers not ready", pod(corev1.ConditionFalse, corev1.ConditionFalse, false), false},
+		{"being deleted", pod(corev1.ConditionTrue, corev1.ConditionFalse, true), false},
+	} {
+		if got := waitingForGate(tc.pod); got != tc.want {
+			t.Errorf("%s: waitingForGate = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestGatesOfNamesTheBindingsAPodWaitsFor(t *testing.T) {
+	p := &corev1.Pod{Spec: corev1.PodSpec{ReadinessGates: []corev1.PodReadinessGate{
+		{ConditionType: api.ReadinessGatePrefix + "web"}, {ConditionType: "example.com/other"}, {ConditionType: api.ReadinessGatePrefix}}}}
+	if diff := cmp.Diff([]string{"web"}, gatesOf(p)); diff != "" {
+		t.Errorf("gatesOf (-want +got):\n%s", diff)
+	}
+}
+
+func TestAStatusThatDiffersOnlyInTimestampsIsNotWrittenAgain(t *testing.T) {
+	a := api.BackendSetBindingStatus{ObservedGeneration: 1, Backends: 2, OwnedBackends: []string{"10.0.0.1:80"}}
+	setCondition(&a, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, "1 backend")
+	var b api.BackendSetBindingStatus
+	a.DeepCopyInto(&b)
+	b.Conditions[0].LastTransitionTime = metav1.Now()
+	if !equalStatus(&a, &b) {
+		t.Error("equalStatus is false for statuses that differ only in a timestamp")
+	}
+	b.OwnedBackends = nil
+	if equalStatus(&a, &b) {
+		t.Error("equalStatus is true for different owned backends")
+	}
+}
