@@ -137,7 +137,7 @@ func New(opts Options) (*Controller, error) {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
-		{c.bindings, handle(func(o any) { c.enqueue(o) })},
+		{c.bindings, handle(c.bindingChanged)},
 		{svc.Informer(), handle(c.serviceChanged)},
 		{sl.Informer(), handle(c.sliceChanged)},
 		{nodes.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.nodeChanged, DeleteFunc: c.nodeChanged,
@@ -242,6 +242,17 @@ func (c *Controller) enqueueIndexed(index, value string) {
 	objs, _ := c.bindings.GetIndexer().ByIndex(index, value)
 	for _, o := range objs {
 		c.enqueue(o)
+	}
+}
+
+// bindingChanged syncs the binding, and the others of its backend set: one that waited for it
+// (Conflict) may take over when it goes.
+func (c *Controller) bindingChanged(o any) {
+	c.enqueue(o)
+	if u, ok := unwrap(o).(*unstructured.Unstructured); ok {
+		if keys, _ := indexByBackendSet(u); len(keys) == 1 {
+			c.enqueueIndexed(byBackendSet, keys[0])
+		}
 	}
 }
 

@@ -231,8 +231,8 @@ func condition(b *api.BackendSetBinding, t string) string {
 
 // TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas: a node binding on set "web"
 // takes every Node at the node port, follows a Node that goes, leaves Terraform's backend, the
-// listener and the other set alone; a second binding of the same set is refused as a conflict;
-// deleting the binding removes exactly what it added.
+// listener and the other set alone; a second binding of the same set waits as a conflict and
+// takes over when the first goes; deleting the bindings removes exactly what they added.
 func TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas(t *testing.T) {
 	w := newWorld(t)
 	before := w.lb(t)
@@ -280,14 +280,29 @@ func TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas(t *testing.T
 		return ""
 	})
 
-	for _, name := range []string{"web-again", "web"} {
-		if err := w.bindings.Namespace(namespace).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
+	// The older binding goes: it releases its backends, and the one that waited takes the set.
+	if err := w.bindings.Namespace(namespace).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the waiting binding takes over once the older one goes", func() string {
+		b := w.get(t, "web-again")
+		if w.get(t, "web") != nil {
+			return "binding web is still there"
 		}
+		if got := condition(b, api.ConditionReady); !strings.HasPrefix(got, "True") {
+			return "web-again Ready " + got
+		}
+		if diff := cmp.Diff([]string{"10.0.10.11:30080", "10.0.10.13:30080"}, b.Status.OwnedBackends); diff != "" {
+			return "web-again ownedBackends (-want +got):\n" + diff
+		}
+		return ""
+	})
+	if err := w.bindings.Namespace(namespace).Delete(t.Context(), "web-again", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
 	eventually(t, "deleted bindings let go", func() string {
-		if w.get(t, "web") != nil || w.get(t, "web-again") != nil {
-			return "a binding is still there"
+		if w.get(t, "web-again") != nil {
+			return "binding web-again is still there"
 		}
 		return ""
 	})

@@ -78,7 +78,7 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	if other := c.claimant(b); other != "" {
 		c.degraded(u, status, ReasonConflict, fmt.Sprintf("binding %s, older, already binds backend set %q of %s; this one waits until it goes",
 			other, b.Spec.BackendSetName, b.Spec.LoadBalancerID), corev1.EventTypeWarning)
-		return 0, nil
+		return c.opts.Resync, nil
 	}
 	svc, err := c.services.Services(b.Namespace).Get(b.Spec.ServiceRef.Name)
 	if apierrors.IsNotFound(err) {
