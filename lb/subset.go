@@ -4,11 +4,7 @@
 package lb
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -17,6 +13,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/internal/limits"
+	"github.com/oci-ccm/oci-ccm/lb/internal/subset"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -32,12 +29,10 @@ var (
 	nlbBackendLimits = backendLimits{perSet: limits.NLBBackendsPerSet, total: limits.NLBBackends}
 )
 
-// The Node labels a subset is spread over: the availability domain the cloud node controller
-// sets as the zone, and the fault domain oci-ccm's instances package sets
-// (instances.FaultDomainLabel; lb does not import instances).
+// The Node labels a subset is spread over (package subset).
 const (
-	labelZone        = v1.LabelTopologyZone
-	labelFaultDomain = "oci.oraclecloud.com/fault-domain"
+	labelZone        = subset.LabelZone
+	labelFaultDomain = subset.LabelFaultDomain
 )
 
 // subsetBackends applies loadBalancer.backendSubset to spec, whose backend sets hold a backend
@@ -91,7 +86,7 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 	if len(eligible) <= k {
 		return
 	}
-	chosen := pickSubset(eligible, k, spec.Owner.Service)
+	chosen := subset.Pick(eligible, k, spec.Owner.Service, func(n *v1.Node) string { return n.Name }, subset.NodePlace)
 	keep := make(map[string]bool, 2*len(chosen))
 	for _, n := range chosen {
 		keep[backendnode.InternalIPv4(n)] = true
@@ -113,69 +108,4 @@ func backendCounts(spec *model.Spec) (perSet, total int) {
 		total += len(bs.Backends)
 	}
 	return perSet, total
-}
-
-// pickSubset returns k of nodes (k < len(nodes)): each place (zone and fault domain) gets an even
-// share, and within a place the Nodes that rank first for salt. A place with fewer Nodes than its
-// share gives all of them and the rest is shared by the others; the remainder of the division goes
-// to places in an order of their own for salt. The shares depend on the sizes of the places only
-// where a place is smaller than its share, so a Node joining or leaving a place that has more
-// than its share moves nothing but its own rank.
-func pickSubset(nodes []*v1.Node, k int, salt string) []*v1.Node {
-	type ranked struct {
-		node *v1.Node
-		rank uint64
-	}
-	byPlace := map[string][]ranked{}
-	for _, n := range nodes {
-		place := n.Labels[labelZone] + "/" + n.Labels[labelFaultDomain]
-		byPlace[place] = append(byPlace[place], ranked{n, rank(n.Name, salt)})
-	}
-	share := map[string]int{}
-	open := slices.Sorted(maps.Keys(byPlace))
-	left := k
-	for {
-		// Places smaller than an even share of what is left give all their Nodes.
-		even := left / len(open)
-		small := slices.DeleteFunc(slices.Clone(open), func(p string) bool { return len(byPlace[p]) > even })
-		if len(small) == 0 {
-			break
-		}
-		for _, p := range small {
-			share[p] = len(byPlace[p])
-			left -= share[p]
-		}
-		open = slices.DeleteFunc(open, func(p string) bool { return slices.Contains(small, p) })
-		if len(open) == 0 {
-			break
-		}
-	}
-	if len(open) > 0 {
-		slices.SortFunc(open, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a, salt), rank(b, salt)), cmp.Compare(a, b)) })
-		for i, p := range open {
-			share[p] = left / len(open)
-			if i < left%len(open) {
-				share[p]++
-			}
-		}
-	}
-	out := make([]*v1.Node, 0, k)
-	for _, place := range slices.Sorted(maps.Keys(byPlace)) {
-		members := byPlace[place]
-		slices.SortFunc(members, func(a, b ranked) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.node.Name, b.node.Name))
-		})
-		for _, m := range members[:share[place]] {
-			out = append(out, m.node)
-		}
-	}
-	return out
-}
-
-// rank is a Node's place in a Service's ranking: the first 8 bytes of SHA-256 over the Node's
-// and the Service's names. A hash of both, rather than of the Node alone, gives each Service its
-// own order (rendezvous hashing): the Services of a cluster spread over all its Nodes.
-func rank(node, salt string) uint64 {
-	sum := sha256.Sum256([]byte(node + "\x00" + salt))
-	return binary.BigEndian.Uint64(sum[:8])
 }

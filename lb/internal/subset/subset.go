@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+// Package subset chooses a stable, spread subset of backends when OCI's limits cannot take them
+// all: the Nodes of a Service's load balancer (package lb) and the Node targets of a backend-set
+// binding (lb/binding) are chosen by the same rule.
+package subset
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// The Node labels a subset is spread over: the availability domain the cloud node controller
+// sets as the zone, and the fault domain oci-ccm's instances package sets
+// (instances.FaultDomainLabel; lb does not import instances).
+const (
+	LabelZone        = v1.LabelTopologyZone
+	LabelFaultDomain = "oci.oraclecloud.com/fault-domain"
+)
+
+// NodePlace is where a Node is, for spreading: its zone and fault domain.
+func NodePlace(n *v1.Node) string { return n.Labels[LabelZone] + "/" + n.Labels[LabelFaultDomain] }
+
+// Pick returns k of items (all of them when k ≥ len(items)), each item named by key and placed by
+// place: each place gets an even share, and within a place the items that rank first for salt. A
+// place with fewer items than its share gives all of them and the rest is shared by the others;
+// the remainder of the division goes to places in an order of their own for salt. The shares
+// depend on the sizes of the places only where a place is smaller than its share, so an item
+// joining or leaving a place that has more than its share moves nothing but its own rank.
+func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
+	if k >= len(items) {
+		return items
+	}
+	if k <= 0 {
+		return nil
+	}
+	type ranked struct {
+		item T
+		key  string
+		rank uint64
+	}
+	byPlace := map[string][]ranked{}
+	for _, it := range items {
+		name := key(it)
+		byPlace[place(it)] = append(byPlace[place(it)], ranked{it, name, Rank(name, salt)})
+	}
+	share := map[string]int{}
+	open := slices.Sorted(maps.Keys(byPlace))
+	left := k
+	for {
+		// Places smaller than an even share of what is left give all their items.
+		even := left / len(open)
+		small := slices.DeleteFunc(slices.Clone(open), func(p string) bool { return len(byPlace[p]) > even })
+		if len(small) == 0 {
+			break
+		}
+		for _, p := range small {
+			share[p] = len(byPlace[p])
+			left -= share[p]
+		}
+		open = slices.DeleteFunc(open, func(p string) bool { return slices.Contains(small, p) })
+		if len(open) == 0 {
+			break
+		}
+	}
+	if len(open) > 0 {
+		slices.SortFunc(open, func(a, b string) int { return cmp.Or(cmp.Compare(Rank(a, salt), Rank(b, salt)), cmp.Compare(a, b)) })
+		for i, p := range open {
+			share[p] = left / len(open)
+			if i < left%len(open) {
+				share[p]++
+			}
+		}
+	}
+	out := make([]T, 0, k)
+	for _, p := range slices.Sorted(maps.Keys(byPlace)) {
+		members := byPlace[p]
+		slices.SortFunc(members, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.key, b.key)) })
+		for _, m := range members[:share[p]] {
+			out = append(out, m.item)
+		}
+	}
+	return out
+}
+
+// Rank is an item's place in a ranking for salt: the first 8 bytes of SHA-256 over the item's
+// name and salt. A hash of both, rather than of the item alone, gives each salt (a Service, a
+// binding) its own order (rendezvous hashing): the Services of a cluster spread over all its
+// Nodes.
+func Rank(name, salt string) uint64 {
+	sum := sha256.Sum256([]byte(name + "\x00" + salt))
+	return binary.BigEndian.Uint64(sum[:8])
+}
