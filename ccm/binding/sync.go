@@ -117,6 +117,9 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 			"updated", res.Updated, "drained", res.Drained, "backends", len(res.Backends), "workRequest", res.WorkRequest)
 	}
 	msg := fmt.Sprintf("%d backends of the binding in backend set %q (%d in all)", len(res.Owned), b.Spec.BackendSetName, len(res.Backends))
+	if len(res.Owned) < res.Eligible && lb.Subset {
+		msg += fmt.Sprintf("; a subset of the %d eligible Nodes, as OCI's backend limits take no more", res.Eligible)
+	}
 	if len(res.Theirs) > 0 {
 		msg += fmt.Sprintf("; %d targets are backends someone else added, left theirs: %s", len(res.Theirs), strings.Join(res.Theirs, ", "))
 	}
@@ -249,7 +252,7 @@ func changeSummary(ch lbbinding.Change) string {
 // lbBinding is what lb/binding needs of b.
 func lbBinding(b *api.BackendSetBinding) lbbinding.Binding {
 	lb := lbbinding.Binding{Name: b.Namespace + "/" + b.Name, LoadBalancerID: b.Spec.LoadBalancerID, BackendSet: b.Spec.BackendSetName,
-		Backup: b.Spec.Backup}
+		Backup: b.Spec.Backup, Subset: b.Spec.TargetType != api.TargetTypeIP} // Nodes are interchangeable, Pods are not
 	if b.Spec.Weight != nil {
 		lb.Weight = int(*b.Spec.Weight)
 	}

@@ -45,6 +45,11 @@ type Binding struct {
 	// MaxConnections caps each backend's simultaneous connections (classic load balancers only;
 	// at least 256); zero is unlimited.
 	MaxConnections int
+	// Subset says the targets are interchangeable (Nodes, which forward to every Pod): when
+	// OCI's backend limits, less everyone else's backends, cannot take them all, Sync keeps a
+	// stable subset spread over the targets' places (Target.Place), as a Service's load balancer
+	// does, instead of refusing. Without it (Pods) too many targets are refused.
+	Subset bool
 }
 
 // kind is the load balancer's API, from its OCID.
@@ -83,6 +88,9 @@ type Target struct {
 	// Drain is set for a terminating pod that still serves: the load balancer sends it no new
 	// connections and lets the open ones finish.
 	Drain bool
+	// Place is where the target is, for a subset to spread over (NodeTargets gives a Node's zone
+	// and fault domain); targets without one share one place.
+	Place string
 }
 
 // Name is the backend's name, "ip:port", as OCI names a backend given by address.
@@ -138,4 +146,7 @@ type Result struct {
 	// Replans counts the plans made again after a stale ETag (412) or a busy network load
 	// balancer.
 	Replans int
+	// Eligible is the number of targets given; when Binding.Subset made Sync keep fewer, the
+	// binding's backends are a subset of them (len(Owned) < Eligible).
+	Eligible int
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/internal/ctxtime"
 	"github.com/oci-ccm/oci-ccm/lb/internal/freeform"
+	"github.com/oci-ccm/oci-ccm/lb/internal/subset"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
@@ -70,7 +71,7 @@ const (
 // It refuses, before any write, with a *RefusedError: an invalid Binding or target, a load
 // balancer that carries oci-ccm's ownership tags, a missing backend set, and a change that would
 // pass OCI's backend limits (512 per set; 512 per classic and 1,024 per network load balancer in
-// all). Keep
+// all) — unless b.Subset, with which it keeps the stable subset of want that fits (fit). Keep
 // Result.Owned whatever the error: after a write whose outcome is unknown (the context ended
 // while waiting) it also names what the write added, so nothing the binding may have added is
 // ever taken for someone else's.
@@ -115,7 +116,8 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 			}
 			return res, err
 		}
-		c := Plan(b, obs.backends, owned, want)
+		res.Eligible = len(want)
+		c := Plan(b, obs.backends, owned, fit(b, obs, want, owned))
 		if c.Empty() {
 			res.Change = c
 			log.V(4).Info("Backend set up to date", "backends", len(c.Backends), "owned", len(c.Owned))
@@ -225,6 +227,28 @@ func checkLimits(b Binding, obs observed, c Change) error {
 			total, obs.total, obs.noun, after, obs.others)
 	}
 	return nil
+}
+
+// fit returns want, or with b.Subset the subset of it the set has room for: OCI's limits per set
+// and per load balancer, less the backends that are not the binding's (someone else's stay). The
+// subset is the one package lb takes for a Service's Nodes: ranked per binding, spread over the
+// targets' places, so a target joining or leaving moves at most a backend or two.
+func fit(b Binding, obs observed, want []Target, owned []string) []Target {
+	if !b.Subset {
+		return want
+	}
+	mine := make(map[string]bool, len(owned))
+	for _, name := range owned {
+		mine[name] = true
+	}
+	theirs := 0
+	for _, bk := range obs.backends {
+		if !mine[bk.key()] {
+			theirs++
+		}
+	}
+	room := max(0, min(obs.perSet-theirs, obs.total-obs.others-theirs))
+	return subset.Pick(want, room, b.Name, Target.Name, func(t Target) string { return t.Place })
 }
 
 // unionNames is a ∪ b, sorted.

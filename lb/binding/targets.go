@@ -15,6 +15,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
+	"github.com/oci-ccm/oci-ccm/lb/internal/subset"
 )
 
 // NodeTargets returns a target for each Node a Service's load balancer would take as a backend,
@@ -24,13 +25,24 @@ import (
 // or has no IPv4 InternalIP, and when it shares its InternalIP with a Node before it. Readiness
 // is not a reason: the load balancer's health check decides whether a Node gets traffic.
 //
-// Unlike a Service's load balancer, no subset is chosen past OCI's limits: Sync refuses a binding
-// that would exceed them (ReasonTooManyBackends); narrow selector instead.
+// Each target's Place is its Node's zone and fault domain: with Binding.Subset, Sync keeps a
+// subset spread over them when OCI's limits cannot take every Node, as a Service's load balancer
+// does (package lb, the same rule).
 func NodeTargets(nodes []*v1.Node, nodePort int, selector labels.Selector) []Target {
 	ips, _ := backendnode.IPv4(nodes, selector)
+	places := make(map[string]string, len(ips))
+	for _, n := range nodes {
+		if n != nil {
+			if ip := backendnode.InternalIPv4(n); ip != "" {
+				if _, seen := places[ip]; !seen {
+					places[ip] = subset.NodePlace(n)
+				}
+			}
+		}
+	}
 	out := make([]Target, 0, len(ips))
 	for _, ip := range ips {
-		out = append(out, Target{IP: ip, Port: nodePort})
+		out = append(out, Target{IP: ip, Port: nodePort, Place: places[ip]})
 	}
 	return out
 }

@@ -52,7 +52,8 @@ type BackendSetBindingSpec struct {
 	MaxConnections *int32 `json:"maxConnections,omitempty"`
 	// NodeSelector narrows, for target type node, the Nodes that become backends to those it
 	// matches (besides the rules every load balancer's Nodes follow); nil selects every eligible
-	// Node. A backend set takes at most 512 backends: in a bigger cluster, select some.
+	// Node. Past OCI's backend limits (512 per set) the binding keeps a stable subset of them,
+	// spread over zones and fault domains, as a Service's load balancer does.
 	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
 	// DeletionPolicy says what deleting the binding does to the backends it added:
 	// DeletionPolicyRemove (the default) removes exactly those, DeletionPolicyKeep leaves them.
