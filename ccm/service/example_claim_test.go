@@ -5,8 +5,6 @@ package service_test
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,12 +13,10 @@ import (
 	"github.com/oci-ccm/oci-ccm/ccm/service"
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb"
-	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
-// The rules a load balancer Service needs: its security claim from the load balancer's Spec and
-// the subnets of its nodes, then the rules of every security list from the claims of all
-// Services. No OCI calls: seclist's Manager.Reconcile does the same and writes the lists.
+// A load balancer Service's security claim, from the load balancer's Spec and the subnets of its
+// nodes: what seclist needs to know of it, as plain values. No OCI calls.
 func ExampleClaimFor() {
 	cfg := &config.Config{CompartmentID: "ocid1.compartment.oc1..example",
 		LoadBalancer: config.LoadBalancer{Subnet1: "ocid1.subnet.oc1..lb"}}
@@ -44,27 +40,9 @@ func ExampleClaimFor() {
 	// The node's subnet (instances.Subnets finds it from spec.BackendIPs()).
 	claim := service.ClaimFor(types.NamespacedName{Namespace: "shop", Name: "web"}, spec, []string{"ocid1.subnet.oc1..nodes"})
 
-	subnets := map[string]seclist.Subnet{
-		"ocid1.subnet.oc1..lb":    {ID: "ocid1.subnet.oc1..lb", CIDR: "10.0.1.0/24", SecurityListIDs: []string{"lb-list"}},
-		"ocid1.subnet.oc1..nodes": {ID: "ocid1.subnet.oc1..nodes", CIDR: "10.0.10.0/24", SecurityListIDs: []string{"nodes-list"}},
-	}
-	lists, err := seclist.Desired([]seclist.Claim{claim}, subnets, seclist.Policy{Cluster: "example"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, id := range slices.Sorted(maps.Keys(lists)) {
-		fmt.Println(id)
-		for _, r := range lists[id].Sorted() {
-			fmt.Println("  ", r)
-		}
-	}
+	// seclist computes the rules from the claims of all Services (see its ExampleDesired).
+	fmt.Printf("%s: listeners %v from %v on %v; node ports %v and health check %d on %v\n", claim.Service,
+		claim.ListenerPorts, claim.SourceCIDRs, claim.LBSubnets, claim.NodePorts, claim.HealthCheckPort, claim.NodeSubnets)
 	// Output:
-	// lb-list
-	//    egress 6 to 10.0.10.0/24 port 10256
-	//    egress 6 to 10.0.10.0/24 port 31443
-	//    ingress 6 from 203.0.113.0/24 to port 443
-	// nodes-list
-	//    ingress 6 from 10.0.1.0/24 to port 10256
-	//    ingress 6 from 10.0.1.0/24 to port 31443
+	// shop/web: listeners [443] from [203.0.113.0/24] on [ocid1.subnet.oc1..lb]; node ports [31443] and health check 10256 on [ocid1.subnet.oc1..nodes]
 }
