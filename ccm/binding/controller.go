@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,6 +101,10 @@ type Controller struct {
 	dynamics dynamicinformer.DynamicSharedInformerFactory
 	pods     cache.SharedIndexInformer // gated Pods, trimmed; started by Run
 	crdPoll  time.Duration
+	// owned is the last Result.Owned of each binding, by UID: what this process last wrote to its
+	// status, which the informer's copy may not show yet. A sync that planned from the cached
+	// copy right after a write would take a backend it had just added again for someone else's.
+	owned sync.Map
 }
 
 // New builds a Controller and registers its event handlers on opts.Informers (so the factory's

@@ -96,10 +96,12 @@ func (c *Controller) gatedPods(namespace, name string) []*corev1.Pod {
 	return pods
 }
 
-// waitingForGate reports whether p is not Ready only because of its gates: its containers are
-// ready and it is not being deleted.
+// waitingForGate reports whether p is a target whatever its endpoint says: its containers are
+// ready and it is not being deleted. That covers a Pod not Ready only because of its gate, and a
+// Pod Ready already whose endpoint the EndpointSlice controller has not marked ready yet (a second
+// or so later): in between, its backend must not leave the set (it would come back UNKNOWN).
 func waitingForGate(p *corev1.Pod) bool {
-	return p.DeletionTimestamp == nil && conditionTrue(p, corev1.ContainersReady) && !conditionTrue(p, corev1.PodReady)
+	return p.DeletionTimestamp == nil && conditionTrue(p, corev1.ContainersReady)
 }
 
 func conditionTrue(p *corev1.Pod, t corev1.PodConditionType) bool {

@@ -77,7 +77,7 @@ func TestWaitingForGate(t *testing.T) {
 		want bool
 	}{
 		{"containers ready, Pod not: the gate holds it", pod(corev1.ConditionTrue, corev1.ConditionFalse, false), true},
-		{"Ready already", pod(corev1.ConditionTrue, corev1.ConditionTrue, false), false},
+		{"Ready, its endpoint maybe not yet", pod(corev1.ConditionTrue, corev1.ConditionTrue, false), true},
 		{"containers not ready", pod(corev1.ConditionFalse, corev1.ConditionFalse, false), false},
 		{"being deleted", pod(corev1.ConditionTrue, corev1.ConditionFalse, true), false},
 	} {

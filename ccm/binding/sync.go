@@ -52,6 +52,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("binding", key))
 	lb := lbBinding(&b)
+	cached := b.DeepCopy() // the status as the informer has it, to compare the new one with
+	if o, ok := c.owned.Load(b.UID); ok {
+		b.Status.OwnedBackends = o.([]string) // newer than the cache may be
+	}
 	if b.DeletionTimestamp != nil {
 		return 0, c.finalize(ctx, u, &b, lb)
 	}
@@ -66,7 +70,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	b.Status.DeepCopyInto(status)
 	status.ObservedGeneration = b.Generation
 	after, err := c.reconcile(ctx, u, &b, lb, status)
-	if serr := c.writeStatus(ctx, &b, status); serr != nil && err == nil {
+	c.owned.Store(b.UID, slices.Clone(status.OwnedBackends))
+	if serr := c.writeStatus(ctx, cached, status); serr != nil && err == nil {
 		err = serr
 	}
 	return after, err
@@ -214,7 +219,11 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		klog.FromContext(ctx).Info("Released the binding's backends", "backends", b.Status.OwnedBackends)
 	}
 	b.Finalizers = slices.DeleteFunc(b.Finalizers, func(f string) bool { return f == Finalizer })
-	return c.update(ctx, b)
+	if err := c.update(ctx, b); err != nil {
+		return err
+	}
+	c.owned.Delete(b.UID)
+	return nil
 }
 
 // degraded records a problem: Degraded True, Ready False (the backends stay as they were), an
