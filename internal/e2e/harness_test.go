@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/internal/iampolicy"
@@ -49,9 +50,11 @@ const (
 
 // suite is what the scenarios share.
 type suite struct {
-	ctx     context.Context
-	dir     string
-	kube    kubernetes.Interface
+	ctx  context.Context
+	dir  string
+	kube kubernetes.Interface
+	// dyn reads and writes custom resources (BackendSetBindings).
+	dyn     dynamic.Interface
 	oci     *ociView
 	ocitest *proc.Process
 	ccm     *ccmRunner
@@ -90,6 +93,9 @@ func newSuite(t *testing.T) *suite {
 	if s.kube, err = kubernetes.NewForConfig(cluster.AdminConfig()); err != nil {
 		t.Fatal(err)
 	}
+	if s.dyn, err = dynamic.NewForConfig(cluster.AdminConfig()); err != nil {
+		t.Fatal(err)
+	}
 
 	if err := s.startOCITest(t); err != nil {
 		t.Fatal(err)
@@ -97,6 +103,11 @@ func newSuite(t *testing.T) *suite {
 
 	if err := applyManifest(ctx, s.kube, filepath.Join(bins.root, "examples", "deploy", "rbac.yaml")); err != nil {
 		t.Fatalf("apply examples/deploy/rbac.yaml: %v", err)
+	}
+	// The CRD is there before the CCM starts, as an operator installs it: the
+	// backend-set-binding controller watches BackendSetBindings from its start.
+	if err := applyCRD(ctx, s.dyn, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
+		t.Fatalf("apply examples/deploy/%s: %v", bindingCRDFile, err)
 	}
 	saConfig, err := cluster.ServiceAccountConfig(ctx, ccmNamespace, ccmServiceAccount)
 	if err != nil {
@@ -293,7 +304,7 @@ func (c *ccmRunner) start(ctx context.Context) error {
 		"--kubeconfig=" + c.kubeconfig,
 		"--authentication-kubeconfig=" + c.kubeconfig,
 		"--authorization-kubeconfig=" + c.kubeconfig,
-		"--controllers=cloud-node,cloud-node-lifecycle,service",
+		"--controllers=cloud-node,cloud-node-lifecycle,service,backend-set-binding",
 		"--leader-elect=true",
 		"--leader-elect-lease-duration=15s",
 		"--leader-elect-renew-deadline=10s",

@@ -119,6 +119,8 @@ func TestEndToEnd(t *testing.T) {
 		{"NSGModeService", []string{"NodesInitialised"}, testNSGModeService},
 		{"StuckWorkRequest", []string{"NodesInitialised"}, testStuckWorkRequest},
 		{"LocalTrafficFollowsEndpoints", []string{"NodesInitialised"}, testLocalTrafficFollowsEndpoints},
+		{"BackendSetBindings", []string{"NodesInitialised"}, testBackendSetBindings},
+		{"BindingRefusedOnServiceLB", []string{"ServiceCreated"}, testBindingRefusedOnServiceLB},
 		// From here on the CCM runs as the Helm chart's ServiceAccount, under the chart's RBAC.
 		{"ChartRBAC", []string{"NodesInitialised"}, testChartRBAC},
 		{"ServiceDeleted", []string{"TLSSecretRotated"}, testServiceDeleted},

@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
@@ -158,6 +159,13 @@ func (s *suite) startOtherCluster(t *testing.T) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	if err := applyManifest(ctx, kube, filepath.Join(bins.root, "examples", "deploy", "rbac.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cluster.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyCRD(ctx, dyn, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
 		t.Fatal(err)
 	}
 	if err := createNamespace(ctx, kube, testNamespace); err != nil {
