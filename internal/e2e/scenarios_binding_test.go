@@ -331,10 +331,15 @@ func (s *suite) ensureDefaultServiceAccount() error {
 	return nil
 }
 
+// gateHeld is how long a new Pod's gate must stay not True while OCI reports its backend
+// UNKNOWN: longer than the controller's health re-check period (about 2 s).
+const gateHeld = 5 * time.Second
+
 // bringUp takes new Pods through their readiness gate: once the controller has added a Pod's
-// backend (before the Pod is Ready, since only the gate holds it back), the test reports its
-// health OK in ocitest, as OCI's health checks would find; the controller sets the gate True,
-// and the kubelet (the test) makes the Pod Ready and its endpoint ready.
+// backend (before the Pod is Ready, since only the gate holds it back), the gate stays not True
+// for gateHeld while OCI reports the backend UNKNOWN; then the test reports its health OK in
+// ocitest, as OCI's health checks would find, the controller sets the gate True, and the kubelet
+// (the test) makes the Pod Ready and its endpoint ready.
 func (s *suite) bringUp(t *testing.T, w *workload, lbID string, pods ...pod) {
 	t.Helper()
 	for _, p := range pods {
@@ -346,6 +351,17 @@ func (s *suite) bringUp(t *testing.T, w *workload, lbID string, pods ...pod) {
 			got := backendStates(l.BackendSets[tfPodSet])
 			return slices.Contains(got, w.backend(p)), fmt.Sprintf("%s: %v", tfPodSet, got), nil
 		})
+	}
+	for deadline := time.Now().Add(gateHeld); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		for _, p := range pods {
+			if open, state, err := w.gateTrue(s.ctx, p); err != nil {
+				t.Fatal(err)
+			} else if open {
+				t.Fatalf("the readiness gate of Pod %s is True while OCI reports its backend UNKNOWN: %s", p.name, state)
+			}
+		}
+	}
+	for _, p := range pods {
 		if err := s.oci.setBackendHealth(s.ctx, lbID, tfPodSet, w.backend(p), "OK"); err != nil {
 			t.Fatal(err)
 		}
