@@ -198,11 +198,18 @@ func (w *workload) gateTrue(ctx context.Context, p pod) (bool, string, error) {
 	return false, fmt.Sprintf("pod %s has no %s condition yet: %v", p.name, w.gate, got.Status.Conditions), nil
 }
 
-// ready is the kubelet seeing every readiness gate True: the Pod turns Ready, and the
-// EndpointSlice controller marks its endpoint ready.
+// endpointLag is how long after a Pod turns Ready the EndpointSlice controller marks its endpoint
+// ready: it acts on the Pod's update, not with it (kube-controller-manager's
+// --endpointslice-updates-batch-period can lengthen the wait), and a controller must not take
+// that moment for the Pod's going.
+const endpointLag = time.Second
+
+// ready is the kubelet seeing every readiness gate True: the Pod turns Ready, and endpointLag
+// later the EndpointSlice controller marks its endpoint ready.
 func (w *workload) ready(t *testing.T, p pod) {
 	t.Helper()
 	w.updatePodStatus(t, p.name, func(st *corev1.PodStatus) { setPodCondition(st, corev1.PodReady, corev1.ConditionTrue, "") })
+	time.Sleep(endpointLag)
 	w.setEndpoint(t, p, new(true), new(true), new(false))
 }
 

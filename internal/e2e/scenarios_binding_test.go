@@ -57,8 +57,10 @@ const (
 //   - The ip binding follows the Pods: a new Pod (listing the binding's readiness gate, its
 //     containers ready) becomes a backend before it is Ready; the controller sets its gate True
 //     once OCI reports the backend OK; a terminating Pod's backend drains, a deleted one's goes.
-//     Sampled throughout (every ~100 ms from the first Pods' Ready on), the pod set always has a
-//     backend that is not draining and that OCI reports OK.
+//     Sampled every ~100 ms, the pod set always has a backend that is not draining and that OCI
+//     reports OK (from the first Pods' Ready on), and a Pod's backend never leaves it while the Pod
+//     is not terminating, also in the second between the Pod's Ready and its endpoint's (the
+//     EndpointSlice controller's lag, played here).
 //   - The listeners, the certificate, both sets' other fields and Terraform's backend stay byte
 //     for byte as they were (the SDK structs compared, the bindings' own backends left out);
 //     deleting both bindings leaves the load balancer exactly as Terraform made it.
@@ -115,20 +117,24 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 	slices.Sort(nodeBackends)
 	s.waitBoundSet(t, "the node binding holds the selected Nodes", lbID, nodeBinding, tfNodeSet, nodeBackends, []string{tfBackend})
 
-	// The first two Pods come up through their readiness gate.
-	s.bringUp(t, w, lbID, p1, p2)
-	s.waitBoundSet(t, "two Pods", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p2)}, nil)
-	s.unchangedButBound(t, lbID, before)
-
 	avail := s.watchAvailability(lbID, tfPodSet)
 	defer avail.stop() // on a failure before the check below
 
+	// The first two Pods come up through their readiness gate; from then on the set must always
+	// have an OK backend.
+	s.bringUp(t, w, lbID, avail, p1, p2)
+	s.waitBoundSet(t, "two Pods", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p2)}, nil)
+	s.unchangedButBound(t, lbID, before)
+	avail.arm()
+
 	// Scale up to three.
 	p3 := w.add(t)
-	s.bringUp(t, w, lbID, p3)
+	s.bringUp(t, w, lbID, avail, p3)
 	s.waitBoundSet(t, "scaled up to three Pods", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p2), w.backend(p3)}, nil)
 
 	// Scale down to one: the two Pods terminate (their backends drain), then go.
+	avail.release(w.backend(p2))
+	avail.release(w.backend(p3))
 	w.terminate(t, p2)
 	w.terminate(t, p3)
 	s.waitBoundSet(t, "scaling down: two Pods terminating, drained", lbID, podBinding, tfPodSet,
@@ -139,17 +145,22 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 
 	// A rolling update: the new Pod is up (gate True, Ready) before the old one terminates.
 	p4 := w.add(t)
-	s.bringUp(t, w, lbID, p4)
+	s.bringUp(t, w, lbID, avail, p4)
 	s.waitBoundSet(t, "rolling: the new Pod beside the old one", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p4)}, nil)
+	avail.release(w.backend(p1))
 	w.terminate(t, p1)
 	s.waitBoundSet(t, "rolling: the old Pod terminating, drained", lbID, podBinding, tfPodSet, []string{w.backend(p1) + " drain", w.backend(p4)}, nil)
 	w.remove(t, p1)
 	s.waitBoundSet(t, "rolled: only the new Pod", lbID, podBinding, tfPodSet, []string{w.backend(p4)}, nil)
 
-	samples, gaps, errs := avail.stop()
-	t.Logf("pod set sampled %d times during scale-up, scale-down and roll (%d reads failed)", samples, errs)
+	samples, gaps, flaps, errs := avail.stop()
+	t.Logf("pod set sampled %d times from the first Pods to the end of the roll (%d reads failed)", samples, errs)
 	if len(gaps) > 0 {
 		t.Errorf("the pod set was without a non-draining OK backend %d time(s); first ones:\n%s", len(gaps), strings.Join(gaps[:min(len(gaps), 5)], "\n"))
+	}
+	if len(flaps) > 0 {
+		t.Errorf("a backend of a Pod that was not terminating left the set %d time(s) (its health starts over when it is added again); first ones:\n%s",
+			len(flaps), strings.Join(flaps[:min(len(flaps), 5)], "\n"))
 	}
 	if samples < 10 {
 		t.Errorf("the pod set was sampled only %d times: the availability check proves little", samples)
@@ -340,7 +351,7 @@ const gateHeld = 5 * time.Second
 // for gateHeld while OCI reports the backend UNKNOWN; then the test reports its health OK in
 // ocitest, as OCI's health checks would find, the controller sets the gate True, and the kubelet
 // (the test) makes the Pod Ready and its endpoint ready.
-func (s *suite) bringUp(t *testing.T, w *workload, lbID string, pods ...pod) {
+func (s *suite) bringUp(t *testing.T, w *workload, lbID string, avail *availability, pods ...pod) {
 	t.Helper()
 	for _, p := range pods {
 		eventually(t, s.ctx, convergeTimeout, "the not-yet-Ready Pod "+p.name+" is a backend", func(ctx context.Context) (bool, string, error) {
@@ -351,6 +362,7 @@ func (s *suite) bringUp(t *testing.T, w *workload, lbID string, pods ...pod) {
 			got := backendStates(l.BackendSets[tfPodSet])
 			return slices.Contains(got, w.backend(p)), fmt.Sprintf("%s: %v", tfPodSet, got), nil
 		})
+		avail.keep(w.backend(p))
 	}
 	for deadline := time.Now().Add(gateHeld); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		for _, p := range pods {
@@ -433,34 +445,32 @@ func (s *suite) unchangedButBound(t *testing.T, lbID string, before loadbalancer
 	}
 }
 
-// availability samples a backend set until stopped: each sample reads the set and asks OCI for
-// the health of its non-draining backends until one is OK; a sample with none is a gap.
+// availability samples a backend set every ~100 ms until stopped, for two things:
+//   - once armed, that the set has a non-draining backend OCI reports OK (each sample reads the
+//     set, then the health of its non-draining backends until one is OK): a sample without one is
+//     a gap;
+//   - that a backend of a Pod that is not terminating, once there, stays there (live names it):
+//     a sample missing one is a flap (removed, and if added again, its health starts over).
 type availability struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
 
+	mu    sync.Mutex
+	armed bool
+	live  map[string]bool
+
 	samples, errs int
-	gaps          []string
+	gaps, flaps   []string
 }
 
 func (s *suite) watchAvailability(lbID, set string) *availability {
 	ctx, cancel := context.WithCancel(s.ctx)
-	a := &availability{cancel: cancel, done: make(chan struct{})}
+	a := &availability{cancel: cancel, done: make(chan struct{}), live: map[string]bool{}}
 	go func() {
 		defer close(a.done)
 		for ctx.Err() == nil {
-			ok, state, err := s.sampleAvailable(ctx, lbID, set)
-			switch {
-			case ctx.Err() != nil:
-			case err != nil:
-				a.errs++
-			case ok:
-				a.samples++
-			default:
-				a.samples++
-				a.gaps = append(a.gaps, time.Now().UTC().Format("15:04:05.000")+" "+state)
-			}
+			a.sample(ctx, s, lbID, set)
 			select {
 			case <-ctx.Done():
 			case <-time.After(100 * time.Millisecond):
@@ -470,19 +480,46 @@ func (s *suite) watchAvailability(lbID, set string) *availability {
 	return a
 }
 
+// arm starts checking for gaps: from now on the set must always have an OK backend.
+func (a *availability) arm() { a.mu.Lock(); a.armed = true; a.mu.Unlock() }
+
+// keep says that backend belongs to a Pod that is not terminating and is in the set: it must stay.
+func (a *availability) keep(backend string) { a.mu.Lock(); a.live[backend] = true; a.mu.Unlock() }
+
+// release says that backend's Pod is about to terminate: it may drain and go.
+func (a *availability) release(backend string) { a.mu.Lock(); delete(a.live, backend); a.mu.Unlock() }
+
 // stop ends the sampling and returns what it saw; later calls return the same.
-func (a *availability) stop() (samples int, gaps []string, errs int) {
+func (a *availability) stop() (samples int, gaps, flaps []string, errs int) {
 	a.once.Do(func() { a.cancel(); <-a.done })
-	return a.samples, a.gaps, a.errs
+	return a.samples, a.gaps, a.flaps, a.errs
 }
 
-// sampleAvailable reports whether the set has a non-draining backend OCI reports OK.
-func (s *suite) sampleAvailable(ctx context.Context, lbID, set string) (bool, string, error) {
+func (a *availability) sample(ctx context.Context, s *suite, lbID, set string) {
+	a.mu.Lock()
+	armed, live := a.armed, make([]string, 0, len(a.live))
+	for b := range a.live {
+		live = append(live, b)
+	}
+	a.mu.Unlock()
 	l, err := s.oci.getLoadBalancer(ctx, lbID)
 	if err != nil {
-		return false, "", err
+		if ctx.Err() == nil {
+			a.errs++
+		}
+		return
 	}
 	states := backendStates(l.BackendSets[set])
+	now := time.Now().UTC().Format("15:04:05.000")
+	for _, b := range live {
+		if !slices.Contains(states, b) {
+			a.flaps = append(a.flaps, fmt.Sprintf("%s %s missing (not draining) from %v", now, b, states))
+		}
+	}
+	a.samples++
+	if !armed {
+		return
+	}
 	var health []string
 	for _, b := range l.BackendSets[set].Backends {
 		if b.Drain != nil && *b.Drain {
@@ -490,9 +527,11 @@ func (s *suite) sampleAvailable(ctx context.Context, lbID, set string) (bool, st
 		}
 		h, err := s.oci.backendHealth(ctx, lbID, set, deref(b.Name))
 		if err == nil && h == loadbalancer.BackendHealthStatusOk {
-			return true, "", nil
+			return
 		}
 		health = append(health, fmt.Sprintf("%s=%s (err %v)", deref(b.Name), h, err))
 	}
-	return false, fmt.Sprintf("backends %v, health of the non-draining ones %v", states, health), nil
+	if ctx.Err() == nil {
+		a.gaps = append(a.gaps, fmt.Sprintf("%s backends %v, health of the non-draining ones %v", now, states, health))
+	}
 }
