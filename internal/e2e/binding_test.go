@@ -213,6 +213,37 @@ func (w *workload) ready(t *testing.T, p pod) {
 	w.setEndpoint(t, p, new(true), new(true), new(false))
 }
 
+// blip is a readiness probe failing for d: the kubelet marks the containers and the Pod not
+// ready, and the EndpointSlice controller the endpoint; then the probe passes again and the
+// containers are ready, the Pod Ready only if its gate is still True (else the caller takes it
+// through the gate again).
+func (w *workload) blip(t *testing.T, p pod, d time.Duration) {
+	t.Helper()
+	w.updatePodStatus(t, p.name, func(st *corev1.PodStatus) {
+		setPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady")
+		setPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady")
+	})
+	w.setEndpoint(t, p, new(false), new(false), new(false))
+	time.Sleep(d)
+	gateOpen := false
+	w.updatePodStatus(t, p.name, func(st *corev1.PodStatus) {
+		setPodCondition(st, corev1.ContainersReady, corev1.ConditionTrue, "")
+		gateOpen = false
+		for _, c := range st.Conditions {
+			gateOpen = gateOpen || string(c.Type) == w.gate && c.Status == corev1.ConditionTrue
+		}
+		if gateOpen {
+			setPodCondition(st, corev1.PodReady, corev1.ConditionTrue, "")
+		} else {
+			setPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady")
+		}
+	})
+	if gateOpen {
+		time.Sleep(endpointLag)
+		w.setEndpoint(t, p, new(true), new(true), new(false))
+	}
+}
+
 // terminate deletes the Pod gracefully: with no kubelet to end it, it stays terminating (its
 // deletionTimestamp set) and its endpoint serving and terminating, until remove.
 func (w *workload) terminate(t *testing.T, p pod) {

@@ -132,6 +132,19 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 	s.bringUp(t, w, lbID, avail, p3)
 	s.waitBoundSet(t, "scaled up to three Pods", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p2), w.backend(p3)}, nil)
 
+	// A readiness-probe blip: p3's containers are not ready for a moment, then are again. Its
+	// backend may go and come back, but it stays the binding's own (status.ownedBackends), or
+	// deleting the binding would leave it behind.
+	avail.release(w.backend(p3))
+	w.blip(t, p3, 300*time.Millisecond)
+	if open, _, err := w.gateTrue(s.ctx, p3); err != nil {
+		t.Fatal(err)
+	} else if !open {
+		s.openGate(t, w, lbID, p3) // the controller closed the gate meanwhile: through it again
+	}
+	s.waitBoundSet(t, "after a readiness blip of one Pod", lbID, podBinding, tfPodSet, []string{w.backend(p1), w.backend(p2), w.backend(p3)}, nil)
+	avail.keep(w.backend(p3))
+
 	// Scale down to one: the two Pods terminate (their backends drain), then go.
 	avail.release(w.backend(p2))
 	avail.release(w.backend(p3))
@@ -384,6 +397,27 @@ func (s *suite) bringUp(t *testing.T, w *workload, lbID string, avail *availabil
 		})
 		w.ready(t, p)
 	}
+}
+
+// openGate takes a Pod whose containers are ready but whose gate the controller closed back
+// through it: its backend is there (again), OCI reports it OK, the gate turns True, the Pod Ready.
+func (s *suite) openGate(t *testing.T, w *workload, lbID string, p pod) {
+	t.Helper()
+	eventually(t, s.ctx, convergeTimeout, "Pod "+p.name+" is a backend again", func(ctx context.Context) (bool, string, error) {
+		l, err := s.oci.getLoadBalancer(ctx, lbID)
+		if err != nil {
+			return false, "", err
+		}
+		got := backendStates(l.BackendSets[tfPodSet])
+		return slices.Contains(got, w.backend(p)), fmt.Sprintf("%s: %v", tfPodSet, got), nil
+	})
+	if err := s.oci.setBackendHealth(s.ctx, lbID, tfPodSet, w.backend(p), "OK"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, s.ctx, convergeTimeout, "the controller sets Pod "+p.name+"'s readiness gate True again", func(ctx context.Context) (bool, string, error) {
+		return w.gateTrue(ctx, p)
+	})
+	w.ready(t, p)
 }
 
 // waitBoundSet waits until the binding has settled (its spec seen, Ready, not Degraded) with
