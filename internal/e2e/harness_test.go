@@ -106,7 +106,7 @@ func newSuite(t *testing.T) *suite {
 	}
 	// The CRD is there before the CCM starts, as an operator installs it: the
 	// backend-set-binding controller watches BackendSetBindings from its start.
-	if err := applyCRD(ctx, s.dyn, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
+	if err := cluster.ApplyCRD(ctx, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
 		t.Fatalf("apply examples/deploy/%s: %v", bindingCRDFile, err)
 	}
 	saConfig, err := cluster.ServiceAccountConfig(ctx, ccmNamespace, ccmServiceAccount)

@@ -27,13 +27,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/retry"
@@ -117,37 +114,6 @@ func applyManifest(ctx context.Context, kube kubernetes.Interface, path string) 
 
 // bindingCRDFile is the BackendSetBinding CustomResourceDefinition in examples/deploy.
 const bindingCRDFile = "backendsetbinding-crd.yaml"
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-// applyCRD creates the CustomResourceDefinition in path and waits until kube-apiserver serves it
-// (its Established condition), so that a controller started next finds the resource.
-func applyCRD(ctx context.Context, dyn dynamic.Interface, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var crd unstructured.Unstructured
-	if err := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&crd.Object); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := dyn.Resource(crdResource).Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create %s: %w", crd.GetName(), err)
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := dyn.Resource(crdResource).Get(ctx, crd.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		conditions, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, c := range conditions {
-			if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-}
 
 func createNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {
 	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})

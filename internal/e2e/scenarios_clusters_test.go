@@ -16,7 +16,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/oci-ccm/oci-ccm/internal/testcluster"
@@ -161,11 +160,7 @@ func (s *suite) startOtherCluster(t *testing.T) kubernetes.Interface {
 	if err := applyManifest(ctx, kube, filepath.Join(bins.root, "examples", "deploy", "rbac.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := dynamic.NewForConfig(cluster.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applyCRD(ctx, dyn, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
+	if err := cluster.ApplyCRD(ctx, filepath.Join(bins.root, "examples", "deploy", bindingCRDFile)); err != nil {
 		t.Fatal(err)
 	}
 	if err := createNamespace(ctx, kube, testNamespace); err != nil {
