@@ -194,6 +194,7 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	cd internal/image && $(GO) vet . && $(STATICCHECK) .
 	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags e2e ./internal/e2e/... ./internal/testcluster/... ./ccm/...
 	$(GO) run ./internal/docgen -check
 	$(GO) run ./internal/compat -check -out lb/COMPATIBILITY.md -guide ccm/MIGRATION.md -data internal/compatdata/compatibility.json
 	internal/lint/license.sh check

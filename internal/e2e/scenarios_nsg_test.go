@@ -39,11 +39,10 @@ func testNSGModeService(t *testing.T, s *suite) {
 	svc.Spec.Ports[0].Port = 8181 // no other Service's port, so the lists' rules tell
 	svc.Annotations[string(annotation.SecurityRuleManagementMode)] = "NSG"
 	svc.Annotations[string(annotation.BackendNetworkSecurityGroups)] = backend
-	created, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := s.kube.CoreV1().Services(testNamespace).Create(s.ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	created = waitIngressIP(t, s, testNamespace, name)
+	created := waitIngressIP(t, s, testNamespace, name)
 	nodePort := int(created.Spec.Ports[0].NodePort)
 
 	got, ok, err := s.oci.loadBalancerNamed(s.ctx, string(created.UID))
