@@ -55,6 +55,7 @@ const Finalizer = "oci-ccm.github.io/backend-set-binding"
 const (
 	DefaultResync     = 5 * time.Minute
 	DefaultHealthPoll = 2 * time.Second
+	DefaultTimeout    = 5 * time.Minute
 )
 
 // Syncer is what the controller needs of a backend set: lb/binding's *Syncer provides it.
@@ -86,6 +87,10 @@ type Options struct {
 	// HealthPoll is how often the health of an ip binding's backends is read while one of its
 	// gated Pods is not ready yet; zero is DefaultHealthPoll.
 	HealthPoll time.Duration
+	// Timeout bounds one sync of a binding, its waits for OCI included (a work request that never
+	// finishes, a network load balancer busy for ever): the sync fails then, and is retried with
+	// back-off. Zero is DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Controller syncs BackendSetBindings. Build it with New, then Run it.
@@ -116,6 +121,7 @@ func New(opts Options) (*Controller, error) {
 	}
 	opts.Resync = cmpOr(opts.Resync, DefaultResync)
 	opts.HealthPoll = cmpOr(opts.HealthPoll, DefaultHealthPoll)
+	opts.Timeout = cmpOr(opts.Timeout, DefaultTimeout)
 	c := &Controller{opts: opts, events: opts.Events, crdPoll: time.Minute,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: ControllerName})}
@@ -221,7 +227,9 @@ func (c *Controller) next(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
-	after, err := c.sync(ctx, key)
+	syncCtx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	after, err := c.sync(syncCtx, key)
 	switch {
 	case err != nil:
 		klog.FromContext(ctx).Error(err, "Syncing a BackendSetBinding failed; retrying", "binding", key)

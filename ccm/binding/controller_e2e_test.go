@@ -58,7 +58,7 @@ type world struct {
 	lbID     string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, tune ...func(*binding.Options)) *world {
 	t.Helper()
 	ctx := t.Context()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{Logf: t.Logf})
@@ -91,8 +91,12 @@ func newWorld(t *testing.T) *world {
 	w.lbID = w.terraform(t)
 
 	factory := informers.NewSharedInformerFactory(w.kube, 0)
-	c, err := binding.New(binding.Options{Kube: w.kube, Dynamic: dyn, Informers: factory, HealthPoll: 100 * time.Millisecond,
-		Syncer: lbbinding.NewSyncer(lbbinding.Options{LoadBalancers: w.oci.LoadBalancers, NetworkLoadBalancers: w.oci.NetworkLoadBalancers, ClusterID: "e2e"})})
+	opts := binding.Options{Kube: w.kube, Dynamic: dyn, Informers: factory, HealthPoll: 100 * time.Millisecond,
+		Syncer: lbbinding.NewSyncer(lbbinding.Options{LoadBalancers: w.oci.LoadBalancers, NetworkLoadBalancers: w.oci.NetworkLoadBalancers, ClusterID: "e2e"})}
+	for _, f := range tune {
+		f(&opts)
+	}
+	c, err := binding.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,5 +414,28 @@ func TestAnIPBindingGatesItsPodsOnOCIsHealth(t *testing.T) {
 	})
 	if diff := cmp.Diff([]string{terraformAPI, "10.0.20.5:8080 drain"}, w.backends(t, "api")); diff != "" {
 		t.Errorf("set api after a Keep binding went (-want +got):\n%s", diff)
+	}
+}
+
+// TestASyncWaitingForAWorkRequestThatNeverEndsGivesUpAtItsTimeout: OCI has been seen to leave a
+// work request running for ever; the sync gives up at Options.Timeout and says so in the
+// binding's status, instead of holding a worker for ever.
+func TestASyncWaitingForAWorkRequestThatNeverEndsGivesUpAtItsTimeout(t *testing.T) {
+	w := newWorld(t, func(o *binding.Options) { o.Timeout = 2 * time.Second })
+	w.srv.HoldWorkRequests(func(wr ocitest.WorkRequestInfo) bool { return wr.Operation == "UpdateBackendSet" })
+	w.service(t)
+	w.node(t, "node-1", "10.0.10.11")
+	w.create(t, &api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: api.BackendSetBindingSpec{
+		LoadBalancerID: w.lbID, BackendSetName: "web", ServiceRef: api.ServiceReference{Name: "web", Port: intstr.FromString("http")}}})
+	eventually(t, "the sync gives up at its timeout and says so", func() string {
+		got := condition(w.get(t, "web"), api.ConditionDegraded)
+		if !strings.HasPrefix(got, "True "+binding.ReasonSyncFailed) || !strings.Contains(got, "deadline exceeded") {
+			return "Degraded " + got
+		}
+		return ""
+	})
+	// What the held write adds is the binding's, whatever OCI does with it later.
+	if owned := w.get(t, "web").Status.OwnedBackends; !slices.Contains(owned, "10.0.10.11:30080") {
+		t.Errorf("ownedBackends %v after the write that timed out; want it to name 10.0.10.11:30080", owned)
 	}
 }

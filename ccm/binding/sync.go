@@ -71,11 +71,18 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	status.ObservedGeneration = b.Generation
 	after, err := c.reconcile(ctx, u, &b, lb, status)
 	c.owned.Store(b.UID, slices.Clone(status.OwnedBackends))
-	if serr := c.writeStatus(ctx, cached, status); serr != nil && err == nil {
+	// The status says how the sync ended, also when it ran out of time.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusTimeout)
+	defer cancel()
+	if serr := c.writeStatus(wctx, cached, status); serr != nil && err == nil {
 		err = serr
 	}
 	return after, err
 }
+
+// statusTimeout bounds the status write that ends a sync, which runs after the sync's own deadline
+// when that is what ended it.
+const statusTimeout = 30 * time.Second
 
 // reconcile syncs the backend set of b and fills status; it records the Events.
 func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured, b *api.BackendSetBinding, lb lbbinding.Binding,
