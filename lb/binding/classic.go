@@ -12,6 +12,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/loadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/limits"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 )
 
 // classic is a binding's side of the classic Load Balancer API. One GetLoadBalancer gives the
@@ -41,9 +42,9 @@ func (c *classic) read(ctx context.Context, b Binding) (observed, error) {
 		}
 		obs.found, obs.raw = true, set
 		for _, o := range set.Backends {
-			obs.backends = append(obs.backends, Backend{Name: deref(o.Name), IP: deref(o.IpAddress), Port: deref(o.Port),
-				Weight: deref(o.Weight), Backup: deref(o.Backup), Drain: deref(o.Drain), Offline: deref(o.Offline),
-				MaxConnections: deref(o.MaxConnections)})
+			obs.backends = append(obs.backends, Backend{Name: sdkval.Deref(o.Name), IP: sdkval.Deref(o.IpAddress), Port: sdkval.Deref(o.Port),
+				Weight: sdkval.Deref(o.Weight), Backup: sdkval.Deref(o.Backup), Drain: sdkval.Deref(o.Drain), Offline: sdkval.Deref(o.Offline),
+				MaxConnections: sdkval.Deref(o.MaxConnections)})
 		}
 	}
 	return obs, nil
@@ -57,7 +58,7 @@ func (c *classic) write(ctx context.Context, b Binding, obs observed, ch Change)
 	mine := ownedAfter(ch)
 	read := map[string]loadbalancer.Backend{}
 	for _, o := range set.Backends {
-		read[keyOf(deref(o.IpAddress), deref(o.Port), deref(o.Name))] = o
+		read[keyOf(sdkval.Deref(o.IpAddress), sdkval.Deref(o.Port), sdkval.Deref(o.Name))] = o
 	}
 	backends := make([]loadbalancer.BackendDetails, 0, len(ch.Backends))
 	for _, n := range ch.Backends {
@@ -121,7 +122,7 @@ func (c *classic) health(ctx context.Context, b Binding) (map[string]Health, int
 	if err != nil {
 		return nil, 0, err
 	}
-	return healthByName(h.WarningStateBackendNames, h.CriticalStateBackendNames, h.UnknownStateBackendNames), deref(h.TotalBackendCount), nil
+	return healthByName(h.WarningStateBackendNames, h.CriticalStateBackendNames, h.UnknownStateBackendNames), sdkval.Deref(h.TotalBackendCount), nil
 }
 
 func (c *classic) names(ctx context.Context, b Binding) ([]string, error) {
@@ -129,17 +130,9 @@ func (c *classic) names(ctx context.Context, b Binding) ([]string, error) {
 	set, _, err := c.api.GetBackendSet(ctx, b.LoadBalancerID, b.BackendSet)
 	var out []string
 	for _, o := range set.Backends {
-		out = append(out, deref(o.Name))
+		out = append(out, sdkval.Deref(o.Name))
 	}
 	return out, err
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // nonZero is a pointer to v, or nil for zero (OCI's default).

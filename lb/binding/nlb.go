@@ -12,6 +12,7 @@ import (
 	nlbapi "github.com/oracle/oci-go-sdk/v65/networkloadbalancer"
 
 	"github.com/oci-ccm/oci-ccm/lb/internal/limits"
+	"github.com/oci-ccm/oci-ccm/lb/internal/sdkval"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
@@ -51,8 +52,8 @@ func (n *network) read(ctx context.Context, b Binding) (observed, error) {
 	}
 	obs.etag, obs.raw = etag, set
 	for _, o := range set.Backends {
-		obs.backends = append(obs.backends, Backend{Name: deref(o.Name), IP: deref(o.IpAddress), Port: deref(o.Port),
-			Weight: deref(o.Weight), Backup: deref(o.IsBackup), Drain: deref(o.IsDrain), Offline: deref(o.IsOffline)})
+		obs.backends = append(obs.backends, Backend{Name: sdkval.Deref(o.Name), IP: sdkval.Deref(o.IpAddress), Port: sdkval.Deref(o.Port),
+			Weight: sdkval.Deref(o.Weight), Backup: sdkval.Deref(o.IsBackup), Drain: sdkval.Deref(o.IsDrain), Offline: sdkval.Deref(o.IsOffline)})
 	}
 	return obs, nil
 }
@@ -63,7 +64,7 @@ func (n *network) write(ctx context.Context, b Binding, obs observed, ch Change)
 	mine := ownedAfter(ch)
 	read := map[string]nlbapi.Backend{}
 	for _, o := range set.Backends {
-		read[keyOf(deref(o.IpAddress), deref(o.Port), deref(o.Name))] = o
+		read[keyOf(sdkval.Deref(o.IpAddress), sdkval.Deref(o.Port), sdkval.Deref(o.Name))] = o
 	}
 	backends := make([]nlbapi.BackendDetails, 0, len(ch.Backends))
 	for _, x := range ch.Backends {
@@ -102,7 +103,7 @@ func (n *network) health(ctx context.Context, b Binding) (map[string]Health, int
 	if err != nil {
 		return nil, 0, err
 	}
-	return healthByName(h.WarningStateBackendNames, h.CriticalStateBackendNames, h.UnknownStateBackendNames), deref(h.TotalBackendCount), nil
+	return healthByName(h.WarningStateBackendNames, h.CriticalStateBackendNames, h.UnknownStateBackendNames), sdkval.Deref(h.TotalBackendCount), nil
 }
 
 func (n *network) names(ctx context.Context, b Binding) ([]string, error) {
@@ -110,7 +111,7 @@ func (n *network) names(ctx context.Context, b Binding) ([]string, error) {
 	set, _, err := n.api.GetBackendSet(ctx, b.LoadBalancerID, b.BackendSet)
 	var out []string
 	for _, o := range set.Backends {
-		out = append(out, deref(o.Name))
+		out = append(out, sdkval.Deref(o.Name))
 	}
 	return out, err
 }

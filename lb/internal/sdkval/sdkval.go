@@ -12,18 +12,11 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common"
 )
 
-// Deref is *p, or "" for nil.
-func Deref(p *string) string {
+// Deref is *p, or the zero value for nil.
+func Deref[T any](p *T) T {
 	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// DerefInt is *p, or 0 for nil.
-func DerefInt(p *int) int {
-	if p == nil {
-		return 0
+		var zero T
+		return zero
 	}
 	return *p
 }

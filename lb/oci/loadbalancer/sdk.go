@@ -44,8 +44,8 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 		DefinedTags:           lb.DefinedTags,
 	}
 	if s.Shape.IsFlexible() && lb.ShapeDetails != nil {
-		s.Shape.MinMbps = sdkval.DerefInt(lb.ShapeDetails.MinimumBandwidthInMbps)
-		s.Shape.MaxMbps = sdkval.DerefInt(lb.ShapeDetails.MaximumBandwidthInMbps)
+		s.Shape.MinMbps = sdkval.Deref(lb.ShapeDetails.MinimumBandwidthInMbps)
+		s.Shape.MaxMbps = sdkval.Deref(lb.ShapeDetails.MaximumBandwidthInMbps)
 	}
 	for _, ip := range lb.IpAddresses {
 		if ip.ReservedIp != nil && ip.ReservedIp.Id != nil {
@@ -60,7 +60,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 		ol := model.Listener{
 			Name:       name,
 			Protocol:   strings.ToUpper(sdkval.Deref(l.Protocol)),
-			Port:       sdkval.DerefInt(l.Port),
+			Port:       sdkval.Deref(l.Port),
 			BackendSet: sdkval.Deref(l.DefaultBackendSetName),
 			TLS:        observeTLS(l.SslConfiguration),
 			Routing: model.ListenerRouting{
@@ -74,7 +74,7 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 			if cc.IdleTimeout != nil {
 				ol.IdleTimeoutSeconds = *cc.IdleTimeout
 			}
-			ol.ProxyProtocolVersion = sdkval.DerefInt(cc.BackendTcpProxyProtocolVersion)
+			ol.ProxyProtocolVersion = sdkval.Deref(cc.BackendTcpProxyProtocolVersion)
 		}
 		s.Listeners[name] = ol
 	}
@@ -87,18 +87,18 @@ func Observe(lb lbapi.LoadBalancer) *model.Spec {
 			TLS:      observeTLS(b.SslConfiguration),
 		}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.DerefInt(be.Port)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.Deref(be.Port)})
 		}
 		ipaddr.SortBy(ob.Backends, func(b model.Backend) string { return b.IP }, func(x, y model.Backend) int { return x.Port - y.Port })
 		if h := b.HealthChecker; h != nil {
 			ob.HealthCheck = model.HealthCheck{
 				Protocol:       strings.ToUpper(sdkval.Deref(h.Protocol)),
-				Port:           sdkval.DerefInt(h.Port),
+				Port:           sdkval.Deref(h.Port),
 				Path:           sdkval.Deref(h.UrlPath),
-				ReturnCode:     sdkval.DerefInt(h.ReturnCode),
-				Retries:        sdkval.DerefInt(h.Retries),
-				IntervalMillis: sdkval.DerefInt(h.IntervalInMillis),
-				TimeoutMillis:  sdkval.DerefInt(h.TimeoutInMillis),
+				ReturnCode:     sdkval.Deref(h.ReturnCode),
+				Retries:        sdkval.Deref(h.Retries),
+				IntervalMillis: sdkval.Deref(h.IntervalInMillis),
+				TimeoutMillis:  sdkval.Deref(h.TimeoutInMillis),
 				ForcePlainText: h.IsForcePlainText != nil && *h.IsForcePlainText,
 			}
 		}

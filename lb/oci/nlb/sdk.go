@@ -49,7 +49,7 @@ func Observe(n nlbapi.NetworkLoadBalancer) *model.Spec {
 	}
 	for key, l := range n.Listeners {
 		name := sdkval.NameOr(l.Name, key)
-		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: sdkval.DerefInt(l.Port), BackendSet: sdkval.Deref(l.DefaultBackendSetName),
+		ol := model.Listener{Name: name, Protocol: string(l.Protocol), Port: sdkval.Deref(l.Port), BackendSet: sdkval.Deref(l.DefaultBackendSetName),
 			IPv6: l.IpVersion == nlbapi.IpVersionIpv6}
 		if l.IsPpv2Enabled != nil && *l.IsPpv2Enabled {
 			ol.ProxyProtocolVersion = 2
@@ -61,12 +61,12 @@ func Observe(n nlbapi.NetworkLoadBalancer) *model.Spec {
 		ob := model.BackendSet{Name: name, Policy: string(b.Policy), PreserveSource: b.IsPreserveSource != nil && *b.IsPreserveSource,
 			IPv6: b.IpVersion == nlbapi.IpVersionIpv6, Backends: make([]model.Backend, 0, len(b.Backends))}
 		for _, be := range b.Backends {
-			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.DerefInt(be.Port), TargetID: sdkval.Deref(be.TargetId)})
+			ob.Backends = append(ob.Backends, model.Backend{IP: ipaddr.Canonical(sdkval.Deref(be.IpAddress)), Port: sdkval.Deref(be.Port), TargetID: sdkval.Deref(be.TargetId)})
 		}
 		if h := b.HealthChecker; h != nil {
-			ob.HealthCheck = model.HealthCheck{Protocol: string(h.Protocol), Port: sdkval.DerefInt(h.Port), Path: sdkval.Deref(h.UrlPath),
-				ReturnCode: sdkval.DerefInt(h.ReturnCode), Retries: sdkval.DerefInt(h.Retries), IntervalMillis: sdkval.DerefInt(h.IntervalInMillis),
-				TimeoutMillis: sdkval.DerefInt(h.TimeoutInMillis)}
+			ob.HealthCheck = model.HealthCheck{Protocol: string(h.Protocol), Port: sdkval.Deref(h.Port), Path: sdkval.Deref(h.UrlPath),
+				ReturnCode: sdkval.Deref(h.ReturnCode), Retries: sdkval.Deref(h.Retries), IntervalMillis: sdkval.Deref(h.IntervalInMillis),
+				TimeoutMillis: sdkval.Deref(h.TimeoutInMillis)}
 		}
 		s.BackendSets[name] = ob
 	}
