@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package binding
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
+	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+)
+
+// noOCI is a Syncer for tests that must not reach OCI: it fails them if called.
+type noOCI struct{ t *testing.T }
+
+func (n noOCI) Sync(context.Context, lbbinding.Binding, []lbbinding.Target, []string) (lbbinding.Result, error) {
+	n.t.Error("Sync called")
+	return lbbinding.Result{}, nil
+}
+func (n noOCI) Release(context.Context, lbbinding.Binding, []string) error {
+	n.t.Error("Release called")
+	return nil
+}
+func (n noOCI) Health(context.Context, lbbinding.Binding) (map[string]lbbinding.Health, error) {
+	n.t.Error("Health called")
+	return nil, nil
+}
+
+// run runs a controller for a moment on fake clients, with the CRD installed or not, and returns
+// the verbs and resources the controller itself asked of the two clients (the shared informers of
+// Services, EndpointSlices and Nodes are the controller manager's, started by it, not here).
+func run(t *testing.T, crd bool) (kube, dyn []string) {
+	t.Helper()
+	kc := fake.NewClientset()
+	if crd {
+		kc.Discovery().(*fakediscovery.FakeDiscovery).Resources = []*metav1.APIResourceList{{
+			GroupVersion: api.SchemeGroupVersion.String(), APIResources: []metav1.APIResource{{Name: api.Resource, Namespaced: true, Kind: api.Kind}}}}
+	}
+	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
+	c, err := New(Options{Kube: kc, Dynamic: dc, Informers: informers.NewSharedInformerFactory(kc, 0), Syncer: noOCI{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.crdPoll = 10 * time.Millisecond
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	c.Run(ctx, 1)
+	for _, a := range kc.Actions() {
+		if r := a.GetResource().Resource; r != "" && r != "resource" { // "get resource" is discovery
+			kube = append(kube, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	for _, a := range dc.Actions() {
+		dyn = append(dyn, a.GetVerb()+" "+a.GetResource().Resource)
+	}
+	return kube, dyn
+}
+
+// TestWithoutTheCRDTheControllerReadsNothing: a cluster that never installs the CRD pays for the
+// controller with a discovery request a minute (every 10 ms here), no list or watch of Pods or
+// bindings; once the CRD is served it watches both. (The informers of Services, EndpointSlices
+// and Nodes are the controller manager's shared ones, not started here.)
+func TestWithoutTheCRDTheControllerReadsNothing(t *testing.T) {
+	if kube, dyn := run(t, false); len(kube) != 0 || len(dyn) != 0 {
+		t.Errorf("without the CRD the controller asked the API for %v and %v; want nothing but discovery", kube, dyn)
+	}
+	kube, dyn := run(t, true)
+	// The reflectors list and watch, or watch with a streamed list first.
+	if !contains(kube, "watch pods") || !contains(dyn, "watch "+api.Resource) {
+		t.Errorf("with the CRD the controller asked for %v and %v; want Pods and BackendSetBindings watched", kube, dyn)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
