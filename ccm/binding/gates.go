@@ -96,11 +96,11 @@ func (c *Controller) gatedPods(namespace, name string) []*corev1.Pod {
 	return pods
 }
 
-// waitingForGate reports whether p is a target whatever its endpoint says: its containers are
+// gatedTarget reports whether a gated Pod p is a target whatever its endpoint says: its containers are
 // ready and it is not being deleted. That covers a Pod not Ready only because of its gate, and a
 // Pod Ready already whose endpoint the EndpointSlice controller has not marked ready yet (a second
 // or so later): in between, its backend must not leave the set (it would come back UNKNOWN).
-func waitingForGate(p *corev1.Pod) bool {
+func gatedTarget(p *corev1.Pod) bool {
 	return p.DeletionTimestamp == nil && conditionTrue(p, corev1.ContainersReady)
 }
 
@@ -113,11 +113,11 @@ func conditionTrue(p *corev1.Pod, t corev1.PodConditionType) bool {
 	return false
 }
 
-// withGatedReady returns slices with the endpoints of the Pods named in waiting (Pods of the
-// slices' namespace) marked ready, in copies (the informer's objects stay as they are), so
+// withGatedReady returns slices with the endpoints of the Pods named in gated (Pods of the
+// slices' namespace, gatedTarget) marked ready, in copies (the informer's objects stay as they are), so
 // EndpointTargets takes them as targets.
-func withGatedReady(slices []*discoveryv1.EndpointSlice, waiting map[string]bool) []*discoveryv1.EndpointSlice {
-	if len(waiting) == 0 {
+func withGatedReady(slices []*discoveryv1.EndpointSlice, gated map[string]bool) []*discoveryv1.EndpointSlice {
+	if len(gated) == 0 {
 		return slices
 	}
 	out := make([]*discoveryv1.EndpointSlice, len(slices))
@@ -125,7 +125,7 @@ func withGatedReady(slices []*discoveryv1.EndpointSlice, waiting map[string]bool
 		out[i] = s
 		for j, e := range s.Endpoints {
 			ref := e.TargetRef
-			if ref == nil || ref.Kind != "Pod" || !waiting[ref.Name] {
+			if ref == nil || ref.Kind != "Pod" || !gated[ref.Name] {
 				continue
 			}
 			if out[i] == s {

@@ -62,7 +62,7 @@ func TestAGatedPodWaitingOnlyForItsGateIsATarget(t *testing.T) {
 	}
 }
 
-func TestWaitingForGate(t *testing.T) {
+func TestGatedTarget(t *testing.T) {
 	pod := func(containers, ready corev1.ConditionStatus, deleting bool) *corev1.Pod {
 		p := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.ContainersReady, Status: containers},
 			{Type: corev1.PodReady, Status: ready}}}}
@@ -81,8 +81,8 @@ func TestWaitingForGate(t *testing.T) {
 		{"containers not ready", pod(corev1.ConditionFalse, corev1.ConditionFalse, false), false},
 		{"being deleted", pod(corev1.ConditionTrue, corev1.ConditionFalse, true), false},
 	} {
-		if got := waitingForGate(tc.pod); got != tc.want {
-			t.Errorf("%s: waitingForGate = %v, want %v", tc.name, got, tc.want)
+		if got := gatedTarget(tc.pod); got != tc.want {
+			t.Errorf("%s: gatedTarget = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -162,13 +162,13 @@ func (c *Controller) targets(b *api.BackendSetBinding, svc *corev1.Service, port
 			return nil, nil, err
 		}
 		pods := c.gatedPods(b.Namespace, b.Name)
-		waiting := map[string]bool{}
+		gated := map[string]bool{}
 		for _, p := range pods {
-			if waitingForGate(p) {
-				waiting[p.Name] = true
+			if gatedTarget(p) {
+				gated[p.Name] = true
 			}
 		}
-		return lbbinding.EndpointTargets(withGatedReady(endpointSlices, waiting), port), pods, nil
+		return lbbinding.EndpointTargets(withGatedReady(endpointSlices, gated), port), pods, nil
 	}
 	if port.NodePort == 0 {
 		return nil, nil, fmt.Errorf("spec.serviceRef.port: port %s of Service %s/%s has no nodePort (targetType node needs a Service of type NodePort or LoadBalancer)",
