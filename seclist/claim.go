@@ -24,7 +24,9 @@ const AnyIPv4 = "0.0.0.0/0"
 type Claim struct {
 	// Service names the claim: the Service's namespace and name, the only thing about the
 	// Service this package needs. One claim per Service; setting a claim for the same Service
-	// again replaces the earlier one. Logs and errors write it "namespace/name".
+	// again replaces the earlier one. Logs and errors write it "namespace/name". Claims of
+	// another source (Manager.Expect) use names no Service can have: ccm/binding's are
+	// "backendsetbinding:<name>" in the binding's namespace.
 	Service types.NamespacedName
 	// Mode overrides Policy.DefaultMode for this Service when set (the Service's
 	// security-list-management-mode annotation).

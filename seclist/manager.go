@@ -116,13 +116,16 @@ type Manager struct {
 
 	// mu guards the fields below. It is held only for bookkeeping, never across a call to OCI,
 	// so writers of different lists never wait for each other.
-	mu      sync.Mutex
-	claims  map[string]Claim
-	primed  bool
-	touched map[string]bool   // Services set or deleted here before the first Prime
-	unknown map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
-	subnets map[string]Subnet // last known details of every subnet a claim names
-	writers map[string]*writer
+	mu     sync.Mutex
+	claims map[string]Claim
+	primed bool
+	// expected are the other sources of claims (Expect) that have not primed theirs yet; nothing
+	// is removed while any has not.
+	expected map[string]bool
+	touched  map[string]bool   // Services set or deleted here before every source primed
+	unknown  map[string]bool   // Services primed with an unknown claim (Claim.Unknown); no pruning while any
+	subnets  map[string]Subnet // last known details of every subnet a claim names
+	writers  map[string]*writer
 	// frontends maps a Service to its frontend NSG, as created or found (mode NSG). A group stays
 	// here until OCI confirmed it deleted (deleteFrontend), even once its Service left mode NSG.
 	frontends map[string]string
@@ -183,19 +186,20 @@ func NewManager(vn VirtualNetwork, opts Options) (*Manager, error) {
 	}
 	start := time.Now()
 	return &Manager{
-		vn:      vn,
-		opts:    opts,
-		owner:   Owner(opts.Policy.Cluster),
-		logger:  logger,
-		claims:  map[string]Claim{},
-		touched: map[string]bool{},
-		unknown: map[string]bool{},
-		subnets: map[string]Subnet{},
-		writers: map[string]*writer{},
-		now:     time.Now,
-		started: start,
-		settled: start.Add(opts.ListingLag),
-		version: 1,
+		vn:       vn,
+		opts:     opts,
+		owner:    Owner(opts.Policy.Cluster),
+		logger:   logger,
+		claims:   map[string]Claim{},
+		touched:  map[string]bool{},
+		unknown:  map[string]bool{},
+		expected: map[string]bool{},
+		subnets:  map[string]Subnet{},
+		writers:  map[string]*writer{},
+		now:      time.Now,
+		started:  start,
+		settled:  start.Add(opts.ListingLag),
+		version:  1,
 
 		frontends:   map[string]string{},
 		retiring:    map[string][]string{},
@@ -228,7 +232,7 @@ func (m *Manager) ForgetLists() {
 }
 
 // Prime tells the Manager the claims of every load balancer Service in the cluster, and from
-// then on it removes rules no claim needs. Claims already set or deleted through Reconcile or
+// then on (once every source named by Expect has primed too) it removes rules no claim needs. Claims already set or deleted through Reconcile or
 // Delete are newer than this snapshot and are kept. Prime makes no call to OCI; subnets are
 // resolved when a list is next written. Invalid claims are left out and reported.
 //
@@ -236,9 +240,44 @@ func (m *Manager) ForgetLists() {
 // stops all removals until that Service's Reconcile or Delete: a rule missing from the known
 // claims may be one the Service needs, and removing it would change OCI for an invalid Service.
 func (m *Manager) Prime(claims []Claim) error {
-	var errs []error
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	err := m.primeLocked(claims)
+	m.primed = true
+	m.settleLocked()
+	return err
+}
+
+// Expect tells the Manager that claims also come from source, a controller other than the
+// Services' (ccm/binding's BackendSetBindings), whose claims are keyed by names no Service can
+// have. Until the returned prime is called with source's claims at start-up, as Prime is with the
+// Services', no rule is removed: a rule no claim known so far needs may be one of source's. Call
+// Expect before Prime can be called, and prime once source has listed what it claims (or knows it
+// claims nothing); claims Reconciled or Deleted meanwhile are newer and kept, as with Prime.
+// Calling prime again does nothing.
+func (m *Manager) Expect(source string) (prime func([]Claim) error) {
+	m.mu.Lock()
+	m.expected[source] = true
+	m.version++
+	m.mu.Unlock()
+	var once sync.Once
+	return func(claims []Claim) (err error) {
+		once.Do(func() {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			err = m.primeLocked(claims)
+			delete(m.expected, source)
+			m.settleLocked()
+		})
+		return err
+	}
+}
+
+// primeLocked takes in a snapshot of claims (Prime): those set or deleted here since the start
+// are newer and kept; unknown ones are recorded as such. Invalid claims are left out and
+// reported. Guarded by mu.
+func (m *Manager) primeLocked(claims []Claim) error {
+	var errs []error
 	for _, c := range claims {
 		if err := c.Validate(); err != nil {
 			errs = append(errs, err)
@@ -252,16 +291,26 @@ func (m *Manager) Prime(claims []Claim) error {
 			m.claims[c.key()] = cloneClaim(c)
 		}
 	}
-	m.primed = true
-	m.touched = map[string]bool{}
 	m.version++
 	return errors.Join(errs...)
 }
 
-// touch records, until the first Prime, that a Service's claim was set or deleted here, so
-// that Prime's older snapshot does not overwrite it. Guarded by mu.
+// settleLocked forgets which claims were set here before every source primed, once all have.
+// Guarded by mu.
+func (m *Manager) settleLocked() {
+	if m.mayPruneLocked() {
+		m.touched = map[string]bool{}
+	}
+}
+
+// mayPruneLocked says whether the Manager knows every source's claims: Prime was called and every
+// Expect's prime too. Until then it only adds rules. Guarded by mu.
+func (m *Manager) mayPruneLocked() bool { return m.primed && len(m.expected) == 0 }
+
+// touch records, until every source primed, that a Service's claim was set or deleted here, so
+// that an older snapshot (Prime, Expect) does not overwrite it. Guarded by mu.
 func (m *Manager) touch(service string) {
-	if !m.primed {
+	if !m.mayPruneLocked() {
 		m.touched[service] = true
 	}
 }

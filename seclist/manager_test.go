@@ -609,3 +609,81 @@ func (c *fakeClock) advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
 }
+
+func TestAnExpectedSourceStopsRemovalsUntilItPrimes(t *testing.T) {
+	v := newVCN(t)
+	// A rule of ours from before a restart, which a BackendSetBinding (another source of
+	// claims, under a name no Service can have) needs.
+	v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
+		l.IngressSecurityRules = append(l.IngressSecurityRules, userRule("0.0.0.0/0", 9090, seclist.Owner(cluster)))
+	})
+	m := v.manager(t, seclist.Options{})
+	prime := m.Expect("bindings")
+	if err := m.Prime(nil); err != nil { // the Services' snapshot comes first
+		t.Fatal(err)
+	}
+	web := v.claim("default/web", 80, 30080)
+	if err := m.Reconcile(t.Context(), web); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9090"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
+		t.Errorf("before the expected source primed, nothing may be removed (-want +got):\n%s", diff)
+	}
+	if _, err := m.UndescribedRules(t.Context()); !errors.Is(err, seclist.ErrNotPrimed) {
+		t.Errorf("UndescribedRules() before the expected source primed = %v, want ErrNotPrimed", err)
+	}
+
+	// The source lists its claims at start-up as unknown: still nothing is removed.
+	bound := v.claim("default/backendsetbinding:web", 9090, 30090)
+	if err := prime([]seclist.Claim{{Service: bound.Service, Unknown: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reconcile(t.Context(), web); err != nil {
+		t.Fatal(err)
+	}
+	if got := ownedIngress(v.list(t, v.lbList)); !slices.Contains(got, "0.0.0.0/0:9090") {
+		t.Errorf("a rule of an unknown claim of the source was removed: %v", got)
+	}
+	// Its claim is known now; a second prime (an old snapshot) changes nothing.
+	bound.ListenerPorts = []int{9091}
+	if err := m.Reconcile(t.Context(), bound); err != nil {
+		t.Fatal(err)
+	}
+	if err := prime([]seclist.Claim{{Service: bound.Service, Unknown: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reconcile(t.Context(), web); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9091"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
+		t.Errorf("once every source primed and every claim is known, unneeded rules go (-want +got):\n%s", diff)
+	}
+}
+
+func TestAClaimReconciledBeforeItsSourcePrimedIsKept(t *testing.T) {
+	v := newVCN(t)
+	m := v.manager(t, seclist.Options{})
+	prime := m.Expect("bindings")
+	if err := m.Prime(nil); err != nil {
+		t.Fatal(err)
+	}
+	bound := v.claim("default/backendsetbinding:web", 9090, 30090)
+	if err := m.Reconcile(t.Context(), bound); err != nil {
+		t.Fatal(err)
+	}
+	// The source's snapshot, older than the Reconcile, says it is unknown: the Reconcile wins, so
+	// removals are not held up by it.
+	if err := prime([]seclist.Claim{{Service: bound.Service, Unknown: true}}); err != nil {
+		t.Fatal(err)
+	}
+	v.srv.EditSecurityList(v.lbList, func(l *core.SecurityList) {
+		l.IngressSecurityRules = append(l.IngressSecurityRules, userRule("0.0.0.0/0", 7070, seclist.Owner(cluster)))
+	})
+	m.ForgetLists()
+	if err := m.Reconcile(t.Context(), v.claim("default/web", 80, 30080)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0.0.0.0/0:80", "0.0.0.0/0:9090"}, ownedIngress(v.list(t, v.lbList))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

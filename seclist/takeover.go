@@ -112,7 +112,7 @@ func (u UndescribedRule) String() string {
 // before, a rule may match a Service the Manager has not heard of.
 func (m *Manager) UndescribedRules(ctx context.Context) ([]UndescribedRule, error) {
 	m.mu.Lock()
-	primed := m.primed
+	primed := m.mayPruneLocked()
 	claims := m.snapshotLocked()
 	m.mu.Unlock()
 	if !primed {

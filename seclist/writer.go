@@ -119,7 +119,7 @@ func (w *writer) snapshot() (claims []Claim, prune bool, unknown []string) {
 	w.covered = w.want
 	w.mu.Unlock()
 	w.m.mu.Lock()
-	claims, prune, unknown, version := w.m.snapshotLocked(), w.m.primed, w.m.unknownLocked(), w.m.version
+	claims, prune, unknown, version := w.m.snapshotLocked(), w.m.mayPruneLocked(), w.m.unknownLocked(), w.m.version
 	w.m.mu.Unlock()
 	w.mu.Lock()
 	w.snapVersion = version
