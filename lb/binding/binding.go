@@ -149,4 +149,9 @@ type Result struct {
 	// Eligible is the number of targets given; when Binding.Subset made Sync keep fewer, the
 	// binding's backends are a subset of them (len(Owned) < Eligible).
 	Eligible int
+	// Subnets are the load balancer's subnets and HealthCheckPort the port the set's health
+	// checker probes (0: each backend's own port), as read: what the security rules that let the
+	// load balancer reach the backends need. Empty when Sync failed before it read them.
+	Subnets         []string
+	HealthCheckPort int
 }

@@ -34,13 +34,16 @@ func (c *classic) read(ctx context.Context, b Binding) (observed, error) {
 		return observed{}, err
 	}
 	obs := observed{noun: c.noun(), tags: lb.FreeformTags, etag: etag, perSet: limits.LBBackendsPerSet, total: limits.LBBackends,
-		setNames: slices.Sorted(maps.Keys(lb.BackendSets))}
+		setNames: slices.Sorted(maps.Keys(lb.BackendSets)), subnets: lb.SubnetIds}
 	for name, set := range lb.BackendSets {
 		if name != b.BackendSet {
 			obs.others += len(set.Backends)
 			continue
 		}
 		obs.found, obs.raw = true, set
+		if set.HealthChecker != nil {
+			obs.healthPort = sdkval.Deref(set.HealthChecker.Port)
+		}
 		for _, o := range set.Backends {
 			obs.backends = append(obs.backends, Backend{Name: sdkval.Deref(o.Name), IP: sdkval.Deref(o.IpAddress), Port: sdkval.Deref(o.Port),
 				Weight: sdkval.Deref(o.Weight), Backup: sdkval.Deref(o.Backup), Drain: sdkval.Deref(o.Drain), Offline: sdkval.Deref(o.Offline),

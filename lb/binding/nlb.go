@@ -36,6 +36,9 @@ func (n *network) read(ctx context.Context, b Binding) (observed, error) {
 	}
 	obs := observed{noun: n.noun(), tags: lb.FreeformTags, perSet: limits.NLBBackendsPerSet, total: limits.NLBBackends,
 		setNames: slices.Sorted(maps.Keys(lb.BackendSets)), busy: lb.LifecycleState == nlbapi.LifecycleStateUpdating}
+	if lb.SubnetId != nil {
+		obs.subnets = []string{*lb.SubnetId}
+	}
 	_, obs.found = lb.BackendSets[b.BackendSet]
 	for name, set := range lb.BackendSets {
 		if name != b.BackendSet {
@@ -51,6 +54,9 @@ func (n *network) read(ctx context.Context, b Binding) (observed, error) {
 		return observed{}, err
 	}
 	obs.etag, obs.raw = etag, set
+	if set.HealthChecker != nil {
+		obs.healthPort = sdkval.Deref(set.HealthChecker.Port)
+	}
 	for _, o := range set.Backends {
 		obs.backends = append(obs.backends, Backend{Name: sdkval.Deref(o.Name), IP: sdkval.Deref(o.IpAddress), Port: sdkval.Deref(o.Port),
 			Weight: sdkval.Deref(o.Weight), Backup: sdkval.Deref(o.IsBackup), Drain: sdkval.Deref(o.IsDrain), Offline: sdkval.Deref(o.IsOffline)})

@@ -71,6 +71,10 @@ type observed struct {
 	others, perSet, total int
 	// raw is the product's own copy of the bound set, for its write.
 	raw any
+	// subnets are the load balancer's subnets; healthPort is the port the set's health checker
+	// probes (0: each backend's own).
+	subnets    []string
+	healthPort int
 }
 
 // product is what differs between the two APIs: how a set is read, written, waited for and

@@ -4,6 +4,7 @@
 package binding_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,6 +41,14 @@ func TestSyncKeepsOnlyItsOwnBackends(t *testing.T) {
 			}
 			if len(res.Added) != 2 || res.WorkRequest == "" || len(res.Backends) != 3 || res.Reads != reads || res.Writes != 1 {
 				t.Errorf("Result: %+v", res)
+			}
+			subnets := e.seeded.LoadBalancerSubnets
+			if p.name == "network" {
+				subnets = []string{e.seeded.Subnets["public"]}
+			}
+			if !slices.Equal(res.Subnets, subnets) || res.HealthCheckPort != 8080 {
+				t.Errorf("Result.Subnets, HealthCheckPort = %v, %d; want the load balancer's %v and the set's health checker port 8080",
+					res.Subnets, res.HealthCheckPort, subnets)
 			}
 			if got := e.srv.Calls().Since(calls).Op(p.op("UpdateBackendSet")); got != 1 {
 				t.Errorf("UpdateBackendSet calls = %d, want 1", got)

@@ -116,7 +116,7 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 			}
 			return res, err
 		}
-		res.Eligible = len(want)
+		res.Eligible, res.Subnets, res.HealthCheckPort = len(want), slices.Clone(obs.subnets), obs.healthPort
 		c := Plan(b, obs.backends, owned, fit(b, obs, want, owned))
 		if c.Empty() {
 			res.Change = c
