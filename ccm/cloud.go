@@ -202,9 +202,11 @@ func (c *Cloud) Clusters() (cloudprovider.Clusters, bool) { return nil, false }
 // Routes is not offered: OCI VCN-native pod networking needs no routes from the CCM.
 func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
 
-// OCI returns the OCI client and the configuration, with its cluster identity, the Cloud runs on:
-// what the binary's other controllers (ccm/binding) share with it.
+// OCI returns the OCI client and the configuration (with its cluster identity) the Cloud runs on.
 func (c *Cloud) OCI() (*ociclient.Client, *config.Config) { return c.client, c.cfg }
+
+// Services is the Service orchestrator; the binary's ccm/binding shares its Rules and Nodes.
+func (c *Cloud) Services() *orchestrator.Reconciler { return c.svc }
 
 // ProviderName returns "oci".
 func (c *Cloud) ProviderName() string { return ProviderName }

@@ -41,6 +41,7 @@ import (
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 // ControllerName is the controller's name: in the binary's --controllers flag, in its Events and
@@ -61,7 +62,7 @@ const (
 // Syncer is what the controller needs of a backend set: lb/binding's *Syncer provides it.
 type Syncer interface {
 	Sync(ctx context.Context, b lbbinding.Binding, want []lbbinding.Target, owned []string) (lbbinding.Result, error)
-	Release(ctx context.Context, b lbbinding.Binding, owned []string) error
+	Release(ctx context.Context, b lbbinding.Binding, owned []string) (lbbinding.Result, error)
 	Health(ctx context.Context, b lbbinding.Binding) (map[string]lbbinding.Health, error)
 }
 
@@ -87,6 +88,19 @@ type Options struct {
 	// HealthPoll is how often the health of an ip binding's backends is read while one of its
 	// gated Pods is not ready yet; zero is DefaultHealthPoll.
 	HealthPoll time.Duration
+	// Rules, when set, keeps the security rules the bound backends need, as the Services' rules
+	// are kept (seclist's Manager, in mode Backend): from the load balancer's subnets to the
+	// backends' subnets on their ports and the set's health-check port, with the cluster's
+	// ownership marks, removed with the binding. Rules to reach the listeners are the load
+	// balancer owner's. Nil manages none (the cluster's mode Frontend or None).
+	Rules Rules
+	// Subnets finds the backends' subnets for Rules (instances' (*Instances).Subnets); required
+	// with Rules.
+	Subnets Subnets
+	// PrimeRules is what seclist's Manager.Expect returned for this controller, called before
+	// the Manager could be primed: Run calls it once it has listed the bindings (or found the CRD
+	// not installed), so no rule of a binding is removed before its first sync after a restart.
+	PrimeRules func([]seclist.Claim) error
 	// Timeout bounds one sync of a binding, its waits for OCI included (a work request that never
 	// finishes, a network load balancer busy for ever): the sync fails then, and is retried with
 	// back-off. Zero is DefaultTimeout.
@@ -110,6 +124,8 @@ type Controller struct {
 	// status, which the informer's copy may not show yet. A sync that planned from the cached
 	// copy right after a write would take a backend it had just added again for someone else's.
 	owned sync.Map
+	// claims is the security claim this process last set for each binding, by UID (syncRules).
+	claims sync.Map
 }
 
 // New builds a Controller and registers its event handlers on opts.Informers (so the factory's
@@ -118,6 +134,8 @@ func New(opts Options) (*Controller, error) {
 	switch {
 	case opts.Kube == nil || opts.Dynamic == nil || opts.Informers == nil || opts.Syncer == nil:
 		return nil, errors.New("binding controller: Options.Kube, Dynamic, Informers and Syncer are required")
+	case opts.Rules != nil && opts.Subnets == nil:
+		return nil, errors.New("binding controller: Options.Subnets is required with Options.Rules")
 	}
 	opts.Resync = cmpOr(opts.Resync, DefaultResync)
 	opts.HealthPoll = cmpOr(opts.HealthPoll, DefaultHealthPoll)
@@ -183,6 +201,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	if !cache.WaitForNamedCacheSync(ControllerName, ctx.Done(), append(c.synced, c.bindings.HasSynced, c.pods.HasSynced)...) {
 		return
 	}
+	c.primeRules(ctx, c.bindings.GetStore().List())
 	logger.Info("Syncing BackendSetBindings", "workers", workers)
 	for range max(workers, 1) {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)
@@ -204,6 +223,7 @@ func (c *Controller) waitForCRD(ctx context.Context) bool {
 			}
 		}
 		if !logged {
+			c.primeRules(ctx, nil) // no binding, so no rule of one, exists without the CRD
 			klog.FromContext(ctx).Info("The BackendSetBinding CRD is not installed; the controller waits for it (examples/deploy/backendsetbinding-crd.yaml)",
 				"groupVersion", api.SchemeGroupVersion.String(), "err", err)
 			logged = true

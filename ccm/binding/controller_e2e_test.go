@@ -52,6 +52,7 @@ const (
 // the controller running against both.
 type world struct {
 	kube     kubernetes.Interface
+	dyn      dynamic.Interface
 	bindings dynamic.NamespaceableResourceInterface
 	srv      *ocitest.Server
 	oci      *ociclient.Client
@@ -59,6 +60,14 @@ type world struct {
 }
 
 func newWorld(t *testing.T, tune ...func(*binding.Options)) *world {
+	t.Helper()
+	w := newIdleWorld(t)
+	w.run(t, tune...)
+	return w
+}
+
+// newIdleWorld is the world before any controller runs.
+func newIdleWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := t.Context()
 	cluster, err := testcluster.Start(ctx, testcluster.Options{Logf: t.Logf})
@@ -73,11 +82,10 @@ func newWorld(t *testing.T, tune ...func(*binding.Options)) *world {
 	if w.kube, err = kubernetes.NewForConfig(cluster.AdminConfig()); err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := dynamic.NewForConfig(cluster.AdminConfig())
-	if err != nil {
+	if w.dyn, err = dynamic.NewForConfig(cluster.AdminConfig()); err != nil {
 		t.Fatal(err)
 	}
-	w.bindings = dyn.Resource(api.GroupVersionResource)
+	w.bindings = w.dyn.Resource(api.GroupVersionResource)
 
 	w.srv = ocitest.New(ocitest.Options{WorkRequestDuration: 5 * time.Millisecond, PolicyDelay: ocitest.NoLag})
 	t.Cleanup(w.srv.Close)
@@ -89,9 +97,14 @@ func newWorld(t *testing.T, tune ...func(*binding.Options)) *world {
 		t.Fatal(err)
 	}
 	w.lbID = w.terraform(t)
+	return w
+}
 
+// run starts a controller (a CCM process) with its own informers; the returned function stops it.
+func (w *world) run(t *testing.T, tune ...func(*binding.Options)) (stop func()) {
+	t.Helper()
 	factory := informers.NewSharedInformerFactory(w.kube, 0)
-	opts := binding.Options{Kube: w.kube, Dynamic: dyn, Informers: factory, HealthPoll: 100 * time.Millisecond,
+	opts := binding.Options{Kube: w.kube, Dynamic: w.dyn, Informers: factory, HealthPoll: 100 * time.Millisecond,
 		Syncer: lbbinding.NewSyncer(lbbinding.Options{LoadBalancers: w.oci.LoadBalancers, NetworkLoadBalancers: w.oci.NetworkLoadBalancers, ClusterID: "e2e"})}
 	for _, f := range tune {
 		f(&opts)
@@ -104,7 +117,7 @@ func newWorld(t *testing.T, tune ...func(*binding.Options)) *world {
 	t.Cleanup(cancel)
 	factory.Start(runCtx.Done())
 	go c.Run(runCtx, 2)
-	return w
+	return cancel
 }
 
 // terraform creates the load balancer as a platform team's Terraform would.

@@ -27,9 +27,9 @@ func (n noOCI) Sync(context.Context, lbbinding.Binding, []lbbinding.Target, []st
 	n.t.Error("Sync called")
 	return lbbinding.Result{}, nil
 }
-func (n noOCI) Release(context.Context, lbbinding.Binding, []string) error {
+func (n noOCI) Release(context.Context, lbbinding.Binding, []string) (lbbinding.Result, error) {
 	n.t.Error("Release called")
-	return nil
+	return lbbinding.Result{}, nil
 }
 func (n noOCI) Health(context.Context, lbbinding.Binding) (map[string]lbbinding.Health, error) {
 	n.t.Error("Health called")

@@ -123,6 +123,11 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 		return 0, err
 	}
 	status.Backends = int32(len(res.Backends))
+	if err := c.syncRules(ctx, b, res, port.Protocol); err != nil {
+		c.degraded(u, status, ReasonSecurityRules, fmt.Sprintf("the backends are in backend set %q, but their security rules could not be written: %v",
+			b.Spec.BackendSetName, err), corev1.EventTypeWarning)
+		return 0, err
+	}
 	if n := len(res.Added) + len(res.Removed) + len(res.Updated); n > 0 {
 		c.events.Event(u, corev1.EventTypeNormal, ReasonBackendsUpdated, changeSummary(res.Change))
 		klog.FromContext(ctx).Info("Updated the bound backend set", "added", res.Added, "removed", res.Removed,
@@ -214,8 +219,10 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 	if !slices.Contains(b.Finalizers, Finalizer) {
 		return nil
 	}
+	var released lbbinding.Result
 	if b.Spec.DeletionPolicy != api.DeletionPolicyKeep && len(b.Status.OwnedBackends) > 0 && c.claimant(b) == "" {
-		if err := c.opts.Syncer.Release(ctx, lb, b.Status.OwnedBackends); err != nil {
+		var err error
+		if released, err = c.opts.Syncer.Release(ctx, lb, b.Status.OwnedBackends); err != nil {
 			c.events.Event(u, corev1.EventTypeWarning, ReasonReleaseFailed, fmt.Sprintf(
 				"Cannot remove the backends the binding added (%s); the binding stays until they are removed, or set spec.deletionPolicy: Keep to leave them: %v",
 				strings.Join(b.Status.OwnedBackends, ", "), err))
@@ -224,6 +231,11 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		c.events.Event(u, corev1.EventTypeNormal, ReasonBackendsReleased, fmt.Sprintf("Removed the %d backends the binding added: %s",
 			len(b.Status.OwnedBackends), strings.Join(b.Status.OwnedBackends, ", ")))
 		klog.FromContext(ctx).Info("Released the binding's backends", "backends", b.Status.OwnedBackends)
+	}
+	if err := c.deleteRules(ctx, b, released.Subnets); err != nil {
+		c.events.Event(u, corev1.EventTypeWarning, ReasonSecurityRules, fmt.Sprintf(
+			"Cannot remove the security rules of the binding's backends; the binding stays until they are removed: %v", err))
+		return err
 	}
 	b.Finalizers = slices.DeleteFunc(b.Finalizers, func(f string) bool { return f == Finalizer })
 	if err := c.update(ctx, b); err != nil {

@@ -172,6 +172,9 @@ func (r *Reconciler) Primed() <-chan struct{} { return r.primed }
 // Rules is the seclist Manager the Services' security rules go through.
 func (r *Reconciler) Rules() *seclist.Manager { return r.rules }
 
+// Nodes is the instances the Services' backends are found in (Options.Nodes).
+func (r *Reconciler) Nodes() *instances.Instances { return r.nodes }
+
 // SecretSynced reports whether the informer of a TLS Secret some Service references has synced
 // (false before SetInformers).
 func (r *Reconciler) SecretSynced(ref lb.SecretRef) bool {

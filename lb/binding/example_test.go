@@ -53,7 +53,7 @@ func ExampleSyncer() {
 	for _, be := range res.Backends {
 		fmt.Printf("%s:%d drain=%v\n", be.IP, be.Port, be.Drain)
 	}
-	if err := s.Release(context.Background(), b, res.Owned); err != nil {
+	if _, err := s.Release(context.Background(), b, res.Owned); err != nil {
 		panic(err)
 	}
 	fmt.Println("released", res.Owned)

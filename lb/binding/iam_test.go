@@ -45,7 +45,7 @@ func TestSyncReleaseAndHealthNeedOnlyUseOnTheLoadBalancers(t *testing.T) {
 			if _, err := e.s.Health(ctx, b); err != nil {
 				t.Fatalf("Health: %v", err)
 			}
-			if err := e.s.Release(ctx, b, res.Owned); err != nil {
+			if _, err := e.s.Release(ctx, b, res.Owned); err != nil {
 				t.Fatalf("Release: %v", err)
 			}
 			if d := e.srv.Denials(); len(d) != 0 {

@@ -236,7 +236,7 @@ func TestReleaseOfAGoneBackendSetIsDone(t *testing.T) {
 			e := newEnv(t, ocitest.LBBusyQueue)
 			id := p.create(t, e, nil)
 			b := binding.Binding{Name: "shop/admin", LoadBalancerID: id, BackendSet: "admin"}
-			if err := e.s.Release(ctx, b, []string{"10.0.20.5:8080"}); err != nil {
+			if _, err := e.s.Release(ctx, b, []string{"10.0.20.5:8080"}); err != nil {
 				t.Errorf("Release: %v", err)
 			}
 		})

@@ -98,7 +98,7 @@ func TestSyncKeepsOnlyItsOwnBackends(t *testing.T) {
 			}
 
 			// 5. Release: the load balancer as Terraform left it.
-			if err := e.s.Release(ctx, b, res.Owned); err != nil {
+			if _, err := e.s.Release(ctx, b, res.Owned); err != nil {
 				t.Fatalf("Release: %v", err)
 			}
 			if diff := cmp.Diff(before, p.get(t, e, id)); diff != "" {

@@ -80,15 +80,15 @@ func (s *Syncer) Sync(ctx context.Context, b Binding, want []Target, owned []str
 }
 
 // Release removes exactly the backends owned names from the backend set, nothing else, and
-// returns nil when none is left (also when the backend set no longer exists). It refuses a load
-// balancer that carries oci-ccm's ownership tags: a Service owns it now, and backends of the same
-// address are its own.
-func (s *Syncer) Release(ctx context.Context, b Binding, owned []string) error {
+// returns a nil error when none is left (also when the backend set no longer exists). It refuses
+// a load balancer that carries oci-ccm's ownership tags: a Service owns it now, and backends of
+// the same address are its own. The Result is Sync's (its Subnets say where the released
+// backends' security rules were); with no owned backends nothing is read and it is empty.
+func (s *Syncer) Release(ctx context.Context, b Binding, owned []string) (Result, error) {
 	if len(owned) == 0 {
-		return nil // nothing to read for
+		return Result{}, nil // nothing to read for
 	}
-	_, err := s.sync(ctx, b, nil, owned, true)
-	return err
+	return s.sync(ctx, b, nil, owned, true)
 }
 
 func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []string, release bool) (Result, error) {

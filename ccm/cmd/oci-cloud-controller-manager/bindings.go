@@ -17,6 +17,7 @@ import (
 
 	"github.com/oci-ccm/oci-ccm/ccm"
 	"github.com/oci-ccm/oci-ccm/ccm/binding"
+	"github.com/oci-ccm/oci-ccm/config"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
 )
 
@@ -42,10 +43,21 @@ func withBindingController(cloud func() *ccm.Cloud) map[string]app.ControllerIni
 				if err != nil {
 					return nil, false, err
 				}
-				ctrl, err := binding.New(binding.Options{Kube: cc.ClientBuilder.ClientOrDie(ic.ClientName), Dynamic: dyn,
+				opts := binding.Options{Kube: cc.ClientBuilder.ClientOrDie(ic.ClientName), Dynamic: dyn,
 					Informers: cc.InformerFactory, Syncer: lbbinding.NewSyncer(lbbinding.Options{LoadBalancers: client.LoadBalancers,
-						NetworkLoadBalancers: client.NetworkLoadBalancers, ClusterID: cfg.ClusterID})})
+						NetworkLoadBalancers: client.NetworkLoadBalancers, ClusterID: cfg.ClusterID})}
+				if mode := cfg.LoadBalancer.SecurityListManagementMode; mode == config.SecurityListModeAll || mode == config.SecurityListModeBackend {
+					// The bindings' backends need the rules a Service's backends need in this mode.
+					// Expect is called here, before the framework starts the informers that the
+					// Services' Prime waits for, so no rule is removed before the bindings are listed.
+					rules := c.Services().Rules()
+					opts.Rules, opts.Subnets, opts.PrimeRules = rules, c.Services().Nodes().Subnets, rules.Expect(binding.ControllerName)
+				}
+				ctrl, err := binding.New(opts)
 				if err != nil {
+					if opts.PrimeRules != nil {
+						_ = opts.PrimeRules(nil) // this controller claims nothing: it does not run
+					}
 					return nil, false, err
 				}
 				go ctrl.Run(ctx, bindingWorkers)
