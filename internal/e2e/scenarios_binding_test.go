@@ -116,6 +116,9 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 	}
 	slices.Sort(nodeBackends)
 	s.waitBoundSet(t, "the node binding holds the selected Nodes", lbID, nodeBinding, tfNodeSet, nodeBackends, []string{tfBackend})
+	// Their security rules (mode All): the load balancer's subnets reach the nodePort on the
+	// Nodes' subnet; no Service has that port.
+	s.waitRules(t, "security rules for the node binding's backends", s.backendRules(int(nodePort)), nil)
 
 	avail := s.watchAvailability(lbID, tfPodSet)
 	defer avail.stop() // on a failure before the check below
@@ -205,6 +208,7 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 	if diff := cmp.Diff(before, after, sameLB); diff != "" {
 		t.Errorf("the load balancer after both bindings are deleted differs from Terraform's (-before +after):\n%s", diff)
 	}
+	s.waitRules(t, "the node binding's security rules go with it", nil, []int{int(nodePort)})
 
 	w.remove(t, p4)
 	if err := s.kube.CoreV1().Services(testNamespace).Delete(s.ctx, boundService, metav1.DeleteOptions{}); err != nil {

@@ -165,24 +165,31 @@ func nodeReady(n *corev1.Node) bool {
 // mode All: ingress to each listener port on every load balancer subnet's list, and the node
 // ports allowed out of the load balancer subnets and into the node subnet.
 func (s *suite) wantRules(svc *corev1.Service) []rule {
-	type subnet struct{ cidr, list string }
-	var lbSubnets, nodeSubnets []subnet
-	for _, sn := range s.tenancy.Subnets {
-		switch sn.Role {
-		case ocitest.RoleLoadBalancer:
-			lbSubnets = append(lbSubnets, subnet{sn.CIDR, sn.SecurityLists[0]})
-		case ocitest.RoleNode:
-			nodeSubnets = append(nodeSubnets, subnet{sn.CIDR, sn.SecurityLists[0]})
-		}
-	}
 	var out []rule
 	for _, p := range svc.Spec.Ports {
-		port, nodePort := int(p.Port), int(p.NodePort)
-		for _, l := range lbSubnets {
-			out = append(out, rule{l.list, "ingress", "0.0.0.0/0", port, port})
-			for _, n := range nodeSubnets {
-				out = append(out, rule{l.list, "egress", n.cidr, nodePort, nodePort})
-				out = append(out, rule{n.list, "ingress", l.cidr, nodePort, nodePort})
+		port := int(p.Port)
+		for _, sn := range s.tenancy.Subnets {
+			if sn.Role == ocitest.RoleLoadBalancer {
+				out = append(out, rule{sn.SecurityLists[0], "ingress", "0.0.0.0/0", port, port})
+			}
+		}
+		out = append(out, s.backendRules(int(p.NodePort))...)
+	}
+	return out
+}
+
+// backendRules returns the rules that let the load balancer subnets reach nodePort on the node
+// subnets: egress on each load balancer subnet's list, ingress on the node subnet's.
+func (s *suite) backendRules(nodePort int) []rule {
+	var out []rule
+	for _, l := range s.tenancy.Subnets {
+		if l.Role != ocitest.RoleLoadBalancer {
+			continue
+		}
+		for _, n := range s.tenancy.Subnets {
+			if n.Role == ocitest.RoleNode {
+				out = append(out, rule{l.SecurityLists[0], "egress", n.CIDR, nodePort, nodePort},
+					rule{n.SecurityLists[0], "ingress", l.CIDR, nodePort, nodePort})
 			}
 		}
 	}
