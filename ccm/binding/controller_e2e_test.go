@@ -452,3 +452,48 @@ func TestASyncWaitingForAWorkRequestThatNeverEndsGivesUpAtItsTimeout(t *testing.
 		t.Errorf("ownedBackends %v after the write that timed out; want it to name 10.0.10.11:30080", owned)
 	}
 }
+
+// TestBadBindingsAreDegradedWithAnEventAndWriteNothing: a binding naming a load balancer OCI
+// answers 404 for, and one naming a port its Service does not have, each get Degraded with a reason
+// and message that say what is wrong, a Warning Event, and no write to OCI.
+func TestBadBindingsAreDegradedWithAnEventAndWriteNothing(t *testing.T) {
+	w := newWorld(t)
+	w.service(t)
+	w.node(t, "node-1", "10.0.10.11")
+	calls := w.srv.Calls()
+	gone := w.lbID[:strings.LastIndexByte(w.lbID, '.')+1] + "gone"
+	w.create(t, &api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "nowhere"}, Spec: api.BackendSetBindingSpec{
+		LoadBalancerID: gone, BackendSetName: "web", ServiceRef: api.ServiceReference{Name: "web", Port: intstr.FromString("http")}}})
+	w.create(t, &api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "wrong-port"}, Spec: api.BackendSetBindingSpec{
+		LoadBalancerID: w.lbID, BackendSetName: "web", ServiceRef: api.ServiceReference{Name: "web", Port: intstr.FromInt32(8443)}}})
+
+	for name, want := range map[string][]string{
+		"nowhere":    {"True Refused: NoLoadBalancer: ", "OCI answers 404", gone},
+		"wrong-port": {"True InvalidServicePort: spec.serviceRef.port: ", "8443"},
+	} {
+		eventually(t, name+" is Degraded, saying why, with an Event", func() string {
+			got := condition(w.get(t, name), api.ConditionDegraded)
+			for _, s := range want {
+				if !strings.Contains(got, s) {
+					return fmt.Sprintf("Degraded %q does not say %q", got, s)
+				}
+			}
+			if ready := condition(w.get(t, name), api.ConditionReady); !strings.HasPrefix(ready, "False") {
+				return "Ready " + ready
+			}
+			events, err := w.kube.CoreV1().Events(namespace).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+			if err != nil {
+				return err.Error()
+			}
+			for _, e := range events.Items {
+				if e.Type == corev1.EventTypeWarning && strings.Contains(got, e.Reason) && strings.Contains(got, e.Message) {
+					return ""
+				}
+			}
+			return fmt.Sprintf("no Warning Event with the condition's reason and message among %d", len(events.Items))
+		})
+	}
+	if n := w.srv.Calls().Since(calls).Class(ocitest.ClassWrite); n != 0 {
+		t.Errorf("%d writes to OCI for bad bindings; want none", n)
+	}
+}

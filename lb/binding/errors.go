@@ -16,6 +16,9 @@ const (
 	// ReasonManagedByService: the load balancer carries oci-ccm's ownership tags; a Service owns
 	// it, and its reconciles would replace the binding's backends.
 	ReasonManagedByService Reason = "ManagedByService"
+	// ReasonNoLoadBalancer: OCI answers 404 for the load balancer (or the bound set): it does not
+	// exist, or the IAM policy does not let the CCM read it (OCI does not say which).
+	ReasonNoLoadBalancer Reason = "NoLoadBalancer"
 	// ReasonNoBackendSet: the load balancer has no backend set of that name.
 	ReasonNoBackendSet Reason = "NoBackendSet"
 	// ReasonTooManyBackends: the change would pass OCI's limit of backends per backend set or

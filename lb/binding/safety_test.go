@@ -138,6 +138,7 @@ func TestRefusals(t *testing.T) {
 			id := p.create(t, e, nil)
 			owned := p.create(t, e, model.Owner{Cluster: clusterID, Service: "shop/web", UID: "uid-1"}.Tags())
 			other := p.create(t, e, model.Owner{Cluster: "staging", Service: "shop/web"}.Tags())
+			gone := id[:strings.LastIndexByte(id, '.')+1] + "gone" // of the product's OCID form
 			many := make([]binding.Target, 512)
 			for i := range many {
 				many[i] = binding.Target{IP: fmt.Sprintf("10.1.%d.%d", i/250, i%250+1), Port: 8080}
@@ -153,6 +154,8 @@ func TestRefusals(t *testing.T) {
 					binding.ReasonManagedByService, []string{owned, `"web"`, `Service "shop/web" of this cluster ("prod")`}},
 				{"one another cluster's Service owns", binding.Binding{LoadBalancerID: other, BackendSet: "web"}, nil,
 					binding.ReasonManagedByService, []string{other, `cluster "staging"`}},
+				{"a load balancer that does not exist", binding.Binding{LoadBalancerID: gone, BackendSet: "web"}, nil,
+					binding.ReasonNoLoadBalancer, []string{gone, "OCI answers 404", "does not exist, or the CCM's IAM policy does not let it read it"}},
 				{"a backend set it does not have", binding.Binding{LoadBalancerID: id, BackendSet: "admin"}, nil,
 					binding.ReasonNoBackendSet, []string{id, `no backend set "admin"; it has ["api" "web"]`}},
 				{"past 512 backends in the set (with Terraform's and one more)", binding.Binding{LoadBalancerID: id, BackendSet: "web"}, many,
@@ -229,7 +232,8 @@ func TestOverAllSetsTheLoadBalancersLimitHolds(t *testing.T) {
 	}
 }
 
-// TestReleaseOfAGoneBackendSetIsDone: nothing is left to release.
+// TestReleaseOfAGoneBackendSetIsDone: nothing is left to release, also when the whole load
+// balancer is gone (or cannot be read: the binding would otherwise never go).
 func TestReleaseOfAGoneBackendSetIsDone(t *testing.T) {
 	for _, p := range products {
 		t.Run(p.name, func(t *testing.T) {
@@ -238,6 +242,10 @@ func TestReleaseOfAGoneBackendSetIsDone(t *testing.T) {
 			b := binding.Binding{Name: "shop/admin", LoadBalancerID: id, BackendSet: "admin"}
 			if _, err := e.s.Release(ctx, b, []string{"10.0.20.5:8080"}); err != nil {
 				t.Errorf("Release: %v", err)
+			}
+			b.LoadBalancerID = id[:strings.LastIndexByte(id, '.')+1] + "gone"
+			if _, err := e.s.Release(ctx, b, []string{"10.0.20.5:8080"}); err != nil {
+				t.Errorf("Release of a load balancer that is gone: %v", err)
 			}
 		})
 	}

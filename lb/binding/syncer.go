@@ -106,7 +106,14 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 	log := klog.FromContext(ctx).WithValues("binding", b.Name, "loadBalancer", b.LoadBalancerID, "backendSet", b.BackendSet)
 	for attempt := 1; ; attempt++ {
 		obs, err := p.read(ctx, b)
-		if err != nil {
+		switch {
+		case ociclient.IsNotFound(err) && release:
+			log.Info("Load balancer not found (or not readable under the CCM's IAM policy); nothing can be released", "err", err)
+			return res, nil
+		case ociclient.IsNotFound(err):
+			return res, refuse(b, ReasonNoLoadBalancer, "OCI answers 404 for the %s or its backend set: it does not exist, or the CCM's IAM policy does not let it read it (%v)",
+				p.noun(), err)
+		case err != nil:
 			return res, fmt.Errorf("binding %s: reading %s %s: %w", b.Name, p.noun(), b.LoadBalancerID, err)
 		}
 		if err := s.refusal(b, obs); err != nil {
