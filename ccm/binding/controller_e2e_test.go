@@ -331,10 +331,13 @@ func TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas(t *testing.T
 // TestAnIPBindingGatesItsPodsOnOCIsHealth: a Pod that lists the binding's readiness gate and
 // whose containers are ready becomes a backend before it is Ready, and the controller lets its
 // gate through only once OCI reports the backend OK; a terminating Pod drains; Keep leaves the
-// backends when the binding goes. There is no kubelet or EndpointSlice controller here: the test
-// writes the Pod's status and the EndpointSlice as they would.
+// backends when the binding goes (and their security rules in the Pods' subnet go with it). There
+// is no kubelet or EndpointSlice controller here: the test writes the Pod's status and the
+// EndpointSlice as they would; the Pod's address is in ocitest's pod subnet.
 func TestAnIPBindingGatesItsPodsOnOCIsHealth(t *testing.T) {
-	w := newWorld(t)
+	w := newIdleWorld(t)
+	_, rules := w.rulesOf(t)
+	w.run(t, rules)
 	w.service(t)
 	const name = "api"
 	gate := corev1.PodConditionType(api.ReadinessGatePrefix + name)
@@ -392,6 +395,18 @@ func TestAnIPBindingGatesItsPodsOnOCIsHealth(t *testing.T) {
 		}
 		return ""
 	})
+	// Its security rules: the load balancer's subnets reach the Pod's port, and the port set api's
+	// health checker probes (9000), in the Pods' subnet.
+	eventually(t, "the Pod's backend has its security rules", func() string {
+		want := []string{"ingress 10.0.1.0/24 8080-8080", "ingress 10.0.1.0/24 9000-9000", "ingress 10.0.2.0/24 8080-8080", "ingress 10.0.2.0/24 9000-9000"}
+		if diff := cmp.Diff(want, w.owned(t, "pods")); diff != "" {
+			return "pods (-want +got):\n" + diff
+		}
+		if diff := cmp.Diff([]string{"egress 10.0.20.0/24 8080-8080", "egress 10.0.20.0/24 9000-9000"}, w.owned(t, "lb-2")); diff != "" {
+			return "lb-2 (-want +got):\n" + diff
+		}
+		return ""
+	})
 	if err := w.srv.SetBackendHealth(w.lbID, "api", "10.0.20.5:8080", ocitest.BackendHealthOK); err != nil {
 		t.Fatal(err)
 	}
@@ -427,6 +442,9 @@ func TestAnIPBindingGatesItsPodsOnOCIsHealth(t *testing.T) {
 	})
 	if diff := cmp.Diff([]string{terraformAPI, "10.0.20.5:8080 drain"}, w.backends(t, "api")); diff != "" {
 		t.Errorf("set api after a Keep binding went (-want +got):\n%s", diff)
+	}
+	if got := w.owned(t, "pods"); len(got) != 0 {
+		t.Errorf("the binding's security rules stayed after it went: %v", got)
 	}
 }
 

@@ -33,6 +33,6 @@ func Example() {
 	fmt.Println(len(subnets), "subnets;", len(seeded.LoadBalancerSubnets), "for load balancers")
 	fmt.Println(calls.Op("ListSubnets"), "ListSubnets calls,", calls.Status(429), "throttled")
 	// Output:
-	// 5 subnets; 2 for load balancers
+	// 6 subnets; 2 for load balancers
 	// 2 ListSubnets calls, 1 throttled
 }

@@ -182,6 +182,9 @@ type Seeded struct {
 //     2001:db8:0:104::/64, each with its own security list: for one-subnet, internal and
 //     dual-stack load balancers;
 //   - nodes, a public regional subnet 10.0.10.0/24 with a security list (node to node, ssh);
+//   - pods, a private regional subnet 10.0.20.0/24 with its own security list: where VCN-native
+//     pod networking puts Pods, so pod-IP backends (BackendSetBindings' ip targets) are in a
+//     subnet of the VCN;
 //   - instances node-1..3 in nodes, one per availability domain and fault domain, running, with
 //     private (10.0.10.2-4) and public IPs; node-1 is "self" for the metadata service;
 //   - one reserved public IP, reserved-1;
@@ -202,6 +205,7 @@ func DefaultTenancy() Tenancy {
 			}},
 			{Name: "public", Egress: allOut},
 			{Name: "private", Egress: allOut},
+			{Name: "pods", Egress: allOut},
 		},
 		Subnets: []TenancySubnet{
 			{Name: "lb-1", CIDR: "10.0.1.0/24", AvailabilityDomain: "Uocm:PHX-AD-1", Public: true, Role: RoleLoadBalancer, SecurityLists: []string{"lb-1"}},
@@ -209,6 +213,7 @@ func DefaultTenancy() Tenancy {
 			{Name: "nodes", CIDR: "10.0.10.0/24", Public: true, Role: RoleNode, SecurityLists: []string{"nodes"}},
 			{Name: "public", CIDR: "10.0.3.0/24", IPv6CIDR: "2001:db8:0:103::/64", Public: true, SecurityLists: []string{"public"}},
 			{Name: "private", CIDR: "10.0.4.0/24", IPv6CIDR: "2001:db8:0:104::/64", SecurityLists: []string{"private"}},
+			{Name: "pods", CIDR: "10.0.20.0/24", SecurityLists: []string{"pods"}},
 		},
 		ReservedPublicIPs: []TenancyPublicIP{{Name: "reserved-1"}},
 		TagNamespaces:     map[string][]string{"Operations": {"CostCenter"}},

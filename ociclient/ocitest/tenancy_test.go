@@ -57,6 +57,7 @@ func TestDefaultTenancySeedsWhatTheDemoNeeds(t *testing.T) {
 		{"10.0.10.0/24", "", "nodes", "", true},
 		{"10.0.3.0/24", "", "public", "2001:db8:0:103::/64", true},
 		{"10.0.4.0/24", "", "private", "2001:db8:0:104::/64", false},
+		{"10.0.20.0/24", "", "pods", "", false},
 	}
 	if diff := cmp.Diff(wantSubnets, gotSubnets); diff != "" {
 		t.Errorf("subnets (-want +got):\n%s", diff)
@@ -185,8 +186,8 @@ func TestSeedReportsEveryProblemWithItsPlaceAndCreatesNothing(t *testing.T) {
 		t.Fatal("Seed accepted a broken tenancy")
 	}
 	for _, place := range []string{
-		"region:", "vcn.name:", "subnets[1] (lb-2).cidr:", "subnets[2] (nodes).securityLists:", "subnets[5].name:",
-		"subnets[5] (lb-1).role:", "securityLists[0] (lb-1): ingress[0]", "instances[0] (node-1).subnet:",
+		"region:", "vcn.name:", "subnets[1] (lb-2).cidr:", "subnets[2] (nodes).securityLists:", "subnets[6].name:",
+		"subnets[6] (lb-1).role:", "securityLists[0] (lb-1): ingress[0]", "instances[0] (node-1).subnet:",
 		"instances[1] (node-2).publicIP:", "instances[2] (node-3).state:", "instances: 2 are marked self",
 		"reservedPublicIPs[1].name:",
 	} {
