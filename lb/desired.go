@@ -61,7 +61,8 @@ func Manages(svc *v1.Service) bool {
 
 // Desired computes the load balancer svc asks for, from the Service, the cluster's Nodes, the
 // configuration and what is known of the cluster and OCI (Known: TLS Secrets, the Nodes that run
-// the Service's endpoints, subnets' IPv6 prefixes). It is pure: it reads only its arguments,
+// the Service's endpoints, subnets' IPv6 prefixes and regions, the frontend NSG, the load
+// balancer that exists). It is pure: it reads only its arguments,
 // never changes them, and returns every problem it finds in one *ValidationError.
 //
 // The returned Spec's Owner.Cluster is cfg.ClusterID, the cluster's identity (a binary resolves
@@ -81,6 +82,7 @@ func Desired(svc *v1.Service, nodes []*v1.Node, cfg *config.Config, known Known)
 	if err := frontendNSG(svc, known, spec); err != nil {
 		return nil, err
 	}
+	existing(svc, cfg, known, spec)
 	for _, name := range left {
 		if spec.ExcludedNodes == nil {
 			spec.ExcludedNodes = map[string]string{}

@@ -8,7 +8,8 @@
 //	(observed, desired) ───────────────► Diff ─────► model.Plan (typed, ordered changes)
 //
 // Known is what Desired needs to know besides its arguments (TLS Secrets, the Nodes that run a
-// Local Service's endpoints, subnets' IPv6 prefixes), read before it is called. The values, a
+// Local Service's endpoints, subnets' IPv6 prefixes and regions, the frontend NSG, the load
+// balancer that exists), read before it is called. The values, a
 // load balancer as a Spec and a Plan of changes, are in package model (lb/model). A custom
 // controller can call Desired, Diff and Plan.String without credentials or OCI (see
 // ExampleDiff); package engine (lb/engine) finds a Service's load balancer in OCI, plans with

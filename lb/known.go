@@ -18,7 +18,8 @@ import (
 
 // Known is what Desired needs to know besides the Service, its Nodes and the configuration: what
 // the cluster and OCI hold, read before the Spec is built, so that Desired itself reads nothing.
-// The zero value knows nothing: no TLS Secrets, endpoints and subnets unknown.
+// The zero value knows nothing: no TLS Secrets, endpoints and subnets unknown, no load balancer
+// yet.
 type Known struct {
 	// Secrets are the TLS Secrets the Service names (RequiredSecrets), by reference.
 	Secrets Secrets
@@ -40,6 +41,31 @@ type Known struct {
 	// balancer is attached to it besides the groups the Service's annotation names, which may
 	// then name one fewer (model.MaxNetworkSecurityGroups in all). Empty means none.
 	FrontendNSG string
+	// Existing is the load balancer the Service already has, as OCI reports it (what Diff
+	// compares the Spec with); nil means none, it is to be created. Under the uid naming scheme
+	// it keeps its display name when that is one of the Service's upstream names (so a rollback
+	// to the upstream CCM finds it); otherwise it gets the scheme's name.
+	Existing *model.Spec
+	// SubnetRegional says, by subnet OCID, whether a subnet is regional (not tied to one
+	// availability domain). A regional subnet hosts both the primary and the standby, so the
+	// first such subnet a load balancer Service names in oci-load-balancer-subnet1, then
+	// subnet2, is its only subnet. It is asked only of a load balancer to be created, or of one
+	// in a single subnet where the Service names two; a subnet not in the map counts as not
+	// regional.
+	SubnetRegional map[string]bool
+}
+
+// existing settles what of spec depends on the load balancer that exists (Known.Existing) and
+// on whether the subnets the Service names are regional (Known.SubnetRegional): its display
+// name, and an annotated regional subnet as its only subnet.
+func existing(svc *v1.Service, cfg *config.Config, known Known, spec *model.Spec) {
+	spec.Name = lookup.For(cfg).TargetName(svc, known.Existing, spec)
+	for _, s := range lookup.RegionalCandidates(svc, spec, known.Existing) {
+		if known.SubnetRegional[s.ID] {
+			spec.Subnets = []string{s.ID}
+			return
+		}
+	}
 }
 
 // frontendNSG adds known's frontend network security group to spec's, unless it is there

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
@@ -150,6 +151,72 @@ func TestDesiredAttachesTheKnownFrontendNSGBesidesTheAnnotatedOnes(t *testing.T)
 			}
 			if !slices.IsSorted(spec.NetworkSecurityGroups) {
 				t.Errorf("NSGs %v are not sorted", spec.NetworkSecurityGroups)
+			}
+		})
+	}
+}
+
+func TestDesiredKeepsTheExistingLoadBalancersUpstreamNameUnderTheUIDScheme(t *testing.T) {
+	const uid = "0b7f4d5e-1c2a-4e8b-9f10-aa11bb22cc33"
+	prefixed := func(scheme config.NamingScheme) *config.Config {
+		cfg := testConfig()
+		cfg.LoadBalancer.Naming = config.Naming{Scheme: scheme, Prefix: "prod"}
+		return cfg
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      *config.Config
+		existing *model.Spec
+		want     string
+	}{
+		{"none exists: the scheme's name", prefixed(config.NamingUID), nil, "prod-" + uid},
+		{"uid scheme, existing under the bare UID (upstream without a prefix): kept", prefixed(config.NamingUID), &model.Spec{Name: uid}, uid},
+		{"uid scheme, existing under another name: renamed", prefixed(config.NamingUID), &model.Spec{Name: "renamed-in-the-console"}, "prod-" + uid},
+		{"name scheme, existing under the bare UID: renamed", prefixed(config.NamingName), &model.Spec{Name: uid}, "prod-default-web"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(testService(), nodes(1), tc.cfg, Known{Existing: tc.existing})
+			if err != nil {
+				t.Fatalf("Desired: %v", err)
+			}
+			if spec.Name != tc.want {
+				t.Errorf("name %q, want %q", spec.Name, tc.want)
+			}
+		})
+	}
+}
+
+func TestDesiredPutsALoadBalancerInTheFirstAnnotatedSubnetKnownToBeRegional(t *testing.T) {
+	const regional, ad1, ad2 = "ocid1.subnet.oc1.phx.regional", "ocid1.subnet.oc1.phx.ad1", "ocid1.subnet.oc1.phx.ad2"
+	inOne := &model.Spec{Subnets: []string{regional}}
+	inTwo := &model.Spec{Subnets: []string{ad1, ad2}}
+	known := map[string]bool{regional: true, ad1: false, ad2: false}
+	subnet1, subnet2 := func(id string) svcOpt { return withAnnotation(annotation.Subnet1, id) },
+		func(id string) svcOpt { return withAnnotation(annotation.Subnet2, id) }
+	for _, tc := range []struct {
+		name     string
+		opts     []svcOpt
+		existing *model.Spec
+		regional map[string]bool
+		want     []string
+	}{
+		{"create, subnet1 regional: alone", []svcOpt{subnet1(regional)}, nil, known, []string{regional}},
+		{"create, subnet2 regional, subnet1 not: subnet2 alone", []svcOpt{subnet1(ad1), subnet2(regional)}, nil, known, []string{regional}},
+		{"create, both regional: subnet1 is asked first", []svcOpt{subnet1(ad2), subnet2(regional)}, nil, map[string]bool{regional: true, ad2: true}, []string{ad2}},
+		{"create, two AD subnets: the pair", []svcOpt{subnet1(ad1), subnet2(ad2)}, nil, known, []string{ad1, ad2}},
+		{"create, regional not known: the pair", []svcOpt{subnet1(regional)}, nil, nil, []string{regional, testSubnet2}},
+		{"configured subnets are not asked", nil, nil, map[string]bool{testSubnet1: true}, []string{testSubnet1, testSubnet2}},
+		{"existing in one subnet where two are named: alone", []svcOpt{subnet1(regional)}, inOne, known, []string{regional}},
+		{"existing in two subnets: the pair stays", []svcOpt{subnet1(regional)}, inTwo, known, []string{regional, testSubnet2}},
+		{"internal: one subnet anyway", []svcOpt{subnet1(ad1), withAnnotation(annotation.Internal, "true")}, nil, known, []string{ad1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := Desired(testService(tc.opts...), nodes(1), testConfig(), Known{Existing: tc.existing, SubnetRegional: tc.regional})
+			if err != nil {
+				t.Fatalf("Desired: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, spec.Subnets); diff != "" {
+				t.Errorf("subnets (-want +got):\n%s", diff)
 			}
 		})
 	}

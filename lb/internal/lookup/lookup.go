@@ -216,3 +216,35 @@ func Status(svc *v1.Service) (ipMode *v1.LoadBalancerIPMode, publicOnly bool) {
 	}
 	return ipMode, publicOnly
 }
+
+// AnnotatedSubnet is a subnet a Service names, with the annotation that names it.
+type AnnotatedSubnet struct {
+	Annotation annotation.Name
+	ID         string
+}
+
+// RegionalCandidates are the subnets whose being regional decides where the load balancer spec
+// describes goes, in the order they are asked (oci-load-balancer-subnet1, then subnet2, as the
+// upstream CCM does: load_balancer.go, getOciLoadBalancerSubnets): the first regional one is the
+// load balancer's only subnet, since a regional subnet hosts both the primary and the standby.
+// spec is svc's desired Spec before that choice (the pair of subnets); existing is the load
+// balancer svc has (nil: none yet). Only a load balancer whose Service names its subnets (not
+// the configured defaults) has candidates, and only when it is to be created, or is in one
+// subnet where the Service names two (it may be in an annotated regional one); any other has
+// none, so nothing need be known of its subnets. lb's Desired chooses with them and lb/engine
+// reads them, so the two always agree.
+func RegionalCandidates(svc *v1.Service, spec, existing *model.Spec) []AnnotatedSubnet {
+	if spec.Kind != model.KindLoadBalancer || spec.Defaulted.Subnets || len(spec.Subnets) < 2 {
+		return nil
+	}
+	if existing != nil && (len(existing.Subnets) != 1 || len(spec.Subnets) != 2) {
+		return nil
+	}
+	var out []AnnotatedSubnet
+	for _, a := range []annotation.Name{annotation.Subnet1, annotation.Subnet2} {
+		if id := strings.TrimSpace(svc.Annotations[string(a)]); id != "" {
+			out = append(out, AnnotatedSubnet{Annotation: a, ID: id})
+		}
+	}
+	return out
+}
