@@ -6,9 +6,9 @@
 // Client; an *ociclient.Client's LoadBalancers and NetworkLoadBalancers satisfy them):
 //
 //   - Plan is a dry run: it finds the Service's load balancer (cached OCID, else one shared
-//     name index per compartment), reads what lb.Desired needs to know (lb.Known), reads the
-//     load balancer into a Spec, checks it may be changed, and returns the Plan Ensure would
-//     apply (lb.Diff). It makes no write.
+//     name index per compartment), reads it into a Spec and what lb.Desired needs to know
+//     (lb.Known, the load balancer found among it), checks it may be changed, and returns the
+//     Plan Ensure would apply (lb.Diff). It makes no write.
 //   - Ensure applies that plan (one CreateLoadBalancer, or a dependency graph of changes run
 //     concurrently under OCI's busy and work-request rules) and returns a Result: the OCID, the
 //     Service's *v1.LoadBalancerStatus, the plan and the resulting Spec, from which

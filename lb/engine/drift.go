@@ -36,10 +36,11 @@ import (
 // driftChecker compares the load balancers of a compartment listing with what their Services
 // ask for: the Reconciler's configuration, identity and naming, its client's listing.
 type driftChecker struct {
-	// desired builds a desired Spec as the Reconciler does (Reconciler.desiredOf), with its
-	// frontend NSG, but never creates one: the check only reads. A frontend NSG that cannot be
-	// looked up is an error wrapping errFrontendNSG.
-	desired func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Spec, error)
+	// desired builds a desired Spec before the load balancer is found, as the Reconciler does
+	// (Reconciler.desiredOf), with its frontend NSG, but never creates one: the check only reads.
+	// It returns what it knew, for the Spec built again once the load balancer is found
+	// (compare). A frontend NSG that cannot be looked up is an error wrapping errFrontendNSG.
+	desired func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (lb.Known, *model.Spec, error)
 	cfg     *config.Config
 	drivers map[model.Kind]*driver
 	namer   lookup.Naming
@@ -58,9 +59,8 @@ type driftChecker struct {
 // Kubernetes; see the driftChecker's check for what it lists and compares. Safe for concurrent
 // use with reconciles.
 func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*DriftReport, error) {
-	desired := func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Spec, error) {
-		spec, _, err := r.desiredOf(ctx, svc, nodes, secrets, false)
-		return spec, err
+	desired := func(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (lb.Known, *model.Spec, error) {
+		return r.desiredOf(ctx, svc, nodes, secrets, false)
 	}
 	d := &driftChecker{cfg: r.cfg, drivers: r.drivers, namer: r.namer, cluster: r.cluster, desired: desired, pending: r.pending,
 		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
@@ -108,8 +108,10 @@ type DriftReport struct {
 func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes []*v1.Node, secrets func(*v1.Service) lb.Secrets) (*DriftReport, error) {
 	report := &DriftReport{Skipped: map[string]int{}}
 	type item struct {
-		svc     *v1.Service
-		desired *model.Spec
+		svc   *v1.Service
+		known lb.Known
+		// sought is the Service's Spec before its load balancer is found: what finding it needs.
+		sought *model.Spec
 	}
 	type where struct {
 		kind        model.Kind
@@ -138,7 +140,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 		if secrets != nil {
 			found = secrets(svc)
 		}
-		desired, err := d.desired(ctx, svc, nodes, found)
+		known, sought, err := d.desired(ctx, svc, nodes, found)
 		switch {
 		case errors.Is(err, errFrontendNSG):
 			report.Skipped["frontend NSG unknown"]++ // the Service's reconcile reports it
@@ -148,16 +150,16 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			// would only repeat that.
 			report.Skipped["invalid Service"]++
 			continue
-		case d.drivers[desired.Kind] == nil:
+		case d.drivers[sought.Kind] == nil:
 			report.Skipped["no client for its kind"]++
 			continue
 		}
 		comps := lookup.Compartments(svc, d.cfg.CompartmentID)
 		for _, c := range comps {
-			toList[where{desired.Kind, c}] = true
+			toList[where{sought.Kind, c}] = true
 		}
-		p := places{desired.Kind, strings.Join(comps, "\x00")}
-		byPlaces[p] = append(byPlaces[p], item{svc, desired})
+		p := places{sought.Kind, strings.Join(comps, "\x00")}
+		byPlaces[p] = append(byPlaces[p], item{svc, known, sought})
 	}
 	var errs []error
 	listings := map[where]*driftListing{}
@@ -194,7 +196,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 			continue
 		}
 		for _, it := range byPlaces[at] {
-			drift, skip := d.compare(listing, it.svc, it.desired)
+			drift, skip := d.compare(listing, it.svc, nodes, it.known, it.sought)
 			if skip != "" {
 				report.Skipped[skip]++
 				continue
@@ -209,18 +211,19 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 	return report, errors.Join(errs...)
 }
 
-// compare finds svc's load balancer in the listing and diffs it with desired. It returns the
-// drift (nil for none) or why the Service was not compared.
-func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.Spec) (_ *Drift, skipped string) {
+// compare finds svc's load balancer in the listing and diffs it with what svc asks for: Desired
+// on nodes and known, knowing the load balancer found. sought is svc's Spec before it was found
+// (d.desired). It returns the drift (nil for none) or why the Service was not compared.
+func (d *driftChecker) compare(l *driftListing, svc *v1.Service, nodes []*v1.Node, known lb.Known, sought *model.Spec) (_ *Drift, skipped string) {
 	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
-	found, listedGone := d.find(l, svc, desired)
+	found, listedGone := d.find(l, svc, sought)
 	if found == nil {
 		switch {
 		case len(svc.Status.LoadBalancer.Ingress) == 0:
 			// Never created, or its create is still failing: the service controller retries
 			// that on its own.
 			return nil, "no load balancer yet"
-		case desired.AdoptID != "" && !listedGone:
+		case sought.AdoptID != "" && !listedGone:
 			// An adopted load balancer may live in any compartment: this listing cannot prove
 			// it gone.
 			return nil, "adopted load balancer not in the listing"
@@ -230,7 +233,7 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 			// it yet. The next check decides.
 			return nil, "listing too early to show its load balancer"
 		}
-		drift.LoadBalancerID = desired.AdoptID
+		drift.LoadBalancerID = sought.AdoptID
 		drift.Deleted = true
 		drift.Reasons = []string{"load balancer deleted"}
 		return drift, ""
@@ -241,7 +244,13 @@ func (d *driftChecker) compare(l *driftListing, svc *v1.Service, desired *model.
 	}
 	observed := found.Spec()
 	d.pending.overlay(observed)
-	desired.Name = d.namer.TargetName(svc, observed, desired)
+	// Whether its subnets are regional is not read: a load balancer in one subnet where the
+	// Service names two then differs in subnets, which Diff refuses below.
+	known.Existing = observed
+	desired, err := lb.Desired(svc, nodes, d.cfg, known)
+	if err != nil {
+		return nil, "invalid Service" // it was valid before it was found; kept as a guard
+	}
 	plan, err := lb.Diff(observed, desired)
 	if err != nil {
 		// An immutable change is the Service's (reported by its reconcile), not drift.

@@ -299,25 +299,28 @@ type planned struct {
 	nsgCompartments map[string]string
 }
 
-// desiredOf is Desired on what the Reconciler knows of svc (knownOf) and its frontend network
-// security group (Options.FrontendNSG; with create it may make one), and that group's OCID ("" for
-// none). The group depends on where the load balancer goes, which Desired works out: so a Service
-// with a frontend NSG is built once to ask for it, then again knowing it. A failure to find or make
-// the group wraps errFrontendNSG.
-func (r *Reconciler) desiredOf(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, create bool) (*model.Spec, string, error) {
+// desiredOf is Desired on what the Reconciler knows of svc before its load balancer is found
+// (knownOf) and its frontend network security group (Options.FrontendNSG; with create it may make
+// one), with that Known, whose FrontendNSG is the group's OCID ("" for none). The group depends on
+// where the load balancer goes, which Desired works out: so a Service with a frontend NSG is built
+// once to ask for it, then again knowing it. The Spec is what a find needs (the kind, the adopted
+// OCID, the owner) and holds every refusal of the Service; what depends on the load balancer found
+// (Known.Existing, Known.SubnetRegional) is known only once it is, and the Spec is built again then
+// (plan). A failure to find or make the group wraps errFrontendNSG.
+func (r *Reconciler) desiredOf(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, create bool) (lb.Known, *model.Spec, error) {
 	known := r.knownOf(ctx, svc, secrets)
 	spec, err := lb.Desired(svc, nodes, r.cfg, known)
 	if err != nil || r.nsg == nil {
-		return spec, "", err
+		return known, spec, err
 	}
 	if known.FrontendNSG, err = r.nsg(ctx, spec, create); err != nil {
-		return nil, "", fmt.Errorf("%w of %s: %w", errFrontendNSG, spec.Owner.Service, err)
+		return known, nil, fmt.Errorf("%w of %s: %w", errFrontendNSG, spec.Owner.Service, err)
 	}
 	if known.FrontendNSG == "" {
-		return spec, "", nil
+		return known, spec, nil
 	}
 	spec, err = lb.Desired(svc, nodes, r.cfg, known)
-	return spec, known.FrontendNSG, err
+	return known, spec, err
 }
 
 // errFrontendNSG is the error of a frontend network security group that could not be found or
@@ -329,35 +332,35 @@ var errFrontendNSG = errors.New("frontend network security group")
 // Service's frontend NSG (desiredOf).
 func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, forEnsure bool) (*planned, error) {
 	logger := klog.FromContext(ctx).WithValues("service", klog.KObj(svc))
-	desired, frontend, err := r.desiredOf(ctx, svc, nodes, secrets, forEnsure)
+	known, sought, err := r.desiredOf(ctx, svc, nodes, secrets, forEnsure)
 	if err != nil {
 		return nil, err
 	}
-	named := slices.DeleteFunc(slices.Clone(desired.NetworkSecurityGroups), func(id string) bool { return id == frontend }) // the annotation's
-	if len(desired.ExcludedNodes) > 0 {
-		logger.V(4).Info("Nodes left out of the load balancer", "excluded", desired.ExcludedNodes)
+	named := slices.DeleteFunc(slices.Clone(sought.NetworkSecurityGroups), func(id string) bool { return id == known.FrontendNSG }) // the annotation's
+	if len(sought.ExcludedNodes) > 0 {
+		logger.V(4).Info("Nodes left out of the load balancer", "excluded", sought.ExcludedNodes)
 	}
-	if sub := desired.Subset; sub.Nodes > 0 {
+	if sub := sought.Subset; sub.Nodes > 0 {
 		logger.V(2).Info("Backends are a subset of the eligible Nodes", "nodes", sub.Nodes, "eligible", sub.Eligible)
 	}
 
-	e, err := r.driverFor(ctx, svc, desired.Kind)
+	e, err := r.driverFor(ctx, svc, sought.Kind)
 	if err != nil {
 		return nil, err
 	}
-	found, how, err := r.find(ctx, e, svc, desired.AdoptID, true)
+	found, how, err := r.find(ctx, e, svc, sought.AdoptID, true)
 	if err != nil {
 		return nil, err
 	}
 	if found == nil && how == foundByAdoption {
-		return nil, &lb.ValidationError{Service: desired.Owner.Service, Problems: []*lb.Problem{
-			problemf(annotation.AdoptLoadBalancerID, desired.AdoptID, "the OCID of an existing load balancer (none was found)")}}
+		return nil, &lb.ValidationError{Service: sought.Owner.Service, Problems: []*lb.Problem{
+			problemf(annotation.AdoptLoadBalancerID, sought.AdoptID, "the OCID of an existing load balancer (none was found)")}}
 	}
 	var observed *model.Spec
 	if found != nil {
 		observed = found.Spec()
 		r.pending.overlay(observed) // accepted changes still in OCI's queue (async.go)
-		if err := checkOwnership(observed, desired, how); err != nil {
+		if err := checkOwnership(observed, sought, how); err != nil {
 			return nil, err
 		}
 		if forEnsure && r.failedCreateOfOurs(found, observed, svc, how) {
@@ -379,13 +382,14 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 		// Remember it before applying, so a reconcile after a partial failure needs one read.
 		r.remember(svc.UID, refOf(found))
 	}
-	desired.Name = r.namer.TargetName(svc, observed, desired) // an upstream name is kept
-	if observed == nil || len(observed.Subnets) == 1 && len(desired.Subnets) == 2 {
-		// A create chooses the subnets, and a load balancer in one subnet where the Service names
-		// two may be in an annotated regional one; any other reconcile reads no subnet.
-		if err := r.regionalSubnet(ctx, svc, desired); err != nil {
-			return nil, err
-		}
+	// What exists decides the name (an upstream one is kept) and may decide the subnets.
+	known.Existing = observed
+	if known.SubnetRegional, err = r.regionalSubnets(ctx, svc, sought, observed); err != nil {
+		return nil, err
+	}
+	desired, err := lb.Desired(svc, nodes, r.cfg, known)
+	if err != nil {
+		return nil, err
 	}
 	plan, err := lb.Diff(observed, desired)
 	if err != nil {

@@ -6,50 +6,46 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/oci-ccm/oci-ccm/lb/annotation"
+	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 	"github.com/oci-ccm/oci-ccm/ociclient"
 )
 
-// regionalSubnet settles the subnets of a load balancer whose Service names its own: a regional
-// subnet hosts both the primary and the standby, so an annotated regional subnet is the load
-// balancer's only one, not paired with the configured second subnet. oci-load-balancer-subnet1
-// is asked first, then subnet2, as the upstream CCM does (load_balancer.go,
-// getOciLoadBalancerSubnets), so the load balancers it made are taken over as they are. Desired,
-// reading nothing from OCI, gave the pair. A subnet that cannot be read (but for one OCI does not
-// know) is an error: creating in the wrong subnets cannot be undone.
-func (r *Reconciler) regionalSubnet(ctx context.Context, svc *v1.Service, spec *model.Spec) error {
-	if spec.Kind != model.KindLoadBalancer || spec.Defaulted.Subnets || len(spec.Subnets) < 2 {
-		return nil
-	}
-	for _, a := range []annotation.Name{annotation.Subnet1, annotation.Subnet2} {
-		id := strings.TrimSpace(svc.Annotations[string(a)])
-		if id == "" {
-			continue
-		}
+// regionalSubnets reads whether the subnets that may decide where spec's load balancer goes are
+// regional (lookup.RegionalCandidates: those a Service names, when its load balancer is to be
+// created or existing is in one subnet where the Service names two), for lb.Known.SubnetRegional:
+// Desired makes an annotated regional subnet the load balancer's only one. They are read in the
+// order Desired asks them, up to the first regional one. spec is the Service's Spec built before
+// its load balancer was found (its subnets as the Service names them). A subnet OCI does not know
+// is left out (OCI refuses a create naming it, and an existing load balancer's subnets are
+// compared as they are: an ImmutableError naming it); one that cannot be read otherwise is an
+// error, since creating in the wrong subnets cannot be undone.
+func (r *Reconciler) regionalSubnets(ctx context.Context, svc *v1.Service, spec, existing *model.Spec) (map[string]bool, error) {
+	var regional map[string]bool
+	for _, s := range lookup.RegionalCandidates(svc, spec, existing) {
 		if r.subnets == nil {
 			klog.FromContext(ctx).V(2).Info("Cannot tell whether an annotated subnet is regional (Options.PublicIPs does not read subnets): using both subnets",
-				"service", klog.KObj(svc), "annotation", a, "subnet", id)
-			return nil
+				"service", klog.KObj(svc), "annotation", s.Annotation, "subnet", s.ID)
+			return nil, nil
 		}
-		subnet, err := r.subnets.GetSubnet(ctx, id)
+		subnet, err := r.subnets.GetSubnet(ctx, s.ID)
 		switch {
 		case ociclient.IsNotFound(err):
-			// Not a subnet this CCM can see: OCI refuses a create naming it, and an existing
-			// load balancer's subnets are compared as they are (an ImmutableError naming it).
 			continue
 		case err != nil:
-			return fmt.Errorf("reading subnet %s of annotation %s, to tell whether it is regional: %w", id, a, err)
+			return nil, fmt.Errorf("reading subnet %s of annotation %s, to tell whether it is regional: %w", s.ID, s.Annotation, err)
 		}
-		if subnet.AvailabilityDomain == nil {
-			spec.Subnets = []string{id}
-			return nil
+		if regional == nil {
+			regional = map[string]bool{}
+		}
+		regional[s.ID] = subnet.AvailabilityDomain == nil
+		if regional[s.ID] {
+			break
 		}
 	}
-	return nil
+	return regional, nil
 }
