@@ -32,17 +32,17 @@ func (s *Server) registerCompute() {
 
 func (s *Server) listInstances(w http.ResponseWriter, r *http.Request) {
 	serveCompartmentList(s, w, r, &s.compute.instances, func(comp string, i core.Instance) bool {
-		return textOf(i.CompartmentId) == comp && queryMatches(r, "displayName", textOf(i.DisplayName)) &&
+		return deref(i.CompartmentId) == comp && queryMatches(r, "displayName", deref(i.DisplayName)) &&
 			queryMatches(r, "lifecycleState", string(i.LifecycleState)) &&
-			queryMatches(r, "availabilityDomain", textOf(i.AvailabilityDomain))
+			queryMatches(r, "availabilityDomain", deref(i.AvailabilityDomain))
 	})
 }
 
 func (s *Server) listVnicAttachments(w http.ResponseWriter, r *http.Request) {
 	serveCompartmentList(s, w, r, &s.compute.attachments, func(comp string, a core.VnicAttachment) bool {
-		return textOf(a.CompartmentId) == comp && queryMatches(r, "instanceId", textOf(a.InstanceId)) &&
-			queryMatches(r, "vnicId", textOf(a.VnicId)) &&
-			queryMatches(r, "availabilityDomain", textOf(a.AvailabilityDomain))
+		return deref(a.CompartmentId) == comp && queryMatches(r, "instanceId", deref(a.InstanceId)) &&
+			queryMatches(r, "vnicId", deref(a.VnicId)) &&
+			queryMatches(r, "availabilityDomain", deref(a.AvailabilityDomain))
 	})
 }
 
@@ -74,7 +74,7 @@ func (s *Server) AddInstance(in Instance) core.Instance {
 }
 
 func (s *Server) addInstanceLocked(inst core.Instance, vnics []core.Vnic) (core.Instance, error) {
-	ad, ok := s.availabilityDomainLocked(textOf(inst.AvailabilityDomain))
+	ad, ok := s.availabilityDomainLocked(deref(inst.AvailabilityDomain))
 	if !ok {
 		return inst, fmt.Errorf("no availability domain %q", ad)
 	}
@@ -123,7 +123,7 @@ func (s *Server) checkVNICsLocked(ad string, vnics []core.Vnic) error {
 		if sn.AvailabilityDomain != nil && *sn.AvailabilityDomain != ad {
 			return fmt.Errorf("VNICs[%d]: subnet %s is in %s, the instance in %s", i, *sn.Id, *sn.AvailabilityDomain, ad)
 		}
-		if a := textOf(v.PrivateIp); a != "" {
+		if a := deref(v.PrivateIp); a != "" {
 			addr, err := netip.ParseAddr(a)
 			if err != nil {
 				return fmt.Errorf("VNICs[%d]: privateIp: %w", i, err)
@@ -132,13 +132,13 @@ func (s *Server) checkVNICsLocked(ad string, vnics []core.Vnic) error {
 				return fmt.Errorf("VNICs[%d]: privateIp %s is outside subnet %s", i, a, *sn.CidrBlock)
 			}
 			key := *sn.Id + "/" + a
-			inUse := len(s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return textOf(p.SubnetId) == *sn.Id && *p.IpAddress == a })) > 0
+			inUse := len(s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return deref(p.SubnetId) == *sn.Id && *p.IpAddress == a })) > 0
 			if inUse || privateSeen[key] {
 				return fmt.Errorf("VNICs[%d]: privateIp %s is already in use in subnet %s", i, a, *sn.Id)
 			}
 			privateSeen[key] = true
 		}
-		if a := textOf(v.PublicIp); a != "" {
+		if a := deref(v.PublicIp); a != "" {
 			if _, err := netip.ParseAddr(a); err != nil {
 				return fmt.Errorf("VNICs[%d]: publicIp: %w", i, err)
 			}
@@ -160,7 +160,7 @@ func (s *Server) checkVNICsLocked(ad string, vnics []core.Vnic) error {
 // public IP.
 func (s *Server) attachVNICLocked(inst core.Instance, index int, v core.Vnic) error {
 	sn, _ := s.vcn.subnets.get(*v.SubnetId)
-	if textOf(v.PrivateIp) == "" {
+	if deref(v.PrivateIp) == "" {
 		a, err := s.nextPrivateAddressLocked(sn)
 		if err != nil {
 			return err
@@ -252,8 +252,8 @@ func (s *Server) InstanceVNICs(id string) []core.Vnic {
 
 // attachmentsOfLocked returns an instance's VNIC attachments in NIC order.
 func (s *Server) attachmentsOfLocked(instanceID string) []core.VnicAttachment {
-	atts := s.compute.attachments.filter(func(a core.VnicAttachment) bool { return textOf(a.InstanceId) == instanceID })
-	slices.SortFunc(atts, func(a, b core.VnicAttachment) int { return intOf(a.NicIndex) - intOf(b.NicIndex) })
+	atts := s.compute.attachments.filter(func(a core.VnicAttachment) bool { return deref(a.InstanceId) == instanceID })
+	slices.SortFunc(atts, func(a, b core.VnicAttachment) int { return deref(a.NicIndex) - deref(b.NicIndex) })
 	return atts
 }
 
@@ -261,11 +261,11 @@ func (s *Server) attachmentsOfLocked(instanceID string) []core.VnicAttachment {
 // lower-cased display name.
 func (s *Server) hostnameLocked(inst core.Instance) string {
 	for _, att := range s.attachmentsOfLocked(*inst.Id) {
-		if v, ok := s.vcn.vnics.get(*att.VnicId); ok && textOf(v.HostnameLabel) != "" {
+		if v, ok := s.vcn.vnics.get(*att.VnicId); ok && deref(v.HostnameLabel) != "" {
 			return *v.HostnameLabel
 		}
 	}
-	return strings.ToLower(textOf(inst.DisplayName))
+	return strings.ToLower(deref(inst.DisplayName))
 }
 
 // SetInstanceState sets an instance's lifecycle state, as a stop, start or termination in the
@@ -293,8 +293,8 @@ func (s *Server) RemoveInstance(id string) bool {
 		return false
 	}
 	for _, att := range s.attachmentsOfLocked(id) {
-		vnicID := textOf(att.VnicId)
-		for _, priv := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return textOf(p.VnicId) == vnicID }) {
+		vnicID := deref(att.VnicId)
+		for _, priv := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return deref(p.VnicId) == vnicID }) {
 			s.releasePublicIPsLocked(*priv.Id)
 			s.vcn.privateIPs.remove(*priv.Id)
 		}
@@ -311,7 +311,7 @@ func (s *Server) RemoveInstance(id string) bool {
 // releasePublicIPsLocked deletes the ephemeral public IPs of a private IP and unassigns the
 // reserved ones.
 func (s *Server) releasePublicIPsLocked(privateIPID string) {
-	for _, p := range s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.PrivateIpId) == privateIPID }) {
+	for _, p := range s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.PrivateIpId) == privateIPID }) {
 		if p.Lifetime == core.PublicIpLifetimeEphemeral {
 			s.vcn.publicIPs.remove(*p.Id)
 			continue

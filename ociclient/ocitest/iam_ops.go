@@ -223,49 +223,49 @@ type resourceKind struct {
 var (
 	kindInstance = resourceKind{"instance", func(s *Server, id string) (string, bool) {
 		v, ok := s.compute.instances.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindVCN = resourceKind{"vcn", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.vcns.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindSubnet = resourceKind{"subnet", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.subnets.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindSecurityList = resourceKind{"security list", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.secLists.get(id)
-		return textOf(v.list.CompartmentId), ok
+		return deref(v.list.CompartmentId), ok
 	}}
 	kindNSG = resourceKind{"network security group", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.nsgs.get(id)
-		return textOf(v.group.CompartmentId), ok
+		return deref(v.group.CompartmentId), ok
 	}}
 	kindVNIC = resourceKind{"vnic", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.vnics.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindPrivateIP = resourceKind{"private IP", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.privateIPs.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindPublicIP = resourceKind{"public IP", func(s *Server, id string) (string, bool) {
 		v, ok := s.vcn.publicIPs.get(id)
-		return textOf(v.CompartmentId), ok
+		return deref(v.CompartmentId), ok
 	}}
 	kindLB = resourceKind{"load balancer", func(s *Server, id string) (string, bool) {
 		e, ok := s.lb.lbs[id]
 		if !ok {
 			return "", false
 		}
-		return textOf(e.lb.CompartmentId), true
+		return deref(e.lb.CompartmentId), true
 	}}
 	kindNLB = resourceKind{"network load balancer", func(s *Server, id string) (string, bool) {
 		e, ok := s.nlb.nlbs[id]
 		if !ok {
 			return "", false
 		}
-		return textOf(e.nlb.CompartmentId), true
+		return deref(e.nlb.CompartmentId), true
 	}}
 )
 
@@ -310,7 +310,7 @@ func inNSGVCN(c *authzCall) []target {
 	if !ok {
 		return nil
 	}
-	id := textOf(g.group.VcnId)
+	id := deref(g.group.VcnId)
 	comp, ok := kindVCN.compartment(c.s, id)
 	if !ok {
 		return nil
@@ -357,11 +357,11 @@ func inBodyReservedIPs(c *authzCall) []target {
 // inBodyPublicIPAddress locates the public IP GetPublicIpByIpAddress asks for.
 func inBodyPublicIPAddress(c *authzCall) []target {
 	addr := c.decodedBody().IPAddress
-	found := c.s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })
+	found := c.s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.IpAddress) == addr })
 	if addr == "" || len(found) == 0 {
 		return nil
 	}
-	return []target{{compartment: textOf(found[0].CompartmentId), what: "public IP", id: addr}}
+	return []target{{compartment: deref(found[0].CompartmentId), what: "public IP", id: addr}}
 }
 
 // inPrivateIPParent locates the subnet or VNIC whose private IPs a list asks for; the private

@@ -55,7 +55,7 @@ func (s *Server) lbList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "TIMECREATED", "DISPLAYNAME",
-		func(lb loadbalancer.LoadBalancer) string { return lbDeref(lb.DisplayName) }); err != nil {
+		func(lb loadbalancer.LoadBalancer) string { return deref(lb.DisplayName) }); err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -110,7 +110,7 @@ func lbCheckCreate(d loadbalancer.CreateLoadBalancerDetails, caps lbCaps) error 
 	if len(d.ReservedIps) > 1 {
 		return lbInvalid("a load balancer takes at most one reserved IP")
 	}
-	if len(d.ReservedIps) == 1 && (lbDeref(d.ReservedIps[0].Id) == "" || lbDeref(d.IsPrivate)) {
+	if len(d.ReservedIps) == 1 && (deref(d.ReservedIps[0].Id) == "" || deref(d.IsPrivate)) {
 		return lbInvalid("a reserved IP needs an id and a public load balancer")
 	}
 	if len(d.Hostnames)+len(d.PathRouteSets)+len(d.SslCipherSuites) > 0 {
@@ -157,13 +157,13 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request, d loadbalancer
 	}
 	reserved := reservedIDs(d.ReservedIps, func(ip loadbalancer.ReservedIp) *string { return ip.Id })
 	err := s.createChecks(lbCheckCreate(d, s.lb.limits.classic()), d.SubnetIds, d.NetworkSecurityGroupIds, reserved,
-		d.DefinedTags, func() error { return s.lbCheckTenancy(lbDeref(d.IsPrivate), d.SubnetIds, *d.ShapeName) })
+		d.DefinedTags, func() error { return s.lbCheckTenancy(deref(d.IsPrivate), d.SubnetIds, *d.ShapeName) })
 	if err != nil {
 		writeLBError(w, r, err)
 		return
 	}
 	id := s.NewID("loadbalancer")
-	private := lbDeref(d.IsPrivate)
+	private := deref(d.IsPrivate)
 	var addr loadbalancer.IpAddress
 	var taken error // the reserved IP is another resource's: the work request fails
 	if len(d.ReservedIps) == 1 {
@@ -206,7 +206,7 @@ func (s *Server) lbCreate(w http.ResponseWriter, r *http.Request, d loadbalancer
 		ShapeName:                 common.String(*d.ShapeName),
 		ShapeDetails:              d.ShapeDetails,
 		IsPrivate:                 common.Bool(private),
-		IsDeleteProtectionEnabled: common.Bool(lbDeref(d.IsDeleteProtectionEnabled)),
+		IsDeleteProtectionEnabled: common.Bool(deref(d.IsDeleteProtectionEnabled)),
 		IsRequestIdEnabled:        d.IsRequestIdEnabled,
 		RequestIdHeader:           d.RequestIdHeader,
 		IpAddresses:               addrs,
@@ -287,10 +287,10 @@ func (s *Server) lbUpdate(w http.ResponseWriter, r *http.Request, d loadbalancer
 func (s *Server) lbUpdateShape(w http.ResponseWriter, r *http.Request, d loadbalancer.UpdateLoadBalancerShapeDetails) {
 	err := lbCheckShape(d.ShapeName, d.ShapeDetails)
 	s.lbChangeChecked(w, r, "UpdateLoadBalancerShape", err, func(e *lbEntry) error {
-		if lbDeref(e.lb.ShapeName) == "flexible" && *d.ShapeName != "flexible" {
+		if deref(e.lb.ShapeName) == "flexible" && *d.ShapeName != "flexible" {
 			return lbInvalid("a flexible load balancer cannot go back to the fixed shape '%s'", *d.ShapeName)
 		}
-		if lbDeref(e.lb.ShapeName) != *d.ShapeName {
+		if deref(e.lb.ShapeName) != *d.ShapeName {
 			return s.lbCheckShapeLimit(*d.ShapeName)
 		}
 		return nil
@@ -333,7 +333,7 @@ func (s *Server) lbDelete(w http.ResponseWriter, r *http.Request) {
 	id := *e.lb.Id
 	e.lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateDeleting
 	e.version++
-	wr := s.newWorkRequest(APILoadBalancer, op, id, lbDeref(e.lb.CompartmentId))
+	wr := s.newWorkRequest(APILoadBalancer, op, id, deref(e.lb.CompartmentId))
 	wr.apply = func() error {
 		delete(s.lb.lbs, id)
 		s.lbForget(id)

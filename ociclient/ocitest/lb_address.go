@@ -125,8 +125,8 @@ func (s *Server) lbFreeSubnetAddress(subnetID string, prefix netip.Prefix) (stri
 		return "", false
 	}
 	used := map[string]bool{}
-	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return lbDeref(p.SubnetId) == subnetID }) {
-		used[lbDeref(p.IpAddress)] = true
+	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return deref(p.SubnetId) == subnetID }) {
+		used[deref(p.IpAddress)] = true
 	}
 	for n := size - 2; n >= 2; n-- {
 		var b [4]byte
@@ -177,7 +177,7 @@ func (s *Server) lbReservedAddress(id string) (string, error) {
 		case p.AssignedEntityId != nil:
 			return "", lbReservedAssigned(id, *p.AssignedEntityId)
 		}
-		return lbDeref(p.IpAddress), nil
+		return deref(p.IpAddress), nil
 	}
 	a := &s.lb.ips
 	if addr, ok := a.reservedAddr[id]; ok {
@@ -236,7 +236,7 @@ func (s *Server) lbReleaseReserved(user string) {
 // then for IPv6 (nlbTakeIPv6), as its nlbIpVersion asks. full is the work-request failure of a
 // subnet without a free address; err refuses the request. Caller holds s.mu.
 func (s *Server) nlbAddresses(id string, d nlbapi.CreateNetworkLoadBalancerDetails) (addrs []nlbapi.IpAddress, full, err error) {
-	private, subnet := lbDeref(d.IsPrivate), lbDeref(d.SubnetId)
+	private, subnet := deref(d.IsPrivate), deref(d.SubnetId)
 	if err := s.lbCheckPublicSubnet(private, subnet); err != nil {
 		return nil, nil, err
 	}
@@ -328,10 +328,10 @@ func (s *Server) nlbClaimReservedPrivate(id, user, subnet string) (string, error
 			return "", lbInvalid("Private IP %s is not a reserved private IP", id)
 		case p.VnicId != nil:
 			return "", lbConflict("Reserved private IP %s is already assigned to %s", id, *p.VnicId)
-		case lbDeref(p.SubnetId) != subnet:
-			return "", lbInvalid("Reserved private IP %s is in subnet %s, not in the network load balancer's subnet %s", id, lbDeref(p.SubnetId), subnet)
+		case deref(p.SubnetId) != subnet:
+			return "", lbInvalid("Reserved private IP %s is in subnet %s, not in the network load balancer's subnet %s", id, deref(p.SubnetId), subnet)
 		}
-		addr = lbDeref(p.IpAddress)
+		addr = deref(p.IpAddress)
 	} else if a, ok := s.lb.ips.reservedAddr[id]; ok {
 		addr = a
 	} else {

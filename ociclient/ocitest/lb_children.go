@@ -44,7 +44,7 @@ func (s *Server) lbRead(w http.ResponseWriter, r *http.Request, pick func(lb *lo
 }
 
 func lbBackendIndex(bs loadbalancer.BackendSet, name string) int {
-	return slices.IndexFunc(bs.Backends, func(b loadbalancer.Backend) bool { return lbDeref(b.Name) == name })
+	return slices.IndexFunc(bs.Backends, func(b loadbalancer.Backend) bool { return deref(b.Name) == name })
 }
 
 // Backend sets.
@@ -282,7 +282,7 @@ func (s *Server) lbListCertificates(w http.ResponseWriter, r *http.Request) {
 		out := make([]loadbalancer.Certificate, 0, len(lb.Certificates))
 		now := s.now()
 		for _, name := range lbSortedKeys(lb.Certificates) {
-			if s.lag.listedLocked(lagKeyCertificate(lbDeref(lb.Id), name), now) {
+			if s.lag.listedLocked(lagKeyCertificate(deref(lb.Id), name), now) {
 				out = append(out, lb.Certificates[name])
 			}
 		}
@@ -298,7 +298,7 @@ func (s *Server) lbCreateCertificate(w http.ResponseWriter, r *http.Request, c l
 		if err := addPart(lb.Certificates, partCertificate, *d.CertificateName, lbCertificateFrom(d)); err != nil {
 			return err
 		}
-		s.lag.createdLocked(lagKeyCertificate(lbDeref(lb.Id), *d.CertificateName), s.now())
+		s.lag.createdLocked(lagKeyCertificate(deref(lb.Id), *d.CertificateName), s.now())
 		return nil
 	})
 }

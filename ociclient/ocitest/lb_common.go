@@ -66,8 +66,8 @@ func (s *Server) submitQueued(b *balancerBook, wr *workRequest, now time.Time) {
 // compartment asked for, past its listing lag, and of the displayName and lifecycleState asked
 // for, if any. Caller holds s.mu.
 func (s *Server) lbListed(q url.Values, now time.Time, compartment, id, name *string, state string) bool {
-	return lbDeref(compartment) == q.Get("compartmentId") && s.lag.listedLocked(lbDeref(id), now) &&
-		(!q.Has("displayName") || lbDeref(name) == q.Get("displayName")) &&
+	return deref(compartment) == q.Get("compartmentId") && s.lag.listedLocked(deref(id), now) &&
+		(!q.Has("displayName") || deref(name) == q.Get("displayName")) &&
 		(!q.Has("lifecycleState") || state == q.Get("lifecycleState"))
 }
 
@@ -168,7 +168,7 @@ func (s *Server) createChecks(own error, subnets, nsgs, reserved []string, tags 
 func reservedIDs[T any](ips []T, id func(T) *string) []string {
 	var out []string
 	for _, ip := range ips {
-		out = append(out, lbDeref(id(ip)))
+		out = append(out, deref(id(ip)))
 	}
 	return out
 }

@@ -127,7 +127,7 @@ type healthSubject struct {
 func backendNames[B any](backends []B, name func(B) *string) []string {
 	out := make([]string, 0, len(backends))
 	for _, b := range backends {
-		out = append(out, lbDeref(name(b)))
+		out = append(out, deref(name(b)))
 	}
 	return out
 }
@@ -355,7 +355,7 @@ func (s *Server) registerLBHealth() {
 
 // lbHealthSubject is a load balancer as the health reads see it now. Caller holds s.mu.
 func (s *Server) lbHealthSubject(lb *loadbalancer.LoadBalancer) healthSubject {
-	now, id := s.now(), lbDeref(lb.Id)
+	now, id := s.now(), deref(lb.Id)
 	return healthSubject{
 		active: lb.LifecycleState == loadbalancer.LoadBalancerLifecycleStateActive,
 		sets:   lbSortedKeys(lb.BackendSets),
@@ -377,12 +377,12 @@ func (s *Server) lbHealthSubject(lb *loadbalancer.LoadBalancer) healthSubject {
 // does not have a listener attached").
 func lbSetAttached(lb *loadbalancer.LoadBalancer, set string) bool {
 	for _, l := range lb.Listeners {
-		if lbDeref(l.DefaultBackendSetName) == set {
+		if deref(l.DefaultBackendSetName) == set {
 			return true
 		}
 		if l.PathRouteSetName != nil {
 			for _, route := range lb.PathRouteSets[*l.PathRouteSetName].PathRoutes {
-				if lbDeref(route.BackendSetName) == set {
+				if deref(route.BackendSetName) == set {
 					return true
 				}
 			}
@@ -390,7 +390,7 @@ func lbSetAttached(lb *loadbalancer.LoadBalancer, set string) bool {
 		if l.RoutingPolicyName != nil {
 			for _, rule := range lb.RoutingPolicies[*l.RoutingPolicyName].Rules {
 				for _, a := range rule.Actions {
-					if fwd, ok := a.(loadbalancer.ForwardToBackendSet); ok && lbDeref(fwd.BackendSetName) == set {
+					if fwd, ok := a.(loadbalancer.ForwardToBackendSet); ok && deref(fwd.BackendSetName) == set {
 						return true
 					}
 				}
@@ -409,7 +409,7 @@ func (s *Server) lbHealthProbes(lb *loadbalancer.LoadBalancer) []healthProbe {
 	for _, subnet := range lb.SubnetIds {
 		var held []netip.Addr
 		for addr, holder := range s.lb.ips.held[subnet] {
-			if a, err := netip.ParseAddr(addr); err == nil && holder == lbDeref(lb.Id) {
+			if a, err := netip.ParseAddr(addr); err == nil && holder == deref(lb.Id) {
 				held = append(held, a)
 			}
 		}

@@ -77,12 +77,12 @@ var lbHealthAPI = healthAPI{
 	set: func(ctx context.Context, f *lbFixture, id, set string) (healthView, error) {
 		resp, err := f.lb.GetBackendSetHealth(ctx, loadbalancer.GetBackendSetHealthRequest{LoadBalancerId: &id, BackendSetName: &set})
 		return healthView{Status: string(resp.Status), Warning: resp.WarningStateBackendNames, Critical: resp.CriticalStateBackendNames,
-			Unknown: resp.UnknownStateBackendNames, Total: lbDeref(resp.TotalBackendCount)}, err
+			Unknown: resp.UnknownStateBackendNames, Total: deref(resp.TotalBackendCount)}, err
 	},
 	balancer: func(ctx context.Context, f *lbFixture, id string) (healthView, error) {
 		resp, err := f.lb.GetLoadBalancerHealth(ctx, loadbalancer.GetLoadBalancerHealthRequest{LoadBalancerId: &id})
 		return healthView{Status: string(resp.Status), Warning: resp.WarningStateBackendSetNames, Critical: resp.CriticalStateBackendSetNames,
-			Unknown: resp.UnknownStateBackendSetNames, Total: lbDeref(resp.TotalBackendSetCount)}, err
+			Unknown: resp.UnknownStateBackendSetNames, Total: deref(resp.TotalBackendSetCount)}, err
 	},
 	op: func(op string) string { return op },
 }
@@ -122,12 +122,12 @@ var nlbHealthAPI = healthAPI{
 	set: func(ctx context.Context, f *lbFixture, id, set string) (healthView, error) {
 		resp, err := f.nlb.GetBackendSetHealth(ctx, nlbapi.GetBackendSetHealthRequest{NetworkLoadBalancerId: &id, BackendSetName: &set})
 		return healthView{Status: string(resp.Status), Warning: resp.WarningStateBackendNames, Critical: resp.CriticalStateBackendNames,
-			Unknown: resp.UnknownStateBackendNames, Total: lbDeref(resp.TotalBackendCount)}, err
+			Unknown: resp.UnknownStateBackendNames, Total: deref(resp.TotalBackendCount)}, err
 	},
 	balancer: func(ctx context.Context, f *lbFixture, id string) (healthView, error) {
 		resp, err := f.nlb.GetNetworkLoadBalancerHealth(ctx, nlbapi.GetNetworkLoadBalancerHealthRequest{NetworkLoadBalancerId: &id})
 		return healthView{Status: string(resp.Status), Warning: resp.WarningStateBackendSetNames, Critical: resp.CriticalStateBackendSetNames,
-			Unknown: resp.UnknownStateBackendSetNames, Total: lbDeref(resp.TotalBackendSetCount)}, err
+			Unknown: resp.UnknownStateBackendSetNames, Total: deref(resp.TotalBackendSetCount)}, err
 	},
 	op: NLB,
 }
@@ -461,7 +461,7 @@ func TestBackendsAtPodIPs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GetBackend of a pod IP: %v", err)
 	}
-	if got := lbDeref(lbBackend.IpAddress); got != "10.0.128.10" {
+	if got := deref(lbBackend.IpAddress); got != "10.0.128.10" {
 		t.Errorf("load balancer backend at %s, want the pod IP", got)
 	}
 
@@ -479,7 +479,7 @@ func TestBackendsAtPodIPs(t *testing.T) {
 	}
 	var got []string
 	for _, b := range list.Items {
-		got = append(got, lbDeref(b.Name)+"="+lbDeref(b.IpAddress))
+		got = append(got, deref(b.Name)+"="+deref(b.IpAddress))
 	}
 	want := []string{"10.0.10.2:30080=10.0.10.2", "10.0.128.10:30080=10.0.128.10", *podIP.Id + ":30080=10.0.128.20"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -530,12 +530,12 @@ func TestLBHealthResultsComeFromItsTwoNodes(t *testing.T) {
 	lb := f.getLB(t, id)
 	var sources []string
 	for _, r := range resp.HealthCheckResults {
-		if !slices.Contains(lb.SubnetIds, lbDeref(r.SubnetId)) || r.Timestamp == nil {
+		if !slices.Contains(lb.SubnetIds, deref(r.SubnetId)) || r.Timestamp == nil {
 			t.Errorf("result %+v: not from a subnet of the load balancer, or no timestamp", r)
 		}
-		sources = append(sources, lbDeref(r.SourceIpAddress))
+		sources = append(sources, deref(r.SourceIpAddress))
 	}
-	if len(sources) != 2 || sources[0] == sources[1] || sources[0] == "" || slices.Contains(sources, lbDeref(lb.IpAddresses[0].IpAddress)) {
+	if len(sources) != 2 || sources[0] == sources[1] || sources[0] == "" || slices.Contains(sources, deref(lb.IpAddresses[0].IpAddress)) {
 		t.Errorf("sources %v: want two node addresses, not the load balancer's own", sources)
 	}
 	if got := resultStatuses(resp.HealthCheckResults, func(r loadbalancer.HealthCheckResult) string { return string(r.HealthCheckStatus) }); !cmp.Equal(got, []string{"OK", "CONNECT_FAILED"}) {

@@ -85,7 +85,7 @@ func (f *lbFixture) mustSucceed(t *testing.T, id *string) {
 	}
 	wr, _ := f.waitLBWork(t, *id)
 	if wr.LifecycleState != loadbalancer.WorkRequestLifecycleStateSucceeded {
-		t.Fatalf("work request %s (%s) %s: %s", *id, lbDeref(wr.Type), wr.LifecycleState, lbDeref(wr.Message))
+		t.Fatalf("work request %s (%s) %s: %s", *id, deref(wr.Type), wr.LifecycleState, deref(wr.Message))
 	}
 }
 
@@ -99,7 +99,7 @@ func (f *lbFixture) mustFail(t *testing.T, id *string) string {
 	if wr.LifecycleState != loadbalancer.WorkRequestLifecycleStateFailed || len(wr.ErrorDetails) != 1 {
 		t.Fatalf("work request %s: state %s, errors %d; want FAILED with one error", *id, wr.LifecycleState, len(wr.ErrorDetails))
 	}
-	return lbDeref(wr.ErrorDetails[0].Message)
+	return deref(wr.ErrorDetails[0].Message)
 }
 
 // waitNLBWork polls a network load balancer work request until it ends.

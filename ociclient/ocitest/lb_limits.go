@@ -161,7 +161,7 @@ func (s *Server) lbCheckShapeLimit(shape string) error {
 	}
 	used := 0
 	for _, e := range s.lb.lbs {
-		if lbDeref(e.lb.ShapeName) == shape {
+		if deref(e.lb.ShapeName) == shape {
 			used++
 		}
 	}
@@ -222,7 +222,7 @@ func (s *Server) lbCheckTenancy(private bool, subnetIDs []string, shape string) 
 // lbCheckPublicSubnet refuses a public (network) load balancer in a known private subnet.
 // Caller holds s.mu.
 func (s *Server) lbCheckPublicSubnet(private bool, subnetID string) error {
-	if sn, ok := s.vcn.subnets.get(subnetID); ok && !private && lbDeref(sn.ProhibitPublicIpOnVnic) {
+	if sn, ok := s.vcn.subnets.get(subnetID); ok && !private && deref(sn.ProhibitPublicIpOnVnic) {
 		return lbInvalid("Subnet %s is a private subnet (prohibitPublicIpOnVnic): a public load balancer needs a public subnet", subnetID)
 	}
 	return nil

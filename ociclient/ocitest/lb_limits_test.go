@@ -265,7 +265,7 @@ func TestCreateInAFullSubnetFailsItsWorkRequestNotTheRequest(t *testing.T) {
 
 	// Deleting a load balancer gives its address back.
 	for _, lb := range f.srv.LoadBalancers() {
-		if len(lb.IpAddresses) == 1 && lbDeref(lb.IpAddresses[0].IpAddress) == "10.0.7.6" {
+		if len(lb.IpAddresses) == 1 && deref(lb.IpAddresses[0].IpAddress) == "10.0.7.6" {
 			del, err := f.lb.DeleteLoadBalancer(ctx, loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: lb.Id})
 			if err != nil {
 				t.Fatalf("DeleteLoadBalancer: %v", err)

@@ -71,7 +71,7 @@ func backendPart(set string, name, ip *string, port *int) string {
 	if port != nil {
 		p = *port
 	}
-	return fmt.Sprintf("backend/%s/%s:%d", set, textOf(ip), p)
+	return fmt.Sprintf("backend/%s/%s:%d", set, deref(ip), p)
 }
 
 // lbPartsChanged records, after work request wrID of op on resource succeeded, the parts it

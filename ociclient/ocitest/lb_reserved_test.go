@@ -37,7 +37,7 @@ func (f *lbFixture) wantIPState(t *testing.T, id *string, state core.PublicIpLif
 	t.Helper()
 	p := f.publicIPState(t, id)
 	if p.LifecycleState != state || (p.AssignedEntityId != nil) != assigned {
-		t.Fatalf("reserved IP %s, assignedEntityId %v; want %s, assigned %v", p.LifecycleState, lbDeref(p.AssignedEntityId), state, assigned)
+		t.Fatalf("reserved IP %s, assignedEntityId %v; want %s, assigned %v", p.LifecycleState, deref(p.AssignedEntityId), state, assigned)
 	}
 	if assigned && (p.AssignedEntityType != core.PublicIpAssignedEntityTypePrivateIp || !strings.HasPrefix(*p.AssignedEntityId, "ocid1.privateip.")) {
 		t.Errorf("assigned to %s %s, want a PRIVATE_IP", p.AssignedEntityType, *p.AssignedEntityId)
@@ -71,8 +71,8 @@ func TestReservedIPIsAssignedToOneLoadBalancerAtATime(t *testing.T) {
 	if failed.LifecycleState != loadbalancer.LoadBalancerLifecycleStateFailed || len(failed.IpAddresses) != 0 {
 		t.Errorf("second load balancer %s with %d addresses, want FAILED with none", failed.LifecycleState, len(failed.IpAddresses))
 	}
-	if p := f.publicIPState(t, ip.Id); lbDeref(p.AssignedEntityId) != *holder {
-		t.Errorf("reserved IP moved to %s, want it still with %s", lbDeref(p.AssignedEntityId), *holder)
+	if p := f.publicIPState(t, ip.Id); deref(p.AssignedEntityId) != *holder {
+		t.Errorf("reserved IP moved to %s, want it still with %s", deref(p.AssignedEntityId), *holder)
 	}
 
 	del, err := f.lb.DeleteLoadBalancer(ctx, loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: &id})

@@ -114,7 +114,7 @@ func lbRuleSetUsers(lb *loadbalancer.LoadBalancer, name string) []string {
 // underscores only, as OCI's example "example_rule_set" and the console's "friendly name" leave
 // open; the narrower set is the harder one.
 func lbCheckRuleSetName(name *string) error {
-	n := lbDeref(name)
+	n := deref(name)
 	if n == "" {
 		return lbInvalid("name is required")
 	}
@@ -153,27 +153,27 @@ func lbCheckRule(rule loadbalancer.Rule) error {
 	missing := func(field string) error { return lbRuleError(field + " is required") }
 	switch r := rule.(type) {
 	case loadbalancer.AddHttpRequestHeaderRule:
-		if lbDeref(r.Header) == "" || r.Value == nil {
+		if deref(r.Header) == "" || r.Value == nil {
 			return missing("header and value")
 		}
 	case loadbalancer.AddHttpResponseHeaderRule:
-		if lbDeref(r.Header) == "" || r.Value == nil {
+		if deref(r.Header) == "" || r.Value == nil {
 			return missing("header and value")
 		}
 	case loadbalancer.ExtendHttpRequestHeaderValueRule:
-		if lbDeref(r.Header) == "" {
+		if deref(r.Header) == "" {
 			return missing("header")
 		}
 	case loadbalancer.ExtendHttpResponseHeaderValueRule:
-		if lbDeref(r.Header) == "" {
+		if deref(r.Header) == "" {
 			return missing("header")
 		}
 	case loadbalancer.RemoveHttpRequestHeaderRule:
-		if lbDeref(r.Header) == "" {
+		if deref(r.Header) == "" {
 			return missing("header")
 		}
 	case loadbalancer.RemoveHttpResponseHeaderRule:
-		if lbDeref(r.Header) == "" {
+		if deref(r.Header) == "" {
 			return missing("header")
 		}
 	case loadbalancer.AllowRule:

@@ -240,7 +240,7 @@ func (e *lbEntry) readyForDelete(mode LBBusyMode) error {
 		st != loadbalancer.LoadBalancerLifecycleStateActive && st != loadbalancer.LoadBalancerLifecycleStateFailed {
 		return e.readyForChange(mode)
 	}
-	if lbDeref(e.lb.IsDeleteProtectionEnabled) {
+	if deref(e.lb.IsDeleteProtectionEnabled) {
 		return lbIncorrectState("Load balancer %s has delete protection enabled", *e.lb.Id)
 	}
 	return nil
@@ -264,7 +264,7 @@ func (s *Server) RemoveLoadBalancer(id string) bool {
 func (s *Server) startLBChange(w http.ResponseWriter, r *http.Request, now time.Time, e *lbEntry, op string,
 	mutate func(lb *loadbalancer.LoadBalancer) error) {
 	e.version++
-	wr := s.newWorkRequest(APILoadBalancer, op, *e.lb.Id, lbDeref(e.lb.CompartmentId))
+	wr := s.newWorkRequest(APILoadBalancer, op, *e.lb.Id, deref(e.lb.CompartmentId))
 	wr.apply = func() error {
 		// State in wire form: deepCopy equals jsonClone here, cheaper.
 		if err := applyOnCopy(s, &e.lb, deepCopy(e.lb), *e.lb.Id, op, wr.id, mutate, checkLB, lbPartsOf); err != nil {

@@ -68,12 +68,12 @@ func lbCheckCipherSuites(lb *loadbalancer.LoadBalancer) error {
 		return name == "" || own || slices.Contains(lbCipherSuites, name)
 	}
 	for _, name := range lbSortedKeys(lb.Listeners) {
-		if c := lb.Listeners[name].SslConfiguration; c != nil && !known(lbDeref(c.CipherSuiteName)) {
+		if c := lb.Listeners[name].SslConfiguration; c != nil && !known(deref(c.CipherSuiteName)) {
 			return wrBadInput("Listener '%s' has unknown cipher suite '%s'", name, *c.CipherSuiteName)
 		}
 	}
 	for _, name := range lbSortedKeys(lb.BackendSets) {
-		if c := lb.BackendSets[name].SslConfiguration; c != nil && !known(lbDeref(c.CipherSuiteName)) {
+		if c := lb.BackendSets[name].SslConfiguration; c != nil && !known(deref(c.CipherSuiteName)) {
 			return wrBadInput("Backend set '%s' has unknown cipher suite '%s'", name, *c.CipherSuiteName)
 		}
 	}
@@ -145,7 +145,7 @@ func lbCheckOneOf(what string, v *string, allowed []string) error {
 // lbCheckCreateOwner is how both APIs' creates begin their checks: a compartment, then a display
 // name (lbCheckDisplayName).
 func lbCheckCreateOwner(compartment, displayName *string) error {
-	if lbDeref(compartment) == "" {
+	if deref(compartment) == "" {
 		return lbInvalid("compartmentId is required")
 	}
 	return lbCheckDisplayName(displayName)
@@ -212,7 +212,7 @@ func lbCheckListenerBasics(name, protocol *string, protocols []string, port *int
 	if err := lbCheckPort(fmt.Sprintf("listener '%s' port", *name), port, anyPort); err != nil {
 		return err
 	}
-	if lbDeref(defaultSet) == "" {
+	if deref(defaultSet) == "" {
 		return lbInvalid("listener '%s' requires defaultBackendSetName", *name)
 	}
 	return nil
@@ -252,14 +252,14 @@ func lbCheckSSL(owner string, c *loadbalancer.SslConfigurationDetails, needCerti
 	if needCertificate && (c.CertificateName == nil || *c.CertificateName == "") && len(c.CertificateIds) == 0 {
 		return lbInvalid("%s: sslConfiguration needs certificateName or certificateIds", owner)
 	}
-	if lbDeref(c.CipherSuiteName) == lbCustomizedCipherSuite {
+	if deref(c.CipherSuiteName) == lbCustomizedCipherSuite {
 		return lbInvalid("%s: cipherSuiteName '%s' is reserved by Oracle; give a predefined or custom cipher suite", owner, lbCustomizedCipherSuite)
 	}
 	// OCI accepts verifyDepth 0 when peers are not verified: the upstream CCM sends exactly that
 	// on every TLS listener. A depth only matters, and is checked, when verifying.
 	if d := c.VerifyDepth; d != nil {
 		low := 0
-		if lbDeref(c.VerifyPeerCertificate) {
+		if deref(c.VerifyPeerCertificate) {
 			low = 1
 		}
 		if *d < low || *d > 10 {
@@ -351,7 +351,7 @@ func lbCheckHealthTiming(set string, retries, intervalMs, timeoutMs *int) error 
 
 func lbCheckBackend(b loadbalancer.BackendDetails) error {
 	if b.IpAddress == nil || net.ParseIP(*b.IpAddress) == nil {
-		return lbInvalid("backend ipAddress %s is not an IP address", lbDeref(b.IpAddress))
+		return lbInvalid("backend ipAddress %s is not an IP address", deref(b.IpAddress))
 	}
 	if err := lbCheckPort("backend port", b.Port, false); err != nil {
 		return err
@@ -389,8 +389,8 @@ func lbCheckCertificate(d loadbalancer.CertificateDetails) error {
 func checkLB(lb *loadbalancer.LoadBalancer) error {
 	for _, name := range lbSortedKeys(lb.Listeners) {
 		l := lb.Listeners[name]
-		if _, ok := lb.BackendSets[lbDeref(l.DefaultBackendSetName)]; !ok {
-			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, lbDeref(l.DefaultBackendSetName))
+		if _, ok := lb.BackendSets[deref(l.DefaultBackendSetName)]; !ok {
+			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, deref(l.DefaultBackendSetName))
 		}
 		if c := l.SslConfiguration; c != nil && c.CertificateName != nil {
 			if _, ok := lb.Certificates[*c.CertificateName]; !ok {
@@ -413,7 +413,7 @@ func checkLB(lb *loadbalancer.LoadBalancer) error {
 	}
 	byPort := map[int]string{}
 	for _, name := range lbSortedKeys(lb.Listeners) {
-		port := lbDeref(lb.Listeners[name].Port)
+		port := deref(lb.Listeners[name].Port)
 		if other, ok := byPort[port]; ok {
 			return wrBadInput("Listeners '%s' and '%s' both use port %d", other, name, port)
 		}
@@ -426,12 +426,12 @@ func checkLB(lb *loadbalancer.LoadBalancer) error {
 func lbCertificateUsers(lb *loadbalancer.LoadBalancer, cert string) []string {
 	var users []string
 	for _, name := range lbSortedKeys(lb.Listeners) {
-		if c := lb.Listeners[name].SslConfiguration; c != nil && lbDeref(c.CertificateName) == cert {
+		if c := lb.Listeners[name].SslConfiguration; c != nil && deref(c.CertificateName) == cert {
 			users = append(users, "listener '"+name+"'")
 		}
 	}
 	for _, name := range lbSortedKeys(lb.BackendSets) {
-		if c := lb.BackendSets[name].SslConfiguration; c != nil && lbDeref(c.CertificateName) == cert {
+		if c := lb.BackendSets[name].SslConfiguration; c != nil && deref(c.CertificateName) == cert {
 			users = append(users, "backend set '"+name+"'")
 		}
 	}
@@ -446,16 +446,16 @@ func lbListenerFrom(name string, d loadbalancer.ListenerDetails) loadbalancer.Li
 	}
 	if conn.IdleTimeout == nil {
 		idle := int64(60) // OCI's default for HTTP-like listeners
-		if lbDeref(d.Protocol) == "TCP" {
+		if deref(d.Protocol) == "TCP" {
 			idle = 300
 		}
 		conn.IdleTimeout = &idle
 	}
 	return loadbalancer.Listener{
 		Name:                    common.String(name),
-		DefaultBackendSetName:   common.String(lbDeref(d.DefaultBackendSetName)),
-		Port:                    common.Int(lbDeref(d.Port)),
-		Protocol:                common.String(lbDeref(d.Protocol)),
+		DefaultBackendSetName:   common.String(deref(d.DefaultBackendSetName)),
+		Port:                    common.Int(deref(d.Port)),
+		Protocol:                common.String(deref(d.Protocol)),
 		HostnameNames:           append([]string{}, d.HostnameNames...),
 		PathRouteSetName:        d.PathRouteSetName,
 		RoutingPolicyName:       d.RoutingPolicyName,
@@ -560,7 +560,8 @@ func lbCertificateFrom(d loadbalancer.CertificateDetails) loadbalancer.Certifica
 	}
 }
 
-func lbDeref[T any](p *T) T {
+// deref is *p, or the zero value for nil: the SDK's optional fields.
+func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
 		return zero
@@ -601,12 +602,12 @@ func lbCheckListenerRefs(lb *loadbalancer.LoadBalancer, name string, l loadbalan
 			return wrBadInput("Listener '%s' has unknown rule set '%s'", name, rs)
 		}
 	}
-	if p := lbDeref(l.RoutingPolicyName); p != "" {
+	if p := deref(l.RoutingPolicyName); p != "" {
 		if _, ok := lb.RoutingPolicies[p]; !ok {
 			return wrBadInput("Listener '%s' has unknown routing policy '%s'", name, p)
 		}
 	}
-	if p := lbDeref(l.PathRouteSetName); p != "" {
+	if p := deref(l.PathRouteSetName); p != "" {
 		if _, ok := lb.PathRouteSets[p]; !ok {
 			return wrBadInput("Listener '%s' has unknown path route set '%s'", name, p)
 		}

@@ -87,15 +87,15 @@ func (s *Server) getInstanceMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc := instanceMetadata{
-		ID:                  textOf(inst.Id),
-		DisplayName:         textOf(inst.DisplayName),
+		ID:                  deref(inst.Id),
+		DisplayName:         deref(inst.DisplayName),
 		Hostname:            hostname,
-		CompartmentID:       textOf(inst.CompartmentId),
-		AvailabilityDomain:  textOf(inst.AvailabilityDomain),
-		FaultDomain:         textOf(inst.FaultDomain),
+		CompartmentID:       deref(inst.CompartmentId),
+		AvailabilityDomain:  deref(inst.AvailabilityDomain),
+		FaultDomain:         deref(inst.FaultDomain),
 		Region:              shortRegion(s.opts.Region),
 		CanonicalRegionName: s.opts.Region,
-		Shape:               textOf(inst.Shape),
+		Shape:               deref(inst.Shape),
 		State:               string(inst.LifecycleState),
 		FreeformTags:        inst.FreeformTags,
 		DefinedTags:         inst.DefinedTags,
@@ -141,16 +141,16 @@ func (s *Server) listInstanceMetadataVnics(w http.ResponseWriter, r *http.Reques
 	s.mu.Lock()
 	_, ok := s.compute.instances.get(s.meta.self)
 	var out []metadataVnic
-	for _, att := range s.compute.attachments.filter(func(a core.VnicAttachment) bool { return textOf(a.InstanceId) == s.meta.self }) {
-		vnic, ok := s.vcn.vnics.get(textOf(att.VnicId))
+	for _, att := range s.compute.attachments.filter(func(a core.VnicAttachment) bool { return deref(a.InstanceId) == s.meta.self }) {
+		vnic, ok := s.vcn.vnics.get(deref(att.VnicId))
 		if !ok {
 			continue
 		}
-		sub, _ := s.vcn.subnets.get(textOf(vnic.SubnetId))
+		sub, _ := s.vcn.subnets.get(deref(vnic.SubnetId))
 		out = append(out, metadataVnic{
-			VnicID: textOf(vnic.Id), PrivateIP: textOf(vnic.PrivateIp), MacAddr: textOf(vnic.MacAddress),
-			VirtualRouterIP: textOf(sub.VirtualRouterIp), SubnetCidrBlock: textOf(sub.CidrBlock),
-			NicIndex: intOf(att.NicIndex), VlanTag: intOf(att.VlanTag),
+			VnicID: deref(vnic.Id), PrivateIP: deref(vnic.PrivateIp), MacAddr: deref(vnic.MacAddress),
+			VirtualRouterIP: deref(sub.VirtualRouterIp), SubnetCidrBlock: deref(sub.CidrBlock),
+			NicIndex: deref(att.NicIndex), VlanTag: deref(att.VlanTag),
 		})
 	}
 	s.mu.Unlock()
@@ -213,18 +213,4 @@ func shortRegion(region string) string {
 		return strings.ToLower(regionKey(region))
 	}
 	return region
-}
-
-func textOf(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-func intOf(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

@@ -209,7 +209,7 @@ func (s *Server) nlbChange(w http.ResponseWriter, r *http.Request, op string, in
 	prev, prevDetails := e.nlb.LifecycleState, e.nlb.LifecycleDetails
 	e.nlb.LifecycleState = nlbapi.LifecycleStateUpdating
 	e.version++
-	wr := s.newWorkRequest(APINetworkLoadBalancer, op, *e.nlb.Id, lbDeref(e.nlb.CompartmentId))
+	wr := s.newWorkRequest(APINetworkLoadBalancer, op, *e.nlb.Id, deref(e.nlb.CompartmentId))
 	wr.apply = func() error {
 		if err := applyOnCopy(s, &e.nlb, jsonClone(e.nlb), *e.nlb.Id, op, wr.id, mutate, checkNLB, nlbPartsOf); err != nil {
 			return err
@@ -247,7 +247,7 @@ func (s *Server) nlbList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := lbSortList(items, q.Get("sortBy"), q.Get("sortOrder"), "timeCreated", "displayName",
-		func(n nlbapi.NetworkLoadBalancerSummary) string { return lbDeref(n.DisplayName) }); err != nil {
+		func(n nlbapi.NetworkLoadBalancerSummary) string { return deref(n.DisplayName) }); err != nil {
 		writeLBError(w, r, err)
 		return
 	}
@@ -263,7 +263,7 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) erro
 	if err := lbCheckCreateOwner(d.CompartmentId, d.DisplayName); err != nil {
 		return err
 	}
-	if lbDeref(d.SubnetId) == "" {
+	if deref(d.SubnetId) == "" {
 		return lbInvalid("subnetId is required")
 	}
 	if err := lbCheckNSGs(d.NetworkSecurityGroupIds); err != nil {
@@ -272,10 +272,10 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) erro
 	if err := nlbCheckIPVersionRequest(d.NlbIpVersion, d.SubnetIpv6Cidr, d.AssignedIpv6, d.AssignedPrivateIpv4); err != nil {
 		return err
 	}
-	if _, err := nlbCheckReservedIPs(d.ReservedIps, lbDeref(d.IsPrivate), d.NlbIpVersion); err != nil {
+	if _, err := nlbCheckReservedIPs(d.ReservedIps, deref(d.IsPrivate), d.NlbIpVersion); err != nil {
 		return err
 	}
-	if lbDeref(d.IsPreserveSourceDestination) && !lbDeref(d.IsPrivate) {
+	if deref(d.IsPreserveSourceDestination) && !deref(d.IsPrivate) {
 		return lbInvalid(nlbTransparentPublic)
 	}
 	if a := d.AssignedPrivateIpv4; a != nil && (net.ParseIP(*a) == nil || !strings.Contains(*a, ".")) {
@@ -319,15 +319,15 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.Crea
 		return
 	}
 	reserved := reservedIDs(d.ReservedIps, func(ip nlbapi.ReservedIp) *string { return ip.Id })
-	// lbDeref, not *: the arguments are evaluated before nlbCheckCreate has refused a missing subnet.
-	err := s.createChecks(nlbCheckCreate(d, s.lb.limits.network()), []string{lbDeref(d.SubnetId)}, d.NetworkSecurityGroupIds,
+	// deref, not *: the arguments are evaluated before nlbCheckCreate has refused a missing subnet.
+	err := s.createChecks(nlbCheckCreate(d, s.lb.limits.network()), []string{deref(d.SubnetId)}, d.NetworkSecurityGroupIds,
 		reserved, d.DefinedTags, func() error { return s.nlbResolveCreate(&d) })
 	if err != nil {
 		writeLBError(w, r, err)
 		return
 	}
 	id := s.NewID("networkloadbalancer")
-	private := lbDeref(d.IsPrivate)
+	private := deref(d.IsPrivate)
 	addrs, full, err := s.nlbAddresses(id, d)
 	if err != nil {
 		writeLBError(w, r, err)
@@ -344,8 +344,8 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.Crea
 		SubnetId:                    common.String(*d.SubnetId),
 		NlbIpVersion:                nlbVersionOf(d.NlbIpVersion),
 		IsPrivate:                   common.Bool(private),
-		IsPreserveSourceDestination: common.Bool(lbDeref(d.IsPreserveSourceDestination)),
-		IsSymmetricHashEnabled:      common.Bool(lbDeref(d.IsSymmetricHashEnabled)),
+		IsPreserveSourceDestination: common.Bool(deref(d.IsPreserveSourceDestination)),
+		IsSymmetricHashEnabled:      common.Bool(deref(d.IsSymmetricHashEnabled)),
 		NetworkSecurityGroupIds:     append([]string{}, d.NetworkSecurityGroupIds...),
 		Listeners:                   map[string]nlbapi.Listener{},
 		BackendSets:                 map[string]nlbapi.BackendSet{},
@@ -405,7 +405,7 @@ func (s *Server) nlbUpdate(w http.ResponseWriter, r *http.Request, d nlbapi.Upda
 		if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
 			return err
 		}
-		if lbDeref(d.IsPreserveSourceDestination) && !lbDeref(n.IsPrivate) {
+		if deref(d.IsPreserveSourceDestination) && !deref(n.IsPrivate) {
 			return lbInvalid(nlbTransparentPublic)
 		}
 		return s.nlbCheckVersionChange(n, d)
@@ -445,7 +445,7 @@ func (s *Server) nlbDelete(w http.ResponseWriter, r *http.Request) {
 	id := *e.nlb.Id
 	e.nlb.LifecycleState = nlbapi.LifecycleStateDeleting
 	e.version++
-	wr := s.newWorkRequest(APINetworkLoadBalancer, op, id, lbDeref(e.nlb.CompartmentId))
+	wr := s.newWorkRequest(APINetworkLoadBalancer, op, id, deref(e.nlb.CompartmentId))
 	wr.apply = func() error {
 		s.lbForget(id)
 		e.deletedAt = s.now()

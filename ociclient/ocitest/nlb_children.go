@@ -44,7 +44,7 @@ func (s *Server) nlbRead(w http.ResponseWriter, r *http.Request, pick func(n *nl
 func nlbSetSize(bs nlbapi.BackendSet) int { return len(bs.Backends) }
 
 func nlbBackendIndex(bs nlbapi.BackendSet, name string) int {
-	return slices.IndexFunc(bs.Backends, func(b nlbapi.Backend) bool { return lbDeref(b.Name) == name })
+	return slices.IndexFunc(bs.Backends, func(b nlbapi.Backend) bool { return deref(b.Name) == name })
 }
 
 // nlbBackendOf finds a backend and its index in its set.
@@ -199,7 +199,7 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request, c nlba
 			return err
 		}
 		if name := nlbBackendName(b); nlbBackendIndex(bs, name) >= 0 {
-			return nlbDuplicateBackend(lbDeref(n.Id), set, name)
+			return nlbDuplicateBackend(deref(n.Id), set, name)
 		}
 		if err := caps.checkBackends(set, len(bs.Backends)+1, lbBackendCount(n.BackendSets, set, nlbSetSize)); err != nil {
 			return err

@@ -40,7 +40,7 @@ var nlbHealthProbes = []healthProbe{{}, {}}
 // for its sets, UNKNOWN only when no backend has answered, and every backend UNKNOWN once it is
 // DELETED, as nothing checks them any more. Caller holds s.mu.
 func (s *Server) nlbHealthSubject(n *nlbapi.NetworkLoadBalancer) healthSubject {
-	now, id, deleted := s.now(), lbDeref(n.Id), n.LifecycleState == nlbapi.LifecycleStateDeleted
+	now, id, deleted := s.now(), deref(n.Id), n.LifecycleState == nlbapi.LifecycleStateDeleted
 	return healthSubject{
 		active: n.LifecycleState == nlbapi.LifecycleStateActive,
 		sets:   lbSortedKeys(n.BackendSets),

@@ -169,8 +169,8 @@ func (s *Server) nlbCheckIPv6Placement(holder, subnetID string, cidr, assigned *
 			switch {
 			case v6.VnicId != nil:
 				return lbConflict("Reserved IPv6 %s is already assigned to %s", reservedID, *v6.VnicId)
-			case textOf(v6.SubnetId) != subnetID:
-				return lbInvalid("Reserved IPv6 %s is in subnet %s, not in the network load balancer's subnet %s", reservedID, textOf(v6.SubnetId), subnetID)
+			case deref(v6.SubnetId) != subnetID:
+				return lbInvalid("Reserved IPv6 %s is in subnet %s, not in the network load balancer's subnet %s", reservedID, deref(v6.SubnetId), subnetID)
 			case !prefixesContain(prefixes, a):
 				return lbInvalid("Reserved IPv6 %s (%s) is not in the IPv6 prefixes %v", reservedID, a, prefixes)
 			}
@@ -199,13 +199,13 @@ func (s *Server) nlbIPv6InUse(subnetID, addr, holder string) bool {
 			return true
 		}
 	}
-	for _, v6 := range s.vcn.ipv6s.filter(func(v6 core.Ipv6) bool { return lbDeref(v6.SubnetId) == subnetID }) {
+	for _, v6 := range s.vcn.ipv6s.filter(func(v6 core.Ipv6) bool { return deref(v6.SubnetId) == subnetID }) {
 		// A seeded reserved IPv6 holds its address even while nothing uses it.
 		if *v6.IpAddress == addr && (holder == "" || s.lb.ips.reservedUser[*v6.Id] != holder) {
 			return true
 		}
 	}
-	for _, v := range s.vcn.vnics.filter(func(v core.Vnic) bool { return lbDeref(v.SubnetId) == subnetID }) {
+	for _, v := range s.vcn.vnics.filter(func(v core.Vnic) bool { return deref(v.SubnetId) == subnetID }) {
 		for _, a := range v.Ipv6Addresses {
 			if a == addr {
 				return true
@@ -279,8 +279,8 @@ func (s *Server) nlbReleaseAddress(holder string, a nlbapi.IpAddress) {
 		}
 	}
 	for _, held := range s.lb.ips.held {
-		if held[lbDeref(a.IpAddress)] == holder {
-			delete(held, lbDeref(a.IpAddress))
+		if held[deref(a.IpAddress)] == holder {
+			delete(held, deref(a.IpAddress))
 		}
 	}
 }
@@ -290,7 +290,7 @@ func nlbAddressFamily(a nlbapi.IpAddress) nlbapi.IpVersionEnum {
 	if a.IpVersion != "" {
 		return a.IpVersion
 	}
-	if strings.Contains(lbDeref(a.IpAddress), ":") {
+	if strings.Contains(deref(a.IpAddress), ":") {
 		return nlbapi.IpVersionIpv6
 	}
 	return nlbapi.IpVersionIpv4
@@ -331,7 +331,7 @@ func (s *Server) nlbCheckVersionChange(n *nlbapi.NetworkLoadBalancer, d nlbapi.U
 		}
 	}
 	if addsV6 {
-		rid := lbDeref(d.ReservedIpv6Id)
+		rid := deref(d.ReservedIpv6Id)
 		if rid != "" && nlbReservedKind(rid) != nlbReservedIPv6 {
 			return lbInvalid("reservedIpv6Id %s is not the OCID of an IPv6 address", rid)
 		}
@@ -352,7 +352,7 @@ func (s *Server) nlbApplyVersionChange(n *nlbapi.NetworkLoadBalancer, d nlbapi.U
 	if d.NlbIpVersion == "" || from == to {
 		return nil
 	}
-	id, subnet, private := *n.Id, *n.SubnetId, lbDeref(n.IsPrivate)
+	id, subnet, private := *n.Id, *n.SubnetId, deref(n.IsPrivate)
 	var kept []nlbapi.IpAddress
 	for _, a := range n.IpAddresses {
 		if nlbServes(to, nlbAddressFamily(a)) {
@@ -363,7 +363,7 @@ func (s *Server) nlbApplyVersionChange(n *nlbapi.NetworkLoadBalancer, d nlbapi.U
 	}
 	switch {
 	case !nlbServes(from, nlbapi.IpVersionIpv6):
-		a, err := s.nlbTakeIPv6(id, subnet, !private, d.SubnetIpv6Cidr, d.AssignedIpv6, lbDeref(d.ReservedIpv6Id))
+		a, err := s.nlbTakeIPv6(id, subnet, !private, d.SubnetIpv6Cidr, d.AssignedIpv6, deref(d.ReservedIpv6Id))
 		if err != nil {
 			return wrBadInput("%s", err.Error())
 		}

@@ -24,7 +24,7 @@ func targetFixture(t *testing.T) (f *lbFixture, subnet string, inst core.Instanc
 	sn := f.srv.AddSubnet(core.Subnet{VcnId: vcn.Id, CidrBlock: common.String("10.0.10.0/24"), ProhibitPublicIpOnVnic: common.Bool(true)})
 	inst = f.srv.AddInstance(Instance{VNICs: []core.Vnic{{SubnetId: sn.Id, PrivateIp: common.String("10.0.10.9")}}})
 	f.srv.mu.Lock()
-	for _, p := range f.srv.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return lbDeref(p.IpAddress) == "10.0.10.9" }) {
+	for _, p := range f.srv.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return deref(p.IpAddress) == "10.0.10.9" }) {
 		privateIP = *p.Id
 	}
 	f.srv.mu.Unlock()
@@ -36,8 +36,8 @@ func TestNetworkLoadBalancerIsPrivateUnlessAskedToBePublic(t *testing.T) {
 	d := f.basicNLB("svc")
 	d.IsPrivate = nil
 	got := f.getNLB(t, f.createNLB(t, d))
-	if !lbDeref(got.IsPrivate) || len(got.IpAddresses) != 1 || lbDeref(got.IpAddresses[0].IsPublic) {
-		t.Errorf("isPrivate %v, addresses %+v; want a private NLB with one private address (OCI's default)", lbDeref(got.IsPrivate), got.IpAddresses)
+	if !deref(got.IsPrivate) || len(got.IpAddresses) != 1 || deref(got.IpAddresses[0].IsPublic) {
+		t.Errorf("isPrivate %v, addresses %+v; want a private NLB with one private address (OCI's default)", deref(got.IsPrivate), got.IpAddresses)
 	}
 }
 
@@ -89,8 +89,8 @@ func TestTCPAndUDPListenersProxyProtocolAndHealthChecks(t *testing.T) {
 			if tc.want == "" {
 				for _, l := range tc.listeners {
 					got := f.getNLB(t, *resp.Id).Listeners[*l.Name]
-					if got.Protocol != l.Protocol || lbDeref(got.IsPpv2Enabled) != lbDeref(l.IsPpv2Enabled) {
-						t.Errorf("listener %s: %s ppv2=%v, want %s ppv2=%v", *l.Name, got.Protocol, lbDeref(got.IsPpv2Enabled), l.Protocol, lbDeref(l.IsPpv2Enabled))
+					if got.Protocol != l.Protocol || deref(got.IsPpv2Enabled) != deref(l.IsPpv2Enabled) {
+						t.Errorf("listener %s: %s ppv2=%v, want %s ppv2=%v", *l.Name, got.Protocol, deref(got.IsPpv2Enabled), l.Protocol, deref(l.IsPpv2Enabled))
 					}
 				}
 			}
@@ -139,7 +139,7 @@ func TestBackendsByTargetIdNameAnInstanceOrPrivateIPThatExists(t *testing.T) {
 			f.nlbMustSucceed(t, resp.OpcWorkRequestId)
 			got := f.getNLB(t, *resp.Id).BackendSets["TCP-80"].Backends[0]
 			want := []string{*b.TargetId + tc.want[0], tc.want[1]}
-			if diff := cmp.Diff(want, []string{lbDeref(got.Name), lbDeref(got.IpAddress)}); diff != "" {
+			if diff := cmp.Diff(want, []string{deref(got.Name), deref(got.IpAddress)}); diff != "" {
 				t.Errorf("backend name and ipAddress (-want +got):\n%s", diff)
 			}
 			// CreateBackend resolves its target the same way.
@@ -218,7 +218,7 @@ func TestUpdateNetworkLoadBalancerChangesNameTagsAndPreservation(t *testing.T) {
 	}
 	got := f.getNLB(t, id)
 	want := []any{"new", true, map[string]string{"owner": "oci-ccm"}, map[string]map[string]any{"Operations": {"CostCenter": "42"}}, nlbapi.LifecycleStateActive}
-	if diff := cmp.Diff(want, []any{lbDeref(got.DisplayName), lbDeref(got.IsPreserveSourceDestination), got.FreeformTags, got.DefinedTags, got.LifecycleState}); diff != "" {
+	if diff := cmp.Diff(want, []any{deref(got.DisplayName), deref(got.IsPreserveSourceDestination), got.FreeformTags, got.DefinedTags, got.LifecycleState}); diff != "" {
 		t.Errorf("after the update (-want +got):\n%s", diff)
 	}
 	list, err := f.nlb.ListNetworkLoadBalancers(ctx, nlbapi.ListNetworkLoadBalancersRequest{CompartmentId: &f.comp, DisplayName: common.String("new")})
@@ -254,8 +254,8 @@ func TestAFailedNetworkLoadBalancerIsRepairedByABackendSetOrListenerUpdate(t *te
 				t.Fatalf("%s: %v", tc.op, err)
 			}
 			f.waitNLBWork(t, wr)
-			if got := f.getNLB(t, id); got.LifecycleState != nlbapi.LifecycleStateFailed || lbDeref(got.LifecycleDetails) != "Internal error" {
-				t.Fatalf("after a failed %s: %s %q, want FAILED with the error", tc.op, got.LifecycleState, lbDeref(got.LifecycleDetails))
+			if got := f.getNLB(t, id); got.LifecycleState != nlbapi.LifecycleStateFailed || deref(got.LifecycleDetails) != "Internal error" {
+				t.Fatalf("after a failed %s: %s %q, want FAILED with the error", tc.op, got.LifecycleState, deref(got.LifecycleDetails))
 			}
 			remove()
 			wr, err = tc.call(f, id)

@@ -26,18 +26,18 @@ func (s *Server) nlbTargetAddresses(id string) (addrs []string, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		return []string{lbDeref(p.IpAddress)}, true
+		return []string{deref(p.IpAddress)}, true
 	}
 	if _, ok := s.compute.instances.get(id); !ok {
 		return nil, false
 	}
 	var v6 []string
 	for _, att := range s.attachmentsOfLocked(id) {
-		v, ok := s.vcn.vnics.get(lbDeref(att.VnicId))
+		v, ok := s.vcn.vnics.get(deref(att.VnicId))
 		if !ok {
 			continue
 		}
-		if a := lbDeref(v.PrivateIp); a != "" {
+		if a := deref(v.PrivateIp); a != "" {
 			addrs = append(addrs, a)
 		}
 		v6 = append(v6, v.Ipv6Addresses...)
@@ -53,7 +53,7 @@ func (s *Server) nlbTargetAddresses(id string) (addrs []string, ok bool) {
 func (s *Server) nlbResolveBackends(set string, v nlbapi.IpVersionEnum, backends []nlbapi.Backend) ([]nlbapi.Backend, error) {
 	out := slices.Clone(backends)
 	for i, b := range out {
-		target := lbDeref(b.TargetId)
+		target := deref(b.TargetId)
 		if target == "" {
 			continue
 		}

@@ -48,7 +48,7 @@ func nlbCheckListener(name *string, d nlbapi.ListenerDetails) error {
 			return err
 		}
 	}
-	if lbDeref(d.IsPpv2Enabled) && proto != "TCP" && proto != "TCP_AND_UDP" {
+	if deref(d.IsPpv2Enabled) && proto != "TCP" && proto != "TCP_AND_UDP" {
 		return lbInvalid("listener '%s': proxy protocol v2 needs a TCP or TCP_AND_UDP listener, not %s", *name, proto)
 	}
 	return nil
@@ -80,7 +80,7 @@ func nlbCheckBackendSet(name *string, d nlbapi.BackendSetDetails, caps lbCaps) e
 // An IPv6 backend set takes backends by IPv6 address only (the upstream CCM sends its IPv6
 // backends without targetId); an IPv4 one takes IPv4 addresses and targetIds. Assumed.
 func nlbCheckBackendFamily(set string, v nlbapi.IpVersionEnum, b nlbapi.Backend) error {
-	ip, err := netip.ParseAddr(lbDeref(b.IpAddress))
+	ip, err := netip.ParseAddr(deref(b.IpAddress))
 	switch {
 	case v == nlbapi.IpVersionIpv6 && (err != nil || !ip.Is6() || ip.Is4In6()):
 		return lbInvalid("backend set '%s' has ipVersion IPV6; backend %s needs an IPv6 ipAddress", set, nlbBackendName(b))
@@ -123,7 +123,7 @@ func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
 	}
 	switch proto {
 	case "HTTP", "HTTPS":
-		if lbDeref(h.UrlPath) == "" {
+		if deref(h.UrlPath) == "" {
 			return lbInvalid("backend set '%s': an %s health checker requires urlPath", set, proto)
 		}
 	case "UDP":
@@ -131,7 +131,7 @@ func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
 			return lbInvalid("backend set '%s': a UDP health checker requires requestData and responseData", set)
 		}
 	case "DNS":
-		if h.Dns == nil || lbDeref(h.Dns.DomainName) == "" {
+		if h.Dns == nil || deref(h.Dns.DomainName) == "" {
 			return lbInvalid("backend set '%s': a DNS health checker requires dns.domainName", set)
 		}
 	}
@@ -139,7 +139,7 @@ func nlbCheckHealthChecker(set string, h *nlbapi.HealthChecker) error {
 }
 
 func nlbCheckBackend(b nlbapi.Backend) error {
-	if lbDeref(b.IpAddress) == "" && lbDeref(b.TargetId) == "" {
+	if deref(b.IpAddress) == "" && deref(b.TargetId) == "" {
 		return lbInvalid("a backend needs an ipAddress or a targetId")
 	}
 	if b.IpAddress != nil && net.ParseIP(*b.IpAddress) == nil {
@@ -155,22 +155,22 @@ func nlbCheckBackend(b nlbapi.Backend) error {
 // backend given by targetId (with or without its ipAddress: the SDK's example names a backend by
 // OCID) and "<ip>:<port>" ("[<ip>]:<port>" for IPv6) for one given by address.
 func nlbBackendName(b nlbapi.Backend) string {
-	if n := lbDeref(b.Name); n != "" {
+	if n := deref(b.Name); n != "" {
 		return n
 	}
-	if t := lbDeref(b.TargetId); t != "" {
-		return t + ":" + strconv.Itoa(lbDeref(b.Port))
+	if t := deref(b.TargetId); t != "" {
+		return t + ":" + strconv.Itoa(deref(b.Port))
 	}
-	return net.JoinHostPort(lbDeref(b.IpAddress), strconv.Itoa(lbDeref(b.Port)))
+	return net.JoinHostPort(deref(b.IpAddress), strconv.Itoa(deref(b.Port)))
 }
 
 // checkNLB is the consistency OCI requires of a whole network load balancer after a change.
 func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 	for _, name := range lbSortedKeys(n.Listeners) {
 		l := n.Listeners[name]
-		bs, ok := n.BackendSets[lbDeref(l.DefaultBackendSetName)]
+		bs, ok := n.BackendSets[deref(l.DefaultBackendSetName)]
 		if !ok {
-			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, lbDeref(l.DefaultBackendSetName))
+			return wrBadInput("Listener '%s' has unknown default backend set '%s'", name, deref(l.DefaultBackendSetName))
 		}
 		if nlbPartVersion(l.IpVersion) != nlbPartVersion(bs.IpVersion) {
 			return wrBadInput("Listener '%s' has ipVersion %s but its default backend set '%s' has ipVersion %s",
@@ -181,9 +181,9 @@ func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			la, lb := n.Listeners[a], n.Listeners[b]
-			if lbDeref(la.Port) == lbDeref(lb.Port) && nlbPartVersion(la.IpVersion) == nlbPartVersion(lb.IpVersion) &&
+			if deref(la.Port) == deref(lb.Port) && nlbPartVersion(la.IpVersion) == nlbPartVersion(lb.IpVersion) &&
 				nlbProtocolsOverlap(la.Protocol, lb.Protocol) {
-				return wrBadInput("Listeners '%s' and '%s' both use %s port %d", a, b, la.Protocol, lbDeref(la.Port))
+				return wrBadInput("Listeners '%s' and '%s' both use %s port %d", a, b, la.Protocol, deref(la.Port))
 			}
 		}
 	}
@@ -195,36 +195,36 @@ func checkNLB(n *nlbapi.NetworkLoadBalancer) error {
 		l := n.Listeners[name]
 		switch l.Protocol {
 		case nlbapi.ListenerProtocolsAny:
-			if !lbDeref(n.IsPreserveSourceDestination) {
+			if !deref(n.IsPreserveSourceDestination) {
 				return wrBadInput("Listener '%s' of protocol ANY needs isPreserveSourceDestination on the network load balancer", name)
 			}
 		case nlbapi.ListenerProtocolsL3Ip:
 			l3ip++
-			if lbDeref(l.Port) != 0 {
-				return wrBadInput("Listener '%s' of protocol L3IP must listen on port 0, not %d", name, lbDeref(l.Port))
+			if deref(l.Port) != 0 {
+				return wrBadInput("Listener '%s' of protocol L3IP must listen on port 0, not %d", name, deref(l.Port))
 			}
 		}
 	}
 	if l3ip > 0 && len(names) > 1 {
 		return wrBadInput("An L3IP listener must be the network load balancer's only listener")
 	}
-	if lbDeref(n.IsSymmetricHashEnabled) && !lbDeref(n.IsPreserveSourceDestination) {
+	if deref(n.IsSymmetricHashEnabled) && !deref(n.IsPreserveSourceDestination) {
 		return wrBadInput("isSymmetricHashEnabled requires isPreserveSourceDestination")
 	}
-	if lbDeref(n.IsPreserveSourceDestination) {
+	if deref(n.IsPreserveSourceDestination) {
 		for _, name := range lbSortedKeys(n.BackendSets) {
 			bs := n.BackendSets[name]
-			if !lbDeref(bs.IsPreserveSource) {
+			if !deref(bs.IsPreserveSource) {
 				return wrBadInput("Backend set '%s' cannot disable isPreserveSource while isPreserveSourceDestination is enabled", name)
 			}
 			for _, b := range bs.Backends {
-				if lbDeref(b.TargetId) == "" {
-					return wrBadInput("Backend %s of backend set '%s' is given by IP address; isPreserveSourceDestination needs backends given by compute OCID (targetId)", lbDeref(b.Name), name)
+				if deref(b.TargetId) == "" {
+					return wrBadInput("Backend %s of backend set '%s' is given by IP address; isPreserveSourceDestination needs backends given by compute OCID (targetId)", deref(b.Name), name)
 				}
 			}
 		}
 		for _, name := range lbSortedKeys(n.Listeners) {
-			if lbDeref(n.Listeners[name].IsPpv2Enabled) {
+			if deref(n.Listeners[name].IsPpv2Enabled) {
 				return wrBadInput("Listener '%s' cannot enable proxy protocol while isPreserveSourceDestination is enabled", name)
 			}
 		}
@@ -352,7 +352,7 @@ func nlbReservedKind(id string) string {
 func nlbCheckReservedIPs(ips []nlbapi.ReservedIp, private bool, version nlbapi.NlbIpVersionEnum) (map[string]string, error) {
 	byKind := map[string]string{}
 	for _, r := range ips {
-		id := lbDeref(r.Id)
+		id := deref(r.Id)
 		kind := nlbReservedKind(id)
 		switch {
 		case id == "":

@@ -57,8 +57,8 @@ func (s *Server) listNSGs(w http.ResponseWriter, r *http.Request) {
 		now := s.now()
 		for _, n := range s.vcn.nsgs.filter(nil) {
 			g := n.group
-			if s.lag.listedLocked(textOf(g.Id), now) && queryMatches(r, "compartmentId", textOf(g.CompartmentId)) && queryMatches(r, "vcnId", textOf(g.VcnId)) &&
-				queryMatches(r, "displayName", textOf(g.DisplayName)) &&
+			if s.lag.listedLocked(deref(g.Id), now) && queryMatches(r, "compartmentId", deref(g.CompartmentId)) && queryMatches(r, "vcnId", deref(g.VcnId)) &&
+				queryMatches(r, "displayName", deref(g.DisplayName)) &&
 				queryMatches(r, "lifecycleState", string(g.LifecycleState)) {
 				out = append(out, g)
 			}
@@ -179,14 +179,14 @@ func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request, d core.R
 		return
 	}
 	for _, rid := range d.SecurityRuleIds {
-		if !slices.ContainsFunc(n.rules, func(rule core.SecurityRule) bool { return textOf(rule.Id) == rid }) {
+		if !slices.ContainsFunc(n.rules, func(rule core.SecurityRule) bool { return deref(rule.Id) == rid }) {
 			s.mu.Unlock()
 			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, rid))
 			return
 		}
 	}
 	n.rules = slices.DeleteFunc(slices.Clone(n.rules), func(rule core.SecurityRule) bool {
-		return slices.Contains(d.SecurityRuleIds, textOf(rule.Id))
+		return slices.Contains(d.SecurityRuleIds, deref(rule.Id))
 	})
 	s.vcn.nsgs.put(id, n)
 	s.mu.Unlock()
@@ -252,7 +252,7 @@ type nsgToken struct {
 // group it created, or 409 InvalidatedRetryToken once that group is deleted or when the body
 // differs from the first request's (as the load balancer APIs answer; assumed for OCI).
 func (s *Server) createNSG(w http.ResponseWriter, r *http.Request, d core.CreateNetworkSecurityGroupDetails) {
-	if textOf(d.CompartmentId) == "" || textOf(d.VcnId) == "" {
+	if deref(d.CompartmentId) == "" || deref(d.VcnId) == "" {
 		writeError(w, r, http.StatusBadRequest, "MissingParameter", "compartmentId and vcnId are required")
 		return
 	}
@@ -306,7 +306,7 @@ func (s *Server) createNSG(w http.ResponseWriter, r *http.Request, d core.Create
 }
 
 // nsgETag is the ETag of a group; ocitest does not version groups, so it names the group only.
-func nsgETag(g core.NetworkSecurityGroup) string { return "nsg-" + textOf(g.Id) }
+func nsgETag(g core.NetworkSecurityGroup) string { return "nsg-" + deref(g.Id) }
 
 // deleteNSG deletes a group that no VNIC is in. A load balancer or network load balancer that
 // lists the group has its VNICs in it, so such a group is refused with 409 Conflict. Rules of
@@ -343,7 +343,7 @@ func (s *Server) nsgUsersLocked(id string) []string {
 		}
 	}
 	for _, v := range s.vcn.vnics.filter(func(v core.Vnic) bool { return slices.Contains(v.NsgIds, id) }) {
-		users = append(users, textOf(v.Id))
+		users = append(users, deref(v.Id))
 	}
 	slices.Sort(users)
 	return users
@@ -363,9 +363,9 @@ func (s *Server) updateNSGRules(w http.ResponseWriter, r *http.Request, d core.U
 	rules := slices.Clone(n.rules)
 	var updated []core.SecurityRule
 	for i, u := range d.SecurityRules {
-		at := slices.IndexFunc(rules, func(rule core.SecurityRule) bool { return textOf(rule.Id) == textOf(u.Id) })
+		at := slices.IndexFunc(rules, func(rule core.SecurityRule) bool { return deref(rule.Id) == deref(u.Id) })
 		if at < 0 {
-			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, textOf(u.Id)))
+			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, deref(u.Id)))
 			return
 		}
 		add := core.AddSecurityRuleDetails{Direction: core.AddSecurityRuleDetailsDirectionEnum(u.Direction), Protocol: u.Protocol,

@@ -47,8 +47,8 @@ func (s *Server) listSecurityLists(w http.ResponseWriter, r *http.Request) {
 	serveList(s, w, r, func() []core.SecurityList {
 		var out []core.SecurityList
 		for _, l := range s.vcn.secLists.filter(nil) {
-			if textOf(l.list.CompartmentId) == comp && queryMatches(r, "vcnId", textOf(l.list.VcnId)) &&
-				queryMatches(r, "displayName", textOf(l.list.DisplayName)) &&
+			if deref(l.list.CompartmentId) == comp && queryMatches(r, "vcnId", deref(l.list.VcnId)) &&
+				queryMatches(r, "displayName", deref(l.list.DisplayName)) &&
 				queryMatches(r, "lifecycleState", string(l.list.LifecycleState)) {
 				out = append(out, l.list)
 			}
@@ -201,7 +201,7 @@ func checkSecurityListRules(ingress []core.IngressSecurityRule, egress []core.Eg
 // checkEndpoint validates a rule's source or destination: a CIDR for CIDR_BLOCK (the default),
 // a non-empty label or OCID for the other types.
 func checkEndpoint(field string, v *string, typ string) error {
-	if textOf(v) == "" {
+	if deref(v) == "" {
 		return fmt.Errorf("%s is required", field)
 	}
 	if typ != "" && typ != "CIDR_BLOCK" {
@@ -216,7 +216,7 @@ func checkEndpoint(field string, v *string, typ string) error {
 // checkProtocol validates a protocol ("all" or an IANA number) and that only the options that
 // belong to it are set, with sane port ranges.
 func checkProtocol(protocol *string, tcp *core.TcpOptions, udp *core.UdpOptions, icmp *core.IcmpOptions) error {
-	p := textOf(protocol)
+	p := deref(protocol)
 	if p == "" {
 		return fmt.Errorf("protocol is required")
 	}

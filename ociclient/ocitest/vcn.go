@@ -112,15 +112,15 @@ func queryMatches(r *http.Request, param, value string) bool {
 
 func (s *Server) listVcns(w http.ResponseWriter, r *http.Request) {
 	serveCompartmentList(s, w, r, &s.vcn.vcns, func(comp string, v core.Vcn) bool {
-		return textOf(v.CompartmentId) == comp && queryMatches(r, "displayName", textOf(v.DisplayName)) &&
+		return deref(v.CompartmentId) == comp && queryMatches(r, "displayName", deref(v.DisplayName)) &&
 			queryMatches(r, "lifecycleState", string(v.LifecycleState))
 	})
 }
 
 func (s *Server) listSubnets(w http.ResponseWriter, r *http.Request) {
 	serveCompartmentList(s, w, r, &s.vcn.subnets, func(comp string, sn core.Subnet) bool {
-		return textOf(sn.CompartmentId) == comp && queryMatches(r, "vcnId", textOf(sn.VcnId)) &&
-			queryMatches(r, "displayName", textOf(sn.DisplayName)) &&
+		return deref(sn.CompartmentId) == comp && queryMatches(r, "vcnId", deref(sn.VcnId)) &&
+			queryMatches(r, "displayName", deref(sn.DisplayName)) &&
 			queryMatches(r, "lifecycleState", string(sn.LifecycleState))
 	})
 }
@@ -134,8 +134,8 @@ func (s *Server) listPrivateIPs(w http.ResponseWriter, r *http.Request) {
 	}
 	serveList(s, w, r, func() []core.PrivateIp {
 		return s.vcn.privateIPs.filter(func(p core.PrivateIp) bool {
-			return queryMatches(r, "subnetId", textOf(p.SubnetId)) && queryMatches(r, "vnicId", textOf(p.VnicId)) &&
-				queryMatches(r, "ipAddress", textOf(p.IpAddress))
+			return queryMatches(r, "subnetId", deref(p.SubnetId)) && queryMatches(r, "vnicId", deref(p.VnicId)) &&
+				queryMatches(r, "ipAddress", deref(p.IpAddress))
 		})
 	})
 }
@@ -161,17 +161,17 @@ func (s *Server) listPublicIPs(w http.ResponseWriter, r *http.Request) {
 	}
 	serveList(s, w, r, func() []core.PublicIp {
 		return s.vcn.publicIPs.filter(func(p core.PublicIp) bool {
-			return string(p.Scope) == scope && textOf(p.CompartmentId) == comp &&
-				queryMatches(r, "availabilityDomain", textOf(p.AvailabilityDomain)) &&
+			return string(p.Scope) == scope && deref(p.CompartmentId) == comp &&
+				queryMatches(r, "availabilityDomain", deref(p.AvailabilityDomain)) &&
 				queryMatches(r, "lifetime", string(p.Lifetime))
 		})
 	})
 }
 
 func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request, d core.GetPublicIpByIpAddressDetails) {
-	addr := textOf(d.IpAddress)
+	addr := deref(d.IpAddress)
 	s.mu.Lock()
-	found := s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })
+	found := s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.IpAddress) == addr })
 	s.mu.Unlock()
 	if len(found) == 0 {
 		notFound(w, r, "public IP", addr)
@@ -235,9 +235,9 @@ func seed[T any](s *Server, method string, v T, add func(T) (T, error)) T {
 // seededSubnetLocked is the subnet a resource being seeded names in its subnetId. Caller holds
 // s.mu.
 func (s *Server) seededSubnetLocked(id *string) (core.Subnet, error) {
-	sn, ok := s.vcn.subnets.get(textOf(id))
+	sn, ok := s.vcn.subnets.get(deref(id))
 	if !ok {
-		return sn, fmt.Errorf("no subnet %q", textOf(id))
+		return sn, fmt.Errorf("no subnet %q", deref(id))
 	}
 	return sn, nil
 }
@@ -418,13 +418,13 @@ func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
 		}
 	}
 	if p.Scope == core.PublicIpScopeAvailabilityDomain {
-		ad, ok := s.availabilityDomainLocked(textOf(p.AvailabilityDomain))
+		ad, ok := s.availabilityDomainLocked(deref(p.AvailabilityDomain))
 		if !ok {
 			return p, fmt.Errorf("no availability domain %s", ad)
 		}
 		p.AvailabilityDomain = &ad
 	}
-	if textOf(p.IpAddress) == "" {
+	if deref(p.IpAddress) == "" {
 		p.IpAddress = new(s.nextPublicAddressLocked())
 	} else if _, err := netip.ParseAddr(*p.IpAddress); err != nil {
 		return p, fmt.Errorf("ipAddress: %w", err)
@@ -469,7 +469,7 @@ func (s *Server) addIPv6Locked(p core.Ipv6) (core.Ipv6, error) {
 	if len(prefixes) == 0 {
 		return p, fmt.Errorf("subnet %s has no IPv6 prefix", *sn.Id)
 	}
-	if textOf(p.IpAddress) == "" {
+	if deref(p.IpAddress) == "" {
 		p.IpAddress = new(s.nlbFreeIPv6(*sn.Id, prefixes[0]))
 	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !a.Is6() || !prefixesContain(prefixes, a) ||
 		s.nlbIPv6InUse(*sn.Id, a.String(), "") {
@@ -506,7 +506,7 @@ func (s *Server) addPrivateIPLocked(p core.PrivateIp) (core.PrivateIp, error) {
 	if err != nil {
 		return p, err
 	}
-	if textOf(p.IpAddress) == "" {
+	if deref(p.IpAddress) == "" {
 		addr, err := s.nextPrivateAddressLocked(sn)
 		if err != nil {
 			return p, err
@@ -514,7 +514,7 @@ func (s *Server) addPrivateIPLocked(p core.PrivateIp) (core.PrivateIp, error) {
 		p.IpAddress = &addr
 	} else if a, err := netip.ParseAddr(*p.IpAddress); err != nil || !netip.MustParsePrefix(*sn.CidrBlock).Contains(a) ||
 		len(s.vcn.privateIPs.filter(func(o core.PrivateIp) bool {
-			return textOf(o.SubnetId) == *sn.Id && textOf(o.IpAddress) == *p.IpAddress
+			return deref(o.SubnetId) == *sn.Id && deref(o.IpAddress) == *p.IpAddress
 		})) > 0 {
 		return p, fmt.Errorf("%s is not a free address of subnet %s (%s)", *p.IpAddress, *sn.Id, *sn.CidrBlock)
 	}
@@ -552,7 +552,7 @@ func (s *Server) nextPublicAddressLocked() string {
 }
 
 func (s *Server) publicAddressInUseLocked(addr string) bool {
-	return len(s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return textOf(p.IpAddress) == addr })) > 0
+	return len(s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.IpAddress) == addr })) > 0
 }
 
 // nextPrivateAddressLocked returns the lowest free address of a subnet, skipping the network
@@ -560,7 +560,7 @@ func (s *Server) publicAddressInUseLocked(addr string) bool {
 func (s *Server) nextPrivateAddressLocked(sn core.Subnet) (string, error) {
 	prefix := netip.MustParsePrefix(*sn.CidrBlock)
 	used := map[string]bool{}
-	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return textOf(p.SubnetId) == *sn.Id }) {
+	for _, p := range s.vcn.privateIPs.filter(func(p core.PrivateIp) bool { return deref(p.SubnetId) == *sn.Id }) {
 		used[*p.IpAddress] = true
 	}
 	for a := prefix.Addr().Next().Next(); prefix.Contains(a) && prefix.Contains(a.Next()); a = a.Next() {

@@ -206,15 +206,15 @@ func TestFailedNetworkLoadBalancerIsRepairedByAnUpdate(t *testing.T) {
 		t.Fatalf("injected failure: %s", wr.Status)
 	}
 	got := f.getNLB(t, id)
-	if got.LifecycleState != nlbapi.LifecycleStateFailed || lbDeref(got.LifecycleDetails) != "Internal error" {
-		t.Errorf("after a failed work request: %s %q, want FAILED with the error", got.LifecycleState, lbDeref(got.LifecycleDetails))
+	if got.LifecycleState != nlbapi.LifecycleStateFailed || deref(got.LifecycleDetails) != "Internal error" {
+		t.Errorf("after a failed work request: %s %q, want FAILED with the error", got.LifecycleState, deref(got.LifecycleDetails))
 	}
 	remove()
 	f.nlbMustSucceed(t, update("10.0.10.3"))
 	got = f.getNLB(t, id)
 	if got.LifecycleState != nlbapi.LifecycleStateActive || got.LifecycleDetails != nil ||
 		*got.BackendSets["TCP-80"].Backends[0].IpAddress != "10.0.10.3" {
-		t.Errorf("after the repairing update: %s %q %v", got.LifecycleState, lbDeref(got.LifecycleDetails), got.BackendSets["TCP-80"].Backends)
+		t.Errorf("after the repairing update: %s %q %v", got.LifecycleState, deref(got.LifecycleDetails), got.BackendSets["TCP-80"].Backends)
 	}
 }
 
