@@ -124,20 +124,8 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	if d.kind() == model.KindNetworkLoadBalancer {
 		return d.buildNLB(nodes)
 	}
-	svc, p := d.svc, d.p
-	spec := &model.Spec{
-		Kind:         model.KindLoadBalancer,
-		Name:         lookup.For(d.cfg).Name(svc),
-		Internal:     p.boolean(annotation.Internal, false),
-		Owner:        model.Owner{Cluster: d.cfg.ClusterID, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates: map[string]model.Certificate{},
-		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
-	}
-	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.loadbalancer.") {
-		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a load balancer OCID (ocid1.loadbalancer.…)"))
-	}
-	d.compartment(spec)
-	d.workloadAccount()
+	p := d.p
+	spec := d.base(model.KindLoadBalancer, annotation.Internal, "ocid1.loadbalancer.", "a load balancer OCID (ocid1.loadbalancer.…)")
 	spec.Subnets, spec.Defaulted.Subnets = d.subnets(spec.Internal)
 	spec.Shape, spec.Defaulted.Shape = p.shape()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
@@ -172,6 +160,27 @@ func (d *desiredBuilder) selector(a annotation.Name) labels.Selector {
 		return nil
 	}
 	return sel
+}
+
+// base is the part of the Spec every kind builds alike: its kind, name, owner, compartment and
+// adopted load balancer, internal when the annotation of kind says so. An adopted OCID must start
+// with adoptPrefix (allowed says what it must be); a workload identity is checked.
+func (d *desiredBuilder) base(kind model.Kind, internal annotation.Name, adoptPrefix, allowed string) *model.Spec {
+	svc, p := d.svc, d.p
+	spec := &model.Spec{
+		Kind:         kind,
+		Name:         lookup.For(d.cfg).Name(svc),
+		Internal:     p.boolean(internal, false),
+		Owner:        model.Owner{Cluster: d.cfg.ClusterID, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
+		Certificates: map[string]model.Certificate{},
+		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
+	}
+	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, adoptPrefix) {
+		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "%s", allowed))
+	}
+	d.compartment(spec)
+	d.workloadAccount()
+	return spec
 }
 
 func (d *desiredBuilder) kind() model.Kind {

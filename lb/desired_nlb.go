@@ -17,7 +17,6 @@ import (
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
 	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
-	"github.com/oci-ccm/oci-ccm/lb/internal/lookup"
 	"github.com/oci-ccm/oci-ccm/lb/model"
 )
 
@@ -38,20 +37,9 @@ const (
 // buildNLB is build for a network load balancer: the same Spec, with the network load balancer
 // annotations, one subnet, no shape or certificates, TCP/UDP listeners and backends by instance.
 func (d *desiredBuilder) buildNLB(nodes []*v1.Node) *model.Spec {
-	svc, p := d.svc, d.p
-	spec := &model.Spec{
-		Kind:         model.KindNetworkLoadBalancer,
-		Name:         lookup.For(d.cfg).Name(svc),
-		Internal:     p.boolean(annotation.NLBInternal, false),
-		Owner:        model.Owner{Cluster: d.cfg.ClusterID, Service: svc.Namespace + "/" + svc.Name, UID: string(svc.UID)},
-		Certificates: map[string]model.Certificate{},
-		AdoptID:      p.str(annotation.AdoptLoadBalancerID, ""),
-	}
-	if spec.AdoptID != "" && !strings.HasPrefix(spec.AdoptID, "ocid1.networkloadbalancer.") {
-		p.add(problemf(annotation.AdoptLoadBalancerID, spec.AdoptID, "a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
-	}
-	d.compartment(spec)
-	d.workloadAccount()
+	p := d.p
+	spec := d.base(model.KindNetworkLoadBalancer, annotation.NLBInternal, "ocid1.networkloadbalancer.",
+		fmt.Sprintf("a network load balancer OCID (ocid1.networkloadbalancer.…) with %s: nlb", annotation.LoadBalancerType))
 	spec.Subnets, spec.Defaulted.Subnets = d.nlbSubnet()
 	spec.ReservedIP = d.reservedIP(spec.Internal)
 	// The load balancer's oci-network-security-groups is not read, as upstream does not read it
@@ -316,12 +304,11 @@ func (d *desiredBuilder) nlbPortsAndListeners(spec *model.Spec, nodes []nlbNode)
 				Allowed: "TCP or UDP (OCI network load balancers forward TCP and UDP)"})
 			continue
 		}
-		if sp.NodePort == 0 {
-			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: "0",
-				Allowed: "an allocated node port (spec.allocateLoadBalancerNodePorts must not be false)"})
+		nodePort, ok := p.allocatedNodePort(i, sp)
+		if !ok {
 			continue
 		}
-		port, nodePort := int(sp.Port), int(sp.NodePort)
+		port := int(sp.Port)
 		g := byPort[port]
 		if g == nil {
 			g = &group{nodePort: nodePort}

@@ -64,12 +64,11 @@ func (d *desiredBuilder) portsAndListeners(spec *model.Spec, ips []string) {
 				Allowed: "TCP (OCI load balancers forward TCP only)"})
 			continue
 		}
-		if sp.NodePort == 0 {
-			p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: "0",
-				Allowed: "an allocated node port (spec.allocateLoadBalancerNodePorts must not be false)"})
+		nodePort, ok := p.allocatedNodePort(i, sp)
+		if !ok {
 			continue
 		}
-		port, nodePort := int(sp.Port), int(sp.NodePort)
+		port := int(sp.Port)
 		ssl := slices.Contains(sslPorts, port)
 
 		bs := model.BackendSet{
@@ -160,4 +159,15 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// allocatedNodePort is the node port of sp, the Service's port i, or a problem when it has none
+// (spec.allocateLoadBalancerNodePorts false): both kinds forward to node ports.
+func (p *parser) allocatedNodePort(i int, sp v1.ServicePort) (int, bool) {
+	if sp.NodePort == 0 {
+		p.add(&Problem{Field: fmt.Sprintf("spec.ports[%d].nodePort", i), Value: "0",
+			Allowed: "an allocated node port (spec.allocateLoadBalancerNodePorts must not be false)"})
+		return 0, false
+	}
+	return int(sp.NodePort), true
 }
