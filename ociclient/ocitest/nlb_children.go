@@ -156,6 +156,10 @@ func (s *Server) nlbUpdateBackendSet(w http.ResponseWriter, r *http.Request, u n
 
 func (s *Server) nlbDeleteBackendSet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("backendSetName")
+	// A set a listener still uses cannot be deleted (OCI API reference, Network Load Balancer
+	// DeleteBackendSet: "Before you can delete a backend set, you must remove it from any active
+	// listeners"). The call is accepted and its work request fails in checkNLB, as the Load
+	// Balancer API's does (lbDeleteBackendSet): at which stage OCI refuses is not documented.
 	s.nlbChange(w, r, "DeleteBackendSet", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, err := partOf(n.BackendSets, partBackendSet, name)
 		return err
