@@ -23,9 +23,11 @@ type subnetReader interface {
 	GetSubnet(ctx context.Context, id string) (core.Subnet, error)
 }
 
-func subnetReaderOf(p PublicIPs) subnetReader {
-	s, _ := p.(subnetReader)
-	return s
+// also is p as T when p implements T as well (an *ociclient.VirtualNetworkClient reads subnets
+// and network security groups besides public IPs), else nil.
+func also[T any](p PublicIPs) T {
+	t, _ := p.(T)
+	return t
 }
 
 // knownOf reads what Desired needs to know of svc besides its Nodes (Known), before the Spec is

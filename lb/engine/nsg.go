@@ -30,11 +30,6 @@ type nsgReader interface {
 	GetNetworkSecurityGroup(ctx context.Context, id string) (core.NetworkSecurityGroup, error)
 }
 
-func nsgReaderOf(p PublicIPs) nsgReader {
-	n, _ := p.(nsgReader)
-	return n
-}
-
 // nsgPolicy is the IAM statement that lets the CCM attach a network security group, in the
 // wording of the policy the README documents (a missing "use network-security-groups" makes OCI
 // refuse a create or UpdateNetworkSecurityGroups naming the group with 400

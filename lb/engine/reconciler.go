@@ -163,8 +163,8 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		maxWait = defaultMaxWait
 	}
 	r := &Reconciler{
-		subnets:     subnetReaderOf(opts.PublicIPs),
-		nsgs:        nsgReaderOf(opts.PublicIPs),
+		subnets:     also[subnetReader](opts.PublicIPs),
+		nsgs:        also[nsgReader](opts.PublicIPs),
 		cfg:         cfg,
 		cluster:     cfg.ClusterID,
 		drivers:     map[model.Kind]*driver{},
