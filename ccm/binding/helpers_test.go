@@ -4,16 +4,20 @@
 package binding
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
+	"github.com/oci-ccm/oci-ccm/config"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 func TestOnlyNodeChangesThatMayMoveABackendSyncNodeBindings(t *testing.T) {
@@ -107,5 +111,23 @@ func TestAStatusThatDiffersOnlyInTimestampsIsNotWrittenAgain(t *testing.T) {
 	b.OwnedBackends = nil
 	if equalStatus(&a, &b) {
 		t.Error("equalStatus is true for different owned backends")
+	}
+}
+
+func TestTheClaimOfABindingIsItsOwnedBackendsPortsInModeBackend(t *testing.T) {
+	b := &api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	res := lbbinding.Result{Change: lbbinding.Change{Owned: []string{"10.0.20.6:8443", "10.0.20.5:8080", "fd00::7:8080"}},
+		Subnets: []string{"ocid1.subnet.lb"}, HealthCheckPort: 10256}
+	got := claimOf(b, res, corev1.ProtocolTCP, []string{"ocid1.subnet.pods"})
+	want := seclist.Claim{Service: types.NamespacedName{Namespace: "shop", Name: "backendsetbinding:web"}, Mode: config.SecurityListModeBackend,
+		LBSubnets: []string{"ocid1.subnet.lb"}, NodeSubnets: []string{"ocid1.subnet.pods"}, NodePorts: []int{8080, 8443}, HealthCheckPort: 10256}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("claim (-want +got):\n%s", diff)
+	}
+	if udp := claimOf(b, res, corev1.ProtocolUDP, nil); udp.NodePorts != nil || !slices.Equal(udp.UDPNodePorts, []int{8080, 8443}) {
+		t.Errorf("a UDP port's claim: TCP %v, UDP %v; want UDP 8080, 8443 only", udp.NodePorts, udp.UDPNodePorts)
+	}
+	if ip, port, ok := splitBackend("fd00::7:8080"); ip != "fd00::7" || port != 8080 || !ok {
+		t.Errorf("splitBackend of an IPv6 backend = %q, %d, %v", ip, port, ok)
 	}
 }
