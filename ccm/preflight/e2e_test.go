@@ -58,8 +58,8 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 	if diff := cmp.Diff(wantServices(t, uid, upstream), r.Services); diff != "" {
 		t.Errorf("Services (-want +got):\n%s", diff)
 	}
-	if r.OtherClass != 1 || len(r.Config) != 0 || r.Blocking() != 6 {
-		t.Errorf("other class %d, config findings %+v, blocking %d; want 1, none, 6", r.OtherClass, r.Config, r.Blocking())
+	if r.OtherClass != 1 || len(r.Config) != 0 || r.Blocking() != 9 {
+		t.Errorf("other class %d, config findings %+v, blocking %d; want 1, none, 9", r.OtherClass, r.Config, r.Blocking())
 	}
 
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -81,12 +81,26 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 	}
 	text, _ := runCheck(t, binary, "--cloud-config="+path, "--kubeconfig="+kubeconfig)
 	t.Logf("the binary's report:\n%s", text)
-	if !bytes.Contains(text, []byte("4 refused, 0 new load balancer, 8 differs, 0 warning. NOT ready to switch")) {
+	if !bytes.Contains(text, []byte("5 refused, 0 new load balancer, 10 differs, 0 warning. NOT ready to switch")) {
 		t.Errorf("the text report lacks the summary")
 	}
 	// The configuration alone is clean: status 0.
 	if out, status := runCheck(t, binary, "--cloud-config="+path); status != 0 {
 		t.Errorf("exit status %d for a clean configuration, want 0:\n%s", status, out)
+	}
+
+	// What stops the binary from starting stops the check too (status 1), naming the field: the
+	// framework's default cluster name as the identity, and LOAD_BALANCER_PREFIX disagreeing with
+	// loadBalancer.naming.prefix.
+	noID := writeConfig(t, strings.Replace(fixtureConfig, "clusterID: prod-phx-1\n", "", 1))
+	if out, status := runCheck(t, binary, "--cloud-config="+noID, "--kubeconfig="+kubeconfig, "--cluster-name=kubernetes"); status != 1 ||
+		!bytes.Contains(out, []byte("refused           --cluster-name: \"kubernetes\"")) {
+		t.Errorf("the default cluster name: exit status %d, want 1 and a refused --cluster-name:\n%s", status, out)
+	}
+	prefixed := writeConfig(t, fixtureConfig+"  naming:\n    prefix: staging\n")
+	if out, status := runCheck(t, binary, "--cloud-config="+prefixed, "--kubeconfig="+kubeconfig, "--env=LOAD_BALANCER_PREFIX=prod"); status != 1 ||
+		!bytes.Contains(out, []byte("refused           LOAD_BALANCER_PREFIX")) {
+		t.Errorf("a disagreeing LOAD_BALANCER_PREFIX: exit status %d, want 1 and a refused LOAD_BALANCER_PREFIX:\n%s", status, out)
 	}
 }
 
@@ -129,15 +143,24 @@ func createFixture(t *testing.T, kube kubernetes.Interface) map[string]types.UID
 }
 
 // runCheck runs the binary's check command without LOAD_BALANCER_PREFIX and returns its output
-// and exit status.
+// and exit status. An argument "--env=NAME=VALUE" is not passed on but set in its environment.
 func runCheck(t *testing.T, binary string, args ...string) ([]byte, int) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), binary, append([]string{"check"}, args...)...)
+	var flags, extra []string
+	for _, a := range args {
+		if kv, ok := strings.CutPrefix(a, "--env="); ok {
+			extra = append(extra, kv)
+		} else {
+			flags = append(flags, a)
+		}
+	}
+	cmd := exec.CommandContext(t.Context(), binary, append([]string{"check"}, flags...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LOAD_BALANCER_PREFIX=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

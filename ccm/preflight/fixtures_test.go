@@ -18,9 +18,10 @@ import (
 )
 
 // The cluster both the unit tests (a fake clientset) and the end-to-end test (a real
-// kube-apiserver) check: Services carrying upstream annotations oci-ccm refuses, reads
-// differently, a TLS Service whose Secret is missing, a clean one, one of another
-// loadBalancerClass and a ClusterIP one.
+// kube-apiserver) check: Services carrying upstream annotations oci-ccm refuses (a value, or an
+// annotation upstream ignores where oci-ccm refuses it), reads differently (a value, a spelling,
+// an annotation read without the one upstream needs beside it), a TLS Service whose Secret is
+// missing, a clean one, one of another loadBalancerClass and a ClusterIP one.
 
 // fixtureConfig is a cloud-provider.yaml the binary starts with.
 const fixtureConfig = `clusterID: prod-phx-1
@@ -110,6 +111,11 @@ func fixtureServices() []*v1.Service {
 			o + "loadbalancer-policy":                             "ip_hash",
 			o + "oci-network-security-groups":                     "ocid1.networksecuritygroup.oc1.phx.a",
 		}, "192.0.2.3"),
+		// Upstream ignores a backend NSG without mode NSG; oci-ccm refuses it.
+		svc("backend-nsg", 86, map[string]string{o + "oci-backend-network-security-group": "ocid1.networksecuritygroup.oc1.phx.b"}, "192.0.2.4"),
+		// Upstream names the listener after the protocol as written and reads flex-min only with
+		// shape flexible.
+		svc("http", 87, map[string]string{s + "oci-load-balancer-backend-protocol": "http", s + "oci-load-balancer-shape-flex-min": "20"}, "192.0.2.5"),
 		svc("tls-missing", 443, map[string]string{s + "oci-load-balancer-ssl-ports": "443", s + "oci-load-balancer-tls-secret": "web-tls"}, ""),
 		svc("tls", 444, map[string]string{s + "oci-load-balancer-ssl-ports": "444", s + "oci-load-balancer-tls-secret": "shop-tls"}, ""),
 		other,
@@ -135,6 +141,15 @@ func wantServices(t *testing.T, uid func(name string) types.UID, upstreamPrefix 
 		t.Fatalf("no edge value %s=%q in the comparison", key, value)
 		return ""
 	}
+	anyValue := func(key string) string {
+		for _, e := range table.Annotations[key].Edges {
+			if e.AnyValue {
+				return e.Note
+			}
+		}
+		t.Fatalf("no edge of any value of %s in the comparison", key)
+		return ""
+	}
 	const fix = "change or remove it: oci-ccm does not reconcile the Service while it is refused"
 	differs := func(key, value, note string) Finding {
 		return Finding{Severity: Differs, Key: key, Value: value, Message: note}
@@ -157,12 +172,20 @@ func wantServices(t *testing.T, uid func(name string) types.UID, upstreamPrefix 
 		return out
 	}
 	tlsPorts, tlsSecret := string(annotation.SSLPorts), string(annotation.TLSSecret)
+	backendNSG, protocol, flexMin := o+"oci-backend-network-security-group", s+"oci-load-balancer-backend-protocol", s+"oci-load-balancer-shape-flex-min"
 	return []ServiceReport{
+		{Service: "shop/backend-nsg", Findings: with([]Finding{{Severity: Refused, Key: backendNSG, Value: "ocid1.networksecuritygroup.oc1.phx.b",
+			Message: "allowed: only with oci.oraclecloud.com/security-rule-management-mode: NSG; remove it or set that mode", Fix: fix}},
+			newLB("backend-nsg"))},
 		{Service: "shop/clean", Findings: with(newLB("clean"))},
 		{Service: "shop/different", Findings: with(newLB("different"), []Finding{
 			differs(o+"loadbalancer-policy", "ip_hash", edge(o+"loadbalancer-policy", "ip_hash")),
 			differs(o+"oci-network-security-groups", "ocid1.networksecuritygroup.oc1.phx.a", main(o+"oci-network-security-groups")),
 			differs(s+"oci-load-balancer-security-list-management-mode", "frontend", edge(s+"oci-load-balancer-security-list-management-mode", "frontend")),
+		})},
+		{Service: "shop/http", Findings: with(newLB("http"), []Finding{
+			differs(protocol, "http", edge(protocol, "http")),
+			differs(flexMin, "20", anyValue(flexMin)),
 		})},
 		{Service: "shop/ppv2", Findings: []Finding{
 			{Severity: Refused, Key: n + "is-ppv2-enabled", Value: "yes", Message: "allowed: true or false", Fix: fix},

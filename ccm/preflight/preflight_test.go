@@ -49,20 +49,20 @@ func TestServicesAreReportedWithWhatIsRefusedReadDifferentlyOrCreatedAnew(t *tes
 			wantConfig: []Finding{{Severity: Note, Key: "LOAD_BALANCER_PREFIX",
 				Message: "the upstream CCM is taken to run with the same LOAD_BALANCER_PREFIX as here (unset)",
 				Fix:     "if it runs with another, pass --upstream-load-balancer-prefix with its value"}},
-			wantBlocking: 4,
+			wantBlocking: 5,
 		},
 		{
 			name:           "upstream ran with a prefix oci-ccm is not given: its load balancers with an address are created anew, its network load balancers adopted",
 			upstreamPrefix: new("prod"),
 			wantPrefix:     "prod",
 			wantConfig:     []Finding{},
-			wantBlocking:   6,
+			wantBlocking:   9,
 		},
 		{
 			name:           "the prefix kept in oci-ccm's environment",
 			env:            map[string]string{"LOAD_BALANCER_PREFIX": "prod"},
 			upstreamPrefix: new("prod"),
-			wantBlocking:   4,
+			wantBlocking:   5,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -221,8 +221,8 @@ func TestReportReadsAsTextAndRoundTripsAsJSON(t *testing.T) {
 			"                    allowed: a bandwidth in Mbps up to 8000 (below 10 counts as 10)\n" +
 			"                    fix: change or remove it: oci-ccm does not reconcile the Service while it is refused\n",
 		"\nService shop/clean\n  adopted as it is: nothing refused, nothing read differently\n",
-		"\nChecked the configuration and 6 Service(s) of type LoadBalancer (1 of another loadBalancerClass ignored): " +
-			"4 refused, 0 new load balancer, 8 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
+		"\nChecked the configuration and 8 Service(s) of type LoadBalancer (1 of another loadBalancerClass ignored): " +
+			"5 refused, 0 new load balancer, 10 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text lacks %q", want)
