@@ -89,16 +89,16 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 		t.Errorf("exit status %d for a clean configuration, want 0:\n%s", status, out)
 	}
 
-	// What stops the binary from starting stops the check too (status 1), naming the field: the
-	// framework's default cluster name as the identity, and LOAD_BALANCER_PREFIX disagreeing with
-	// loadBalancer.naming.prefix.
+	// What stops the binary from starting makes the check of the configuration alone fail too
+	// (status 1), naming the field: the framework's default cluster name as the identity, and
+	// LOAD_BALANCER_PREFIX disagreeing with loadBalancer.naming.prefix.
 	noID := writeConfig(t, strings.Replace(fixtureConfig, "clusterID: prod-phx-1\n", "", 1))
-	if out, status := runCheck(t, binary, "--cloud-config="+noID, "--kubeconfig="+kubeconfig, "--cluster-name=kubernetes"); status != 1 ||
+	if out, status := runCheck(t, binary, "--cloud-config="+noID, "--cluster-name=kubernetes"); status != 1 ||
 		!bytes.Contains(out, []byte("refused           --cluster-name: \"kubernetes\"")) {
 		t.Errorf("the default cluster name: exit status %d, want 1 and a refused --cluster-name:\n%s", status, out)
 	}
 	prefixed := writeConfig(t, fixtureConfig+"  naming:\n    prefix: staging\n")
-	if out, status := runCheck(t, binary, "--cloud-config="+prefixed, "--kubeconfig="+kubeconfig, "--env=LOAD_BALANCER_PREFIX=prod"); status != 1 ||
+	if out, status := runCheck(t, binary, "--cloud-config="+prefixed, "--env=LOAD_BALANCER_PREFIX=prod"); status != 1 ||
 		!bytes.Contains(out, []byte("refused           LOAD_BALANCER_PREFIX")) {
 		t.Errorf("a disagreeing LOAD_BALANCER_PREFIX: exit status %d, want 1 and a refused LOAD_BALANCER_PREFIX:\n%s", status, out)
 	}
