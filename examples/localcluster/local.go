@@ -173,13 +173,13 @@ func registerNode(ctx context.Context, kube kubernetes.Interface, name string) e
 	}}
 	ready, err := kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
 	if err != nil {
-		return fmt.Errorf("Node %s Ready: %w", name, err)
+		return fmt.Errorf("set Node %s Ready: %w", name, err)
 	}
 	// Admission gave the Node the not-ready taint; kube-controller-manager's node lifecycle
 	// controller, which does not run here, removes it once the Node is Ready.
 	ready.Spec.Taints = slices.DeleteFunc(ready.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
 	if _, err := kube.CoreV1().Nodes().Update(ctx, ready, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("Node %s untainted: %w", name, err)
+		return fmt.Errorf("remove the not-ready taint of Node %s: %w", name, err)
 	}
 	return nil
 }

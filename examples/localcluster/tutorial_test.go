@@ -28,7 +28,8 @@ import (
 // testcluster reads.
 const envBinary = "OCI_CCM_BINARY"
 
-// TestTutorialOnThisMachine follows ccm/docs/tutorial.md's "Here instead" track on localcluster:
+// TestTutorialOnThisMachine follows the steps ccm/docs/tutorial.md gives for this machine (its
+// paragraphs starting Here instead) on localcluster:
 // examples/cloud-provider.yaml with only the fields the tutorial names filled in, the check,
 // the RBAC and the binary run as the tutorial runs them (kubectl included), and step 7's and 8's
 // checks: every Node initialised, the Service given an address and a LoadBalancerPlanApplied
