@@ -88,8 +88,13 @@ func start(ctx context.Context, dir string, log io.Writer) (_ *local, err error)
 	}
 	fmt.Fprintf(log, "localcluster: in-memory OCI serving %s; starting etcd and kube-apiserver…\n", l.oci.URL())
 
+	// A run that was killed leaves its etcd data behind: start from an empty cluster.
+	clusterDir := filepath.Join(dir, "cluster")
+	if err := os.RemoveAll(clusterDir); err != nil {
+		return nil, err
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }
-	l.cluster, err = testcluster.Start(ctx, testcluster.Options{KubeAPIServer: apiserver, Etcd: etcd, Dir: filepath.Join(dir, "cluster"), Logf: logf})
+	l.cluster, err = testcluster.Start(ctx, testcluster.Options{KubeAPIServer: apiserver, Etcd: etcd, Dir: clusterDir, Logf: logf})
 	if err != nil {
 		return nil, err
 	}
