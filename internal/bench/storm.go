@@ -217,6 +217,57 @@ func stormService(i int) *v1.Service {
 // upstream service controller: its start (a restart: every Service is synced against existing
 // load balancers) and Added nodes joining at once.
 func Storm(o StormOptions) ([]Phase, error) {
+	ctx, cancel := context.WithCancel(quiet)
+	c, err := newStormCluster(ctx, o)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	defer c.w.Close()
+	defer cancel() // the controller stops before the server
+	var phases []Phase
+	nodes := c.w.Nodes[:o.Nodes]
+	p, err := c.measure("restart: service controller starts", int64(o.Services), nodes, func() error {
+		c.run(ctx)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	phases = append(phases, p)
+	c.w.Clock.SetScale(c.w.scale)
+	c.limits()
+	p, err = c.measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), c.w.Nodes, func() error {
+		for _, n := range c.w.Nodes[o.Nodes:] {
+			if _, err := c.w.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return phases, err
+	}
+	phases = append(phases, p)
+	p, err = driftCheck(ctx, c.w, c.services)
+	return append(phases, p), err
+}
+
+// stormCluster is a storm's World with its Services' load balancers seeded, the cluster as a
+// restarted CCM finds it, and the upstream service controller over it (started by run).
+type stormCluster struct {
+	o        StormOptions
+	w        *World
+	services []*v1.Service
+	counting *countingLB
+	sc       *servicecontroller.Controller
+}
+
+// newStormCluster builds a storm's World of o.Nodes+o.Added instances, seeds o.Services load
+// balancers (the first created through the Cloud, the others copied from it into ocitest's
+// state), puts the Services and the first o.Nodes Nodes in the fake API, and builds a new Cloud
+// (a restart) and the service controller, at real time with OCI's limits. Close c.w when done.
+func newStormCluster(ctx context.Context, o StormOptions) (*stormCluster, error) {
 	// The CCM's own limiter is set to OCI's limits, as an operator would for a tenancy with
 	// these limits (rateLimiter in cloud-provider.yaml); the default 5 writes/s would make the
 	// floor twice writes ÷ OCI's limit.
@@ -230,11 +281,20 @@ func Storm(o StormOptions) ([]Phase, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
+	c := &stormCluster{o: o, w: w}
+	if err := c.seed(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *stormCluster) seed(ctx context.Context) error {
+	w, o := c.w, c.o
 	nodes := w.Nodes[:o.Nodes]
 	first := stormService(0)
 	if _, err := w.LB.EnsureLoadBalancer(quiet, "bench", first, nodes); err != nil {
-		return nil, fmt.Errorf("seeding: %w", err)
+		return fmt.Errorf("seeding: %w", err)
 	}
 	var template loadbalancer.LoadBalancer
 	for _, l := range w.Srv.LoadBalancers() {
@@ -245,41 +305,35 @@ func Storm(o StormOptions) ([]Phase, error) {
 		s := stormService(i)
 		backends, err := backendsOf(s, nodes, w.cfg)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		l, err := copyFor(template, first, s, w.LB.GetLoadBalancerName(quiet, "bench", s), backends)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		services = append(services, withIngress(s, w.Srv.AddLoadBalancer(l)))
 	}
+	c.services = services
 	// The cluster as the restarted controller finds it: the Services and the original Nodes.
-	ctx, cancel := context.WithCancel(quiet)
-	defer cancel()
 	for _, s := range services {
 		if _, err := w.Kube.CoreV1().Services("default").Create(ctx, s, metav1.CreateOptions{}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, n := range w.Nodes[o.Nodes:] {
 		if err := w.Kube.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// A new Cloud (a restart) with its informers, and the server's limits from now on.
 	if err := w.newCloud(true); err != nil {
-		return nil, err
-	}
-	limits := func() {
-		scale := w.Clock.Scale()
-		w.Srv.SetRateLimit(ocitest.ClassWrite, o.WriteQPS/scale, max(1, int(o.WriteQPS)))
-		w.Srv.SetRateLimit(ocitest.ClassRead, o.ReadQPS/scale, max(1, int(o.ReadQPS)))
+		return err
 	}
 	// The restart phase waits for nothing but this machine's CPU: it runs at real time (see
 	// Clock.SetScale), so its figures are real time's, the one-minute window in which the
 	// restart's listing stands in for reads included. The node phase runs at the storm's speed.
 	w.Clock.SetScale(1)
-	limits()
+	c.limits()
 	// Events cost the API server, not the CCM: the fake clientset's tracker spent a tenth of the
 	// storm's CPU storing them, which the 100× clock multiplies. They are accepted and dropped.
 	drop := func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
@@ -290,106 +344,100 @@ func Storm(o StormOptions) ([]Phase, error) {
 	}
 	w.Kube.PrependReactor("create", "events", drop)
 	w.Kube.PrependReactor("patch", "events", drop)
-	counting := &countingLB{LoadBalancer: w.LB, clock: w.Clock}
+	c.counting = &countingLB{LoadBalancer: w.LB, clock: w.Clock}
 	factory := informers.NewSharedInformerFactory(w.Kube, 0)
-	sc, err := servicecontroller.New(countingCloud{Interface: w.Cloud, lb: counting}, w.Kube,
+	sc, err := servicecontroller.New(countingCloud{Interface: w.Cloud, lb: c.counting}, w.Kube,
 		factory.Core().V1().Services(), factory.Core().V1().Nodes(), "bench", featuregate.NewFeatureGate())
 	if err != nil {
-		return nil, err
+		return err
 	}
+	c.sc = sc
 	factory.Start(ctx.Done())
+	return nil
+}
 
-	var phases []Phase
-	measure := func(name string, want int64, nodes []*v1.Node, start func() error) error {
-		backends := map[string]map[string]bool{}
-		for _, s := range services {
-			b, err := backendsOf(s, nodes, w.cfg)
-			if err != nil {
-				return err
-			}
-			backends[s.Namespace+"/"+s.Name] = b
+// limits sets OCI's limits on the server for the clock's current speed.
+func (c *stormCluster) limits() {
+	scale := c.w.Clock.Scale()
+	c.w.Srv.SetRateLimit(ocitest.ClassWrite, c.o.WriteQPS/scale, max(1, int(c.o.WriteQPS)))
+	c.w.Srv.SetRateLimit(ocitest.ClassRead, c.o.ReadQPS/scale, max(1, int(c.o.ReadQPS)))
+}
+
+// run starts the service controller with o.Workers workers, until ctx ends.
+func (c *stormCluster) run(ctx context.Context) {
+	go c.sc.Run(ctx, c.o.Workers, controllersmetrics.NewControllerManagerMetrics("bench"))
+}
+
+// measure runs one phase: start, then waits until it converged (at least want reconciles, and
+// OCI's state as lb chooses it for the Services on nodes) or o.Cap, and reports it.
+func (c *stormCluster) measure(name string, want int64, nodes []*v1.Node, start func() error) (Phase, error) {
+	w, o, counting, services := c.w, c.o, c.counting, c.services
+	backends := map[string]map[string]bool{}
+	for _, s := range services {
+		b, err := backendsOf(s, nodes, w.cfg)
+		if err != nil {
+			return Phase{}, err
 		}
-		before := w.Srv.Calls()
-		t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
-		base, busy0, failed0 := counting.ok.Load(), counting.busy.Load(), counting.failed.Load()
-		if err := start(); err != nil {
-			return err
-		}
-		// Converged: at least want reconciles since the start, none running, none finished for
-		// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events); and then
-		// OCI's state: every work request finished and every load balancer holding its backends.
-		// The controller's calls returning is not enough: a node sync returns once OCI accepted
-		// its changes (engine.Reconciler.Update).
-		var oci ociProgress
-		converged := false
-		for time.Since(r0) < o.Cap && !converged {
-			time.Sleep(20 * time.Millisecond)
-			idle := w.Clock.Since(time.Unix(0, counting.last.Load()))
-			if counting.ok.Load()-base < want || counting.inflight.Load() != 0 || idle <= 50*time.Second {
-				continue
-			}
-			if oci = workProgress(w.Srv, t0); oci.pending > 0 {
-				continue
-			}
-			// Nothing runs in OCI: its state is final unless a requeue comes. Reading every load
-			// balancer costs this machine about a second: not every 20 ms.
-			if converged = ociConverged(w.Srv, backends, &oci) == len(services); !converged {
-				time.Sleep(2 * time.Second)
-			}
-		}
-		calls := w.Srv.Calls().Since(before)
-		cpu, waited, wall := processCPU()-cpu0, cpuWait()-wait0, time.Since(r0)
-		if !converged {
-			oci = workProgress(w.Srv, t0)
-			ociConverged(w.Srv, backends, &oci)
-		}
-		p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
-			Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
-			Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
-			FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
-		p.FirstError, _ = counting.firstErr.Load().(string)
-		p.Reconciles = counting.ok.Load() - base + counting.failed.Load() - failed0
-		p.AcceptedPer10s = acceptedPer10s(w.Srv, t0)
-		p.Busy = time.Duration(counting.busy.Load() - busy0)
-		if !converged {
-			p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding their backends",
-				counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
-		}
-		// The later of the last reconcile and the last work request: both in the clock's time,
-		// not when this loop looked.
-		p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
-		if oci.lastFinished.After(t0) {
-			p.Took = max(p.Took, oci.lastFinished.Sub(t0))
-			p.LastAccepted, p.LastRan = oci.lastAccepted.Sub(t0), oci.lastRan
-		}
-		if !converged {
-			p.Took = w.Clock.Since(t0) // cut short: the time it ran
-		}
-		p.Floor = time.Duration(float64(p.Writes) / o.WriteQPS * float64(time.Second))
-		phases = append(phases, p)
-		return nil
+		backends[s.Namespace+"/"+s.Name] = b
 	}
-	if err := measure("restart: service controller starts", int64(o.Services), nodes, func() error {
-		go sc.Run(ctx, o.Workers, controllersmetrics.NewControllerManagerMetrics("bench"))
-		return nil
-	}); err != nil {
-		return nil, err
+	before := w.Srv.Calls()
+	t0, r0, cpu0, wait0 := w.Clock.Now(), time.Now(), processCPU(), cpuWait()
+	base, busy0, failed0 := counting.ok.Load(), counting.busy.Load(), counting.failed.Load()
+	if err := start(); err != nil {
+		return Phase{}, err
 	}
-	w.Clock.SetScale(w.scale)
-	limits()
-	err = measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), w.Nodes, func() error {
-		for _, n := range w.Nodes[o.Nodes:] {
-			if _, err := w.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-				return err
-			}
+	// Converged: at least want reconciles since the start, none running, none finished for
+	// 500 ms of real time (50 s at the 100× clock: node syncs of later Node events); and then
+	// OCI's state: every work request finished and every load balancer holding its backends.
+	// The controller's calls returning is not enough: a node sync returns once OCI accepted
+	// its changes (engine.Reconciler.Update).
+	var oci ociProgress
+	converged := false
+	for time.Since(r0) < o.Cap && !converged {
+		time.Sleep(20 * time.Millisecond)
+		idle := w.Clock.Since(time.Unix(0, counting.last.Load()))
+		if counting.ok.Load()-base < want || counting.inflight.Load() != 0 || idle <= 50*time.Second {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return phases, err
+		if oci = workProgress(w.Srv, t0); oci.pending > 0 {
+			continue
+		}
+		// Nothing runs in OCI: its state is final unless a requeue comes. Reading every load
+		// balancer costs this machine about a second: not every 20 ms.
+		if converged = ociConverged(w.Srv, backends, &oci) == len(services); !converged {
+			time.Sleep(2 * time.Second)
+		}
 	}
-	p, err := driftCheck(ctx, w, services)
-	return append(phases, p), err
+	calls := w.Srv.Calls().Since(before)
+	cpu, waited, wall := processCPU()-cpu0, cpuWait()-wait0, time.Since(r0)
+	if !converged {
+		oci = workProgress(w.Srv, t0)
+		ociConverged(w.Srv, backends, &oci)
+	}
+	p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
+		Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
+		Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
+		FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}
+	p.FirstError, _ = counting.firstErr.Load().(string)
+	p.Reconciles = counting.ok.Load() - base + counting.failed.Load() - failed0
+	p.AcceptedPer10s = acceptedPer10s(w.Srv, t0)
+	p.Busy = time.Duration(counting.busy.Load() - busy0)
+	if !converged {
+		p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding their backends",
+			counting.ok.Load()-base, want, counting.inflight.Load(), oci.pending, oci.holding)
+	}
+	// The later of the last reconcile and the last work request: both in the clock's time,
+	// not when this loop looked.
+	p.Took = time.Unix(0, counting.last.Load()).Sub(t0)
+	if oci.lastFinished.After(t0) {
+		p.Took = max(p.Took, oci.lastFinished.Sub(t0))
+		p.LastAccepted, p.LastRan = oci.lastAccepted.Sub(t0), oci.lastRan
+	}
+	if !converged {
+		p.Took = w.Clock.Since(t0) // cut short: the time it ran
+	}
+	p.Floor = time.Duration(float64(p.Writes) / o.WriteQPS * float64(time.Second))
+	return p, nil
 }
 
 // driftCheck changes two of the storm's load balancers out of band, one listener deleted and one
