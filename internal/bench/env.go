@@ -70,18 +70,23 @@ type WorldOptions struct {
 	OpenNodePortRange bool
 }
 
-// tenancy is ocitest's default tenancy with n instances in a /21 node subnet.
+// tenancy is ocitest's default tenancy with n instances in a node subnet of /21 (2,043 usable
+// addresses after OCI's reserved ones), or /19 for more.
 func tenancy(n int) ocitest.Tenancy {
 	t := ocitest.DefaultTenancy()
 	t.Instances = nil
+	cidr := "10.0.8.0/21"
+	if n > 2000 {
+		cidr = "10.0.32.0/19"
+	}
 	for i := range t.Subnets {
 		if t.Subnets[i].Name == "nodes" {
-			t.Subnets[i].CIDR = "10.0.8.0/21"
+			t.Subnets[i].CIDR = cidr
 		}
 	}
 	for i := range t.SecurityLists {
 		if t.SecurityLists[i].Name == "nodes" {
-			t.SecurityLists[i].Ingress[0].CIDR = "10.0.8.0/21"
+			t.SecurityLists[i].Ingress[0].CIDR = cidr
 		}
 	}
 	for i := 1; i <= n; i++ {

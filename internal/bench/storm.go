@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,6 +56,20 @@ type StormOptions struct {
 	// range (loadBalancer.openNodePortRange), without which 1,000 Services cannot fit OCI's
 	// 200 rules per list.
 	Mode config.SecurityListMode
+	// NewServiceAt, if not zero, creates a new Service this long (in the clock's time) into the
+	// node phase, and after the storm another one alone, and reports both times to an IP
+	// (issue 31's fair storms: a new Service must not wait behind the storm's deferred updates).
+	NewServiceAt time.Duration
+	// FastRestart runs the restart at Scale too (tests: its times are then this machine's CPU
+	// time multiplied).
+	FastRestart bool
+}
+
+// NewService is how long new Services took to get their IP: Storm created during a storm,
+// Alone once the storm was over, and CreateRun how long OCI ran the create work request of the
+// one in the storm (the bound is Alone + CreateRun + 10 s). Zero where it got none.
+type NewService struct {
+	Storm, Alone, CreateRun time.Duration
 }
 
 // Phase is one phase of a storm: what it cost and how far it got.
@@ -91,8 +106,13 @@ type Phase struct {
 	// AcceptedPer10s counts the work requests OCI accepted in each 10 s of the clock from the
 	// phase's start: a count under the write limit's 100 is write tokens unused.
 	AcceptedPer10s []int
+	// Accepted and Finished are when, from the phase's start, each work request of the phase
+	// was accepted and finished (the finished ones), in order: StormChart draws them.
+	Accepted, Finished []time.Duration
 	// Drift, for the drift check after the storm, is what it was asked to find and found.
 	Drift *DriftFigures
+	// New, for the phase after the drift check, is the fair-storm figures (NewServiceAt).
+	New *NewService
 }
 
 // DriftFigures are a drift check's: of LoadBalancers, Made were changed out of band, and Found
@@ -162,6 +182,7 @@ type countingLB struct {
 	last                 atomic.Int64 // scaled time of the last finished reconcile, UnixNano
 	busy                 atomic.Int64 // scaled time spent in reconciles, summed over them, ns
 	firstErr             atomic.Value // the first failed reconcile's error message
+	ensured              sync.Map     // Service name → the clock's time of its first successful EnsureLoadBalancer
 }
 
 func (c *countingLB) begin() time.Time {
@@ -186,6 +207,9 @@ func (c *countingLB) EnsureLoadBalancer(ctx context.Context, cluster string, s *
 	t0 := c.begin()
 	st, err := c.LoadBalancer.EnsureLoadBalancer(ctx, cluster, s, n)
 	c.end(t0, err)
+	if err == nil && st != nil && len(st.Ingress) > 0 {
+		c.ensured.LoadOrStore(s.Name, c.clock.Now())
+	}
 	return st, err
 }
 
@@ -237,11 +261,20 @@ func Storm(o StormOptions) ([]Phase, error) {
 	phases = append(phases, p)
 	c.w.Clock.SetScale(c.w.scale)
 	c.limits()
+	var created chan time.Time // when the Service created in the storm was
 	p, err = c.measure(fmt.Sprintf("%d nodes added at once", o.Added), int64(o.Services), c.w.Nodes, func() error {
 		for _, n := range c.w.Nodes[o.Nodes:] {
 			if _, err := c.w.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 				return err
 			}
+		}
+		if o.NewServiceAt > 0 {
+			created = make(chan time.Time, 1)
+			go func() {
+				if c.w.Clock.Sleep(ctx, o.NewServiceAt) == nil {
+					created <- c.create(ctx, stormService(o.Services))
+				}
+			}()
 		}
 		return nil
 	})
@@ -250,7 +283,57 @@ func Storm(o StormOptions) ([]Phase, error) {
 	}
 	phases = append(phases, p)
 	p, err = driftCheck(ctx, c.w, c.services)
-	return append(phases, p), err
+	phases = append(phases, p)
+	if err != nil || created == nil {
+		return phases, err
+	}
+	newp, err := c.fairStorm(ctx, created)
+	return append(phases, newp), err
+}
+
+// create creates s in the fake API and returns when, in the clock's time (the zero time if it
+// could not).
+func (c *stormCluster) create(ctx context.Context, s *v1.Service) time.Time {
+	s = s.DeepCopy()
+	s.Status = v1.ServiceStatus{}
+	t := c.w.Clock.Now()
+	if _, err := c.w.Kube.CoreV1().Services(s.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// timeToIP waits (up to o.Cap of real time) for the first successful EnsureLoadBalancer of the
+// Service named name, created at t0, and returns how long after t0 it was; 0 if none came.
+func (c *stormCluster) timeToIP(name string, t0 time.Time) time.Duration {
+	for start := time.Now(); time.Since(start) < c.o.Cap; time.Sleep(20 * time.Millisecond) {
+		if t, ok := c.counting.ensured.Load(name); ok && !t0.IsZero() {
+			return t.(time.Time).Sub(t0)
+		}
+	}
+	return 0
+}
+
+// fairStorm reports the Service created in the storm's node phase (its creation time comes on
+// created), and creates another once all is quiet and reports it alone.
+func (c *stormCluster) fairStorm(ctx context.Context, created chan time.Time) (Phase, error) {
+	var f NewService
+	stormSvc := stormService(c.o.Services)
+	select {
+	case t0 := <-created:
+		f.Storm = c.timeToIP(stormSvc.Name, t0)
+	default: // the node phase ended before NewServiceAt
+	}
+	for _, wr := range c.w.Srv.WorkRequests() {
+		if wr.Operation == "CreateLoadBalancer" && !wr.TimeFinished.IsZero() {
+			if l, ok := c.w.Srv.LoadBalancer(wr.ResourceID); ok && l.FreeformTags[model.TagService] == stormSvc.Namespace+"/"+stormSvc.Name {
+				f.CreateRun = wr.TimeFinished.Sub(wr.TimeStarted)
+			}
+		}
+	}
+	alone := stormService(c.o.Services + 1)
+	f.Alone = c.timeToIP(alone.Name, c.create(ctx, alone))
+	return Phase{Name: "a new Service created during the storm, and one alone", New: &f}, nil
 }
 
 // stormCluster is a storm's World with its Services' load balancers seeded, the cluster as a
@@ -332,7 +415,9 @@ func (c *stormCluster) seed(ctx context.Context) error {
 	// The restart phase waits for nothing but this machine's CPU: it runs at real time (see
 	// Clock.SetScale), so its figures are real time's, the one-minute window in which the
 	// restart's listing stands in for reads included. The node phase runs at the storm's speed.
-	w.Clock.SetScale(1)
+	if !o.FastRestart {
+		w.Clock.SetScale(1)
+	}
 	c.limits()
 	// Events cost the API server, not the CCM: the fake clientset's tracker spent a tenth of the
 	// storm's CPU storing them, which the 100× clock multiplies. They are accepted and dropped.
@@ -421,6 +506,7 @@ func (c *stormCluster) measure(name string, want int64, nodes []*v1.Node, start 
 	p.FirstError, _ = counting.firstErr.Load().(string)
 	p.Reconciles = counting.ok.Load() - base + counting.failed.Load() - failed0
 	p.AcceptedPer10s = acceptedPer10s(w.Srv, t0)
+	p.Accepted, p.Finished = workTimes(w.Srv, t0)
 	p.Busy = time.Duration(counting.busy.Load() - busy0)
 	if !converged {
 		p.CutShort = fmt.Sprintf("%d of %d reconciles since the phase began, %d running, %d work requests unfinished, %d load balancers holding their backends",
@@ -556,6 +642,23 @@ func workProgress(srv *ocitest.Server, t0 time.Time) ociProgress {
 		}
 	}
 	return p
+}
+
+// workTimes returns when, from t0, each work request accepted since t0 was accepted and
+// finished (those finished), each in order.
+func workTimes(srv *ocitest.Server, t0 time.Time) (accepted, finished []time.Duration) {
+	for _, wr := range srv.WorkRequests() {
+		if wr.TimeAccepted.Before(t0) {
+			continue
+		}
+		accepted = append(accepted, wr.TimeAccepted.Sub(t0))
+		if !wr.TimeFinished.IsZero() {
+			finished = append(finished, wr.TimeFinished.Sub(t0))
+		}
+	}
+	slices.Sort(accepted)
+	slices.Sort(finished)
+	return accepted, finished
 }
 
 // acceptedPer10s counts the work requests accepted in each 10 s of the clock since t0.
@@ -729,6 +832,9 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | failed work requests | most rules in a list | time | projected for all | floor (writes ÷ limit, projected) | ratio | goal |")
 	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, p := range ps {
+		if p.New != nil {
+			continue // below the table
+		}
 		// A phase cut short is projected linearly to all Services, its floor too.
 		done := min(max(p.Done, 1), p.Of)
 		scale := float64(p.Of) / float64(done)
@@ -786,9 +892,47 @@ func WriteStorm(out io.Writer, title string, ps []Phase) {
 			fmt.Fprintf(out, "\n%s, cut short: %s.\n", p.Name, p.CutShort)
 		}
 	}
-	if n := len(ps); n > 0 && ps[n-1].FirstError != "" {
-		fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", ps[n-1].FirstError)
+	for _, p := range ps {
+		if p.New != nil {
+			fmt.Fprintf(out, "\n%s\n", p.New)
+		}
 	}
+	for i := len(ps) - 1; i >= 0; i-- {
+		if ps[i].FirstError != "" {
+			fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", ps[i].FirstError)
+			break
+		}
+	}
+}
+
+// fairSlack is what a Service created in a storm may take beyond its time alone and one create
+// work request (issue 31).
+const fairSlack = 10 * time.Second
+
+// Bound is the time to an IP a Service created in a storm should keep within: its time alone,
+// plus one create work request, plus fairSlack; 0 without both figures.
+func (n NewService) Bound() time.Duration {
+	if n.Alone == 0 || n.CreateRun == 0 {
+		return 0
+	}
+	return n.Alone + n.CreateRun + fairSlack
+}
+
+// String reports the fair-storm figures and the goal.
+func (n NewService) String() string {
+	if n.Storm == 0 {
+		return "A new Service created during the storm: **miss**: it got no IP (or the node phase ended before it was created)."
+	}
+	goal := "met"
+	switch b := n.Bound(); {
+	case b == 0:
+		goal = "**miss**: no figure alone or no create work request to bound it"
+	case n.Storm > b:
+		goal = fmt.Sprintf("**miss**: %s > %s", secs(n.Storm), secs(b))
+	}
+	return fmt.Sprintf("A new Service created during the storm's node phase got its IP in %s; one created alone after the storm in %s; "+
+		"the first one's create work request ran %s, so the bound is %s + %s + %s = %s: %s.",
+		secs(n.Storm), secs(n.Alone), secs(n.CreateRun), secs(n.Alone), secs(n.CreateRun), secs(fairSlack), secs(n.Bound()), goal)
 }
 
 // LoadAverage is the machine's 1-minute load average and CPU count, e.g. "3.86 on 2 CPUs": the

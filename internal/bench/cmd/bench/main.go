@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ func main() {
 	stormSyncs := flag.String("storm-syncs", "1,10", "the storm's --concurrent-service-syncs values, comma-separated")
 	stormMode := flag.String("storm-mode", "None", "the storm's security-list management mode: None, or All (with loadBalancer.openNodePortRange)")
 	stormSpeed := flag.Float64("storm-speed", 0, "how many times faster than real time the storm's node phase runs (1: real time; 0: see stormSpeedFor)")
+	big := flag.String("big", "2000x5000", "the big cluster: Services x nodes (\"\" skips it; -quick: 100x1000)")
+	bigOnly := flag.Bool("big-only", false, "run only the big-cluster scenarios")
+	bigSpeed := flag.Float64("big-speed", defaultBigSpeed, "how many times faster than real time the big cluster's node phases run")
+	charts := flag.String("charts", "", "write the SVG charts (storm.svg, calls.svg, bigcluster.svg) into this directory")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -46,14 +51,24 @@ func main() {
 	klog.SetLogger(logr.Discard())
 	fmt.Printf("Machine load (1-minute load average) at the start: %s.\n\n", bench.LoadAverage())
 	var err error
+	if *quick && *big == "2000x5000" {
+		*big = "100x1000"
+	}
 	switch {
 	case *throttledOnly:
 		err = bench.Throttled(os.Stdout)
+	case *bigOnly:
 	case !*stormOnly:
 		err = run(*quick)
 	}
-	if err == nil && *storm != "" && !*throttledOnly {
+	if err == nil && *storm != "" && !*throttledOnly && !*bigOnly {
 		err = runStorm(*storm, *stormSpeed, config.SecurityListMode(*stormMode), *stormSyncs)
+	}
+	if err == nil && *big != "" && !*throttledOnly && !*stormOnly {
+		err = runBig(*big, *bigSpeed)
+	}
+	if err == nil && *charts != "" {
+		err = writeCharts(*charts)
 	}
 	fmt.Printf("\nMachine load (1-minute load average) at the end: %s.\n", bench.LoadAverage())
 	if err != nil {
@@ -95,6 +110,7 @@ func run(quick bool) error {
 		return err
 	}
 	report("OCI's realistic profile (create 60–120 s, delete 30–60 s, other changes 20–40 s)", 0, ms)
+	figures.realistic = ms
 	fmt.Fprintln(out, "\n#### Single-Service goals missed")
 	fmt.Fprintln(out)
 	if len(missed) == 0 {
@@ -146,6 +162,10 @@ const (
 	stormCapReal = 400 * time.Second
 )
 
+// newServiceAt is when, into the storm's node phase, the fair-storm check creates its Service:
+// by then the node sync has sent its first writes and deferred most of the others.
+const newServiceAt = 60 * time.Second
+
 func runStorm(size string, speed float64, mode config.SecurityListMode, syncs string) error {
 	var services, nodes int
 	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
@@ -193,13 +213,108 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 		if sp == 0 {
 			sp = stormSpeedFor(workers)
 		}
+		// The fair-storm check runs with more than one worker, where the clock is fast: its Service
+		// created alone waits for a create work request (60–120 s), a minute or two at real time.
+		var newAt time.Duration
+		if workers > 1 {
+			newAt = newServiceAt
+		}
 		ps, err := bench.Storm(bench.StormOptions{Services: services, Nodes: nodes, Added: 10, Workers: workers,
-			WriteQPS: 10, ReadQPS: 50, Cap: min(time.Duration(float64(stormCap)/sp), stormCapReal), Scale: 1 / sp, Mode: mode})
+			WriteQPS: 10, ReadQPS: 50, Cap: min(time.Duration(float64(stormCap)/sp), stormCapReal), Scale: 1 / sp, Mode: mode,
+			NewServiceAt: newAt})
 		if err != nil {
 			return err
 		}
 		bench.WriteStorm(out, fmt.Sprintf("--concurrent-service-syncs=%d, node phase at %gx", workers, sp), ps)
+		if len(ps) > 1 {
+			figures.storm, figures.stormTitle = &ps[1], fmt.Sprintf("%d Services × %d nodes, %d nodes added, %d workers", services, nodes, 10, workers)
+		}
 	}
 	fmt.Fprintf(out, "\nPeak RSS of the whole run (harness, ocitest's state and the CCM together): %s\n", bench.PeakRSS())
+	return nil
+}
+
+// defaultBigSpeed is the clock of the big cluster's node phases: see runBig.
+const defaultBigSpeed = 3
+
+// runBig runs the big-cluster scenarios (issue 31) at size, "Services x nodes".
+func runBig(size string, speed float64) error {
+	var services, nodes int
+	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
+		return fmt.Errorf("-big %q: want e.g. 2000x5000: %w", size, err)
+	}
+	if speed <= 0 {
+		return fmt.Errorf("-big-speed %g: want a positive number", speed)
+	}
+	replaced := nodes / 10
+	out := os.Stdout
+	fmt.Fprintf(out, "\n### Big cluster: %d Services x %d Nodes, node phases at %gx (the steady state: 1x)\n\n", services, nodes, speed)
+	fmt.Fprintln(out, "As the storm (the service controller over a fake clientset, OCI's realistic durations, 10 writes/s and 50 reads/s")
+	fmt.Fprintln(out, "on both sides, load balancers copied into ocitest's state), security lists mode None, 10 workers. Each Service has")
+	fmt.Fprintln(out, "two ports and its own subset of 256 Nodes (loadBalancer.backendSubset: auto; OCI allows 512 backends per load balancer).")
+	fmt.Fprintln(out, "Phases: the steady state (the restarted service controller syncs every Service, nothing to change); one Node added;")
+	fmt.Fprintf(out, "one Node removed; a rolling replacement of %d Nodes (10%%: each new Node created, then an old one deleted, pair after\n", replaced)
+	fmt.Fprintln(out, "pair without pause). The floor of a phase that writes is the later of its writes ÷ 10/s plus its shortest work request")
+	fmt.Fprintln(out, "and the longest chain of work requests OCI ran one after another on one load balancer: with a few hundred writes,")
+	fmt.Fprintln(out, "OCI's 20–40 s per backend-set change, not the rate, sets it. \"Backends moved\" are read from OCI's state before and")
+	fmt.Fprintln(out, "after. Upstream's reads and writes are its pattern (every Service's load balancer read on a sync, every backend set")
+	fmt.Fprintln(out, "written when Nodes change, each holding every Node); at this size OCI would refuse its load balancers (over 512 backends).")
+	b, err := bench.RunBigCluster(bench.BigClusterOptions{Services: services, Nodes: nodes, Replaced: replaced, Workers: 10,
+		WriteQPS: 10, ReadQPS: 50, Cap: min(time.Duration(float64(stormCap)/speed), stormCapReal), Scale: 1 / speed})
+	bench.WriteBigCluster(out, fmt.Sprintf("%d Services x %d Nodes", services, nodes), b)
+	figures.big = &b
+	return err
+}
+
+// figures are what the charts draw, as the scenarios measured them.
+var figures struct {
+	realistic  []bench.Measure
+	storm      *bench.Phase // the node phase of the last storm run
+	stormTitle string
+	big        *bench.BigCluster
+}
+
+// writeCharts writes the charts of what ran into dir: storm.svg (the storm's work requests over
+// time against the write floor), calls.svg (a single Service's calls per scenario at OCI's
+// realistic durations, ours and upstream's pattern), bigcluster.svg (the big cluster's writes
+// per phase, ours and upstream's pattern).
+func writeCharts(dir string) error {
+	write := func(name string, draw func(f *os.File) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := draw(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if p := figures.storm; p != nil {
+		if err := write("storm.svg", func(f *os.File) error {
+			return bench.StormChart(f, "Storm: "+figures.stormTitle, *p, 10)
+		}); err != nil {
+			return err
+		}
+	}
+	if ms := figures.realistic; len(ms) > 0 {
+		var bars []bench.Bar
+		for _, m := range ms {
+			bars = append(bars, bench.Bar{Label: m.Scenario, Ours: float64(m.Calls()), Upstream: float64(m.Upstream)})
+		}
+		if err := write("calls.svg", func(f *os.File) error {
+			return bench.BarChart(f, "One Service, OCI's realistic durations: calls per scenario", "OCI calls (reads, writes and polls)", bars)
+		}); err != nil {
+			return err
+		}
+	}
+	if b := figures.big; b != nil && len(b.Phases) > 0 {
+		if err := write("bigcluster.svg", func(f *os.File) error {
+			return bench.BarChart(f, fmt.Sprintf("%d Services × %d Nodes: writes per phase", b.Options.Services, b.Options.Nodes),
+				"writes (work requests)", bench.BigClusterBars(*b))
+		}); err != nil {
+			return err
+		}
+	}
 	return nil
 }

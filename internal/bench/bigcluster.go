@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/oci-ccm/oci-ccm/lb/model"
+	"github.com/oci-ccm/oci-ccm/ociclient/ocitest"
+)
+
+// BigClusterOptions shape the big-cluster scenarios (issue 31): Services two-port Services on
+// Nodes Nodes, each Service's backends its own subset (loadBalancer.backendSubset: auto).
+type BigClusterOptions struct {
+	Services, Nodes int
+	// Replaced is how many Nodes the rolling replacement replaces.
+	Replaced int
+	// Workers is the service controller's --concurrent-service-syncs.
+	Workers int
+	// WriteQPS and ReadQPS are OCI's limits (real-time calls per second).
+	WriteQPS, ReadQPS float64
+	// Cap bounds the real time each phase may run.
+	Cap time.Duration
+	// Scale is the clock's speed in the node phases, as StormOptions.Scale; the steady state
+	// runs at real time, as the storm's restart does.
+	Scale float64
+	// FastSteady runs the steady state at Scale too (StormOptions.FastRestart).
+	FastSteady bool
+}
+
+// BigCluster is what the big-cluster scenarios measured.
+type BigCluster struct {
+	Options BigClusterOptions
+	// Phases are the steady state (a restart's resync with nothing to change), one Node added,
+	// one Node removed and the rolling replacement, each with Floor as chainFloor has it.
+	Phases []Phase
+	// Moved is, per phase, the backends each load balancer's backend sets gained or lost in OCI.
+	Moved []Moved
+	// HeapBefore is the heap in use after a GC once the World was seeded (ocitest's state, the
+	// fake API's objects, the harness) and before the CCM and the service controller started;
+	// HeapAfter the same after the steady state, with the CCM's informers and caches filled.
+	HeapBefore, HeapAfter uint64
+}
+
+// Moved counts the backends a phase moved: Services is how many load balancers' backends
+// changed, Most the most backends added plus removed in one backend set.
+type Moved struct {
+	Services, Most int
+}
+
+// backendsByService is every load balancer's backend addresses per backend set, by the
+// namespace/name of its Service.
+type backendsByService map[string]map[string][]string
+
+// ociBackends reads the backends of every load balancer from ocitest's state.
+func ociBackends(srv *ocitest.Server) backendsByService {
+	out := backendsByService{}
+	for _, l := range srv.LoadBalancers() {
+		sets := map[string][]string{}
+		for name, set := range l.BackendSets {
+			for _, b := range set.Backends {
+				if b.IpAddress != nil {
+					sets[name] = append(sets[name], *b.IpAddress)
+				}
+			}
+		}
+		out[l.FreeformTags[model.TagService]] = sets
+	}
+	return out
+}
+
+// moved compares two reads of ociBackends.
+func moved(before, after backendsByService) Moved {
+	var m Moved
+	for svc, sets := range after {
+		most := 0
+		for name, ips := range sets {
+			was := before[svc][name]
+			n := 0
+			for _, ip := range ips {
+				if !slices.Contains(was, ip) {
+					n++
+				}
+			}
+			for _, ip := range was {
+				if !slices.Contains(ips, ip) {
+					n++
+				}
+			}
+			most = max(most, n)
+		}
+		if most > 0 {
+			m.Services++
+		}
+		m.Most = max(m.Most, most)
+	}
+	return m
+}
+
+// chainFloor is the least time the work requests a phase wrote since t0 could take: the later
+// of the write limit (the last of writes accepted at writes ÷ qps at the earliest) plus the
+// shortest of them, and the longest chain OCI runs one after another on one load balancer (the
+// sum of its work requests' runs). With a few hundred writes a work request's 20–40 s, not the
+// rate, is most of it.
+func chainFloor(srv *ocitest.Server, t0 time.Time, writes int, qps float64) time.Duration {
+	chains := map[string]time.Duration{}
+	shortest := time.Duration(0)
+	for _, wr := range srv.WorkRequests() {
+		if wr.TimeAccepted.Before(t0) || wr.TimeFinished.IsZero() {
+			continue
+		}
+		run := wr.TimeFinished.Sub(wr.TimeStarted)
+		chains[wr.ResourceID] += run
+		if shortest == 0 || run < shortest {
+			shortest = run
+		}
+	}
+	longest := time.Duration(0)
+	for _, c := range chains {
+		longest = max(longest, c)
+	}
+	rate := time.Duration(float64(writes)/qps*float64(time.Second)) + shortest
+	return max(rate, longest)
+}
+
+// heapInUse is the heap in use after a full GC.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// RunBigCluster seeds o.Services load balancers over o.Nodes Nodes as Storm does, then measures
+// through the upstream service controller: the steady state (its start: every Service synced
+// against load balancers that need nothing), one Node added, one Node removed, and o.Replaced
+// Nodes replaced (each new Node created, then an old one deleted, one pair after another without
+// pause: a node pool replaced at once), and the heap.
+func RunBigCluster(o BigClusterOptions) (BigCluster, error) {
+	res := BigCluster{Options: o}
+	ctx, cancel := context.WithCancel(quiet)
+	c, err := newStormCluster(ctx, StormOptions{Services: o.Services, Nodes: o.Nodes, Added: 1 + o.Replaced, Workers: o.Workers,
+		WriteQPS: o.WriteQPS, ReadQPS: o.ReadQPS, Cap: o.Cap, Scale: o.Scale, FastRestart: o.FastSteady})
+	if err != nil {
+		cancel()
+		return res, err
+	}
+	defer c.w.Close()
+	defer cancel() // the controller stops before the server
+	w, kube := c.w, c.w.Kube.CoreV1().Nodes()
+	res.HeapBefore = heapInUse()
+	current := slices.Clone(w.Nodes[:o.Nodes])
+	phase := func(name string, start func() error) error {
+		before, t0 := ociBackends(w.Srv), w.Clock.Now()
+		p, err := c.measure(name, int64(o.Services), current, start)
+		if err != nil {
+			return err
+		}
+		if p.Writes > 0 {
+			p.Floor = chainFloor(w.Srv, t0, p.Writes, o.WriteQPS)
+		}
+		res.Phases = append(res.Phases, p)
+		res.Moved = append(res.Moved, moved(before, ociBackends(w.Srv)))
+		return nil
+	}
+	if err := phase("steady state: the service controller's resync, nothing to change", func() error {
+		c.run(ctx)
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	res.HeapAfter = heapInUse()
+	w.Clock.SetScale(w.scale)
+	c.limits()
+	added := w.Nodes[o.Nodes]
+	current = append(current, added)
+	if err := phase("one Node added", func() error {
+		_, err := kube.Create(ctx, added, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return res, err
+	}
+	removed := current[0]
+	current = current[1:]
+	if err := phase("one Node removed", func() error {
+		return kube.Delete(ctx, removed.Name, metav1.DeleteOptions{})
+	}); err != nil {
+		return res, err
+	}
+	fresh, old := w.Nodes[o.Nodes+1:], slices.Clone(current[:o.Replaced])
+	current = append(current[o.Replaced:], fresh...)
+	err = phase(fmt.Sprintf("rolling replacement of %d Nodes (%.0f%%)", o.Replaced, 100*float64(o.Replaced)/float64(o.Nodes)), func() error {
+		for i, n := range fresh {
+			if _, err := kube.Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			if err := kube.Delete(ctx, old[i].Name, metav1.DeleteOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// upstreamBig is the upstream CCM's reads and writes for a big-cluster phase, by its pattern:
+// every Service's load balancer read on each sync, and every backend set written when the Nodes
+// change (every Node is a backend of every set, so every set changes). Its load balancers could
+// not exist at this size: OCI allows 512 backends per load balancer.
+func upstreamBig(p Phase, services, ports int) (reads, writes int) {
+	if strings.HasPrefix(p.Name, "steady state") {
+		return services, 0
+	}
+	return services, services * ports
+}
+
+// WriteBigCluster writes the big-cluster table and its notes.
+func WriteBigCluster(out io.Writer, title string, b BigCluster) {
+	o := b.Options
+	fmt.Fprintf(out, "\n#### %s\n\n", title)
+	fmt.Fprintln(out, "| phase | converged in OCI | reads | writes | polls | 429s | failed reconciles | Services whose backends moved | most backends moved in a set | time | floor | ratio | upstream reads | upstream writes | goal |")
+	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	for i, p := range b.Phases {
+		ratio := "—"
+		if p.Floor > 0 {
+			ratio = fmt.Sprintf("%.2f", p.Took.Seconds()/p.Floor.Seconds())
+		}
+		ur, uw := upstreamBig(p, o.Services, 2)
+		m := b.Moved[i]
+		fmt.Fprintf(out, "| %s | %d of %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %d | %d | %s |\n", p.Name, p.Done, p.Of,
+			p.Reads, p.Writes, p.Polls, p.Status429, p.Errors, m.Services, m.Most, secs(p.Took), secs(p.Floor), ratio, ur, uw, bigGoal(p, m, i))
+	}
+	fmt.Fprintln(out)
+	for _, p := range b.Phases {
+		bound := "not bound by the CPU"
+		if p.CPUShare() > cpuBound {
+			bound = fmt.Sprintf("**CPU-bound** (over %.0f%%: its times overstate OCI's)", cpuBound*100)
+		}
+		fmt.Fprintf(out, "%s: %.1f s of CPU used and %.1f s waited for in %.1f s of real time, %.0f%% of %d CPUs wanted, %s; %d reconciles, %.0f ms each on average.\n",
+			p.Name, p.CPU.Seconds(), p.CPUWait.Seconds(), p.Wall.Seconds(), 100*p.CPUShare(), runtime.NumCPU(), bound,
+			p.Reconciles, float64(p.Busy.Milliseconds())/float64(max(1, p.Reconciles)))
+		if p.CutShort != "" {
+			fmt.Fprintf(out, "%s, cut short: %s.\n", p.Name, p.CutShort)
+		}
+	}
+	fmt.Fprintf(out, "\nHeap in use after a GC at %d Nodes × %d Services: %.0f MiB once seeded, before the CCM started (ocitest's %d load balancers, the fake API's objects, the harness); %.0f MiB after the steady state, so about %.0f MiB for the CCM, the service controller and their informers.\n",
+		o.Nodes, o.Services, mib(b.HeapBefore), o.Services, mib(b.HeapAfter), mib(b.HeapAfter)-mib(b.HeapBefore))
+	if n := len(b.Phases); n > 0 && b.Phases[n-1].FirstError != "" {
+		fmt.Fprintf(out, "\nThe first failed reconcile: %s\n", b.Phases[n-1].FirstError)
+	}
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// Big-cluster goals (issue 31): a single Node's change converges within bigRatio times its floor
+// and moves at most maxMoved backends in any backend set; the steady state writes nothing.
+const (
+	bigRatio = 1.1
+	maxMoved = 2
+)
+
+// bigGoal checks phase i of a big-cluster run: "met", or "**miss**: " and what missed.
+func bigGoal(p Phase, m Moved, i int) string {
+	var miss []string
+	if p.CutShort != "" {
+		miss = append(miss, "cut short")
+	}
+	if p.Errors > 0 {
+		miss = append(miss, fmt.Sprintf("%d failed reconciles", p.Errors))
+	}
+	switch i {
+	case 0:
+		if p.Writes > 0 {
+			miss = append(miss, fmt.Sprintf("%d writes, want none", p.Writes))
+		}
+	case 1, 2:
+		if m.Most > maxMoved {
+			miss = append(miss, fmt.Sprintf("%d backends moved in a set > %d", m.Most, maxMoved))
+		}
+		if p.Floor > 0 && p.Took.Seconds() > bigRatio*p.Floor.Seconds() {
+			miss = append(miss, fmt.Sprintf("%s > %s (%.1f× floor)", secs(p.Took), secs(time.Duration(bigRatio*float64(p.Floor))), bigRatio))
+		}
+	default:
+		return "reported (no goal)"
+	}
+	if len(miss) == 0 {
+		return "met"
+	}
+	return "**miss**: " + strings.Join(miss, "; ")
+}
+
+// BigClusterBars are the big cluster's writes per phase, ours and upstream's pattern, for a
+// BarChart (the steady state writes nothing either way, and is left out).
+func BigClusterBars(b BigCluster) []Bar {
+	var bars []Bar
+	for _, p := range b.Phases {
+		_, uw := upstreamBig(p, b.Options.Services, 2)
+		if uw == 0 && p.Writes == 0 {
+			continue
+		}
+		bars = append(bars, Bar{Label: p.Name, Ours: float64(p.Writes), Upstream: float64(uw)})
+	}
+	return bars
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// In a cluster of 1,000 Nodes a Node joining or leaving moves at most two backends of any
+// backend set (the Node, and the one it displaces from a subset) and writes only the backend
+// sets of the Services whose subset changed; a resync with nothing to change writes nothing.
+func TestBigClusterNodeChangesMoveAtMostTwoBackends(t *testing.T) {
+	const services = 12
+	b, err := RunBigCluster(BigClusterOptions{Services: services, Nodes: 1000, Replaced: 20, Workers: 4,
+		WriteQPS: 10, ReadQPS: 50, Cap: 2 * time.Minute, Scale: 0.02, FastSteady: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Phases) != 4 {
+		t.Fatalf("%d phases, want 4", len(b.Phases))
+	}
+	for i, p := range b.Phases {
+		if p.CutShort != "" || p.Errors > 0 {
+			t.Errorf("%s: cut short %q, %d failed reconciles (%s)", p.Name, p.CutShort, p.Errors, p.FirstError)
+		}
+		t.Logf("%s: %d writes, %d 429s, moved %+v, took %v, floor %v", p.Name, p.Writes, p.Status429, b.Moved[i], p.Took, p.Floor)
+	}
+	if p := b.Phases[0]; p.Writes != 0 {
+		t.Errorf("steady state: %d writes, want none", p.Writes)
+	}
+	for _, i := range []int{1, 2} {
+		p, m := b.Phases[i], b.Moved[i]
+		if m.Most > 2 || m.Most == 0 {
+			t.Errorf("%s: at most %d backends moved in a set, want 1 or 2", p.Name, m.Most)
+		}
+		// A subset of 256 of 1,000 Nodes: a Node enters about a quarter of them, not all.
+		if m.Services == 0 || m.Services == services {
+			t.Errorf("%s: the backends of %d of %d Services moved, want some but not all", p.Name, m.Services, services)
+		}
+		// Two backend sets per Service whose subset changed, and nothing else (a 429 is retried).
+		if p.Writes-p.Status429 != 2*m.Services {
+			t.Errorf("%s: %d writes (%d refused with 429), want 2 for each of the %d Services whose subset changed", p.Name, p.Writes, p.Status429, m.Services)
+		}
+		if p.Floor <= 0 || p.Took < p.Floor {
+			t.Errorf("%s: took %v, floor %v: the floor is not a floor", p.Name, p.Took, p.Floor)
+		}
+	}
+	if b.HeapAfter == 0 || b.HeapBefore == 0 {
+		t.Errorf("heap %d before, %d after, want both", b.HeapBefore, b.HeapAfter)
+	}
+}
+
+// A Service created in the middle of a storm gets its IP, and so does one created alone after it;
+// the report names both and the bound.
+func TestStormReportsANewServicesTimeToIP(t *testing.T) {
+	ps, err := Storm(StormOptions{Services: 20, Nodes: 300, Added: 10, Workers: 4, WriteQPS: 10, ReadQPS: 50,
+		Cap: 2 * time.Minute, Scale: 0.02, FastRestart: true, NewServiceAt: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ps[len(ps)-1].New
+	if n == nil {
+		t.Fatalf("no fair-storm figures in %d phases", len(ps))
+	}
+	if n.Storm <= 0 || n.Alone <= 0 || n.CreateRun <= 0 {
+		t.Errorf("figures %+v, want a time to IP in the storm and alone, and the create's run", *n)
+	}
+	// Each waits at least for its create work request (60–120 s in OCI's profile).
+	if n.Storm < n.CreateRun || n.Alone < time.Minute {
+		t.Errorf("figures %+v: a time to IP shorter than a create work request", *n)
+	}
+	var out strings.Builder
+	WriteStorm(&out, "t", ps)
+	if !strings.Contains(out.String(), "A new Service created during the storm's node phase got its IP in") {
+		t.Errorf("report without the fair-storm line:\n%s", out.String())
+	}
+}
+
+func TestNewServiceBoundIsAloneAndOneCreateAndTenSeconds(t *testing.T) {
+	s := time.Second
+	n := NewService{Storm: 200 * s, Alone: 100 * s, CreateRun: 80 * s}
+	if got := n.Bound(); got != 190*s {
+		t.Errorf("Bound() = %v, want 190s", got)
+	}
+	if got := n.String(); !strings.Contains(got, "**miss**: 200.0 s > 190.0 s") {
+		t.Errorf("String() = %q, want the miss named", got)
+	}
+	n.Storm = 190 * s
+	if got := n.String(); !strings.HasSuffix(got, ": met.") {
+		t.Errorf("String() = %q, want met", got)
+	}
+}
