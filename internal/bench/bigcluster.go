@@ -84,15 +84,9 @@ func moved(before, after backendsByService) Moved {
 	for svc, sets := range after {
 		most := 0
 		for name, ips := range sets {
-			was := before[svc][name]
 			n := 0
-			for _, ip := range ips {
-				if !slices.Contains(was, ip) {
-					n++
-				}
-			}
-			for _, ip := range was {
-				if !slices.Contains(ips, ip) {
+			for _, count := range tally(before[svc][name], ips) {
+				if count != 0 {
 					n++
 				}
 			}
@@ -104,6 +98,19 @@ func moved(before, after backendsByService) Moved {
 		m.Most = max(m.Most, most)
 	}
 	return m
+}
+
+// tally counts each address +1 for each time in after and -1 for each time in before: the ones
+// not zero were added or removed.
+func tally(before, after []string) map[string]int {
+	out := make(map[string]int, len(after))
+	for _, ip := range after {
+		out[ip]++
+	}
+	for _, ip := range before {
+		out[ip]--
+	}
+	return out
 }
 
 // chainFloor is the least time the work requests a phase wrote since t0 could take: the later

@@ -155,10 +155,16 @@ func num(v float64) string {
 // StormChart writes the chart of a storm phase's work requests over time: accepted and finished,
 // counted as they go, against the write limit's floor (qps writes a second from the start).
 func StormChart(w io.Writer, title string, p Phase, qps float64) error {
+	// At most about maxPoints points a line (and always the last): thousands of work requests
+	// would make a file of hundreds of kilobytes for the same picture.
+	const maxPoints = 400
 	cumulative := func(ts []time.Duration) [][2]float64 {
 		pts := [][2]float64{{0, 0}}
+		step := max(1, len(ts)/maxPoints)
 		for i, t := range ts {
-			pts = append(pts, [2]float64{t.Seconds(), float64(i + 1)})
+			if i%step == 0 || i == len(ts)-1 {
+				pts = append(pts, [2]float64{t.Seconds(), float64(i + 1)})
+			}
 		}
 		return pts
 	}
