@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -181,8 +182,12 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	}
 	out := os.Stdout
 	clock := fmt.Sprintf("clock %gx real time", speed)
-	if speed == 0 {
+	oneWorker := slices.Contains(workerCounts, 1)
+	switch {
+	case speed == 0 && oneWorker:
 		clock = fmt.Sprintf("clock real time with one worker, %dx with more", defaultStormSpeed)
+	case speed == 0:
+		clock = fmt.Sprintf("clock %dx real time", defaultStormSpeed)
 	}
 	fmt.Fprintf(out, "\n### Storm: %d Services x %d nodes, 10 nodes added at once, %s (the restart: 1x)\n", services, nodes, clock)
 	fmt.Fprintln(out, "\nThrough k8s.io/cloud-provider's service controller (fake clientset), OCI's realistic durations,")
@@ -204,7 +209,7 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	fmt.Fprintln(out, "\"converged in OCI\" says how far it got, and a phase cut short is projected from it. The restart")
 	fmt.Fprintln(out, "waits for nothing but this machine's CPU, so it runs at real time: a faster clock would multiply that CPU time,")
 	fmt.Fprintln(out, "and with it every age the CCM judges by the clock (the minute its listing stands in for reads).")
-	if speed == 0 {
+	if speed == 0 && oneWorker {
 		fmt.Fprintln(out, "One worker's reconciles run one after the other, so their CPU time is on the storm's critical path and a")
 		fmt.Fprintln(out, "faster clock would multiply it: that storm's node phase runs at real time.")
 	}
