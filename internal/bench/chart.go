@@ -28,13 +28,14 @@ const (
 	legendLineHeight = 16
 )
 
-// niceMax rounds v up to 1, 2 or 5 times a power of ten, for the axis.
+// niceMax rounds v up to 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten, for the axis: a
+// round top, and the lines using most of the height.
 func niceMax(v float64) float64 {
 	if v <= 0 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if v <= m*p {
 			return m * p
 		}

@@ -39,8 +39,8 @@ func TestStormChartDrawsTheFloorAndBothCounts(t *testing.T) {
 			t.Errorf("chart without %q", want)
 		}
 	}
-	// Axes to 50 s and 5 work requests: the floor ends at (2 s, 4), i.e. x = 60 + 2/50*560.
-	if !strings.Contains(svg, "82.4,") {
+	// Axes to 40 s and 4 work requests: the floor ends at (2 s, 4), i.e. x = 60 + 2/40*560.
+	if !strings.Contains(svg, "88.0,40.0") {
 		t.Errorf("the floor does not end at 4 writes ÷ 2/s:\n%s", svg)
 	}
 	if got := strings.Count(svg, "<polyline"); got != 3 {
@@ -64,8 +64,8 @@ func TestBarChartDrawsUpstreamOnlyWhereItHasAFigure(t *testing.T) {
 	}
 }
 
-func TestNiceMaxRoundsUpToOneTwoOrFive(t *testing.T) {
-	for v, want := range map[float64]float64{0: 1, 3: 5, 7: 10, 12: 20, 180: 200, 2000: 2000, 2001: 5000} {
+func TestNiceMaxRoundsUpToARoundTop(t *testing.T) {
+	for v, want := range map[float64]float64{0: 1, 3: 3, 3.5: 4, 7: 8, 12: 15, 180: 200, 2000: 2000, 2050: 2500, 8500: 10000} {
 		if got := niceMax(v); got != want {
 			t.Errorf("niceMax(%g) = %g, want %g", v, got, want)
 		}
