@@ -92,8 +92,9 @@ e2e: build ## End-to-end: the built binary against real etcd + kube-apiserver an
 	@$(call require,./internal/e2e,the e2e suite)
 	etcd="$$($(KUBEBINS)/ensure-etcd.sh | tail -n1)"; \
 	apiserver="$$(KUBE_VERSION='$(KUBE_VERSION)' $(KUBEBINS)/build-kube-apiserver.sh | tail -n1)"; \
-	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
-	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ ./ccm/binding/... && \
+	kubectl="$$($(KUBEBINS)/build-kube-apiserver.sh kubectl | tail -n1)"; \
+	PATH="$$(dirname "$$kubectl"):$$PATH" OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" OCI_CCM_BINARY="$(BINARY)" \
+	$(GO) test -tags e2e -count=1 -timeout 40m ./internal/testcluster/... ./internal/e2e/... ./ccm/preflight/ ./ccm/binding/... ./examples/localcluster/ && \
 	OCI_CCM_ETCD="$$etcd" KUBE_APISERVER="$$apiserver" \
 	$(GO) test -tags e2e -count=1 -timeout 10m -run 'RealCluster' ./ccm/
 
@@ -198,11 +199,11 @@ lint: $(STATICCHECK) ## gofmt, go vet, staticcheck, generated files, license hea
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/kubebins/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./internal/... ./ccm/...
+	$(GO) vet -tags e2e ./internal/... ./ccm/... ./examples/...
 	cd internal/image && $(GO) vet . && $(STATICCHECK) .
 	cd examples/helm/test && $(GO) vet . && $(STATICCHECK) .
 	$(STATICCHECK) ./...
-	$(STATICCHECK) -tags e2e ./internal/e2e/... ./internal/testcluster/... ./ccm/...
+	$(STATICCHECK) -tags e2e ./internal/e2e/... ./internal/testcluster/... ./ccm/... ./examples/...
 	$(GO) run ./internal/docgen -check
 	$(GO) run ./internal/compat -check -out lb/COMPATIBILITY.md -guide ccm/MIGRATION.md -data internal/compatdata/compatibility.json
 	internal/lint/license.sh check

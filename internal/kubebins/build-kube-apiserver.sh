@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver from source (no prebuilt binaries can be downloaded
-# here) and caches it per version, so only the first run pays for the build.
+# Builds kube-apiserver (or kubectl) from source (no prebuilt binaries can be
+# downloaded here) and caches it per version, so only the first run pays for
+# the build.
 #
-# Usage: [KUBE_VERSION=1.36] internal/kubebins/build-kube-apiserver.sh
+# Usage: [KUBE_VERSION=1.36] internal/kubebins/build-kube-apiserver.sh [kubectl]
 #
 # Progress goes to stderr; the last line of stdout is the absolute path of a
-# runnable kube-apiserver whose --version matches the go.mod it was built
-# from. Safe to run many times and from several processes at once: builders
+# runnable kube-apiserver (kubectl with the argument kubectl: the tutorial's
+# test runs the commands the tutorial gives) whose version matches the go.mod
+# it was built from. Safe to run many times and from several processes at once: builders
 # serialise on a lock and the binary appears in the cache only by an atomic
 # rename, so a reader never runs a half-written file.
 #
@@ -21,7 +23,12 @@
 set -euo pipefail
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-pkg="k8s.io/kubernetes/cmd/kube-apiserver"
+cmd="${1:-kube-apiserver}"
+case "$cmd" in
+kube-apiserver | kubectl) ;;
+*) printf 'build-kube-apiserver: error: %s is not kube-apiserver or kubectl\n' "$cmd" >&2; exit 1 ;;
+esac
+pkg="k8s.io/kubernetes/cmd/$cmd"
 
 log() { printf 'build-kube-apiserver: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -84,14 +91,19 @@ if [[ "$want" =~ \.[0-9]+\.[0-9]+$ && "v$want" != "$version" ]]; then
 fi
 
 cache_root="${XDG_CACHE_HOME:-${HOME:?HOME is not set}/.cache}"
-out_dir="$cache_root/oci-ccm/kube-apiserver-$version"
-bin="$out_dir/kube-apiserver"
+out_dir="$cache_root/oci-ccm/kube-apiserver-$version" # kubectl is cached beside it
+bin="$out_dir/$cmd"
 
 # usable reports whether $1 runs and says it is the wanted version. A binary
 # built without the version stamp reports v0.0.0-master and is rebuilt.
 usable() {
 	local got
 	[[ -x "$1" ]] || return 1
+	if [[ "$cmd" == kubectl ]]; then
+		got="$("$1" version --client 2>/dev/null)" || return 1
+		[[ "${got%%$'\n'*}" == "Client Version: $version" ]]
+		return
+	fi
 	got="$("$1" --version 2>/dev/null)" || return 1
 	[[ "$got" == "Kubernetes $version" ]]
 }
@@ -116,8 +128,8 @@ fi
 
 # Holding the lock, no other build is running: partial outputs left by an
 # interrupted build are garbage.
-rm -f "$out_dir"/.kube-apiserver.*
-tmp="$(mktemp "$out_dir/.kube-apiserver.XXXXXX")"
+rm -f "$out_dir"/."$cmd".*
+tmp="$(mktemp "$out_dir/.$cmd.XXXXXX")"
 # Signals exit through the EXIT trap, which removes the partial output.
 trap 'rm -f "$tmp"' EXIT
 trap 'exit 130' INT
@@ -141,7 +153,7 @@ start=$SECONDS
 go build -ldflags "$ldflags" -o "$tmp" "$pkg" ||
 	die "go build of $pkg failed (see the messages above)"
 chmod 0755 "$tmp"
-usable "$tmp" || die "the freshly built binary does not report 'Kubernetes $version'"
+usable "$tmp" || die "the freshly built $cmd does not report version $version"
 mv -f "$tmp" "$bin"
 trap - EXIT INT TERM
 log "built $bin in $((SECONDS - start))s"
