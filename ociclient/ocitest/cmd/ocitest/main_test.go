@@ -93,7 +93,7 @@ func TestCommandWritesAConfigTheSDKCanUse(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if len(cfg.LoadBalancer.SecurityLists) != 5 || cfg.LoadBalancer.SecurityLists[seeded.Subnets["lb-1"]] != seeded.SecurityLists["lb-1"] {
+	if len(cfg.LoadBalancer.SecurityLists) != len(seeded.Subnets) || cfg.LoadBalancer.SecurityLists[seeded.Subnets["lb-1"]] != seeded.SecurityLists["lb-1"] {
 		t.Errorf("securityLists %v, want each subnet's list", cfg.LoadBalancer.SecurityLists)
 	}
 	if info, err := os.Stat(cfg.Auth.KeyFile); err != nil || info.Mode().Perm() != 0o600 {
