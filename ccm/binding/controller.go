@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -212,7 +213,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // waitForCRD reports whether the API serves BackendSetBindings, waiting until it does or ctx
 // ends: without the CRD an informer would log a failed list every few seconds.
 func (c *Controller) waitForCRD(ctx context.Context) bool {
-	logged := false
+	logged, primed := false, false
 	for {
 		resources, err := c.opts.Kube.Discovery().ServerResourcesForGroupVersion(api.SchemeGroupVersion.String())
 		if err == nil {
@@ -222,8 +223,13 @@ func (c *Controller) waitForCRD(ctx context.Context) bool {
 				}
 			}
 		}
+		if !primed && (err == nil || apierrors.IsNotFound(err)) {
+			// The API says the CRD is not served: no binding, so no rule of one, exists. (Another
+			// error tells nothing, and removals stay held until discovery answers.)
+			c.primeRules(ctx, nil)
+			primed = true
+		}
 		if !logged {
-			c.primeRules(ctx, nil) // no binding, so no rule of one, exists without the CRD
 			klog.FromContext(ctx).Info("The BackendSetBinding CRD is not installed; the controller waits for it (examples/deploy/backendsetbinding-crd.yaml)",
 				"groupVersion", api.SchemeGroupVersion.String(), "err", err)
 			logged = true

@@ -5,9 +5,12 @@ package binding
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,9 +18,12 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
+	"github.com/oci-ccm/oci-ccm/instances"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+	"github.com/oci-ccm/oci-ccm/seclist"
 )
 
 // noOCI is a Syncer for tests that must not reach OCI: it fails them if called.
@@ -89,4 +95,62 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestWithoutTheCRDTheRulesArePrimedEmptyOnlyWhenTheAPISaysSo: a cluster without the CRD has no
+// binding, so the controller lets seclist remove rules at once (PrimeRules with no claim); but a
+// discovery request that fails for another reason says nothing, and removals stay held.
+func TestWithoutTheCRDTheRulesArePrimedEmptyOnlyWhenTheAPISaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		discovery error
+		want      bool
+	}{
+		{"the group is not served (404)", nil, true},
+		{"discovery fails", errors.New("connection refused"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kc := fake.NewClientset()
+			if tc.discovery != nil {
+				kc.PrependReactor("get", "resource", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.discovery })
+			}
+			dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+				map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
+			var primed atomic.Int32
+			c, err := New(Options{Kube: kc, Dynamic: dc, Informers: informers.NewSharedInformerFactory(kc, 0), Syncer: noOCI{t},
+				Rules: noRules{t}, Subnets: func(context.Context, []string, []*corev1.Node) ([]string, []instances.Unplaced, error) {
+					return nil, nil, nil
+				},
+				PrimeRules: func(claims []seclist.Claim) error {
+					if len(claims) != 0 {
+						t.Errorf("primed with %v, want no claim", claims)
+					}
+					primed.Add(1)
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.crdPoll = 10 * time.Millisecond
+			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			defer cancel()
+			c.Run(ctx, 1)
+			if got := primed.Load(); (got == 1) != tc.want || got > 1 {
+				t.Errorf("PrimeRules called %d times; want it called once: %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// noRules fails the test if a rule is set or deleted.
+type noRules struct{ t *testing.T }
+
+func (n noRules) Reconcile(context.Context, seclist.Claim) error {
+	n.t.Error("Rules.Reconcile called")
+	return nil
+}
+
+func (n noRules) Delete(context.Context, seclist.Claim) error {
+	n.t.Error("Rules.Delete called")
+	return nil
 }
