@@ -107,10 +107,10 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 	for attempt := 1; ; attempt++ {
 		obs, err := p.read(ctx, b)
 		switch {
-		case ociclient.IsNotFound(err) && release:
-			log.Info("Load balancer not found (or not readable under the CCM's IAM policy); nothing can be released", "err", err)
-			return res, nil
 		case ociclient.IsNotFound(err):
+			// Not "gone": OCI answers the same 404 when the policy hides the load balancer, and a
+			// release that took it for gone would leave the binding's backends behind. A release
+			// fails with the refusal too; its caller may choose to leave the backends (Keep).
 			return res, refuse(b, ReasonNoLoadBalancer, "OCI answers 404 for the %s or its backend set: it does not exist, or the CCM's IAM policy does not let it read it (%v)",
 				p.noun(), err)
 		case err != nil:
