@@ -6,6 +6,7 @@ package binding
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,9 +42,9 @@ type Subnets func(ctx context.Context, ips []string, nodes []*corev1.Node) ([]st
 // rules could not be written.
 const ReasonSecurityRules = "SecurityRulesFailed"
 
-// ClaimName is the name of the security claim of binding name in namespace: no Service can have
+// claimName is the name of the security claim of binding name in namespace: no Service can have
 // it (a Service's name has no colon), so a binding's rules and a Service's never share a claim.
-func ClaimName(namespace, name string) types.NamespacedName {
+func claimName(namespace, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: namespace, Name: "backendsetbinding:" + name}
 }
 
@@ -52,7 +53,7 @@ func ClaimName(namespace, name string) types.NamespacedName {
 // in mode Backend (the load balancer's listeners, and so their rules, are its owner's). A Service
 // port of protocol UDP (a network load balancer's) claims UDP ports; the health check is TCP.
 func claimOf(b *api.BackendSetBinding, res lbbinding.Result, protocol corev1.Protocol, subnets []string) seclist.Claim {
-	c := seclist.Claim{Service: ClaimName(b.Namespace, b.Name), Mode: config.SecurityListModeBackend,
+	c := seclist.Claim{Service: claimName(b.Namespace, b.Name), Mode: config.SecurityListModeBackend,
 		LBSubnets: slices.Clone(res.Subnets), NodeSubnets: subnets, HealthCheckPort: res.HealthCheckPort}
 	var ports []int
 	for _, name := range res.Owned {
@@ -89,7 +90,7 @@ func (c *Controller) syncRules(ctx context.Context, b *api.BackendSetBinding, re
 	if err != nil {
 		return err
 	}
-	if last, ok := c.claims.Load(b.UID); ok && equalClaims(last.(seclist.Claim), claim) {
+	if last, ok := c.claims.Load(b.UID); ok && reflect.DeepEqual(last.(seclist.Claim), claim) {
 		return nil
 	}
 	if len(res.Owned) == 0 {
@@ -136,7 +137,7 @@ func (c *Controller) deleteRules(ctx context.Context, b *api.BackendSetBinding, 
 	if c.opts.Rules == nil {
 		return nil
 	}
-	claim := seclist.Claim{Service: ClaimName(b.Namespace, b.Name)}
+	claim := seclist.Claim{Service: claimName(b.Namespace, b.Name)}
 	if last, ok := c.claims.Load(b.UID); ok {
 		claim = last.(seclist.Claim)
 	} else if len(lbSubnets) > 0 {
@@ -166,16 +167,9 @@ func (c *Controller) primeRules(ctx context.Context, bindings []any) {
 		if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b) != nil || len(b.Status.OwnedBackends) == 0 {
 			continue
 		}
-		claims = append(claims, seclist.Claim{Service: ClaimName(b.Namespace, b.Name), Unknown: true})
+		claims = append(claims, seclist.Claim{Service: claimName(b.Namespace, b.Name), Unknown: true})
 	}
 	if err := c.opts.PrimeRules(claims); err != nil {
 		klog.FromContext(ctx).Error(err, "Some bindings' security claims were invalid")
 	}
-}
-
-// equalClaims compares two claims of one binding.
-func equalClaims(a, b seclist.Claim) bool {
-	return a.Service == b.Service && a.Mode == b.Mode && a.HealthCheckPort == b.HealthCheckPort &&
-		slices.Equal(a.LBSubnets, b.LBSubnets) && slices.Equal(a.NodeSubnets, b.NodeSubnets) &&
-		slices.Equal(a.NodePorts, b.NodePorts) && slices.Equal(a.UDPNodePorts, b.UDPNodePorts)
 }
