@@ -52,16 +52,7 @@ func run(t *testing.T, crd bool) (kube, dyn []string) {
 		kc.Discovery().(*fakediscovery.FakeDiscovery).Resources = []*metav1.APIResourceList{{
 			GroupVersion: api.SchemeGroupVersion.String(), APIResources: []metav1.APIResource{{Name: api.Resource, Namespaced: true, Kind: api.Kind}}}}
 	}
-	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
-	c, err := New(Options{Kube: kc, Dynamic: dc, Informers: informers.NewSharedInformerFactory(kc, 0), Syncer: noOCI{t}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.crdPoll = 10 * time.Millisecond
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-	defer cancel()
-	c.Run(ctx, 1)
+	dc := runFor(t, kc, Options{}, 300*time.Millisecond)
 	for _, a := range kc.Actions() {
 		if r := a.GetResource().Resource; r != "" && r != "resource" { // "get resource" is discovery
 			kube = append(kube, a.GetVerb()+" "+a.GetResource().Resource)
@@ -71,6 +62,24 @@ func run(t *testing.T, crd bool) (kube, dyn []string) {
 		dyn = append(dyn, a.GetVerb()+" "+a.GetResource().Resource)
 	}
 	return kube, dyn
+}
+
+// runFor runs a controller with opts (its clients and Syncer filled in: kc, a fake dynamic client,
+// noOCI) for d, checking for the CRD every 10 ms, and returns the dynamic client.
+func runFor(t *testing.T, kc *fake.Clientset, opts Options, d time.Duration) *dynamicfake.FakeDynamicClient {
+	t.Helper()
+	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
+	opts.Kube, opts.Dynamic, opts.Informers, opts.Syncer = kc, dc, informers.NewSharedInformerFactory(kc, 0), noOCI{t}
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.crdPoll = 10 * time.Millisecond
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	defer cancel()
+	c.Run(ctx, 1)
+	return dc
 }
 
 // TestWithoutTheCRDTheControllerReadsNothing: a cluster that never installs the CRD pays for the
@@ -114,27 +123,17 @@ func TestWithoutTheCRDTheRulesArePrimedEmptyOnlyWhenTheAPISaysSo(t *testing.T) {
 			if tc.discovery != nil {
 				kc.PrependReactor("get", "resource", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.discovery })
 			}
-			dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-				map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
 			var primed atomic.Int32
-			c, err := New(Options{Kube: kc, Dynamic: dc, Informers: informers.NewSharedInformerFactory(kc, 0), Syncer: noOCI{t},
-				Rules: noRules{t}, Subnets: func(context.Context, []string, []*corev1.Node) ([]string, []instances.Unplaced, error) {
-					return nil, nil, nil
-				},
+			runFor(t, kc, Options{Rules: noRules{t}, Subnets: func(context.Context, []string, []*corev1.Node) ([]string, []instances.Unplaced, error) {
+				return nil, nil, nil
+			},
 				PrimeRules: func(claims []seclist.Claim) error {
 					if len(claims) != 0 {
 						t.Errorf("primed with %v, want no claim", claims)
 					}
 					primed.Add(1)
 					return nil
-				}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.crdPoll = 10 * time.Millisecond
-			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-			defer cancel()
-			c.Run(ctx, 1)
+				}}, 200*time.Millisecond)
 			if got := primed.Load(); (got == 1) != tc.want || got > 1 {
 				t.Errorf("PrimeRules called %d times; want it called once: %v", got, tc.want)
 			}
