@@ -58,8 +58,8 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 	if diff := cmp.Diff(wantServices(t, uid, upstream), r.Services); diff != "" {
 		t.Errorf("Services (-want +got):\n%s", diff)
 	}
-	if r.OtherClass != 1 || len(r.Config) != 0 || r.Blocking() != 9 {
-		t.Errorf("other class %d, config findings %+v, blocking %d; want 1, none, 9", r.OtherClass, r.Config, r.Blocking())
+	if r.OtherClass != 1 || len(r.Config) != 0 || r.Blocking() != 10 {
+		t.Errorf("other class %d, config findings %+v, blocking %d; want 1, none, 10", r.OtherClass, r.Config, r.Blocking())
 	}
 
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -81,7 +81,7 @@ func TestCheckAgainstARealAPIServer(t *testing.T) {
 	}
 	text, _ := runCheck(t, binary, "--cloud-config="+path, "--kubeconfig="+kubeconfig)
 	t.Logf("the binary's report:\n%s", text)
-	if !bytes.Contains(text, []byte("5 refused, 0 new load balancer, 10 differs, 0 warning. NOT ready to switch")) {
+	if !bytes.Contains(text, []byte("5 refused, 0 new load balancer, 11 differs, 0 warning. NOT ready to switch")) {
 		t.Errorf("the text report lacks the summary")
 	}
 	// The configuration alone is clean: status 0.

@@ -111,6 +111,8 @@ func fixtureServices() []*v1.Service {
 			o + "loadbalancer-policy":                             "ip_hash",
 			o + "oci-network-security-groups":                     "ocid1.networksecuritygroup.oc1.phx.a",
 		}, "192.0.2.3"),
+		// Upstream knows the exact spellings only and manages All; oci-ccm reads none as None.
+		svc("lower-case-none", 88, map[string]string{s + "oci-load-balancer-security-list-management-mode": "none"}, "192.0.2.6"),
 		// Upstream ignores a backend NSG without mode NSG; oci-ccm refuses it.
 		svc("backend-nsg", 86, map[string]string{o + "oci-backend-network-security-group": "ocid1.networksecuritygroup.oc1.phx.b"}, "192.0.2.4"),
 		// Upstream names the listener after the protocol as written and reads flex-min only with
@@ -186,6 +188,9 @@ func wantServices(t *testing.T, uid func(name string) types.UID, upstreamPrefix 
 		{Service: "shop/http", Findings: with(newLB("http"), []Finding{
 			differs(protocol, "http", edge(protocol, "http")),
 			differs(flexMin, "20", anyValue(flexMin)),
+		})},
+		{Service: "shop/lower-case-none", Findings: with(newLB("lower-case-none"), []Finding{
+			differs(s+"oci-load-balancer-security-list-management-mode", "none", edge(s+"oci-load-balancer-security-list-management-mode", "none")),
 		})},
 		{Service: "shop/ppv2", Findings: []Finding{
 			{Severity: Refused, Key: n + "is-ppv2-enabled", Value: "yes", Message: "allowed: true or false", Fix: fix},

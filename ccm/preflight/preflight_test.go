@@ -56,7 +56,7 @@ func TestServicesAreReportedWithWhatIsRefusedReadDifferentlyOrCreatedAnew(t *tes
 			upstreamPrefix: new("prod"),
 			wantPrefix:     "prod",
 			wantConfig:     []Finding{},
-			wantBlocking:   9,
+			wantBlocking:   10,
 		},
 		{
 			name:           "the prefix kept in oci-ccm's environment",
@@ -221,8 +221,8 @@ func TestReportReadsAsTextAndRoundTripsAsJSON(t *testing.T) {
 			"                    allowed: a bandwidth in Mbps up to 8000 (below 10 counts as 10)\n" +
 			"                    fix: change or remove it: oci-ccm does not reconcile the Service while it is refused\n",
 		"\nService shop/clean\n  adopted as it is: nothing refused, nothing read differently\n",
-		"\nChecked the configuration and 8 Service(s) of type LoadBalancer (1 of another loadBalancerClass ignored): " +
-			"5 refused, 0 new load balancer, 10 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
+		"\nChecked the configuration and 9 Service(s) of type LoadBalancer (1 of another loadBalancerClass ignored): " +
+			"5 refused, 0 new load balancer, 11 differs, 0 warning. NOT ready to switch: fix what is refused or would make a new load balancer.\n",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text lacks %q", want)

@@ -419,6 +419,13 @@ var edgeAnnotations = []upstreamAnnotation{
 	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "frontend", Upstream: Facets{},
 		Difference: "read in any letter case, so frontend is Frontend (upstream knows the exact spellings only and manages All); " +
 			"upstream's rules stay where oci-ccm writes fewer, so nothing is closed at the switch"},
+	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "backend", Upstream: Facets{},
+		Difference: "read in any letter case, so backend is Backend (upstream knows the exact spellings only and manages All); " +
+			"upstream's rules stay where oci-ccm writes fewer, so nothing is closed at the switch"},
+	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "none", Upstream: Facets{},
+		Difference: "read in any letter case, so none is None (upstream knows the exact spellings only and manages All); " +
+			"oci-ccm manages no rules for it, so upstream's stay as they are (remove them by hand once they are not needed)"},
+	{Key: s + "oci-load-balancer-security-list-management-mode", Value: "all", Upstream: Facets{}},
 	// getLoadBalancerPolicy knows the exact spellings only.
 	{Key: o + "loadbalancer-policy", Value: "ip_hash", Upstream: Facets{Refusal: `loadbalancer policy "ip_hash" is not valid`},
 		Difference: "read in any letter case (upstream refuses it, so no Service it runs carries it)"},
