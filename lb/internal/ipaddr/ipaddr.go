@@ -38,15 +38,18 @@ func SortBy[T any](s []T, ip func(T) string, tie func(a, b T) int) {
 		addr  netip.Addr
 		ok    bool
 		text  string
+		index int // the last tie-break: equal elements keep their order
 		value T
 	}
 	ks := make([]keyed, len(s))
 	for i, v := range s {
 		t := ip(v)
 		a, err := netip.ParseAddr(t)
-		ks[i] = keyed{addr: a, ok: err == nil, text: t, value: v}
+		ks[i] = keyed{addr: a, ok: err == nil, text: t, index: i, value: v}
 	}
-	slices.SortStableFunc(ks, func(x, y keyed) int {
+	// A stable sort would do, but moves elements O(n log² n) times: thousands of Nodes listed in
+	// no order cost a big cluster's node sync most of its CPU. The index makes the order total.
+	slices.SortFunc(ks, func(x, y keyed) int {
 		c := 0
 		if x.ok && y.ok {
 			c = x.addr.Compare(y.addr)
@@ -55,6 +58,9 @@ func SortBy[T any](s []T, ip func(T) string, tie func(a, b T) int) {
 		}
 		if c == 0 && tie != nil {
 			c = tie(x.value, y.value)
+		}
+		if c == 0 {
+			c = x.index - y.index
 		}
 		return c
 	})

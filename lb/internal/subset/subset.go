@@ -47,8 +47,8 @@ func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
 	}
 	byPlace := map[string][]ranked{}
 	for _, it := range items {
-		name := key(it)
-		byPlace[place(it)] = append(byPlace[place(it)], ranked{it, name, Rank(name, salt)})
+		name, at := key(it), place(it)
+		byPlace[at] = append(byPlace[at], ranked{it, name, Rank(name, salt)})
 	}
 	share := map[string]int{}
 	open := slices.Sorted(maps.Keys(byPlace))
@@ -81,7 +81,12 @@ func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
 	out := make([]T, 0, k)
 	for _, p := range slices.Sorted(maps.Keys(byPlace)) {
 		members := byPlace[p]
-		slices.SortFunc(members, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.key, b.key)) })
+		slices.SortFunc(members, func(a, b ranked) int {
+			if a.rank != b.rank { // almost always: the keys are compared only on a tie
+				return cmp.Compare(a.rank, b.rank)
+			}
+			return cmp.Compare(a.key, b.key)
+		})
 		for _, m := range members[:share[p]] {
 			out = append(out, m.item)
 		}
@@ -94,6 +99,8 @@ func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
 // binding) its own order (rendezvous hashing): the Services of a cluster spread over all its
 // Nodes.
 func Rank(name, salt string) uint64 {
-	sum := sha256.Sum256([]byte(name + "\x00" + salt))
+	var buf [256]byte // on the stack for the usual names: no allocation per item
+	b := append(append(append(buf[:0], name...), 0), salt...)
+	sum := sha256.Sum256(b)
 	return binary.BigEndian.Uint64(sum[:8])
 }
