@@ -44,7 +44,8 @@ type Known struct {
 	// Existing is the load balancer the Service already has, as OCI reports it (what Diff
 	// compares the Spec with); nil means none, it is to be created. Under the uid naming scheme
 	// it keeps its display name when that is one of the Service's upstream names (so a rollback
-	// to the upstream CCM finds it); otherwise it gets the scheme's name.
+	// to the upstream CCM finds it); otherwise it gets the scheme's name. Desired reads its Kind,
+	// Name and Subnets only (lb/engine remembers no more of it between node syncs).
 	Existing *model.Spec
 	// SubnetRegional says, by subnet OCID, whether a subnet is regional (not tied to one
 	// availability domain). A regional subnet hosts both the primary and the standby, so the

@@ -94,6 +94,13 @@ func (r *Reconciler) Update(ctx context.Context, svc *v1.Service, nodes []*v1.No
 // balancers; a Service with changes not yet sent (or not known to be) is requeued then, with a
 // context of its own bounded by stopRequeueTimeout, since ctx has ended.
 func (r *Reconciler) FollowUp(ctx context.Context, requeue func(ctx context.Context, namespace, name, reason string) error) {
+	given := requeue
+	requeue = func(ctx context.Context, namespace, name, reason string) error {
+		// What was accepted did not take effect: the next Update reads the load balancer
+		// (unchanged.go).
+		r.forgetSynced(types.NamespacedName{Namespace: namespace, Name: name})
+		return given(ctx, namespace, name, reason)
+	}
 	e := r.drivers[model.KindLoadBalancer]
 	p := r.pending
 	p.start()

@@ -64,7 +64,13 @@ func (r *Reconciler) Drift(ctx context.Context, services []*v1.Service, nodes []
 	}
 	d := &driftChecker{cfg: r.cfg, drivers: r.drivers, namer: r.namer, cluster: r.cluster, desired: desired, pending: r.pending,
 		lag: r.lag, loadBalancerOf: func(uid types.UID) string { return r.cached(uid).ID }}
-	return d.check(ctx, services, nodes, secrets)
+	report, err := d.check(ctx, services, nodes, secrets)
+	if report != nil {
+		for _, drifted := range report.Drifted {
+			r.forgetSynced(drifted.Service) // its next Update reads it again (unchanged.go)
+		}
+	}
+	return report, err
 }
 
 // Drift is a Service whose load balancer differs from what the Service asks for.

@@ -139,6 +139,7 @@ type Reconciler struct {
 	mu        sync.Mutex
 	ids       map[types.UID]lbRef               // Service UID → load balancer, learned by this process
 	jobs      map[types.UID]*job                // Service UID → its Ensure, Update or Delete (background.go)
+	synced    map[types.NamespacedName]synced   // what each Service's last reconcile applied (unchanged.go)
 	workloads map[string]map[model.Kind]*driver // "namespace/serviceaccount" → its drivers (workload.go)
 }
 
@@ -175,6 +176,7 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 		nsg:         opts.FrontendNSG,
 		ids:         map[types.UID]lbRef{},
 		jobs:        map[types.UID]*job{},
+		synced:      map[types.NamespacedName]synced{},
 		pending:     newPendingUpdates(),
 		pendingDone: opts.PendingDone,
 		opts:        opts,
@@ -291,6 +293,7 @@ func (r *Reconciler) timedOut(caller, ctx context.Context, what string, svc *v1.
 type planned struct {
 	plan     *model.Plan
 	desired  *model.Spec
+	known    lb.Known // what desired was built on
 	driver   *driver
 	found    *found // nil when the plan creates the load balancer
 	observed *model.Spec
@@ -409,11 +412,17 @@ func (r *Reconciler) plan(ctx context.Context, svc *v1.Service, nodes []*v1.Node
 	if plan.Empty() {
 		logger.V(4).Info("Load balancer is up to date", "loadBalancer", plan.LoadBalancerID)
 	}
-	return &planned{plan: plan, desired: desired, driver: e, found: found, observed: observed, nsgCompartments: nsgCompartments}, nil
+	return &planned{plan: plan, desired: desired, known: known, driver: e, found: found, observed: observed, nsgCompartments: nsgCompartments}, nil
 }
 
 // ensure is Ensure, and Update with early (see async.go).
 func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets, early bool) (*Result, error) {
+	if early {
+		if res, ok := r.unchanged(ctx, svc, nodes, secrets); ok {
+			return res, nil
+		}
+	}
+	r.forgetSynced(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name})
 	if !early {
 		// Ensure sends Update's deferred changes itself, and waits for them (async.go).
 		if err := r.pending.takeOver(ctx, types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}); err != nil {
@@ -466,8 +475,10 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 		return nil, fmt.Errorf("delete the load balancer %s/%s had before switching to %s: %w", svc.Namespace, svc.Name, current.Kind, err)
 	}
 	_, publicOnly := lookup.Status(svc)
-	return &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, publicOnly), Plan: plan, Spec: plan.Target,
-		Accepted: accepted}, nil
+	res := &Result{LoadBalancerID: id, Status: statusOf(current, p.desired.IPMode, publicOnly), Plan: plan, Spec: plan.Target,
+		Accepted: accepted}
+	r.rememberSynced(svc, p.known, p.desired, res)
+	return res, nil
 }
 
 // Delete deletes the load balancer svc owns. A missing load balancer is success, and so is one
@@ -485,6 +496,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
+	r.forgetSynced(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name})
 	kind := lookup.Kind(svc)
 	e, err := r.driverFor(ctx, svc, kind)
 	if err != nil {
