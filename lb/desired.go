@@ -141,10 +141,12 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(model.KindLoadBalancer)
 
-	ips, excluded := backendnode.IPv4(nodes, d.selector(annotation.NodeLabelSelector))
+	// The backends are sorted once the subset is chosen: a few hundred of thousands of Nodes.
+	ips, excluded := backendnode.EligibleIPv4(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)
 	d.subsetBackends(spec, nodes, lbBackendLimits, annotation.NodeLabelSelector)
+	sortBackends(spec)
 	return spec
 }
 

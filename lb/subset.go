@@ -12,6 +12,7 @@ import (
 	"github.com/oci-ccm/oci-ccm/config"
 	"github.com/oci-ccm/oci-ccm/lb/annotation"
 	"github.com/oci-ccm/oci-ccm/lb/internal/backendnode"
+	"github.com/oci-ccm/oci-ccm/lb/internal/ipaddr"
 	"github.com/oci-ccm/oci-ccm/lb/internal/limits"
 	"github.com/oci-ccm/oci-ccm/lb/internal/subset"
 	"github.com/oci-ccm/oci-ccm/lb/model"
@@ -99,6 +100,15 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 		spec.BackendSets[name] = bs
 	}
 	spec.Subset = model.Subset{Nodes: len(chosen), Eligible: len(eligible)}
+}
+
+// sortBackends orders each backend set's backends by address (ipaddr's order), as OCI lists them
+// back and plans print them.
+func sortBackends(spec *model.Spec) {
+	for name, bs := range spec.BackendSets {
+		ipaddr.SortBy(bs.Backends, func(b model.Backend) string { return b.IP }, nil)
+		spec.BackendSets[name] = bs
+	}
 }
 
 // backendCounts returns the most backends in one backend set of spec and the backends over all.

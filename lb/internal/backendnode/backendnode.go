@@ -38,9 +38,17 @@ const (
 // balancer's health check's call, which follows kube-proxy (or the Service's endpoints with
 // externalTrafficPolicy Local) within seconds.
 func IPv4(nodes []*v1.Node, selector labels.Selector) ([]string, map[string]string) {
+	ips, excluded := EligibleIPv4(nodes, selector)
+	ipaddr.Sort(ips)
+	return ips, excluded
+}
+
+// EligibleIPv4 is IPv4 with the addresses in the Nodes' order: for a caller that keeps a few of
+// thousands (a backend subset) and sorts only those.
+func EligibleIPv4(nodes []*v1.Node, selector labels.Selector) ([]string, map[string]string) {
 	var ips []string
 	var excluded map[string]string // nil when every Node is a backend
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		if n == nil {
 			continue
@@ -64,7 +72,6 @@ func IPv4(nodes []*v1.Node, selector labels.Selector) ([]string, map[string]stri
 		seen[ip] = true
 		ips = append(ips, ip)
 	}
-	ipaddr.Sort(ips)
 	return ips, excluded
 }
 
