@@ -34,7 +34,7 @@ func main() {
 	stormSpeed := flag.Float64("storm-speed", 0, "how many times faster than real time the storm's node phase runs (1: real time; 0: see stormSpeedFor)")
 	big := flag.String("big", "2000x5000", "the big cluster: Services x nodes (\"\" skips it; -quick: 100x1000)")
 	bigOnly := flag.Bool("big-only", false, "run only the big-cluster scenarios")
-	bigSpeed := flag.Float64("big-speed", defaultBigSpeed, "how many times faster than real time the big cluster's node phases run")
+	bigSpeed := flag.Float64("big-speed", defaultBigSpeed, "how many times faster than real time the big cluster's rolling replacement runs (its other phases: real time)")
 	charts := flag.String("charts", "", "write the SVG charts (storm.svg, calls.svg, bigcluster.svg) into this directory")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
@@ -239,7 +239,7 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 	return nil
 }
 
-// defaultBigSpeed is the clock of the big cluster's node phases: see runBig.
+// defaultBigSpeed is the clock of the big cluster's rolling replacement: see runBig.
 const defaultBigSpeed = 3
 
 // runBig runs the big-cluster scenarios (issue 31) at size, "Services x nodes".
@@ -253,7 +253,7 @@ func runBig(size string, speed float64) error {
 	}
 	replaced := nodes / 10
 	out := os.Stdout
-	fmt.Fprintf(out, "\n### Big cluster: %d Services x %d Nodes, node phases at %gx (the steady state: 1x)\n\n", services, nodes, speed)
+	fmt.Fprintf(out, "\n### Big cluster: %d Services x %d Nodes, the rolling replacement at %gx (the other phases: 1x)\n\n", services, nodes, speed)
 	fmt.Fprintln(out, "As the storm (the service controller over a fake clientset, OCI's realistic durations, 10 writes/s and 50 reads/s")
 	fmt.Fprintln(out, "on both sides, load balancers copied into ocitest's state), security lists mode None, 10 workers. Each Service has")
 	fmt.Fprintln(out, "two ports and its own subset of 256 Nodes (loadBalancer.backendSubset: auto; OCI allows 512 backends per load balancer).")
