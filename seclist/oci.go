@@ -30,34 +30,30 @@ func observe(list core.SecurityList, owner string) Current {
 		Egress:  make([]Observed, len(list.EgressSecurityRules)),
 	}
 	for i, r := range list.IngressSecurityRules {
-		desc := deref(r.Description)
-		if desc != owner && desc != "" {
-			continue
-		}
-		cur.Ingress[i] = observed(Ingress, deref(r.Source), "",
+		cur.Ingress[i] = claimed(deref(r.Description), owner, observed(Ingress, deref(r.Source), "",
 			r.SourceType == "" || r.SourceType == core.IngressSecurityRuleSourceTypeCidrBlock,
-			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil)
-		cur.Ingress[i].markUndescribed(desc == "")
+			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil))
 	}
 	for i, r := range list.EgressSecurityRules {
-		desc := deref(r.Description)
-		if desc != owner && desc != "" {
-			continue
-		}
-		cur.Egress[i] = observed(Egress, deref(r.Destination), "",
+		cur.Egress[i] = claimed(deref(r.Description), owner, observed(Egress, deref(r.Destination), "",
 			r.DestinationType == "" || r.DestinationType == core.EgressSecurityRuleDestinationTypeCidrBlock,
-			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil)
-		cur.Egress[i].markUndescribed(desc == "")
+			deref(r.Protocol), r.IsStateless, r.TcpOptions, r.UdpOptions, r.IcmpOptions != nil))
 	}
 	return cur
 }
 
-// markUndescribed turns an observed rule of ours into one nobody claims, when it has no
-// description.
-func (o *Observed) markUndescribed(undescribed bool) {
-	if undescribed {
+// claimed is o, the rule of a list with description desc, as this cluster sees it: nothing
+// (the zero Observed) when another owner's description marks it, and one nobody claims when it
+// has no description.
+func claimed(desc, owner string, o Observed) Observed {
+	switch desc {
+	case "":
 		o.Owned, o.Undescribed = false, true
+		return o
+	case owner:
+		return o
 	}
+	return Observed{}
 }
 
 // observed normalises an owned rule and says whether it has exactly the form oci-ccm writes
@@ -103,27 +99,14 @@ func observed(d Direction, cidr, peerNSG string, cidrType bool, protocol string,
 }
 
 // apply returns the list's rules after u: the kept rules in their original order and form (an
-// adopted one with this cluster's description), then the added ones. The slices are never nil, because the SDK omits a nil slice from the request
-// body and OCI would then leave that direction unchanged instead of emptying it.
+// adopted one with this cluster's description), then the added ones. The slices are never nil,
+// because the SDK omits a nil slice from the request body and OCI would then leave that
+// direction unchanged instead of emptying it.
 func apply(list core.SecurityList, u Update, owner string) ([]core.IngressSecurityRule, []core.EgressSecurityRule) {
-	ingress := make([]core.IngressSecurityRule, 0, len(list.IngressSecurityRules)+len(u.Add))
-	for i, r := range list.IngressSecurityRules {
-		if u.KeepIngress[i] {
-			if i < len(u.AdoptIngress) && u.AdoptIngress[i] {
-				r.Description = common.String(owner)
-			}
-			ingress = append(ingress, r)
-		}
-	}
-	egress := make([]core.EgressSecurityRule, 0, len(list.EgressSecurityRules)+len(u.Add))
-	for i, r := range list.EgressSecurityRules {
-		if u.KeepEgress[i] {
-			if i < len(u.AdoptEgress) && u.AdoptEgress[i] {
-				r.Description = common.String(owner)
-			}
-			egress = append(egress, r)
-		}
-	}
+	ingress := kept(list.IngressSecurityRules, u.KeepIngress, u.AdoptIngress, len(u.Add),
+		func(r *core.IngressSecurityRule) { r.Description = common.String(owner) })
+	egress := kept(list.EgressSecurityRules, u.KeepEgress, u.AdoptEgress, len(u.Add),
+		func(r *core.EgressSecurityRule) { r.Description = common.String(owner) })
 	for _, r := range u.Add {
 		switch r.Direction {
 		case Ingress:
@@ -133,6 +116,21 @@ func apply(list core.SecurityList, u Update, owner string) ([]core.IngressSecuri
 		}
 	}
 	return ingress, egress
+}
+
+// kept is the rules of one direction that keep marks, in their order, with room for more; adopt
+// marks those that describe gives this cluster's description.
+func kept[R any](rules []R, keep, adopt []bool, room int, describe func(*R)) []R {
+	out := make([]R, 0, len(rules)+room)
+	for i, r := range rules {
+		if keep[i] {
+			if i < len(adopt) && adopt[i] {
+				describe(&r)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func toIngress(r Rule, owner string) core.IngressSecurityRule {
