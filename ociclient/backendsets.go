@@ -30,20 +30,14 @@ import (
 // load balancer's tags and the ETag.
 func (l *LoadBalancerClient) GetLoadBalancerWithETag(ctx context.Context, id string) (loadbalancer.LoadBalancer, string, error) {
 	req := loadbalancer.GetLoadBalancerRequest{LoadBalancerId: &id}
-	resp, err := invoke(ctx, l.c, l.op("GetLoadBalancer", classRead, id),
-		func(ctx context.Context) (loadbalancer.GetLoadBalancerResponse, error) {
-			return l.sdk.GetLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("GetLoadBalancer", classRead, id), l.sdk.GetLoadBalancer, req)
 	return resp.LoadBalancer, deref(resp.ETag), err
 }
 
 // GetBackendSet returns one backend set of a load balancer and the load balancer's ETag.
 func (l *LoadBalancerClient) GetBackendSet(ctx context.Context, lbID, name string) (loadbalancer.BackendSet, string, error) {
 	req := loadbalancer.GetBackendSetRequest{LoadBalancerId: &lbID, BackendSetName: &name}
-	resp, err := invoke(ctx, l.c, l.op("GetBackendSet", classRead, lbID),
-		func(ctx context.Context) (loadbalancer.GetBackendSetResponse, error) {
-			return l.sdk.GetBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("GetBackendSet", classRead, lbID), l.sdk.GetBackendSet, req)
 	return resp.BackendSet, deref(resp.ETag), err
 }
 
@@ -58,10 +52,7 @@ func (l *LoadBalancerClient) UpdateBackendSetIfMatch(ctx context.Context, lbID, 
 	if ifMatch != "" {
 		req.IfMatch = &ifMatch
 	}
-	resp, err := invoke(ctx, l.c, l.op("UpdateBackendSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.UpdateBackendSetResponse, error) {
-			return l.updateBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateBackendSet", classWrite, lbID), l.updateBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -70,20 +61,14 @@ func (l *LoadBalancerClient) UpdateBackendSetIfMatch(ctx context.Context, lbID, 
 // not named.
 func (l *LoadBalancerClient) GetBackendSetHealth(ctx context.Context, lbID, name string) (loadbalancer.BackendSetHealth, error) {
 	req := loadbalancer.GetBackendSetHealthRequest{LoadBalancerId: &lbID, BackendSetName: &name}
-	resp, err := invoke(ctx, l.c, l.op("GetBackendSetHealth", classRead, lbID),
-		func(ctx context.Context) (loadbalancer.GetBackendSetHealthResponse, error) {
-			return l.sdk.GetBackendSetHealth(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("GetBackendSetHealth", classRead, lbID), l.sdk.GetBackendSetHealth, req)
 	return resp.BackendSetHealth, err
 }
 
 // GetBackendSet returns one backend set of a network load balancer and the set's ETag.
 func (n *NetworkLoadBalancerClient) GetBackendSet(ctx context.Context, nlbID, name string) (nlb.BackendSet, string, error) {
 	req := nlb.GetBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name}
-	resp, err := invoke(ctx, n.c, n.op("GetBackendSet", classRead, nlbID),
-		func(ctx context.Context) (nlb.GetBackendSetResponse, error) {
-			return n.sdk.GetBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("GetBackendSet", classRead, nlbID), n.sdk.GetBackendSet, req)
 	return resp.BackendSet, deref(resp.Etag), err
 }
 
@@ -96,10 +81,7 @@ func (n *NetworkLoadBalancerClient) UpdateBackendSetIfMatch(ctx context.Context,
 	if ifMatch != "" {
 		req.IfMatch = &ifMatch
 	}
-	resp, err := invoke(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID),
-		func(ctx context.Context) (nlb.UpdateBackendSetResponse, error) {
-			return n.updateBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID), n.updateBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -107,9 +89,6 @@ func (n *NetworkLoadBalancerClient) UpdateBackendSetIfMatch(ctx context.Context,
 // the names of the backends that are not OK by status, and the number of backends.
 func (n *NetworkLoadBalancerClient) GetBackendSetHealth(ctx context.Context, nlbID, name string) (nlb.BackendSetHealth, error) {
 	req := nlb.GetBackendSetHealthRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name}
-	resp, err := invoke(ctx, n.c, n.op("GetBackendSetHealth", classRead, nlbID),
-		func(ctx context.Context) (nlb.GetBackendSetHealthResponse, error) {
-			return n.sdk.GetBackendSetHealth(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("GetBackendSetHealth", classRead, nlbID), n.sdk.GetBackendSetHealth, req)
 	return resp.BackendSetHealth, err
 }

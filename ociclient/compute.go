@@ -72,8 +72,7 @@ func (cc *ComputeClient) GetInstanceFresh(ctx context.Context, id string) (core.
 func (cc *ComputeClient) loadInstance(id string) func(ctx context.Context) (core.Instance, error) {
 	return func(ctx context.Context) (core.Instance, error) {
 		req := core.GetInstanceRequest{InstanceId: &id}
-		resp, err := invoke(ctx, cc.c, cc.op("GetInstance", id),
-			func(ctx context.Context) (core.GetInstanceResponse, error) { return cc.sdk.GetInstance(ctx, req) })
+		resp, err := call(ctx, cc.c, cc.op("GetInstance", id), cc.sdk.GetInstance, req)
 		return resp.Instance, err
 	}
 }
@@ -120,8 +119,7 @@ func (cc *ComputeClient) loadInstances(compartmentID string) func(ctx context.Co
 		readAt := cc.c.clock.now()
 		list, err := pages(ctx, func(ctx context.Context, page *string) ([]core.Instance, *string, error) {
 			req := core.ListInstancesRequest{CompartmentId: &compartmentID, Page: page}
-			resp, err := invoke(ctx, cc.c, cc.op("ListInstances", compartmentID),
-				func(ctx context.Context) (core.ListInstancesResponse, error) { return cc.sdk.ListInstances(ctx, req) })
+			resp, err := call(ctx, cc.c, cc.op("ListInstances", compartmentID), cc.sdk.ListInstances, req)
 			return resp.Items, resp.OpcNextPage, err
 		})
 		for _, inst := range list {
@@ -171,10 +169,7 @@ func (cc *ComputeClient) listVnicAttachments(ctx context.Context, compartmentID,
 			req.InstanceId = &instanceID
 			resource = instanceID
 		}
-		resp, err := invoke(ctx, cc.c, cc.op("ListVnicAttachments", resource),
-			func(ctx context.Context) (core.ListVnicAttachmentsResponse, error) {
-				return cc.sdk.ListVnicAttachments(ctx, req)
-			})
+		resp, err := call(ctx, cc.c, cc.op("ListVnicAttachments", resource), cc.sdk.ListVnicAttachments, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 }

@@ -19,9 +19,6 @@ type IdentityClient struct {
 // operation is not paged: OCI returns every domain in one response.
 func (i *IdentityClient) ListAvailabilityDomains(ctx context.Context, compartmentID string) ([]identity.AvailabilityDomain, error) {
 	req := identity.ListAvailabilityDomainsRequest{CompartmentId: &compartmentID}
-	resp, err := invoke(ctx, i.c, operation{service: serviceIdentity, name: "ListAvailabilityDomains", class: classRead, resource: compartmentID},
-		func(ctx context.Context) (identity.ListAvailabilityDomainsResponse, error) {
-			return i.sdk.ListAvailabilityDomains(ctx, req)
-		})
+	resp, err := call(ctx, i.c, operation{service: serviceIdentity, name: "ListAvailabilityDomains", class: classRead, resource: compartmentID}, i.sdk.ListAvailabilityDomains, req)
 	return resp.Items, err
 }

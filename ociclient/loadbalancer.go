@@ -23,10 +23,7 @@ func (l *LoadBalancerClient) op(name string, class callClass, resource string) o
 // GetLoadBalancer returns the load balancer with the given OCID.
 func (l *LoadBalancerClient) GetLoadBalancer(ctx context.Context, id string) (loadbalancer.LoadBalancer, error) {
 	req := loadbalancer.GetLoadBalancerRequest{LoadBalancerId: &id}
-	resp, err := invoke(ctx, l.c, l.op("GetLoadBalancer", classRead, id),
-		func(ctx context.Context) (loadbalancer.GetLoadBalancerResponse, error) {
-			return l.sdk.GetLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("GetLoadBalancer", classRead, id), l.sdk.GetLoadBalancer, req)
 	return resp.LoadBalancer, err
 }
 
@@ -38,10 +35,7 @@ func (l *LoadBalancerClient) ListLoadBalancers(ctx context.Context, compartmentI
 		if displayName != "" {
 			req.DisplayName = &displayName
 		}
-		resp, err := invoke(ctx, l.c, l.op("ListLoadBalancers", classRead, compartmentID),
-			func(ctx context.Context) (loadbalancer.ListLoadBalancersResponse, error) {
-				return l.sdk.ListLoadBalancers(ctx, req)
-			})
+		resp, err := call(ctx, l.c, l.op("ListLoadBalancers", classRead, compartmentID), l.sdk.ListLoadBalancers, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 }
@@ -52,30 +46,21 @@ func (l *LoadBalancerClient) ListLoadBalancers(ctx context.Context, compartmentI
 // attempt's work request instead of creating a second load balancer.
 func (l *LoadBalancerClient) CreateLoadBalancer(ctx context.Context, details loadbalancer.CreateLoadBalancerDetails, retryToken string) (string, error) {
 	req := loadbalancer.CreateLoadBalancerRequest{CreateLoadBalancerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, l.c, l.op("CreateLoadBalancer", classWrite, deref(details.DisplayName)),
-		func(ctx context.Context) (loadbalancer.CreateLoadBalancerResponse, error) {
-			return l.sdk.CreateLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("CreateLoadBalancer", classWrite, deref(details.DisplayName)), l.sdk.CreateLoadBalancer, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateLoadBalancer changes a load balancer's settings (display name, tags, ...).
 func (l *LoadBalancerClient) UpdateLoadBalancer(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerDetails) (string, error) {
 	req := loadbalancer.UpdateLoadBalancerRequest{LoadBalancerId: &id, UpdateLoadBalancerDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, l.c, l.op("UpdateLoadBalancer", classWrite, id),
-		func(ctx context.Context) (loadbalancer.UpdateLoadBalancerResponse, error) {
-			return l.sdk.UpdateLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateLoadBalancer", classWrite, id), l.sdk.UpdateLoadBalancer, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateLoadBalancerShape changes a load balancer's shape or flexible bandwidth.
 func (l *LoadBalancerClient) UpdateLoadBalancerShape(ctx context.Context, id string, details loadbalancer.UpdateLoadBalancerShapeDetails) (string, error) {
 	req := loadbalancer.UpdateLoadBalancerShapeRequest{LoadBalancerId: &id, UpdateLoadBalancerShapeDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, l.c, l.op("UpdateLoadBalancerShape", classWrite, id),
-		func(ctx context.Context) (loadbalancer.UpdateLoadBalancerShapeResponse, error) {
-			return l.sdk.UpdateLoadBalancerShape(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateLoadBalancerShape", classWrite, id), l.sdk.UpdateLoadBalancerShape, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -88,80 +73,56 @@ func (l *LoadBalancerClient) UpdateNetworkSecurityGroups(ctx context.Context, id
 		UpdateNetworkSecurityGroupsDetails: loadbalancer.UpdateNetworkSecurityGroupsDetails{NetworkSecurityGroupIds: nonNil(nsgIDs)},
 		OpcRetryToken:                      retryTokenOr(""),
 	}
-	resp, err := invoke(ctx, l.c, l.op("UpdateNetworkSecurityGroups", classWrite, id),
-		func(ctx context.Context) (loadbalancer.UpdateNetworkSecurityGroupsResponse, error) {
-			return l.sdk.UpdateNetworkSecurityGroups(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateNetworkSecurityGroups", classWrite, id), l.sdk.UpdateNetworkSecurityGroups, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteLoadBalancer starts deleting a load balancer.
 func (l *LoadBalancerClient) DeleteLoadBalancer(ctx context.Context, id string) (string, error) {
 	req := loadbalancer.DeleteLoadBalancerRequest{LoadBalancerId: &id}
-	resp, err := invoke(ctx, l.c, l.op("DeleteLoadBalancer", classWrite, id),
-		func(ctx context.Context) (loadbalancer.DeleteLoadBalancerResponse, error) {
-			return l.sdk.DeleteLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("DeleteLoadBalancer", classWrite, id), l.sdk.DeleteLoadBalancer, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // CreateBackendSet adds a backend set to a load balancer.
 func (l *LoadBalancerClient) CreateBackendSet(ctx context.Context, lbID string, details loadbalancer.CreateBackendSetDetails, retryToken string) (string, error) {
 	req := loadbalancer.CreateBackendSetRequest{LoadBalancerId: &lbID, CreateBackendSetDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, l.c, l.op("CreateBackendSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.CreateBackendSetResponse, error) {
-			return l.sdk.CreateBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("CreateBackendSet", classWrite, lbID), l.sdk.CreateBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateBackendSet replaces a backend set's policy, health checker and backends.
 func (l *LoadBalancerClient) UpdateBackendSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateBackendSetDetails) (string, error) {
 	req := loadbalancer.UpdateBackendSetRequest{LoadBalancerId: &lbID, BackendSetName: &name, UpdateBackendSetDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, l.c, l.op("UpdateBackendSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.UpdateBackendSetResponse, error) {
-			return l.updateBackendSet(ctx, req) // the SDK's, with a cheaper body encoder
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateBackendSet", classWrite, lbID), l.updateBackendSet, req) // the SDK's, with a cheaper body encoder
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteBackendSet removes a backend set; no listener may still use it.
 func (l *LoadBalancerClient) DeleteBackendSet(ctx context.Context, lbID, name string) (string, error) {
 	req := loadbalancer.DeleteBackendSetRequest{LoadBalancerId: &lbID, BackendSetName: &name}
-	resp, err := invoke(ctx, l.c, l.op("DeleteBackendSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.DeleteBackendSetResponse, error) {
-			return l.sdk.DeleteBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("DeleteBackendSet", classWrite, lbID), l.sdk.DeleteBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // CreateListener adds a listener to a load balancer.
 func (l *LoadBalancerClient) CreateListener(ctx context.Context, lbID string, details loadbalancer.CreateListenerDetails, retryToken string) (string, error) {
 	req := loadbalancer.CreateListenerRequest{LoadBalancerId: &lbID, CreateListenerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, l.c, l.op("CreateListener", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.CreateListenerResponse, error) {
-			return l.sdk.CreateListener(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("CreateListener", classWrite, lbID), l.sdk.CreateListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateListener replaces a listener's settings.
 func (l *LoadBalancerClient) UpdateListener(ctx context.Context, lbID, name string, details loadbalancer.UpdateListenerDetails) (string, error) {
 	req := loadbalancer.UpdateListenerRequest{LoadBalancerId: &lbID, ListenerName: &name, UpdateListenerDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, l.c, l.op("UpdateListener", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.UpdateListenerResponse, error) {
-			return l.sdk.UpdateListener(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateListener", classWrite, lbID), l.sdk.UpdateListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteListener removes a listener.
 func (l *LoadBalancerClient) DeleteListener(ctx context.Context, lbID, name string) (string, error) {
 	req := loadbalancer.DeleteListenerRequest{LoadBalancerId: &lbID, ListenerName: &name}
-	resp, err := invoke(ctx, l.c, l.op("DeleteListener", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.DeleteListenerResponse, error) {
-			return l.sdk.DeleteListener(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("DeleteListener", classWrite, lbID), l.sdk.DeleteListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -169,50 +130,35 @@ func (l *LoadBalancerClient) DeleteListener(ctx context.Context, lbID, name stri
 // is sent to OCI only; it never appears in logs or errors.
 func (l *LoadBalancerClient) CreateCertificate(ctx context.Context, lbID string, details loadbalancer.CreateCertificateDetails, retryToken string) (string, error) {
 	req := loadbalancer.CreateCertificateRequest{LoadBalancerId: &lbID, CreateCertificateDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, l.c, l.op("CreateCertificate", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.CreateCertificateResponse, error) {
-			return l.sdk.CreateCertificate(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("CreateCertificate", classWrite, lbID), l.sdk.CreateCertificate, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteCertificate removes a certificate bundle; no listener may still use it.
 func (l *LoadBalancerClient) DeleteCertificate(ctx context.Context, lbID, name string) (string, error) {
 	req := loadbalancer.DeleteCertificateRequest{LoadBalancerId: &lbID, CertificateName: &name}
-	resp, err := invoke(ctx, l.c, l.op("DeleteCertificate", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.DeleteCertificateResponse, error) {
-			return l.sdk.DeleteCertificate(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("DeleteCertificate", classWrite, lbID), l.sdk.DeleteCertificate, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // CreateRuleSet adds a rule set (named rules its listeners may apply) to a load balancer.
 func (l *LoadBalancerClient) CreateRuleSet(ctx context.Context, lbID string, details loadbalancer.CreateRuleSetDetails, retryToken string) (string, error) {
 	req := loadbalancer.CreateRuleSetRequest{LoadBalancerId: &lbID, CreateRuleSetDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, l.c, l.op("CreateRuleSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.CreateRuleSetResponse, error) {
-			return l.sdk.CreateRuleSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("CreateRuleSet", classWrite, lbID), l.sdk.CreateRuleSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateRuleSet replaces the rules of a rule set.
 func (l *LoadBalancerClient) UpdateRuleSet(ctx context.Context, lbID, name string, details loadbalancer.UpdateRuleSetDetails) (string, error) {
 	req := loadbalancer.UpdateRuleSetRequest{LoadBalancerId: &lbID, RuleSetName: &name, UpdateRuleSetDetails: details}
-	resp, err := invoke(ctx, l.c, l.op("UpdateRuleSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.UpdateRuleSetResponse, error) {
-			return l.sdk.UpdateRuleSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("UpdateRuleSet", classWrite, lbID), l.sdk.UpdateRuleSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteRuleSet removes a rule set; no listener may still name it.
 func (l *LoadBalancerClient) DeleteRuleSet(ctx context.Context, lbID, name string) (string, error) {
 	req := loadbalancer.DeleteRuleSetRequest{LoadBalancerId: &lbID, RuleSetName: &name}
-	resp, err := invoke(ctx, l.c, l.op("DeleteRuleSet", classWrite, lbID),
-		func(ctx context.Context) (loadbalancer.DeleteRuleSetResponse, error) {
-			return l.sdk.DeleteRuleSet(ctx, req)
-		})
+	resp, err := call(ctx, l.c, l.op("DeleteRuleSet", classWrite, lbID), l.sdk.DeleteRuleSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 

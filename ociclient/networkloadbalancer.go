@@ -25,10 +25,7 @@ func (n *NetworkLoadBalancerClient) op(name string, class callClass, resource st
 // GetNetworkLoadBalancer returns the network load balancer with the given OCID.
 func (n *NetworkLoadBalancerClient) GetNetworkLoadBalancer(ctx context.Context, id string) (nlb.NetworkLoadBalancer, error) {
 	req := nlb.GetNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id}
-	resp, err := invoke(ctx, n.c, n.op("GetNetworkLoadBalancer", classRead, id),
-		func(ctx context.Context) (nlb.GetNetworkLoadBalancerResponse, error) {
-			return n.sdk.GetNetworkLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("GetNetworkLoadBalancer", classRead, id), n.sdk.GetNetworkLoadBalancer, req)
 	return resp.NetworkLoadBalancer, err
 }
 
@@ -40,10 +37,7 @@ func (n *NetworkLoadBalancerClient) ListNetworkLoadBalancers(ctx context.Context
 		if displayName != "" {
 			req.DisplayName = &displayName
 		}
-		resp, err := invoke(ctx, n.c, n.op("ListNetworkLoadBalancers", classRead, compartmentID),
-			func(ctx context.Context) (nlb.ListNetworkLoadBalancersResponse, error) {
-				return n.sdk.ListNetworkLoadBalancers(ctx, req)
-			})
+		resp, err := call(ctx, n.c, n.op("ListNetworkLoadBalancers", classRead, compartmentID), n.sdk.ListNetworkLoadBalancers, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 }
@@ -53,20 +47,14 @@ func (n *NetworkLoadBalancerClient) ListNetworkLoadBalancers(ctx context.Context
 // every attempt, so a retry after a lost response never creates a second one.
 func (n *NetworkLoadBalancerClient) CreateNetworkLoadBalancer(ctx context.Context, details nlb.CreateNetworkLoadBalancerDetails, retryToken string) (nlb.NetworkLoadBalancer, string, error) {
 	req := nlb.CreateNetworkLoadBalancerRequest{CreateNetworkLoadBalancerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, n.c, n.op("CreateNetworkLoadBalancer", classWrite, deref(details.DisplayName)),
-		func(ctx context.Context) (nlb.CreateNetworkLoadBalancerResponse, error) {
-			return n.sdk.CreateNetworkLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("CreateNetworkLoadBalancer", classWrite, deref(details.DisplayName)), n.sdk.CreateNetworkLoadBalancer, req)
 	return resp.NetworkLoadBalancer, deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateNetworkLoadBalancer changes a network load balancer's settings.
 func (n *NetworkLoadBalancerClient) UpdateNetworkLoadBalancer(ctx context.Context, id string, details nlb.UpdateNetworkLoadBalancerDetails) (string, error) {
 	req := nlb.UpdateNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id, UpdateNetworkLoadBalancerDetails: details}
-	resp, err := invoke(ctx, n.c, n.op("UpdateNetworkLoadBalancer", classWrite, id),
-		func(ctx context.Context) (nlb.UpdateNetworkLoadBalancerResponse, error) {
-			return n.sdk.UpdateNetworkLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("UpdateNetworkLoadBalancer", classWrite, id), n.sdk.UpdateNetworkLoadBalancer, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -79,74 +67,56 @@ func (n *NetworkLoadBalancerClient) UpdateNetworkSecurityGroups(ctx context.Cont
 		UpdateNetworkSecurityGroupsDetails: nlb.UpdateNetworkSecurityGroupsDetails{NetworkSecurityGroupIds: nonNil(nsgIDs)},
 		OpcRetryToken:                      retryTokenOr(""),
 	}
-	resp, err := invoke(ctx, n.c, n.op("UpdateNetworkSecurityGroups", classWrite, id),
-		func(ctx context.Context) (nlb.UpdateNetworkSecurityGroupsResponse, error) {
-			return n.sdk.UpdateNetworkSecurityGroups(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("UpdateNetworkSecurityGroups", classWrite, id), n.sdk.UpdateNetworkSecurityGroups, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteNetworkLoadBalancer starts deleting a network load balancer.
 func (n *NetworkLoadBalancerClient) DeleteNetworkLoadBalancer(ctx context.Context, id string) (string, error) {
 	req := nlb.DeleteNetworkLoadBalancerRequest{NetworkLoadBalancerId: &id}
-	resp, err := invoke(ctx, n.c, n.op("DeleteNetworkLoadBalancer", classWrite, id),
-		func(ctx context.Context) (nlb.DeleteNetworkLoadBalancerResponse, error) {
-			return n.sdk.DeleteNetworkLoadBalancer(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("DeleteNetworkLoadBalancer", classWrite, id), n.sdk.DeleteNetworkLoadBalancer, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // CreateBackendSet adds a backend set to a network load balancer.
 func (n *NetworkLoadBalancerClient) CreateBackendSet(ctx context.Context, nlbID string, details nlb.CreateBackendSetDetails, retryToken string) (string, error) {
 	req := nlb.CreateBackendSetRequest{NetworkLoadBalancerId: &nlbID, CreateBackendSetDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, n.c, n.op("CreateBackendSet", classWrite, nlbID),
-		func(ctx context.Context) (nlb.CreateBackendSetResponse, error) {
-			return n.sdk.CreateBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("CreateBackendSet", classWrite, nlbID), n.sdk.CreateBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateBackendSet replaces a backend set's policy, health checker and backends.
 func (n *NetworkLoadBalancerClient) UpdateBackendSet(ctx context.Context, nlbID, name string, details nlb.UpdateBackendSetDetails) (string, error) {
 	req := nlb.UpdateBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name, UpdateBackendSetDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID),
-		func(ctx context.Context) (nlb.UpdateBackendSetResponse, error) {
-			return n.updateBackendSet(ctx, req) // the SDK's, with a cheaper body encoder
-		})
+	resp, err := call(ctx, n.c, n.op("UpdateBackendSet", classWrite, nlbID), n.updateBackendSet, req) // the SDK's, with a cheaper body encoder
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteBackendSet removes a backend set; no listener may still use it.
 func (n *NetworkLoadBalancerClient) DeleteBackendSet(ctx context.Context, nlbID, name string) (string, error) {
 	req := nlb.DeleteBackendSetRequest{NetworkLoadBalancerId: &nlbID, BackendSetName: &name}
-	resp, err := invoke(ctx, n.c, n.op("DeleteBackendSet", classWrite, nlbID),
-		func(ctx context.Context) (nlb.DeleteBackendSetResponse, error) {
-			return n.sdk.DeleteBackendSet(ctx, req)
-		})
+	resp, err := call(ctx, n.c, n.op("DeleteBackendSet", classWrite, nlbID), n.sdk.DeleteBackendSet, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // CreateListener adds a listener to a network load balancer.
 func (n *NetworkLoadBalancerClient) CreateListener(ctx context.Context, nlbID string, details nlb.CreateListenerDetails, retryToken string) (string, error) {
 	req := nlb.CreateListenerRequest{NetworkLoadBalancerId: &nlbID, CreateListenerDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, n.c, n.op("CreateListener", classWrite, nlbID),
-		func(ctx context.Context) (nlb.CreateListenerResponse, error) { return n.sdk.CreateListener(ctx, req) })
+	resp, err := call(ctx, n.c, n.op("CreateListener", classWrite, nlbID), n.sdk.CreateListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // UpdateListener replaces a listener's settings.
 func (n *NetworkLoadBalancerClient) UpdateListener(ctx context.Context, nlbID, name string, details nlb.UpdateListenerDetails) (string, error) {
 	req := nlb.UpdateListenerRequest{NetworkLoadBalancerId: &nlbID, ListenerName: &name, UpdateListenerDetails: details, OpcRetryToken: retryTokenOr("")}
-	resp, err := invoke(ctx, n.c, n.op("UpdateListener", classWrite, nlbID),
-		func(ctx context.Context) (nlb.UpdateListenerResponse, error) { return n.sdk.UpdateListener(ctx, req) })
+	resp, err := call(ctx, n.c, n.op("UpdateListener", classWrite, nlbID), n.sdk.UpdateListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
 // DeleteListener removes a listener.
 func (n *NetworkLoadBalancerClient) DeleteListener(ctx context.Context, nlbID, name string) (string, error) {
 	req := nlb.DeleteListenerRequest{NetworkLoadBalancerId: &nlbID, ListenerName: &name}
-	resp, err := invoke(ctx, n.c, n.op("DeleteListener", classWrite, nlbID),
-		func(ctx context.Context) (nlb.DeleteListenerResponse, error) { return n.sdk.DeleteListener(ctx, req) })
+	resp, err := call(ctx, n.c, n.op("DeleteListener", classWrite, nlbID), n.sdk.DeleteListener, req)
 	return deref(resp.OpcWorkRequestId), err
 }
 
@@ -165,8 +135,7 @@ func (n *NetworkLoadBalancerClient) WaitForWorkRequest(ctx context.Context, work
 func (n *NetworkLoadBalancerClient) WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error) {
 	return n.c.awaitWorkRequest(ctx, serviceNLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
 		req := nlb.GetWorkRequestRequest{WorkRequestId: &workRequestID}
-		resp, err := invoke(ctx, n.c, n.op("GetWorkRequest", classPoll, workRequestID),
-			func(ctx context.Context) (nlb.GetWorkRequestResponse, error) { return n.sdk.GetWorkRequest(ctx, req) })
+		resp, err := call(ctx, n.c, n.op("GetWorkRequest", classPoll, workRequestID), n.sdk.GetWorkRequest, req)
 		if err != nil {
 			return workRequestStatus{}, err
 		}
@@ -215,10 +184,7 @@ func nlbWorkRequestResource(rs []nlb.WorkRequestResource) string {
 func (n *NetworkLoadBalancerClient) workRequestMessages(ctx context.Context, workRequestID, compartmentID string) ([]string, error) {
 	errs, err := pages(ctx, func(ctx context.Context, page *string) ([]nlb.WorkRequestError, *string, error) {
 		req := nlb.ListWorkRequestErrorsRequest{WorkRequestId: &workRequestID, CompartmentId: &compartmentID, Page: page}
-		resp, err := invoke(ctx, n.c, n.op("ListWorkRequestErrors", classPoll, workRequestID),
-			func(ctx context.Context) (nlb.ListWorkRequestErrorsResponse, error) {
-				return n.sdk.ListWorkRequestErrors(ctx, req)
-			})
+		resp, err := call(ctx, n.c, n.op("ListWorkRequestErrors", classPoll, workRequestID), n.sdk.ListWorkRequestErrors, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 	var msgs []string

@@ -208,6 +208,11 @@ func invoke[R sdkResponse](ctx context.Context, c *caller, op operation, send fu
 	}
 }
 
+// call is invoke for the usual call: the SDK client's method do, sent req on every attempt.
+func call[Q any, R sdkResponse](ctx context.Context, c *caller, op operation, do func(context.Context, Q) (R, error), req Q) (R, error) {
+	return invoke(ctx, c, op, func(ctx context.Context) (R, error) { return do(ctx, req) })
+}
+
 // retryDelay is the wait before retry number attempt: what the response's Retry-After asks,
 // or else full jitter over an exponentially growing ceiling.
 func (c *caller) retryDelay(attempt int, resp *http.Response) (d time.Duration, fromServer bool) {

@@ -42,8 +42,7 @@ func (v *VirtualNetworkClient) op(name string, class callClass, resource string)
 func (v *VirtualNetworkClient) GetVnic(ctx context.Context, id string) (core.Vnic, error) {
 	return v.vnics.get(ctx, id, func(ctx context.Context) (core.Vnic, error) {
 		req := core.GetVnicRequest{VnicId: &id}
-		resp, err := invoke(ctx, v.c, v.op("GetVnic", classRead, id),
-			func(ctx context.Context) (core.GetVnicResponse, error) { return v.sdk.GetVnic(ctx, req) })
+		resp, err := call(ctx, v.c, v.op("GetVnic", classRead, id), v.sdk.GetVnic, req)
 		return resp.Vnic, err
 	})
 }
@@ -52,8 +51,7 @@ func (v *VirtualNetworkClient) GetVnic(ctx context.Context, id string) (core.Vni
 func (v *VirtualNetworkClient) GetSubnet(ctx context.Context, id string) (core.Subnet, error) {
 	return v.subnets.get(ctx, id, func(ctx context.Context) (core.Subnet, error) {
 		req := core.GetSubnetRequest{SubnetId: &id}
-		resp, err := invoke(ctx, v.c, v.op("GetSubnet", classRead, id),
-			func(ctx context.Context) (core.GetSubnetResponse, error) { return v.sdk.GetSubnet(ctx, req) })
+		resp, err := call(ctx, v.c, v.op("GetSubnet", classRead, id), v.sdk.GetSubnet, req)
 		return resp.Subnet, err
 	})
 }
@@ -73,8 +71,7 @@ func (v *VirtualNetworkClient) listSubnets(ctx context.Context, compartmentID, v
 			if vcnID != "" {
 				req.VcnId = &vcnID
 			}
-			resp, err := invoke(ctx, v.c, v.op("ListSubnets", classRead, compartmentID),
-				func(ctx context.Context) (core.ListSubnetsResponse, error) { return v.sdk.ListSubnets(ctx, req) })
+			resp, err := call(ctx, v.c, v.op("ListSubnets", classRead, compartmentID), v.sdk.ListSubnets, req)
 			return resp.Items, resp.OpcNextPage, err
 		})
 		for _, s := range list {
@@ -127,10 +124,7 @@ func (v *VirtualNetworkClient) SubnetForIP(ctx context.Context, compartmentID, v
 // GetSecurityList returns a security list and its ETag. Never cached.
 func (v *VirtualNetworkClient) GetSecurityList(ctx context.Context, id string) (core.SecurityList, string, error) {
 	req := core.GetSecurityListRequest{SecurityListId: &id}
-	resp, err := invoke(ctx, v.c, v.op("GetSecurityList", classRead, id),
-		func(ctx context.Context) (core.GetSecurityListResponse, error) {
-			return v.sdk.GetSecurityList(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("GetSecurityList", classRead, id), v.sdk.GetSecurityList, req)
 	return resp.SecurityList, deref(resp.Etag), err
 }
 
@@ -146,10 +140,7 @@ func (v *VirtualNetworkClient) UpdateSecurityList(ctx context.Context, id string
 	if ifMatch != "" {
 		req.IfMatch = &ifMatch
 	}
-	resp, err := invoke(ctx, v.c, v.op("UpdateSecurityList", classWrite, id),
-		func(ctx context.Context) (core.UpdateSecurityListResponse, error) {
-			return v.sdk.UpdateSecurityList(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("UpdateSecurityList", classWrite, id), v.sdk.UpdateSecurityList, req)
 	return resp.SecurityList, deref(resp.Etag), err
 }
 
@@ -159,10 +150,7 @@ func (v *VirtualNetworkClient) UpdateSecurityList(ctx context.Context, id string
 // caller read are the same 404 NotAuthorizedOrNotFound.
 func (v *VirtualNetworkClient) GetNetworkSecurityGroup(ctx context.Context, id string) (core.NetworkSecurityGroup, error) {
 	req := core.GetNetworkSecurityGroupRequest{NetworkSecurityGroupId: &id}
-	resp, err := invoke(ctx, v.c, v.op("GetNetworkSecurityGroup", classRead, id),
-		func(ctx context.Context) (core.GetNetworkSecurityGroupResponse, error) {
-			return v.sdk.GetNetworkSecurityGroup(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("GetNetworkSecurityGroup", classRead, id), v.sdk.GetNetworkSecurityGroup, req)
 	return resp.NetworkSecurityGroup, err
 }
 
@@ -175,10 +163,7 @@ func (v *VirtualNetworkClient) ListNetworkSecurityGroups(ctx context.Context, co
 		if vcnID != "" {
 			req.VcnId = &vcnID
 		}
-		resp, err := invoke(ctx, v.c, v.op("ListNetworkSecurityGroups", classRead, compartmentID),
-			func(ctx context.Context) (core.ListNetworkSecurityGroupsResponse, error) {
-				return v.sdk.ListNetworkSecurityGroups(ctx, req)
-			})
+		resp, err := call(ctx, v.c, v.op("ListNetworkSecurityGroups", classRead, compartmentID), v.sdk.ListNetworkSecurityGroups, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 }
@@ -188,10 +173,7 @@ func (v *VirtualNetworkClient) ListNetworkSecurityGroups(ctx context.Context, co
 // first attempt created instead of creating a second one.
 func (v *VirtualNetworkClient) CreateNetworkSecurityGroup(ctx context.Context, details core.CreateNetworkSecurityGroupDetails, retryToken string) (core.NetworkSecurityGroup, error) {
 	req := core.CreateNetworkSecurityGroupRequest{CreateNetworkSecurityGroupDetails: details, OpcRetryToken: retryTokenOr(retryToken)}
-	resp, err := invoke(ctx, v.c, v.op("CreateNetworkSecurityGroup", classWrite, deref(details.DisplayName)),
-		func(ctx context.Context) (core.CreateNetworkSecurityGroupResponse, error) {
-			return v.sdk.CreateNetworkSecurityGroup(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("CreateNetworkSecurityGroup", classWrite, deref(details.DisplayName)), v.sdk.CreateNetworkSecurityGroup, req)
 	return resp.NetworkSecurityGroup, err
 }
 
@@ -199,10 +181,7 @@ func (v *VirtualNetworkClient) CreateNetworkSecurityGroup(ctx context.Context, d
 // it (a load balancer's VNICs are, while the load balancer lists the group).
 func (v *VirtualNetworkClient) DeleteNetworkSecurityGroup(ctx context.Context, id string) error {
 	req := core.DeleteNetworkSecurityGroupRequest{NetworkSecurityGroupId: &id}
-	_, err := invoke(ctx, v.c, v.op("DeleteNetworkSecurityGroup", classWrite, id),
-		func(ctx context.Context) (core.DeleteNetworkSecurityGroupResponse, error) {
-			return v.sdk.DeleteNetworkSecurityGroup(ctx, req)
-		})
+	_, err := call(ctx, v.c, v.op("DeleteNetworkSecurityGroup", classWrite, id), v.sdk.DeleteNetworkSecurityGroup, req)
 	return err
 }
 
@@ -211,10 +190,7 @@ func (v *VirtualNetworkClient) DeleteNetworkSecurityGroup(ctx context.Context, i
 func (v *VirtualNetworkClient) ListNetworkSecurityGroupSecurityRules(ctx context.Context, id string) ([]core.SecurityRule, error) {
 	return pages(ctx, func(ctx context.Context, page *string) ([]core.SecurityRule, *string, error) {
 		req := core.ListNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id, Page: page}
-		resp, err := invoke(ctx, v.c, v.op("ListNetworkSecurityGroupSecurityRules", classRead, id),
-			func(ctx context.Context) (core.ListNetworkSecurityGroupSecurityRulesResponse, error) {
-				return v.sdk.ListNetworkSecurityGroupSecurityRules(ctx, req)
-			})
+		resp, err := call(ctx, v.c, v.op("ListNetworkSecurityGroupSecurityRules", classRead, id), v.sdk.ListNetworkSecurityGroupSecurityRules, req)
 		return resp.Items, resp.OpcNextPage, err
 	})
 }
@@ -228,10 +204,7 @@ const MaxNetworkSecurityGroupRulesPerAdd = 25
 func (v *VirtualNetworkClient) AddNetworkSecurityGroupSecurityRules(ctx context.Context, id string, rules []core.AddSecurityRuleDetails) ([]core.SecurityRule, error) {
 	req := core.AddNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id,
 		AddNetworkSecurityGroupSecurityRulesDetails: core.AddNetworkSecurityGroupSecurityRulesDetails{SecurityRules: rules}}
-	resp, err := invoke(ctx, v.c, v.op("AddNetworkSecurityGroupSecurityRules", classWrite, id),
-		func(ctx context.Context) (core.AddNetworkSecurityGroupSecurityRulesResponse, error) {
-			return v.sdk.AddNetworkSecurityGroupSecurityRules(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("AddNetworkSecurityGroupSecurityRules", classWrite, id), v.sdk.AddNetworkSecurityGroupSecurityRules, req)
 	return resp.SecurityRules, err
 }
 
@@ -239,20 +212,14 @@ func (v *VirtualNetworkClient) AddNetworkSecurityGroupSecurityRules(ctx context.
 func (v *VirtualNetworkClient) RemoveNetworkSecurityGroupSecurityRules(ctx context.Context, id string, ruleIDs []string) error {
 	req := core.RemoveNetworkSecurityGroupSecurityRulesRequest{NetworkSecurityGroupId: &id,
 		RemoveNetworkSecurityGroupSecurityRulesDetails: core.RemoveNetworkSecurityGroupSecurityRulesDetails{SecurityRuleIds: ruleIDs}}
-	_, err := invoke(ctx, v.c, v.op("RemoveNetworkSecurityGroupSecurityRules", classWrite, id),
-		func(ctx context.Context) (core.RemoveNetworkSecurityGroupSecurityRulesResponse, error) {
-			return v.sdk.RemoveNetworkSecurityGroupSecurityRules(ctx, req)
-		})
+	_, err := call(ctx, v.c, v.op("RemoveNetworkSecurityGroupSecurityRules", classWrite, id), v.sdk.RemoveNetworkSecurityGroupSecurityRules, req)
 	return err
 }
 
 // GetPublicIPByIPAddress finds a public IP (e.g. a reserved one) by its address. Never cached.
 func (v *VirtualNetworkClient) GetPublicIPByIPAddress(ctx context.Context, ipAddress string) (core.PublicIp, error) {
 	req := core.GetPublicIpByIpAddressRequest{GetPublicIpByIpAddressDetails: core.GetPublicIpByIpAddressDetails{IpAddress: &ipAddress}}
-	resp, err := invoke(ctx, v.c, v.op("GetPublicIpByIpAddress", classRead, ipAddress),
-		func(ctx context.Context) (core.GetPublicIpByIpAddressResponse, error) {
-			return v.sdk.GetPublicIpByIpAddress(ctx, req)
-		})
+	resp, err := call(ctx, v.c, v.op("GetPublicIpByIpAddress", classRead, ipAddress), v.sdk.GetPublicIpByIpAddress, req)
 	return resp.PublicIp, err
 }
 

@@ -124,10 +124,7 @@ func later(a, b time.Time) time.Time {
 func (l *LoadBalancerClient) WaitForWorkRequestResource(ctx context.Context, workRequestID string) (string, error) {
 	return l.c.awaitWorkRequest(ctx, serviceLB, workRequestID, func(ctx context.Context) (workRequestStatus, error) {
 		req := loadbalancer.GetWorkRequestRequest{WorkRequestId: &workRequestID}
-		resp, err := invoke(ctx, l.c, l.op("GetWorkRequest", classPoll, workRequestID),
-			func(ctx context.Context) (loadbalancer.GetWorkRequestResponse, error) {
-				return l.sdk.GetWorkRequest(ctx, req)
-			})
+		resp, err := call(ctx, l.c, l.op("GetWorkRequest", classPoll, workRequestID), l.sdk.GetWorkRequest, req)
 		if err != nil {
 			return workRequestStatus{}, err
 		}
