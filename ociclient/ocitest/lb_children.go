@@ -177,39 +177,38 @@ func (s *Server) lbCreateBackend(w http.ResponseWriter, r *http.Request, c loadb
 }
 
 func (s *Server) lbUpdateBackend(w http.ResponseWriter, r *http.Request, u loadbalancer.UpdateBackendDetails) {
-	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
 	var invalid error
 	if u.Weight == nil || u.Backup == nil || u.Drain == nil || u.Offline == nil {
 		invalid = lbInvalid("weight, backup, drain and offline are required")
 	} else if invalid = lbCheckWeight(u.Weight); invalid == nil {
 		invalid = lbCheckMaxConnections("backend maxConnections", u.MaxConnections)
 	}
-	s.lbChangeChecked(w, r, "UpdateBackend", invalid, func(e *lbEntry) error {
-		return lbBackendExists(&e.lb, set, name)
-	}, func(lb *loadbalancer.LoadBalancer) error {
-		if err := lbBackendExists(lb, set, name); err != nil {
-			return err
-		}
-		bs := lb.BackendSets[set]
-		b := &bs.Backends[lbBackendIndex(bs, name)]
+	s.lbChangeBackend(w, r, "UpdateBackend", invalid, func(bs *loadbalancer.BackendSet, i int) {
+		b := &bs.Backends[i]
 		b.Weight, b.Backup, b.Drain, b.Offline = common.Int(*u.Weight), common.Bool(*u.Backup), common.Bool(*u.Drain), common.Bool(*u.Offline)
 		b.MaxConnections = u.MaxConnections
-		lb.BackendSets[set] = bs
-		return nil
 	})
 }
 
 func (s *Server) lbDeleteBackend(w http.ResponseWriter, r *http.Request) {
+	s.lbChangeBackend(w, r, "DeleteBackend", nil, func(bs *loadbalancer.BackendSet, i int) {
+		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+	})
+}
+
+// lbChangeBackend runs a change of the backend the path names: refused with 404 when there is
+// none, and made by change (to its set, the backend at index i) when the work request runs.
+func (s *Server) lbChangeBackend(w http.ResponseWriter, r *http.Request, op string, invalid error,
+	change func(bs *loadbalancer.BackendSet, i int)) {
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-	s.lbChangeChecked(w, r, "DeleteBackend", nil, func(e *lbEntry) error {
+	s.lbChangeChecked(w, r, op, invalid, func(e *lbEntry) error {
 		return lbBackendExists(&e.lb, set, name)
 	}, func(lb *loadbalancer.LoadBalancer) error {
 		if err := lbBackendExists(lb, set, name); err != nil {
 			return err
 		}
 		bs := lb.BackendSets[set]
-		i := lbBackendIndex(bs, name)
-		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+		change(&bs, lbBackendIndex(bs, name))
 		lb.BackendSets[set] = bs
 		return nil
 	})

@@ -228,28 +228,27 @@ func (s *Server) nlbCreateBackend(w http.ResponseWriter, r *http.Request, c nlba
 }
 
 func (s *Server) nlbUpdateBackend(w http.ResponseWriter, r *http.Request, u nlbapi.UpdateBackendDetails) {
-	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-	s.nlbChange(w, r, "UpdateBackend", lbCheckWeight(u.Weight), func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
-		_, _, err := nlbBackendOf(n, set, name)
-		return err
-	}, func(n *nlbapi.NetworkLoadBalancer) error {
-		bs, i, err := nlbBackendOf(n, set, name)
-		if err != nil {
-			return err
-		}
+	s.nlbChangeBackend(w, r, "UpdateBackend", lbCheckWeight(u.Weight), func(bs *nlbapi.BackendSet, i int) {
 		b := &bs.Backends[i]
 		patch(&b.Weight, u.Weight)
 		patch(&b.IsBackup, u.IsBackup)
 		patch(&b.IsDrain, u.IsDrain)
 		patch(&b.IsOffline, u.IsOffline)
-		n.BackendSets[set] = bs
-		return nil
 	})
 }
 
 func (s *Server) nlbDeleteBackend(w http.ResponseWriter, r *http.Request) {
+	s.nlbChangeBackend(w, r, "DeleteBackend", nil, func(bs *nlbapi.BackendSet, i int) {
+		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+	})
+}
+
+// nlbChangeBackend runs a change of the backend the path names: refused with 404 when there is
+// none, and made by change (to its set, the backend at index i) when the work request runs.
+func (s *Server) nlbChangeBackend(w http.ResponseWriter, r *http.Request, op string, invalid error,
+	change func(bs *nlbapi.BackendSet, i int)) {
 	set, name := r.PathValue("backendSetName"), r.PathValue("backendName")
-	s.nlbChange(w, r, "DeleteBackend", nil, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
+	s.nlbChange(w, r, op, invalid, func(n *nlbapi.NetworkLoadBalancer, _ lbCaps) error {
 		_, _, err := nlbBackendOf(n, set, name)
 		return err
 	}, func(n *nlbapi.NetworkLoadBalancer) error {
@@ -257,7 +256,7 @@ func (s *Server) nlbDeleteBackend(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		bs.Backends = slices.Delete(bs.Backends, i, i+1)
+		change(&bs, i)
 		n.BackendSets[set] = bs
 		return nil
 	})
