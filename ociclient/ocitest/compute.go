@@ -85,18 +85,12 @@ func (s *Server) addInstanceLocked(inst core.Instance, vnics []core.Vnic) (core.
 
 	inst.Id = new(s.NewID("instance"))
 	s.defaultCompartment(&inst.CompartmentId)
-	if inst.DisplayName == nil {
-		inst.DisplayName = new(fmt.Sprintf("instance-%d", len(s.compute.instances.ids)+1))
-	}
-	if inst.FaultDomain == nil {
-		inst.FaultDomain = new("FAULT-DOMAIN-1")
-	}
+	orDefault(&inst.DisplayName, new(fmt.Sprintf("instance-%d", len(s.compute.instances.ids)+1)))
+	orDefault(&inst.FaultDomain, new("FAULT-DOMAIN-1"))
 	if inst.LifecycleState == "" {
 		inst.LifecycleState = core.InstanceLifecycleStateRunning
 	}
-	if inst.Shape == nil {
-		inst.Shape = new("VM.Standard.E4.Flex")
-	}
+	orDefault(&inst.Shape, new("VM.Standard.E4.Flex"))
 	inst.Region = new(shortRegion(s.opts.Region))
 	inst.TimeCreated = timeCreatedNow()
 	s.compute.instances.put(*inst.Id, inst)
@@ -175,9 +169,7 @@ func (s *Server) attachVNICLocked(inst core.Instance, index int, v core.Vnic) er
 	v.CompartmentId = inst.CompartmentId
 	v.LifecycleState = core.VnicLifecycleStateAvailable
 	v.IsPrimary = new(index == 0)
-	if v.DisplayName == nil {
-		v.DisplayName = new(fmt.Sprintf("%s-vnic-%d", *inst.DisplayName, index))
-	}
+	orDefault(&v.DisplayName, new(fmt.Sprintf("%s-vnic-%d", *inst.DisplayName, index)))
 	s.vcn.macs++
 	m := s.vcn.macs
 	v.MacAddress = new(fmt.Sprintf("02:00:17:%02X:%02X:%02X", byte(m>>16), byte(m>>8), byte(m)))

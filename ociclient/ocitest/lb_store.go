@@ -127,21 +127,13 @@ func (s *Server) AddLoadBalancer(lb loadbalancer.LoadBalancer) loadbalancer.Load
 		lb.Id = common.String(s.NewID("loadbalancer"))
 	}
 	s.defaultCompartment(&lb.CompartmentId)
-	if lb.DisplayName == nil {
-		lb.DisplayName = common.String(*lb.Id)
-	}
-	if lb.ShapeName == nil {
-		lb.ShapeName = common.String("100Mbps")
-	}
+	orDefault(&lb.DisplayName, common.String(*lb.Id))
+	orDefault(&lb.ShapeName, common.String("100Mbps"))
 	if lb.LifecycleState == "" {
 		lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
 	}
-	if lb.TimeCreated == nil {
-		lb.TimeCreated = &common.SDKTime{Time: now}
-	}
-	if lb.IsPrivate == nil {
-		lb.IsPrivate = common.Bool(false)
-	}
+	orDefault(&lb.TimeCreated, &common.SDKTime{Time: now})
+	orDefault(&lb.IsPrivate, common.Bool(false))
 	if len(lb.IpAddresses) == 0 {
 		subnet := ""
 		if len(lb.SubnetIds) > 0 {
@@ -165,45 +157,19 @@ func (s *Server) lbAddress(private bool, subnetID string) loadbalancer.IpAddress
 
 // lbNormalize makes every map and list non-nil, as OCI returns them.
 func lbNormalize(lb *loadbalancer.LoadBalancer) {
-	if lb.SubnetIds == nil {
-		lb.SubnetIds = []string{}
-	}
-	if lb.NetworkSecurityGroupIds == nil {
-		lb.NetworkSecurityGroupIds = []string{}
-	}
-	if lb.Listeners == nil {
-		lb.Listeners = map[string]loadbalancer.Listener{}
-	}
-	if lb.Hostnames == nil {
-		lb.Hostnames = map[string]loadbalancer.Hostname{}
-	}
-	if lb.SslCipherSuites == nil {
-		lb.SslCipherSuites = map[string]loadbalancer.SslCipherSuite{}
-	}
-	if lb.Certificates == nil {
-		lb.Certificates = map[string]loadbalancer.Certificate{}
-	}
-	if lb.BackendSets == nil {
-		lb.BackendSets = map[string]loadbalancer.BackendSet{}
-	}
-	if lb.PathRouteSets == nil {
-		lb.PathRouteSets = map[string]loadbalancer.PathRouteSet{}
-	}
-	if lb.RuleSets == nil {
-		lb.RuleSets = map[string]loadbalancer.RuleSet{}
-	}
-	if lb.RoutingPolicies == nil {
-		lb.RoutingPolicies = map[string]loadbalancer.RoutingPolicy{}
-	}
-	if lb.FreeformTags == nil {
-		lb.FreeformTags = map[string]string{}
-	}
-	if lb.DefinedTags == nil {
-		lb.DefinedTags = map[string]map[string]any{}
-	}
-	if lb.SystemTags == nil {
-		lb.SystemTags = map[string]map[string]any{}
-	}
+	orEmpty(&lb.SubnetIds)
+	orEmpty(&lb.NetworkSecurityGroupIds)
+	orEmptyMap(&lb.Listeners)
+	orEmptyMap(&lb.Hostnames)
+	orEmptyMap(&lb.SslCipherSuites)
+	orEmptyMap(&lb.Certificates)
+	orEmptyMap(&lb.BackendSets)
+	orEmptyMap(&lb.PathRouteSets)
+	orEmptyMap(&lb.RuleSets)
+	orEmptyMap(&lb.RoutingPolicies)
+	orEmptyMap(&lb.FreeformTags)
+	orEmptyMap(&lb.DefinedTags)
+	orEmptyMap(&lb.SystemTags)
 }
 
 // lbFor finds the load balancer named in the request path, answering 404 when there is none.

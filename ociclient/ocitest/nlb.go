@@ -310,9 +310,7 @@ func nlbCheckCreate(d nlbapi.CreateNetworkLoadBalancerDetails, caps lbCaps) erro
 
 func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.CreateNetworkLoadBalancerDetails) {
 	const op = "CreateNetworkLoadBalancer"
-	if d.IsPrivate == nil {
-		d.IsPrivate = common.Bool(true) // "This value is true by default" (the SDK's doc comment)
-	}
+	orDefault(&d.IsPrivate, common.Bool(true)) // "This value is true by default" (the SDK's doc comment)
 	now := s.lockLB()
 	defer s.mu.Unlock()
 	if s.lbReplay(w, r, op, now) {
@@ -360,12 +358,8 @@ func (s *Server) nlbCreate(w http.ResponseWriter, r *http.Request, d nlbapi.Crea
 	for name, b := range d.BackendSets {
 		n.BackendSets[name] = nlbBackendSetFrom(name, b)
 	}
-	if n.FreeformTags == nil {
-		n.FreeformTags = map[string]string{}
-	}
-	if n.DefinedTags == nil {
-		n.DefinedTags = map[string]map[string]any{}
-	}
+	orEmptyMap(&n.FreeformTags)
+	orEmptyMap(&n.DefinedTags)
 	s.nlb.seq++
 	e := &nlbEntry{nlb: n, balancerBook: balancerBook{seq: s.nlb.seq}}
 	s.nlb.nlbs[id] = e

@@ -261,9 +261,7 @@ func nlbListenerFrom(name string, d nlbapi.ListenerDetails) nlbapi.Listener {
 	if l.IpVersion == "" {
 		l.IpVersion = nlbapi.IpVersionIpv4
 	}
-	if l.IsPpv2Enabled == nil {
-		l.IsPpv2Enabled = common.Bool(false)
-	}
+	orDefault(&l.IsPpv2Enabled, common.Bool(false))
 	return l
 }
 
@@ -316,9 +314,7 @@ func nlbHealthCheckerFrom(h *nlbapi.HealthChecker) *nlbapi.HealthChecker {
 func nlbBackendFrom(d nlbapi.Backend) nlbapi.Backend {
 	b := jsonClone(d)
 	b.Name = common.String(nlbBackendName(d))
-	if b.Weight == nil {
-		b.Weight = common.Int(1)
-	}
+	orDefault(&b.Weight, common.Int(1))
 	for _, p := range []**bool{&b.IsDrain, &b.IsBackup, &b.IsOffline} {
 		if *p == nil {
 			*p = common.Bool(false)

@@ -206,12 +206,8 @@ func (s *Server) addNSGLocked(g core.NetworkSecurityGroup) (core.NetworkSecurity
 		return g, err
 	}
 	g.Id = new(s.NewID("networksecuritygroup"))
-	if g.CompartmentId == nil {
-		g.CompartmentId = vcn.CompartmentId
-	}
-	if g.DisplayName == nil {
-		g.DisplayName = new(fmt.Sprintf("nsg-%d", len(s.vcn.nsgs.ids)+1))
-	}
+	orDefault(&g.CompartmentId, vcn.CompartmentId)
+	orDefault(&g.DisplayName, new(fmt.Sprintf("nsg-%d", len(s.vcn.nsgs.ids)+1)))
 	g.LifecycleState = core.NetworkSecurityGroupLifecycleStateAvailable
 	g.TimeCreated = timeCreatedNow()
 	s.vcn.nsgs.put(*g.Id, nsgState{group: g})

@@ -123,18 +123,10 @@ func (s *Server) addSecurityListLocked(l core.SecurityList) (core.SecurityList, 
 		return l, err
 	}
 	l.Id = new(s.NewID("securitylist"))
-	if l.CompartmentId == nil {
-		l.CompartmentId = vcn.CompartmentId
-	}
-	if l.DisplayName == nil {
-		l.DisplayName = new(fmt.Sprintf("securitylist-%d", len(s.vcn.secLists.ids)+1))
-	}
-	if l.IngressSecurityRules == nil {
-		l.IngressSecurityRules = []core.IngressSecurityRule{}
-	}
-	if l.EgressSecurityRules == nil {
-		l.EgressSecurityRules = []core.EgressSecurityRule{}
-	}
+	orDefault(&l.CompartmentId, vcn.CompartmentId)
+	orDefault(&l.DisplayName, new(fmt.Sprintf("securitylist-%d", len(s.vcn.secLists.ids)+1)))
+	orEmpty(&l.IngressSecurityRules)
+	orEmpty(&l.EgressSecurityRules)
 	l.LifecycleState = core.SecurityListLifecycleStateAvailable
 	l.TimeCreated = timeCreatedNow()
 	s.vcn.secLists.put(*l.Id, secList{list: l, etag: s.newETag()})

@@ -193,9 +193,7 @@ func (s *Server) AddVCN(v core.Vcn) core.Vcn {
 }
 
 func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
-	if v.CidrBlock == nil {
-		v.CidrBlock = new("10.0.0.0/16")
-	}
+	orDefault(&v.CidrBlock, new("10.0.0.0/16"))
 	if len(v.CidrBlocks) == 0 {
 		v.CidrBlocks = []string{*v.CidrBlock}
 	}
@@ -212,9 +210,7 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 	v.Id = new(s.NewID("vcn"))
 	s.defaultCompartment(&v.CompartmentId)
 	v.LifecycleState = core.VcnLifecycleStateAvailable
-	if v.DisplayName == nil {
-		v.DisplayName = new(fmt.Sprintf("vcn-%d", len(s.vcn.vcns.ids)+1))
-	}
+	orDefault(&v.DisplayName, new(fmt.Sprintf("vcn-%d", len(s.vcn.vcns.ids)+1)))
 	v.TimeCreated = timeCreatedNow()
 	s.vcn.vcns.put(*v.Id, v)
 	return v, nil
@@ -274,9 +270,7 @@ func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
 	prefix := netip.MustParsePrefix(*sn.CidrBlock).Masked()
 	sn.CidrBlock = new(prefix.String())
 	sn.Id = new(s.NewID("subnet"))
-	if sn.CompartmentId == nil {
-		sn.CompartmentId = vcn.CompartmentId
-	}
+	orDefault(&sn.CompartmentId, vcn.CompartmentId)
 	sn.LifecycleState = core.SubnetLifecycleStateAvailable
 	if sn.RouteTableId == nil {
 		sn.RouteTableId = new(s.NewID("routetable"))
@@ -291,12 +285,8 @@ func (s *Server) addSubnetLocked(sn core.Subnet) (core.Subnet, error) {
 		sn.Ipv6VirtualRouterIp = new(v6[0].Addr().Next().String()) // assumed, as for IPv4
 	}
 	sn.VirtualRouterMac = new("00:00:17:00:00:01")
-	if sn.DisplayName == nil {
-		sn.DisplayName = new(fmt.Sprintf("subnet-%d", len(s.vcn.subnets.ids)+1))
-	}
-	if sn.ProhibitPublicIpOnVnic == nil {
-		sn.ProhibitPublicIpOnVnic = new(false)
-	}
+	orDefault(&sn.DisplayName, new(fmt.Sprintf("subnet-%d", len(s.vcn.subnets.ids)+1)))
+	orDefault(&sn.ProhibitPublicIpOnVnic, new(false))
 	sn.ProhibitInternetIngress = sn.ProhibitPublicIpOnVnic
 	sn.TimeCreated = timeCreatedNow()
 	s.vcn.subnets.put(*sn.Id, sn)
@@ -442,9 +432,7 @@ func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
 	}
 	p.Id = new(s.NewID("publicip"))
 	s.defaultCompartment(&p.CompartmentId)
-	if p.DisplayName == nil {
-		p.DisplayName = new("publicip-" + *p.IpAddress)
-	}
+	orDefault(&p.DisplayName, new("publicip-"+*p.IpAddress))
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.publicIPs.put(*p.Id, p)
 	return p, nil
@@ -482,12 +470,8 @@ func (s *Server) addIPv6Locked(p core.Ipv6) (core.Ipv6, error) {
 	p.LifecycleState = core.Ipv6LifecycleStateAvailable
 	p.IpState = core.Ipv6IpStateAvailable
 	p.VnicId = nil
-	if p.CompartmentId == nil {
-		p.CompartmentId = sn.CompartmentId
-	}
-	if p.DisplayName == nil {
-		p.DisplayName = p.IpAddress
-	}
+	orDefault(&p.CompartmentId, sn.CompartmentId)
+	orDefault(&p.DisplayName, p.IpAddress)
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.ipv6s.put(*p.Id, p)
 	return p, nil
@@ -521,12 +505,8 @@ func (s *Server) addPrivateIPLocked(p core.PrivateIp) (core.PrivateIp, error) {
 	p.Id = new(s.NewID("privateip"))
 	p.Lifetime = core.PrivateIpLifetimeReserved
 	p.VnicId = nil
-	if p.CompartmentId == nil {
-		p.CompartmentId = sn.CompartmentId
-	}
-	if p.DisplayName == nil {
-		p.DisplayName = p.IpAddress
-	}
+	orDefault(&p.CompartmentId, sn.CompartmentId)
+	orDefault(&p.DisplayName, p.IpAddress)
 	p.IsPrimary = new(false)
 	p.TimeCreated = timeCreatedNow()
 	s.vcn.privateIPs.put(*p.Id, p)
