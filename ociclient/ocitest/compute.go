@@ -4,6 +4,7 @@
 package ocitest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -87,9 +88,7 @@ func (s *Server) addInstanceLocked(inst core.Instance, vnics []core.Vnic) (core.
 	s.defaultCompartment(&inst.CompartmentId)
 	orDefault(&inst.DisplayName, new(fmt.Sprintf("instance-%d", len(s.compute.instances.ids)+1)))
 	orDefault(&inst.FaultDomain, new("FAULT-DOMAIN-1"))
-	if inst.LifecycleState == "" {
-		inst.LifecycleState = core.InstanceLifecycleStateRunning
-	}
+	inst.LifecycleState = cmp.Or(inst.LifecycleState, core.InstanceLifecycleStateRunning)
 	orDefault(&inst.Shape, new("VM.Standard.E4.Flex"))
 	inst.Region = new(shortRegion(s.opts.Region))
 	inst.TimeCreated = timeCreatedNow()

@@ -4,6 +4,7 @@
 package ocitest
 
 import (
+	"cmp"
 	"net/http"
 	"time"
 
@@ -129,9 +130,7 @@ func (s *Server) AddLoadBalancer(lb loadbalancer.LoadBalancer) loadbalancer.Load
 	s.defaultCompartment(&lb.CompartmentId)
 	orDefault(&lb.DisplayName, common.String(*lb.Id))
 	orDefault(&lb.ShapeName, common.String("100Mbps"))
-	if lb.LifecycleState == "" {
-		lb.LifecycleState = loadbalancer.LoadBalancerLifecycleStateActive
-	}
+	lb.LifecycleState = cmp.Or(lb.LifecycleState, loadbalancer.LoadBalancerLifecycleStateActive)
 	orDefault(&lb.TimeCreated, &common.SDKTime{Time: now})
 	orDefault(&lb.IsPrivate, common.Bool(false))
 	if len(lb.IpAddresses) == 0 {

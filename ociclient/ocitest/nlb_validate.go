@@ -4,6 +4,7 @@
 package ocitest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -258,9 +259,7 @@ func nlbProtocolsOverlap(a, b nlbapi.ListenerProtocolsEnum) bool {
 func nlbListenerFrom(name string, d nlbapi.ListenerDetails) nlbapi.Listener {
 	l := nlbConvert[nlbapi.Listener](d)
 	l.Name = common.String(name)
-	if l.IpVersion == "" {
-		l.IpVersion = nlbapi.IpVersionIpv4
-	}
+	l.IpVersion = cmp.Or(l.IpVersion, nlbapi.IpVersionIpv4)
 	orDefault(&l.IsPpv2Enabled, common.Bool(false))
 	return l
 }
@@ -270,22 +269,13 @@ func nlbListenerFrom(name string, d nlbapi.ListenerDetails) nlbapi.Listener {
 func nlbBackendSetFrom(name string, d nlbapi.BackendSetDetails) nlbapi.BackendSet {
 	bs := nlbConvert[nlbapi.BackendSet](d)
 	bs.Name = common.String(name)
-	if bs.Policy == "" {
-		bs.Policy = nlbapi.NetworkLoadBalancingPolicyFiveTuple
-	}
-	if bs.IpVersion == "" {
-		bs.IpVersion = nlbapi.IpVersionIpv4
-	}
-	defBool := func(p **bool, v bool) {
-		if *p == nil {
-			*p = common.Bool(v)
-		}
-	}
-	defBool(&bs.IsPreserveSource, true)
-	defBool(&bs.IsFailOpen, false)
-	defBool(&bs.IsInstantFailoverEnabled, false)
-	defBool(&bs.IsInstantFailoverTcpResetEnabled, false)
-	defBool(&bs.AreOperationallyActiveBackendsPreferred, false)
+	bs.Policy = cmp.Or(bs.Policy, nlbapi.NetworkLoadBalancingPolicyFiveTuple)
+	bs.IpVersion = cmp.Or(bs.IpVersion, nlbapi.IpVersionIpv4)
+	orDefault(&bs.IsPreserveSource, common.Bool(true))
+	orDefault(&bs.IsFailOpen, common.Bool(false))
+	orDefault(&bs.IsInstantFailoverEnabled, common.Bool(false))
+	orDefault(&bs.IsInstantFailoverTcpResetEnabled, common.Bool(false))
+	orDefault(&bs.AreOperationallyActiveBackendsPreferred, common.Bool(false))
 	bs.HealthChecker = nlbHealthCheckerFrom(bs.HealthChecker)
 	bs.Backends = make([]nlbapi.Backend, 0, len(d.Backends))
 	for _, b := range d.Backends {
@@ -296,17 +286,12 @@ func nlbBackendSetFrom(name string, d nlbapi.BackendSetDetails) nlbapi.BackendSe
 
 func nlbHealthCheckerFrom(h *nlbapi.HealthChecker) *nlbapi.HealthChecker {
 	hc := jsonClone(*h)
-	defInt := func(p **int, v int) {
-		if *p == nil {
-			*p = common.Int(v)
-		}
-	}
-	defInt(&hc.Port, 0)
-	defInt(&hc.Retries, 3)
-	defInt(&hc.TimeoutInMillis, 3000)
-	defInt(&hc.IntervalInMillis, 10000)
+	orDefault(&hc.Port, common.Int(0))
+	orDefault(&hc.Retries, common.Int(3))
+	orDefault(&hc.TimeoutInMillis, common.Int(3000))
+	orDefault(&hc.IntervalInMillis, common.Int(10000))
 	if hc.Protocol == nlbapi.HealthCheckProtocolsHttp || hc.Protocol == nlbapi.HealthCheckProtocolsHttps {
-		defInt(&hc.ReturnCode, 200)
+		orDefault(&hc.ReturnCode, common.Int(200))
 	}
 	return &hc
 }

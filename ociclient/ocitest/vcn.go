@@ -4,6 +4,7 @@
 package ocitest
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"net/http"
@@ -398,9 +399,7 @@ func (s *Server) AddPublicIP(p core.PublicIp) core.PublicIp {
 }
 
 func (s *Server) addPublicIPLocked(p core.PublicIp) (core.PublicIp, error) {
-	if p.Lifetime == "" {
-		p.Lifetime = core.PublicIpLifetimeReserved
-	}
+	p.Lifetime = cmp.Or(p.Lifetime, core.PublicIpLifetimeReserved)
 	if p.Scope == "" {
 		p.Scope = core.PublicIpScopeRegion
 		if p.Lifetime == core.PublicIpLifetimeEphemeral {
