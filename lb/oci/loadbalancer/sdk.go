@@ -185,22 +185,10 @@ func createDetails(s *model.Spec, reservedIPID string) (lbapi.CreateLoadBalancer
 		d.ReservedIps = []lbapi.ReservedIp{{Id: common.String(reservedIPID)}}
 	}
 	for name, l := range s.Listeners {
-		d.Listeners[name] = lbapi.ListenerDetails{
-			DefaultBackendSetName:   common.String(l.BackendSet),
-			Port:                    common.Int(l.Port),
-			Protocol:                common.String(l.Protocol),
-			SslConfiguration:        sslDetails(l.TLS),
-			ConnectionConfiguration: connectionConfig(l),
-			RuleSetNames:            slices.Clone(l.Routing.RuleSets),
-		}
+		d.Listeners[name] = listenerDetails(l)
 	}
 	for name, b := range s.BackendSets {
-		d.BackendSets[name] = lbapi.BackendSetDetails{
-			Policy:           common.String(b.Policy),
-			HealthChecker:    healthCheckerDetails(b.HealthCheck),
-			Backends:         backendDetails(b.Backends),
-			SslConfiguration: sslDetails(b.TLS),
-		}
+		d.BackendSets[name] = backendSetDetails(b)
 	}
 	for name, c := range s.Certificates {
 		d.Certificates[name] = lbapi.CertificateDetails(certificateDetails(c))
@@ -233,9 +221,10 @@ func settingsDetails(s model.Settings) lbapi.UpdateLoadBalancerDetails {
 	return lbapi.UpdateLoadBalancerDetails{DisplayName: common.String(s.Name), FreeformTags: maps.Clone(s.FreeformTags)}
 }
 
-func createListenerDetails(l model.Listener) lbapi.CreateListenerDetails {
-	return lbapi.CreateListenerDetails{
-		Name:                    common.String(l.Name),
+// listenerDetails is a new listener (in CreateLoadBalancer, or CreateListener's body with its
+// name): the routing the Spec does not manage is left out.
+func listenerDetails(l model.Listener) lbapi.ListenerDetails {
+	return lbapi.ListenerDetails{
 		DefaultBackendSetName:   common.String(l.BackendSet),
 		Port:                    common.Int(l.Port),
 		Protocol:                common.String(l.Protocol),
@@ -245,20 +234,21 @@ func createListenerDetails(l model.Listener) lbapi.CreateListenerDetails {
 	}
 }
 
+func createListenerDetails(l model.Listener) lbapi.CreateListenerDetails {
+	d := listenerDetails(l)
+	return lbapi.CreateListenerDetails{Name: common.String(l.Name), DefaultBackendSetName: d.DefaultBackendSetName, Port: d.Port,
+		Protocol: d.Protocol, SslConfiguration: d.SslConfiguration, ConnectionConfiguration: d.ConnectionConfiguration,
+		RuleSetNames: d.RuleSetNames}
+}
+
 // updateListenerDetails is the whole listener (OCI replaces it), with the routing the Spec does
 // not manage sent back as observed.
 func updateListenerDetails(l model.Listener) lbapi.UpdateListenerDetails {
-	return lbapi.UpdateListenerDetails{
-		DefaultBackendSetName:   common.String(l.BackendSet),
-		Port:                    common.Int(l.Port),
-		Protocol:                common.String(l.Protocol),
-		SslConfiguration:        sslDetails(l.TLS),
-		ConnectionConfiguration: connectionConfig(l),
-		HostnameNames:           slices.Clone(l.Routing.Hostnames),
-		RuleSetNames:            slices.Clone(l.Routing.RuleSets),
-		RoutingPolicyName:       sdkval.OptString(l.Routing.RoutingPolicy),
-		PathRouteSetName:        sdkval.OptString(l.Routing.PathRouteSet),
-	}
+	d := listenerDetails(l)
+	return lbapi.UpdateListenerDetails{DefaultBackendSetName: d.DefaultBackendSetName, Port: d.Port, Protocol: d.Protocol,
+		SslConfiguration: d.SslConfiguration, ConnectionConfiguration: d.ConnectionConfiguration, RuleSetNames: d.RuleSetNames,
+		HostnameNames: slices.Clone(l.Routing.Hostnames), RoutingPolicyName: sdkval.OptString(l.Routing.RoutingPolicy),
+		PathRouteSetName: sdkval.OptString(l.Routing.PathRouteSet)}
 }
 
 func connectionConfig(l model.Listener) *lbapi.ConnectionConfiguration {
@@ -272,9 +262,10 @@ func connectionConfig(l model.Listener) *lbapi.ConnectionConfiguration {
 	return c
 }
 
-func createBackendSetDetails(b model.BackendSet) lbapi.CreateBackendSetDetails {
-	return lbapi.CreateBackendSetDetails{
-		Name:             common.String(b.Name),
+// backendSetDetails is a backend set as the Spec has it, in CreateLoadBalancer's form; its create
+// (with its name) and its update (OCI replaces the whole set) send the same fields.
+func backendSetDetails(b model.BackendSet) lbapi.BackendSetDetails {
+	return lbapi.BackendSetDetails{
 		Policy:           common.String(b.Policy),
 		HealthChecker:    healthCheckerDetails(b.HealthCheck),
 		Backends:         backendDetails(b.Backends),
@@ -282,13 +273,16 @@ func createBackendSetDetails(b model.BackendSet) lbapi.CreateBackendSetDetails {
 	}
 }
 
+func createBackendSetDetails(b model.BackendSet) lbapi.CreateBackendSetDetails {
+	d := backendSetDetails(b)
+	return lbapi.CreateBackendSetDetails{Name: common.String(b.Name), Policy: d.Policy, HealthChecker: d.HealthChecker,
+		Backends: d.Backends, SslConfiguration: d.SslConfiguration}
+}
+
 func updateBackendSetDetails(b model.BackendSet) lbapi.UpdateBackendSetDetails {
-	return lbapi.UpdateBackendSetDetails{
-		Policy:           common.String(b.Policy),
-		HealthChecker:    healthCheckerDetails(b.HealthCheck),
-		Backends:         backendDetails(b.Backends),
-		SslConfiguration: sslDetails(b.TLS),
-	}
+	d := backendSetDetails(b)
+	return lbapi.UpdateBackendSetDetails{Policy: d.Policy, HealthChecker: d.HealthChecker, Backends: d.Backends,
+		SslConfiguration: d.SslConfiguration}
 }
 
 func backendDetails(bs []model.Backend) []lbapi.BackendDetails {
