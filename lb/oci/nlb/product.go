@@ -85,14 +85,11 @@ func (p Product) Change(ctx context.Context, id string, c model.Change) (string,
 	case model.BackendSet:
 		switch c.Op {
 		case model.OpCreate:
-			return p.c.CreateBackendSet(ctx, id, nlbapi.CreateBackendSetDetails{
-				Name: common.String(o.Name), Policy: nlbapi.NetworkLoadBalancingPolicyEnum(o.Policy),
-				HealthChecker: nlbHealthCheckerDetails(o.HealthCheck), IsPreserveSource: common.Bool(o.PreserveSource),
-				IpVersion: ipVersion(o.IPv6), Backends: nlbBackendDetails(o.Backends)}, "")
+			return p.c.CreateBackendSet(ctx, id, nlbBackendSetDetails(o), "")
 		case model.OpUpdate:
-			return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{
-				Policy: common.String(o.Policy), HealthChecker: nlbHealthCheckerDetails(o.HealthCheck),
-				IsPreserveSource: common.Bool(o.PreserveSource), IpVersion: ipVersion(o.IPv6), Backends: nlbBackendDetails(o.Backends)})
+			d := nlbBackendSetDetails(o)
+			return p.c.UpdateBackendSet(ctx, id, c.Name, nlbapi.UpdateBackendSetDetails{Policy: common.String(string(d.Policy)),
+				HealthChecker: d.HealthChecker, IsPreserveSource: d.IsPreserveSource, IpVersion: d.IpVersion, Backends: d.Backends})
 		case model.OpDelete:
 			return p.c.DeleteBackendSet(ctx, id, c.Name)
 		}

@@ -99,15 +99,14 @@ func nlbCreateDetails(s *model.Spec, reservedIPID string) nlbapi.CreateNetworkLo
 		d.Listeners[name] = nlbListenerDetails(l)
 	}
 	for name, b := range s.BackendSets {
-		h := nlbHealthCheckerDetails(b.HealthCheck)
+		c := nlbBackendSetDetails(b)
+		h := c.HealthChecker
 		bs := nlbapi.BackendSetDetails{
 			HealthChecker: &nlbapi.HealthChecker{Protocol: h.Protocol, Port: h.Port, Retries: h.Retries, TimeoutInMillis: h.TimeoutInMillis,
 				IntervalInMillis: h.IntervalInMillis, UrlPath: h.UrlPath, ReturnCode: h.ReturnCode},
-			Policy:           nlbapi.NetworkLoadBalancingPolicyEnum(b.Policy),
-			IpVersion:        ipVersion(b.IPv6),
-			IsPreserveSource: common.Bool(b.PreserveSource),
+			Policy: c.Policy, IpVersion: c.IpVersion, IsPreserveSource: c.IsPreserveSource,
 		}
-		for _, be := range nlbBackendDetails(b.Backends) {
+		for _, be := range c.Backends {
 			bs.Backends = append(bs.Backends, nlbapi.Backend{Port: be.Port, IpAddress: be.IpAddress, TargetId: be.TargetId, Weight: be.Weight})
 		}
 		d.BackendSets[name] = bs
@@ -160,6 +159,19 @@ func nlbListenerDetails(l model.Listener) nlbapi.ListenerDetails {
 		Protocol:              nlbapi.ListenerProtocolsEnum(l.Protocol),
 		IpVersion:             ipVersion(l.IPv6),
 		IsPpv2Enabled:         common.Bool(l.ProxyProtocolVersion == 2),
+	}
+}
+
+// nlbBackendSetDetails is a backend set as the Spec has it, in CreateBackendSet's form; its update
+// and CreateNetworkLoadBalancer send the same fields.
+func nlbBackendSetDetails(b model.BackendSet) nlbapi.CreateBackendSetDetails {
+	return nlbapi.CreateBackendSetDetails{
+		Name:             common.String(b.Name),
+		Policy:           nlbapi.NetworkLoadBalancingPolicyEnum(b.Policy),
+		HealthChecker:    nlbHealthCheckerDetails(b.HealthCheck),
+		IsPreserveSource: common.Bool(b.PreserveSource),
+		IpVersion:        ipVersion(b.IPv6),
+		Backends:         nlbBackendDetails(b.Backends),
 	}
 }
 
