@@ -42,8 +42,8 @@ import (
 // synced is what a Service's last reconcile applied in full.
 type synced struct {
 	uid types.UID
-	// known is what the Spec was built on, Secrets and EndpointNodes aside (Update is given
-	// those afresh); Existing is slimmed to what lb.Desired reads of it (slim).
+	// known is what the Spec was built on, Secrets, EndpointNodes and SubnetIPv6 aside (Update
+	// learns those afresh); Existing is slimmed to what lb.Desired reads of it (slim).
 	known lb.Known
 	// digest is desiredDigest of the desired Spec.
 	digest [sha256.Size]byte
@@ -91,23 +91,21 @@ func (r *Reconciler) unchanged(ctx context.Context, svc *v1.Service, nodes []*v1
 // rememberSynced records what a reconcile of svc applied in full (see synced).
 func (r *Reconciler) rememberSynced(svc *v1.Service, known lb.Known, desired *model.Spec, res *Result) {
 	digest, ok := desiredDigest(desired)
-	if !ok {
+	if !ok || res.Spec == nil {
 		return
 	}
 	known.Secrets, known.EndpointNodes, known.SubnetIPv6 = nil, nil, nil
 	known.Existing = slim(known.Existing)
 	last := synced{uid: svc.UID, known: known, digest: digest, result: *res}
 	last.result.Plan = nil
-	if res.Spec != nil {
-		lean := *res.Spec
-		lean.BackendSets = make(map[string]model.BackendSet, len(res.Spec.BackendSets))
-		for name, bs := range res.Spec.BackendSets {
-			bs.Backends = nil
-			lean.BackendSets[name] = bs
-		}
-		lean.ExcludedNodes, lean.Subset = nil, model.Subset{}
-		last.result.Spec = &lean
+	lean := *res.Spec
+	lean.BackendSets = make(map[string]model.BackendSet, len(res.Spec.BackendSets))
+	for name, bs := range res.Spec.BackendSets {
+		bs.Backends = nil
+		lean.BackendSets[name] = bs
 	}
+	lean.ExcludedNodes, lean.Subset = nil, model.Subset{}
+	last.result.Spec = &lean
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.synced[types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}] = last
@@ -121,7 +119,7 @@ func (r *Reconciler) forgetSynced(key types.NamespacedName) {
 }
 
 // slim is what lb.Desired reads of an existing load balancer (Known.Existing): its kind, name
-// and subnets. TestDesiredReadsOnlyTheSlimExisting (lb) keeps that true.
+// and subnets. TestDesiredReadsOnlyTheSlimExisting (unchanged_internal_test.go) keeps that true.
 func slim(existing *model.Spec) *model.Spec {
 	if existing == nil {
 		return nil
