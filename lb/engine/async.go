@@ -180,7 +180,7 @@ func nodeOnly(c model.Change) bool {
 // meanwhile, it sends and waits for them as Ensure would.
 func (r *Reconciler) accept(ctx context.Context, svc *v1.Service, p *planned) error {
 	plan, a := p.plan, p.driver.applier
-	key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
+	key := nameOf(svc)
 	send, ok := r.pending.begin(key, plan.LoadBalancerID, plan.Changes)
 	if !ok {
 		return r.sendAndWait(ctx, a, plan.LoadBalancerID, plan.Changes)

@@ -174,7 +174,7 @@ func (r *Reconciler) jobOf(uid types.UID) *job {
 
 // startJob starts work as svc's job.
 func (r *Reconciler) startJob(ctx context.Context, op string, svc *v1.Service, work func(ctx context.Context) (*Result, error)) *job {
-	j := &job{op: op, svc: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, started: r.now(), done: make(chan struct{})}
+	j := &job{op: op, svc: nameOf(svc), started: r.now(), done: make(chan struct{})}
 	r.mu.Lock()
 	r.jobs[svc.UID] = j
 	r.mu.Unlock()

@@ -221,7 +221,7 @@ func (d *driftChecker) check(ctx context.Context, services []*v1.Service, nodes 
 // on nodes and known, knowing the load balancer found. sought is svc's Spec before it was found
 // (d.desired). It returns the drift (nil for none) or why the Service was not compared.
 func (d *driftChecker) compare(l *driftListing, svc *v1.Service, nodes []*v1.Node, known lb.Known, sought *model.Spec) (_ *Drift, skipped string) {
-	drift := &Drift{Service: types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}, UID: svc.UID}
+	drift := &Drift{Service: nameOf(svc), UID: svc.UID}
 	found, listedGone := d.find(l, svc, sought)
 	if found == nil {
 		switch {

@@ -422,10 +422,10 @@ func (r *Reconciler) ensure(ctx context.Context, svc *v1.Service, nodes []*v1.No
 			return res, nil
 		}
 	}
-	r.forgetSynced(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name})
+	r.forgetSynced(nameOf(svc))
 	if !early {
 		// Ensure sends Update's deferred changes itself, and waits for them (async.go).
-		if err := r.pending.takeOver(ctx, types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}); err != nil {
+		if err := r.pending.takeOver(ctx, nameOf(svc)); err != nil {
 			return nil, err
 		}
 	}
@@ -496,7 +496,7 @@ func (r *Reconciler) Delete(ctx context.Context, svc *v1.Service) error {
 }
 
 func (r *Reconciler) delete(ctx context.Context, svc *v1.Service) error {
-	r.forgetSynced(types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name})
+	r.forgetSynced(nameOf(svc))
 	kind := lookup.Kind(svc)
 	e, err := r.driverFor(ctx, svc, kind)
 	if err != nil {

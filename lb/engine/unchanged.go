@@ -56,9 +56,8 @@ type synced struct {
 // unchanged returns svc's last Result when its desired Spec, built again from svc, nodes and
 // secrets with what the last reconcile knew, is the one that reconcile applied.
 func (r *Reconciler) unchanged(ctx context.Context, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*Result, bool) {
-	key := types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 	r.mu.Lock()
-	last, ok := r.synced[key]
+	last, ok := r.synced[nameOf(svc)]
 	r.mu.Unlock()
 	if !ok || last.uid != svc.UID {
 		return nil, false
@@ -108,7 +107,7 @@ func (r *Reconciler) rememberSynced(svc *v1.Service, known lb.Known, desired *mo
 	last.result.Spec = &lean
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.synced[types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}] = last
+	r.synced[nameOf(svc)] = last
 }
 
 // forgetSynced makes svc's next Update take the full way.
@@ -116,6 +115,11 @@ func (r *Reconciler) forgetSynced(key types.NamespacedName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.synced, key)
+}
+
+// nameOf is svc's namespace and name, by which the Reconciler keeps its per-Service state.
+func nameOf(svc *v1.Service) types.NamespacedName {
+	return types.NamespacedName{Namespace: svc.Namespace, Name: svc.Name}
 }
 
 // slim is what lb.Desired reads of an existing load balancer (Known.Existing): its kind, name
