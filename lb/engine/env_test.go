@@ -167,11 +167,18 @@ func (e *env) settledReconciler(tb testing.TB, o engine.Options) *engine.Reconci
 // ensure reconciles and returns the result and the OCI calls it made.
 func (e *env) ensure(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*engine.Result, ocitest.Calls) {
 	tb.Helper()
+	return counted(tb, e, "Reconcile", func() (*engine.Result, error) { return e.r.Ensure(ctx, svc, nodes, secrets) })
+}
+
+// counted runs call and returns its result and the OCI calls it made; an error fails the test,
+// naming what and the calls.
+func counted[T any](tb testing.TB, e *env, what string, call func() (T, error)) (T, ocitest.Calls) {
+	tb.Helper()
 	before := e.srv.Calls()
-	res, err := e.r.Ensure(ctx, svc, nodes, secrets)
+	res, err := call()
 	calls := e.srv.Calls().Since(before)
 	if err != nil {
-		tb.Fatalf("Reconcile: %v\ncalls:\n%s", err, calls)
+		tb.Fatalf("%s: %v\ncalls:\n%s", what, err, calls)
 	}
 	return res, calls
 }

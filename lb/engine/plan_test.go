@@ -20,13 +20,7 @@ import (
 // plan runs Reconciler.Plan and returns the plan and the OCI calls it made.
 func (e *env) plan(tb testing.TB, svc *v1.Service, nodes []*v1.Node, secrets lb.Secrets) (*model.Plan, ocitest.Calls) {
 	tb.Helper()
-	before := e.srv.Calls()
-	p, err := e.r.Plan(ctx, svc, nodes, secrets)
-	calls := e.srv.Calls().Since(before)
-	if err != nil {
-		tb.Fatalf("Plan: %v\ncalls:\n%s", err, calls)
-	}
-	return p, calls
+	return counted(tb, e, "Plan", func() (*model.Plan, error) { return e.r.Plan(ctx, svc, nodes, secrets) })
 }
 
 // steps names a plan's changes, e.g. `+ listener "TCP-80"`.

@@ -22,13 +22,7 @@ import (
 // update is a node sync (Reconciler.Update) and the OCI calls it made.
 func (e *env) update(tb testing.TB, svc *v1.Service, nodes []*v1.Node) (*engine.Result, ocitest.Calls) {
 	tb.Helper()
-	before := e.srv.Calls()
-	res, err := e.r.Update(ctx, svc, nodes, nil)
-	calls := e.srv.Calls().Since(before)
-	if err != nil {
-		tb.Fatalf("Update: %v\ncalls:\n%s", err, calls)
-	}
-	return res, calls
+	return counted(tb, e, "Update", func() (*engine.Result, error) { return e.r.Update(ctx, svc, nodes, nil) })
 }
 
 // TestANodeSyncThatChangesNothingCallsNothing: a node sync whose desired load balancer is the one
