@@ -7,7 +7,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +40,9 @@ type BigClusterOptions struct {
 	Scale float64
 	// FastSteady runs the steady state at Scale too (StormOptions.FastRestart).
 	FastSteady bool
+	// ProfileDir, if set, gets a CPU profile of each phase, phase-1.pprof onwards: the service
+	// controller, the CCM, ocitest and the harness in one process.
+	ProfileDir string
 }
 
 // BigCluster is what the big-cluster scenarios measured.
@@ -47,6 +53,9 @@ type BigCluster struct {
 	Phases []Phase
 	// Moved is, per phase, the backends each load balancer's backend sets gained or lost in OCI.
 	Moved []Moved
+	// Chains are, per phase, the longest chain of work requests on one load balancer (zero for
+	// a phase that wrote nothing): where its time went beside the floor.
+	Chains []Chain
 	// HeapBefore is the heap in use after a GC once the World was seeded (ocitest's state, the
 	// fake API's objects, the harness) and before the CCM and the service controller started;
 	// HeapAfter the same after the steady state, with the CCM's informers and caches filled.
@@ -115,30 +124,86 @@ func tally(before, after []string) map[string]int {
 	return out
 }
 
+// Chain is the longest chain of work requests a phase wrote on one load balancer, the one its
+// floor is made of, placed in the phase: Start is when OCI accepted the first of them, Idle the
+// time the load balancer's queue stood empty between one finishing and the next starting
+// (the CCM noticing the end and writing the next), End when the last finished, all from the
+// phase's start. The phase's time less End is how long convergence took to be seen after it.
+type Chain struct {
+	WorkRequests int
+	Runs         time.Duration
+	Start, Idle  time.Duration
+	End          time.Duration
+}
+
+// chains are the work requests OCI accepted since t0 and finished, per load balancer, in the
+// order they ran, and the shortest run among them.
+func chains(srv *ocitest.Server, t0 time.Time) (map[string][]ocitest.WorkRequestInfo, time.Duration) {
+	by := map[string][]ocitest.WorkRequestInfo{}
+	shortest := time.Duration(0)
+	for _, wr := range srv.WorkRequests() {
+		if wr.TimeAccepted.Before(t0) || wr.TimeFinished.IsZero() {
+			continue
+		}
+		by[wr.ResourceID] = append(by[wr.ResourceID], wr)
+		if run := wr.TimeFinished.Sub(wr.TimeStarted); shortest == 0 || run < shortest {
+			shortest = run
+		}
+	}
+	for _, c := range by {
+		slices.SortFunc(c, func(a, b ocitest.WorkRequestInfo) int { return a.TimeStarted.Compare(b.TimeStarted) })
+	}
+	return by, shortest
+}
+
+// longestChain is the Chain of the load balancer whose work requests since t0 ran longest in all.
+func longestChain(srv *ocitest.Server, t0 time.Time) Chain {
+	by, _ := chains(srv, t0)
+	var out Chain
+	for _, c := range by {
+		var ch Chain
+		for i, wr := range c {
+			ch.Runs += wr.TimeFinished.Sub(wr.TimeStarted)
+			if i > 0 {
+				ch.Idle += max(0, wr.TimeStarted.Sub(c[i-1].TimeFinished))
+			}
+		}
+		if ch.Runs <= out.Runs {
+			continue
+		}
+		ch.WorkRequests = len(c)
+		ch.Start = c[0].TimeAccepted.Sub(t0)
+		ch.End = c[len(c)-1].TimeFinished.Sub(t0)
+		out = ch
+	}
+	return out
+}
+
 // chainFloor is the least time the work requests a phase wrote since t0 could take: the later
 // of the write limit (the last of writes accepted at writes ÷ qps at the earliest) plus the
 // shortest of them, and the longest chain OCI runs one after another on one load balancer (the
 // sum of its work requests' runs). With a few hundred writes a work request's 20–40 s, not the
 // rate, is most of it.
 func chainFloor(srv *ocitest.Server, t0 time.Time, writes int, qps float64) time.Duration {
-	chains := map[string]time.Duration{}
-	shortest := time.Duration(0)
-	for _, wr := range srv.WorkRequests() {
-		if wr.TimeAccepted.Before(t0) || wr.TimeFinished.IsZero() {
-			continue
-		}
-		run := wr.TimeFinished.Sub(wr.TimeStarted)
-		chains[wr.ResourceID] += run
-		if shortest == 0 || run < shortest {
-			shortest = run
-		}
-	}
-	longest := time.Duration(0)
-	for _, c := range chains {
-		longest = max(longest, c)
-	}
+	_, shortest := chains(srv, t0)
 	rate := time.Duration(float64(writes)/qps*float64(time.Second)) + shortest
-	return max(rate, longest)
+	return max(rate, longestChain(srv, t0).Runs)
+}
+
+// profile starts a CPU profile into the file path; stop ends it.
+func profile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // heapInUse is the heap in use after a full GC.
@@ -169,15 +234,25 @@ func RunBigCluster(o BigClusterOptions) (BigCluster, error) {
 	res.HeapBefore = heapInUse()
 	current := slices.Clone(w.Nodes[:o.Nodes])
 	phase := func(name string, start func() error) error {
-		before, t0 := ociBackends(w.Srv), w.Clock.Now()
+		if o.ProfileDir != "" {
+			stop, err := profile(filepath.Join(o.ProfileDir, fmt.Sprintf("phase-%d.pprof", len(res.Phases)+1)))
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
+		before := ociBackends(w.Srv)
 		p, err := c.measure(name, int64(o.Services), current, start)
 		if err != nil {
 			return err
 		}
+		var ch Chain
 		if p.Writes > 0 {
-			p.Floor = chainFloor(w.Srv, t0, p.Writes, o.WriteQPS)
+			p.Floor = chainFloor(w.Srv, p.Start, p.Writes, o.WriteQPS)
+			ch = longestChain(w.Srv, p.Start)
 		}
 		res.Phases = append(res.Phases, p)
+		res.Chains = append(res.Chains, ch)
 		res.Moved = append(res.Moved, moved(before, ociBackends(w.Srv)))
 		return nil
 	}
@@ -268,6 +343,13 @@ func WriteBigCluster(out io.Writer, title string, b BigCluster) {
 			p.Reconciles, float64(p.Busy.Milliseconds())/float64(max(1, p.Reconciles)))
 		if p.CutShort != "" {
 			fmt.Fprintf(out, "%s, cut short: %s.\n", p.Name, p.CutShort)
+		}
+	}
+	for i, p := range b.Phases {
+		if i < len(b.Chains) && b.Chains[i].WorkRequests > 0 {
+			ch := b.Chains[i]
+			fmt.Fprintf(out, "%s: the longest chain, %d work requests on one load balancer running %s, was accepted from %s, stood idle %s between them, ended at %s; the phase ended %s after it.\n",
+				p.Name, ch.WorkRequests, secs(ch.Runs), secs(ch.Start), secs(ch.Idle), secs(ch.End), secs(p.Took-ch.End))
 		}
 	}
 	fmt.Fprintf(out, "\nHeap in use after a GC at %d Nodes × %d Services: %.0f MiB once seeded, before the CCM started (ocitest's %d load balancers, the fake API's objects, the harness); %.0f MiB after the steady state, so about %.0f MiB for the CCM, the service controller and their informers.\n",

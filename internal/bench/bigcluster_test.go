@@ -55,6 +55,13 @@ func TestBigClusterNodeChangesMoveAtMostTwoBackends(t *testing.T) {
 		if p.Floor <= 0 || p.Took < p.Floor {
 			t.Errorf("%s: took %v, floor %v: the floor is not a floor", p.Name, p.Took, p.Floor)
 		}
+		// The longest chain is the two backend-set changes of one load balancer, within the phase.
+		if ch := b.Chains[i]; ch.WorkRequests != 2 || ch.Runs > p.Floor || ch.Start < 0 || ch.Start+ch.Runs+ch.Idle > ch.End || ch.End > p.Took {
+			t.Errorf("%s: longest chain %+v, want 2 work requests ending within the phase's %v, no longer than its floor %v", p.Name, ch, p.Took, p.Floor)
+		}
+	}
+	if ch := b.Chains[0]; ch != (Chain{}) {
+		t.Errorf("steady state: longest chain %+v, want none (nothing written)", ch)
 	}
 	if b.HeapAfter == 0 || b.HeapBefore == 0 {
 		t.Errorf("heap %d before, %d after, want both", b.HeapBefore, b.HeapAfter)

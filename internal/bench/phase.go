@@ -22,7 +22,9 @@ type Phase struct {
 	Reads, Writes, Polls, Status429 int
 	// Done counts the Services converged: reconciled by the service controller and their load
 	// balancers as OCI has them holding the backends lb chooses (see ociConverged); Of is all of them.
-	Done, Of    int
+	Done, Of int
+	// Start is when the phase began, on the clock: every time of the phase is from it.
+	Start       time.Time
 	Took, Floor time.Duration
 	// Errors counts failed reconciles; FailedWorkRequests the work requests that ended FAILED.
 	Errors             int64

@@ -392,7 +392,7 @@ func (c *stormCluster) measure(name string, want int64, nodes []*v1.Node, start 
 		oci = workProgress(w.Srv, t0)
 		ociConverged(w.Srv, backends, &oci)
 	}
-	p := Phase{Name: name, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
+	p := Phase{Name: name, Start: t0, Reads: calls.Class(ocitest.ClassRead), Writes: calls.Class(ocitest.ClassWrite),
 		Polls: calls.Class(ocitest.ClassPoll), Status429: calls.Status(429),
 		Done: min(int(counting.ok.Load()-base), oci.holding), Of: int(want), Errors: counting.failed.Load(),
 		FailedWorkRequests: oci.failed, MaxRules: maxRules(w), CPU: cpu, CPUWait: waited, Wall: wall}

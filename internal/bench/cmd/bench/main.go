@@ -37,7 +37,12 @@ func main() {
 	bigSpeed := flag.Float64("big-speed", defaultBigSpeed, "how many times faster than real time the big cluster's rolling replacement runs (its other phases: real time)")
 	charts := flag.String("charts", "", "write the SVG charts (storm.svg, calls.svg, bigcluster.svg) into this directory")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	phaseProfiles := flag.String("phase-profiles", "", "write a CPU profile of each big-cluster phase into this directory (phase-1.pprof onwards; not with -cpuprofile)")
 	flag.Parse()
+	if *cpuProfile != "" && *phaseProfiles != "" {
+		fmt.Fprintln(os.Stderr, "bench: -cpuprofile and -phase-profiles exclude each other (one CPU profile at a time)")
+		os.Exit(2)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -66,7 +71,7 @@ func main() {
 		err = runStorm(*storm, *stormSpeed, config.SecurityListMode(*stormMode), *stormSyncs)
 	}
 	if err == nil && *big != "" && !*throttledOnly && !*stormOnly {
-		err = runBig(*big, *bigSpeed)
+		err = runBig(*big, *bigSpeed, *phaseProfiles)
 	}
 	if err == nil && *charts != "" {
 		err = writeCharts(*charts)
@@ -242,8 +247,9 @@ func runStorm(size string, speed float64, mode config.SecurityListMode, syncs st
 // defaultBigSpeed is the clock of the big cluster's rolling replacement: see runBig.
 const defaultBigSpeed = 3
 
-// runBig runs the big-cluster scenarios (issue 31) at size, "Services x nodes".
-func runBig(size string, speed float64) error {
+// runBig runs the big-cluster scenarios (issue 31) at size, "Services x nodes", with a CPU profile
+// of each phase in the directory profiles if it is not empty.
+func runBig(size string, speed float64, profiles string) error {
 	var services, nodes int
 	if _, err := fmt.Sscanf(size, "%dx%d", &services, &nodes); err != nil {
 		return fmt.Errorf("-big %q: want e.g. 2000x5000: %w", size, err)
@@ -265,7 +271,7 @@ func runBig(size string, speed float64) error {
 	fmt.Fprintln(out, "after. Upstream's reads and writes are its pattern (every Service's load balancer read on a sync, every backend set")
 	fmt.Fprintln(out, "written when Nodes change, each holding every Node); at this size OCI would refuse its load balancers (over 512 backends).")
 	b, err := bench.RunBigCluster(bench.BigClusterOptions{Services: services, Nodes: nodes, Replaced: replaced, Workers: 10,
-		WriteQPS: 10, ReadQPS: 50, Cap: min(time.Duration(float64(stormCap)/speed), stormCapReal), Scale: 1 / speed})
+		WriteQPS: 10, ReadQPS: 50, Cap: min(time.Duration(float64(stormCap)/speed), stormCapReal), Scale: 1 / speed, ProfileDir: profiles})
 	bench.WriteBigCluster(out, fmt.Sprintf("%d Services x %d Nodes", services, nodes), b)
 	figures.big = &b
 	return err
