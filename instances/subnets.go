@@ -40,7 +40,7 @@ var ErrUnplaceable = errors.New("subnet of the backend cannot be found")
 // that address. An address that cannot be placed either way is returned as Unplaced, so it never
 // blocks the others; an OCI error that may pass (not a 404) is returned as the error.
 func (i *Instances) Subnets(ctx context.Context, ips []string, nodes []*v1.Node) ([]string, []Unplaced, error) {
-	byIP := nodesByIP(nodes)
+	var byIP map[string]*v1.Node // made at the first address the listing misses: seldom
 	seen := map[string]bool{}
 	ids := map[string]bool{}
 	var skipped []Unplaced
@@ -56,6 +56,9 @@ func (i *Instances) Subnets(ctx context.Context, ips []string, nodes []*v1.Node)
 			continue
 		case err != nil && !errors.Is(err, ociclient.ErrNoSubnetForIP):
 			return nil, nil, fmt.Errorf("subnet of backend %s: %w", ip, err)
+		}
+		if byIP == nil {
+			byIP = nodesByIP(nodes)
 		}
 		id, err := i.subnetOfVNIC(ctx, byIP[ip], ip)
 		switch {
