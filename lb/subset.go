@@ -63,7 +63,7 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 			Allowed: err.Error()})
 		return
 	}
-	var eligible []*v1.Node
+	eligible := make([]*v1.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n != nil && spec.ExcludedNodes[n.Name] == "" {
 			eligible = append(eligible, n)
@@ -87,7 +87,7 @@ func (d *desiredBuilder) subsetBackends(spec *model.Spec, nodes []*v1.Node, limi
 	if len(eligible) <= k {
 		return
 	}
-	chosen := subset.Pick(eligible, k, spec.Owner.Service, func(n *v1.Node) string { return n.Name }, subset.NodePlace)
+	chosen := subset.Pick(eligible, k, spec.Owner.Service, func(n *v1.Node) string { return n.Name }, subset.NodePlaces())
 	keep := make(map[string]bool, 2*len(chosen))
 	for _, n := range chosen {
 		keep[backendnode.InternalIPv4(n)] = true

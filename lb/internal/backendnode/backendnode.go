@@ -87,7 +87,9 @@ func InternalIPv4(n *v1.Node) string {
 			continue
 		}
 		if ip, err := netip.ParseAddr(a.Address); err == nil && ip.Is4() {
-			return ip.String()
+			// ParseAddr takes IPv4 only in the form String gives (four decimal fields, no
+			// leading zeros), so the address is returned as written, without a copy.
+			return a.Address
 		}
 	}
 	return ""

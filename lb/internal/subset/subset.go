@@ -27,6 +27,21 @@ const (
 // NodePlace is where a Node is, for spreading: its zone and fault domain.
 func NodePlace(n *v1.Node) string { return n.Labels[LabelZone] + "/" + n.Labels[LabelFaultDomain] }
 
+// NodePlaces returns NodePlace for one pass over many Nodes: the few places' names are made
+// once each rather than once per Node.
+func NodePlaces() func(*v1.Node) string {
+	names := map[[2]string]string{}
+	return func(n *v1.Node) string {
+		at := [2]string{n.Labels[LabelZone], n.Labels[LabelFaultDomain]}
+		name, ok := names[at]
+		if !ok {
+			name = at[0] + "/" + at[1]
+			names[at] = name
+		}
+		return name
+	}
+}
+
 // Pick returns k of items (all of them when k ≥ len(items)), each item named by key and placed by
 // place: each place gets an even share, and within a place the items that rank first for salt. A
 // place with fewer items than its share gives all of them and the rest is shared by the others;
@@ -80,18 +95,53 @@ func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
 	}
 	out := make([]T, 0, k)
 	for _, p := range slices.Sorted(maps.Keys(byPlace)) {
-		members := byPlace[p]
-		slices.SortFunc(members, func(a, b ranked) int {
+		first := smallest(byPlace[p], share[p], func(a, b ranked) int {
 			if a.rank != b.rank { // almost always: the keys are compared only on a tie
 				return cmp.Compare(a.rank, b.rank)
 			}
 			return cmp.Compare(a.key, b.key)
 		})
-		for _, m := range members[:share[p]] {
+		for _, m := range first {
 			out = append(out, m.item)
 		}
 	}
 	return out
+}
+
+// smallest returns the k first of s in the order of compare, a total order, sorted: it moves
+// them to the front of s (the rest in no order) without sorting all of s, as a subset of a few
+// hundred of thousands of Nodes needs no more.
+func smallest[E any](s []E, k int, compare func(a, b E) int) []E {
+	k = min(k, len(s))
+	lo, hi := 0, len(s) // s[:lo] holds the lo smallest, s[hi:] none of the k smallest
+	for lo < k && k < hi {
+		// Ranks are hashes, in no order: the middle one is as good a pivot as any.
+		pivot := s[lo+(hi-lo)/2]
+		// Three ways: s[lo:lt] before the pivot, s[lt:gt] equal to it, s[gt:hi] after it.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch c := compare(s[i], pivot); {
+			case c < 0:
+				s[lt], s[i] = s[i], s[lt]
+				lt, i = lt+1, i+1
+			case c > 0:
+				gt--
+				s[i], s[gt] = s[gt], s[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k <= lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			lo, hi = k, k // the k-th falls among the pivot's equals
+		}
+	}
+	slices.SortFunc(s[:k], compare)
+	return s[:k]
 }
 
 // Rank is an item's place in a ranking for salt: the first 8 bytes of SHA-256 over the item's
