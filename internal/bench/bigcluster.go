@@ -53,7 +53,7 @@ type BigCluster struct {
 	Phases []Phase
 	// Moved is, per phase, the backends each load balancer's backend sets gained or lost in OCI.
 	Moved []Moved
-	// Chains are, per phase, the longest chain of work requests on one load balancer (zero for
+	// Chains are, per phase, the work requests of the load balancer that finished last (zero for
 	// a phase that wrote nothing): where its time went beside the floor.
 	Chains []Chain
 	// HeapBefore is the heap in use after a GC once the World was seeded (ocitest's state, the
@@ -124,21 +124,25 @@ func tally(before, after []string) map[string]int {
 	return out
 }
 
-// Chain is the longest chain of work requests a phase wrote on one load balancer, the one its
-// floor is made of, placed in the phase: Start is when OCI accepted the first of them, Idle the
-// time the load balancer's queue stood empty between one finishing and the next starting
-// (the CCM noticing the end and writing the next), End when the last finished, all from the
-// phase's start. The phase's time less End is how long convergence took to be seen after it.
+// Chain is the work requests a phase wrote on one load balancer, placed in the phase: Start is
+// when OCI accepted the first of them, Idle the time the load balancer's queue stood empty
+// between one finishing and the next starting (the CCM noticing the end and writing the next),
+// End when the last finished, all from the phase's start.
 type Chain struct {
 	WorkRequests int
 	Runs         time.Duration
 	Start, Idle  time.Duration
 	End          time.Duration
+	// Accepted is when OCI accepted each of them, from the phase's start.
+	Accepted []time.Duration
+	// Longest, from lastChain, is the longest chain of any load balancer in the phase: the
+	// floor a CCM would have if it knew which load balancer to write first.
+	Longest time.Duration
 }
 
-// chains are the work requests OCI accepted since t0 and finished, per load balancer, in the
-// order they ran, and the shortest run among them.
-func chains(srv *ocitest.Server, t0 time.Time) (map[string][]ocitest.WorkRequestInfo, time.Duration) {
+// chains are the work requests OCI accepted since t0 and finished, per load balancer, each
+// placed as a Chain, and the shortest run among them.
+func chains(srv *ocitest.Server, t0 time.Time) ([]Chain, time.Duration) {
 	by := map[string][]ocitest.WorkRequestInfo{}
 	shortest := time.Duration(0)
 	for _, wr := range srv.WorkRequests() {
@@ -150,45 +154,73 @@ func chains(srv *ocitest.Server, t0 time.Time) (map[string][]ocitest.WorkRequest
 			shortest = run
 		}
 	}
+	var out []Chain
 	for _, c := range by {
 		slices.SortFunc(c, func(a, b ocitest.WorkRequestInfo) int { return a.TimeStarted.Compare(b.TimeStarted) })
-	}
-	return by, shortest
-}
-
-// longestChain is the Chain of the load balancer whose work requests since t0 ran longest in all.
-func longestChain(srv *ocitest.Server, t0 time.Time) Chain {
-	by, _ := chains(srv, t0)
-	var out Chain
-	for _, c := range by {
-		var ch Chain
+		ch := Chain{WorkRequests: len(c), Start: c[0].TimeAccepted.Sub(t0), End: c[len(c)-1].TimeFinished.Sub(t0)}
 		for i, wr := range c {
+			ch.Accepted = append(ch.Accepted, wr.TimeAccepted.Sub(t0))
 			ch.Runs += wr.TimeFinished.Sub(wr.TimeStarted)
 			if i > 0 {
 				ch.Idle += max(0, wr.TimeStarted.Sub(c[i-1].TimeFinished))
 			}
 		}
-		if ch.Runs <= out.Runs {
-			continue
-		}
-		ch.WorkRequests = len(c)
-		ch.Start = c[0].TimeAccepted.Sub(t0)
-		ch.End = c[len(c)-1].TimeFinished.Sub(t0)
-		out = ch
+		out = append(out, ch)
 	}
+	return out, shortest
+}
+
+// lastChain is the Chain of the load balancer whose work requests since t0 finished last (the
+// phase's critical path, when OCI's work sets its end), with the longest chain of all.
+func lastChain(srv *ocitest.Server, t0 time.Time) Chain {
+	all, _ := chains(srv, t0)
+	var out Chain
+	longest := time.Duration(0)
+	for _, ch := range all {
+		longest = max(longest, ch.Runs)
+		if ch.End > out.End {
+			out = ch
+		}
+	}
+	out.Longest = longest
 	return out
 }
 
-// chainFloor is the least time the work requests a phase wrote since t0 could take: the later
-// of the write limit (the last of writes accepted at writes ÷ qps at the earliest) plus the
-// shortest of them, and the longest chain OCI runs one after another on one load balancer (the
-// sum of its work requests' runs). With a few hundred writes a work request's 20–40 s, not the
-// rate, is most of it.
-func chainFloor(srv *ocitest.Server, t0 time.Time, writes int, qps float64) time.Duration {
-	_, shortest := chains(srv, t0)
-	rate := time.Duration(float64(writes)/qps*float64(time.Second)) + shortest
-	return max(rate, longestChain(srv, t0).Runs)
+// chainFloor is the least time the work requests a phase wrote since t0 could take, for a CCM
+// that writes as fast as OCI's write limit (qps, burst) lets it, in the order the Services came,
+// without knowing in advance how long each work request will run (OCI does not say). It is the
+// latest of:
+//   - the write limit: writes ÷ qps, plus the shortest work request;
+//   - for each load balancer, the earliest its first work request could be accepted, after
+//     the phase's work requests OCI accepted before it (each took a write), plus its chain: the
+//     sum of its work requests' runs, which OCI runs one after another.
+//
+// With a few hundred writes a work request's 20–40 s, not the rate, is most of it; but when a
+// node sync changes a hundred load balancers, the last of them to be written cannot start before
+// the tenth second at 10 writes/s, and which one has the longest chain is known only afterwards.
+func chainFloor(srv *ocitest.Server, t0 time.Time, writes int, qps float64, burst int) time.Duration {
+	all, shortest := chains(srv, t0)
+	return writeBoundFloor(all, shortest, writes, qps, burst)
 }
+
+// writeBoundFloor is chainFloor over the phase's chains and its shortest work request.
+func writeBoundFloor(all []Chain, shortest time.Duration, writes int, qps float64, burst int) time.Duration {
+	floor := time.Duration(float64(writes)/qps*float64(time.Second)) + shortest
+	var starts []time.Duration
+	for _, ch := range all {
+		starts = append(starts, ch.Accepted...)
+	}
+	slices.Sort(starts)
+	for _, ch := range all {
+		before, _ := slices.BinarySearch(starts, ch.Start) // accepted before its first
+		earliest := time.Duration(float64(max(0, before+1-burst)) / qps * float64(time.Second))
+		floor = max(floor, earliest+ch.Runs)
+	}
+	return floor
+}
+
+// writeBurst is the burst of OCI's write limit the scenarios set with a rate of qps.
+func writeBurst(qps float64) int { return max(1, int(qps)) }
 
 // profile starts a CPU profile into the file path; stop ends it.
 func profile(path string) (stop func(), err error) {
@@ -248,8 +280,8 @@ func RunBigCluster(o BigClusterOptions) (BigCluster, error) {
 		}
 		var ch Chain
 		if p.Writes > 0 {
-			p.Floor = chainFloor(w.Srv, p.Start, p.Writes, o.WriteQPS)
-			ch = longestChain(w.Srv, p.Start)
+			p.Floor = chainFloor(w.Srv, p.Start, p.Writes, o.WriteQPS, writeBurst(o.WriteQPS))
+			ch = lastChain(w.Srv, p.Start)
 		}
 		res.Phases = append(res.Phases, p)
 		res.Chains = append(res.Chains, ch)
@@ -348,8 +380,8 @@ func WriteBigCluster(out io.Writer, title string, b BigCluster) {
 	for i, p := range b.Phases {
 		if i < len(b.Chains) && b.Chains[i].WorkRequests > 0 {
 			ch := b.Chains[i]
-			fmt.Fprintf(out, "%s: the longest chain, %d work requests on one load balancer running %s, was accepted from %s, stood idle %s between them, ended at %s; the phase ended %s after it.\n",
-				p.Name, ch.WorkRequests, secs(ch.Runs), secs(ch.Start), secs(ch.Idle), secs(ch.End), secs(p.Took-ch.End))
+			fmt.Fprintf(out, "%s: the load balancer that finished last had %d work requests running %s (the longest chain: %s), the first accepted at %s, idle %s between them, the last finished at %s; work requests accepted in each 10 s: %s.\n",
+				p.Name, ch.WorkRequests, secs(ch.Runs), secs(ch.Longest), secs(ch.Start), secs(ch.Idle), secs(ch.End), strings.Trim(fmt.Sprint(p.AcceptedPer10s), "[]"))
 		}
 	}
 	fmt.Fprintf(out, "\nHeap in use after a GC at %d Nodes × %d Services: %.0f MiB once seeded, before the CCM started (ocitest's %d load balancers, the fake API's objects, the harness); %.0f MiB after the steady state, so about %.0f MiB for the CCM, the service controller and their informers.\n",

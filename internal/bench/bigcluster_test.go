@@ -55,13 +55,13 @@ func TestBigClusterNodeChangesMoveAtMostTwoBackends(t *testing.T) {
 		if p.Floor <= 0 || p.Took < p.Floor {
 			t.Errorf("%s: took %v, floor %v: the floor is not a floor", p.Name, p.Took, p.Floor)
 		}
-		// The longest chain is the two backend-set changes of one load balancer, within the phase.
+		// The load balancer that finished last had its two backend sets changed, within the phase.
 		if ch := b.Chains[i]; ch.WorkRequests != 2 || ch.Runs > p.Floor || ch.Start < 0 || ch.Start+ch.Runs+ch.Idle > ch.End || ch.End > p.Took {
-			t.Errorf("%s: longest chain %+v, want 2 work requests ending within the phase's %v, no longer than its floor %v", p.Name, ch, p.Took, p.Floor)
+			t.Errorf("%s: last load balancer %+v, want 2 work requests ending within the phase's %v, none longer than its floor %v", p.Name, ch, p.Took, p.Floor)
 		}
 	}
-	if ch := b.Chains[0]; ch != (Chain{}) {
-		t.Errorf("steady state: longest chain %+v, want none (nothing written)", ch)
+	if ch := b.Chains[0]; ch.WorkRequests != 0 {
+		t.Errorf("steady state: last load balancer %+v, want none (nothing written)", ch)
 	}
 	if b.HeapAfter == 0 || b.HeapBefore == 0 {
 		t.Errorf("heap %d before, %d after, want both", b.HeapBefore, b.HeapAfter)
@@ -106,5 +106,30 @@ func TestNewServiceBoundIsAloneAndOneCreateAndTenSeconds(t *testing.T) {
 	n.Storm = 190 * s
 	if got := n.String(); !strings.HasSuffix(got, ": met.") {
 		t.Errorf("String() = %q, want met", got)
+	}
+}
+
+// The floor of a phase is its write limit, or a load balancer's chain of work requests started
+// no earlier than the writes accepted before its first allow.
+func TestFloorWaitsForTheWritesBeforeAChain(t *testing.T) {
+	const qps, burst = 10.0, 10
+	var all []Chain
+	for i := range 15 { // one work request each, accepted every 100 ms, 30 s runs
+		at := time.Duration(i) * 100 * time.Millisecond
+		all = append(all, Chain{WorkRequests: 1, Runs: 30 * time.Second, Start: at, End: at + 30*time.Second, Accepted: []time.Duration{at}})
+	}
+	if got, want := writeBoundFloor(all, 30*time.Second, 15, qps, burst), 31500*time.Millisecond; got != want {
+		t.Errorf("15 writes, runs of 30 s: floor %v, want %v (the write limit, 1.5 s, and the shortest run)", got, want)
+	}
+	// The fifteenth written has the longest chain: 14 writes went before it, the first 10 at once
+	// (the burst), the others at 10/s, so it could start at 0.5 s at the earliest.
+	all[14].Runs = 60 * time.Second
+	if got, want := writeBoundFloor(all, 30*time.Second, 15, qps, burst), 60500*time.Millisecond; got != want {
+		t.Errorf("the last written runs 60 s: floor %v, want %v", got, want)
+	}
+	// Written first, nothing waits before it.
+	all[14].Runs, all[0].Runs = 30*time.Second, 60*time.Second
+	if got, want := writeBoundFloor(all, 30*time.Second, 15, qps, burst), 60*time.Second; got != want {
+		t.Errorf("the first written runs 60 s: floor %v, want %v", got, want)
 	}
 }

@@ -337,7 +337,7 @@ func (c *stormCluster) seed(ctx context.Context) error {
 // limits sets OCI's limits on the server for the clock's current speed.
 func (c *stormCluster) limits() {
 	scale := c.w.Clock.Scale()
-	c.w.Srv.SetRateLimit(ocitest.ClassWrite, c.o.WriteQPS/scale, max(1, int(c.o.WriteQPS)))
+	c.w.Srv.SetRateLimit(ocitest.ClassWrite, c.o.WriteQPS/scale, writeBurst(c.o.WriteQPS))
 	c.w.Srv.SetRateLimit(ocitest.ClassRead, c.o.ReadQPS/scale, max(1, int(c.o.ReadQPS)))
 }
 
