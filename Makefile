@@ -25,7 +25,7 @@ STATICCHECK         := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 APIDIFF_VERSION     := v0.0.0-20261113113407-e3970619a1a4
 APIDIFF             := $(TOOLS)/apidiff-$(APIDIFF_VERSION)
 
-# The public API of the last release (v0.1.0), as apidiff export data of the module. `make lint`
+# The public API of the last release (v0.2.0), as apidiff export data of the module. `make lint`
 # fails on any incompatible change to a public package against it; `make api` records the
 # current API in its place (see README.md, "API stability").
 MODULE   := github.com/oci-ccm/oci-ccm
