@@ -75,3 +75,24 @@ func TestControlParsesSignatureParameters(t *testing.T) {
 		})
 	}
 }
+
+// A panic under the lock (a fault of the fake's own) releases it: the call that hit it fails,
+// and the calls after it are answered rather than left hanging until the test times out.
+func TestUnderLockReleasesTheLockOnAPanic(t *testing.T) {
+	s := &Server{}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("underLock swallowed the panic")
+			}
+		}()
+		underLock(s, func() int { panic("a fault of the fake") })
+	}()
+	if !s.mu.TryLock() {
+		t.Fatal("Server.mu is still held after a panic under underLock")
+	}
+	s.mu.Unlock()
+	if got := underLock(s, func() int { return 7 }); got != 7 {
+		t.Errorf("underLock returned %d, want 7", got)
+	}
+}

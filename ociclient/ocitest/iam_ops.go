@@ -411,34 +411,37 @@ func (c *authzCall) resources(k resourceKind, ids []string) []target {
 func (s *Server) authorize(op string, h http.HandlerFunc) http.HandlerFunc {
 	reqs, known := opRules[op]
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		p := s.iam
-		if p == nil {
-			s.mu.Unlock()
-			h(w, r)
-			return
-		}
-		if !known {
-			s.mu.Unlock()
-			writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
-				fmt.Sprintf("ocitest has no IAM rule for %s, so no policy allows it", op))
-			return
-		}
-		denied, ok := s.deniedLocked(p, reqs, r)
-		if !ok {
-			s.denials = append(s.denials, Denial{Operation: op, Verb: denied.verb.String(), ResourceType: denied.rtype,
-				Compartment: denied.compartment, Resource: denied.id, Propagating: denied.propagating})
-		}
-		s.mu.Unlock()
-		switch {
-		case ok:
-			h(w, r)
-		case denied.related:
-			writeLBError(w, r, relatedNotFound(denied.what, denied.id))
-		default:
-			notFound(w, r, denied.what, denied.id)
-		}
+		answer := underLock(s, func() func() {
+			p := s.iam
+			if p == nil {
+				return func() { h(w, r) }
+			}
+			if !known {
+				return func() {
+					writeError(w, r, http.StatusNotFound, "NotAuthorizedOrNotFound",
+						fmt.Sprintf("ocitest has no IAM rule for %s, so no policy allows it", op))
+				}
+			}
+			denied, ok := s.deniedLocked(p, reqs, r)
+			switch {
+			case ok:
+				return func() { h(w, r) }
+			case denied.related:
+				s.deny(op, denied)
+				return func() { writeLBError(w, r, relatedNotFound(denied.what, denied.id)) }
+			default:
+				s.deny(op, denied)
+				return func() { notFound(w, r, denied.what, denied.id) }
+			}
+		})
+		answer()
 	}
+}
+
+// deny records that the policy refused op (Server.Denials). Caller holds s.mu.
+func (s *Server) deny(op string, denied refusal) {
+	s.denials = append(s.denials, Denial{Operation: op, Verb: denied.verb.String(), ResourceType: denied.rtype,
+		Compartment: denied.compartment, Resource: denied.id, Propagating: denied.propagating})
 }
 
 // refusal is the first requirement a call failed, on which target.

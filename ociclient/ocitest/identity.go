@@ -61,9 +61,7 @@ func (s *Server) listAvailabilityDomains(w http.ResponseWriter, r *http.Request)
 	if _, ok := requiredQuery(w, r, "compartmentId"); !ok {
 		return
 	}
-	s.mu.Lock()
-	ads := slices.Clone(s.ident.ads)
-	s.mu.Unlock()
+	ads := underLock(s, func() []identity.AvailabilityDomain { return slices.Clone(s.ident.ads) })
 	writeJSON(w, r, http.StatusOK, ads)
 }
 

@@ -75,13 +75,18 @@ type metadataVnic struct {
 }
 
 func (s *Server) getInstanceMetadata(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	inst, ok := s.compute.instances.get(s.meta.self)
-	var hostname string
-	if ok {
-		hostname = s.hostnameLocked(inst)
+	type self struct {
+		inst     core.Instance
+		ok       bool
+		hostname string
 	}
-	s.mu.Unlock()
+	me := underLock(s, func() (me self) {
+		if me.inst, me.ok = s.compute.instances.get(s.meta.self); me.ok {
+			me.hostname = s.hostnameLocked(me.inst)
+		}
+		return me
+	})
+	inst, ok, hostname := me.inst, me.ok, me.hostname
 	if !ok {
 		writeError(w, r, http.StatusNotFound, "NotFound", "ocitest: no instance is marked as self (SetSelf)")
 		return
@@ -138,22 +143,25 @@ func (s *Server) getInstanceMetadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listInstanceMetadataVnics(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	_, ok := s.compute.instances.get(s.meta.self)
-	var out []metadataVnic
-	for _, att := range s.compute.attachments.filter(func(a core.VnicAttachment) bool { return deref(a.InstanceId) == s.meta.self }) {
-		vnic, ok := s.vcn.vnics.get(deref(att.VnicId))
-		if !ok {
-			continue
+	var ok bool
+	out := underLock(s, func() (out []metadataVnic) {
+		if _, ok = s.compute.instances.get(s.meta.self); !ok {
+			return nil
 		}
-		sub, _ := s.vcn.subnets.get(deref(vnic.SubnetId))
-		out = append(out, metadataVnic{
-			VnicID: deref(vnic.Id), PrivateIP: deref(vnic.PrivateIp), MacAddr: deref(vnic.MacAddress),
-			VirtualRouterIP: deref(sub.VirtualRouterIp), SubnetCidrBlock: deref(sub.CidrBlock),
-			NicIndex: deref(att.NicIndex), VlanTag: deref(att.VlanTag),
-		})
-	}
-	s.mu.Unlock()
+		for _, att := range s.compute.attachments.filter(func(a core.VnicAttachment) bool { return deref(a.InstanceId) == s.meta.self }) {
+			vnic, found := s.vcn.vnics.get(deref(att.VnicId))
+			if !found {
+				continue
+			}
+			sub, _ := s.vcn.subnets.get(deref(vnic.SubnetId))
+			out = append(out, metadataVnic{
+				VnicID: deref(vnic.Id), PrivateIP: deref(vnic.PrivateIp), MacAddr: deref(vnic.MacAddress),
+				VirtualRouterIP: deref(sub.VirtualRouterIp), SubnetCidrBlock: deref(sub.CidrBlock),
+				NicIndex: deref(att.NicIndex), VlanTag: deref(att.VlanTag),
+			})
+		}
+		return out
+	})
 	if !ok {
 		writeError(w, r, http.StatusNotFound, "NotFound", "ocitest: no instance is marked as self (SetSelf)")
 		return

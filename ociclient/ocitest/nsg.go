@@ -83,9 +83,12 @@ func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) addNSGRules(w http.ResponseWriter, r *http.Request, d core.AddNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	s.mu.Lock()
-	added, err := s.addNSGRulesLocked(id, d.SecurityRules)
-	s.mu.Unlock()
+	type result struct {
+		added []core.SecurityRule
+		err   error
+	}
+	res := underLock(s, func() result { added, err := s.addNSGRulesLocked(id, d.SecurityRules); return result{added, err} })
+	added, err := res.added, res.err
 	switch {
 	case errors.Is(err, errNoSuchNSG):
 		notFound(w, r, "network security group", id)
@@ -171,26 +174,25 @@ func (s *Server) checkNSGRuleLocked(d core.AddSecurityRuleDetails) error {
 // a caller working from a stale view learns of it.
 func (s *Server) removeNSGRules(w http.ResponseWriter, r *http.Request, d core.RemoveNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	s.mu.Lock()
-	n, ok := s.vcn.nsgs.get(id)
-	if !ok {
-		s.mu.Unlock()
-		notFound(w, r, "network security group", id)
-		return
-	}
-	for _, rid := range d.SecurityRuleIds {
-		if !slices.ContainsFunc(n.rules, func(rule core.SecurityRule) bool { return deref(rule.Id) == rid }) {
-			s.mu.Unlock()
-			writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, rid))
-			return
+	answer := underLock(s, func() func() {
+		n, ok := s.vcn.nsgs.get(id)
+		if !ok {
+			return func() { notFound(w, r, "network security group", id) }
 		}
-	}
-	n.rules = slices.DeleteFunc(slices.Clone(n.rules), func(rule core.SecurityRule) bool {
-		return slices.Contains(d.SecurityRuleIds, deref(rule.Id))
+		for _, rid := range d.SecurityRuleIds {
+			if !slices.ContainsFunc(n.rules, func(rule core.SecurityRule) bool { return deref(rule.Id) == rid }) {
+				return func() {
+					writeError(w, r, http.StatusBadRequest, "InvalidParameter", fmt.Sprintf("network security group %s has no security rule %s", id, rid))
+				}
+			}
+		}
+		n.rules = slices.DeleteFunc(slices.Clone(n.rules), func(rule core.SecurityRule) bool {
+			return slices.Contains(d.SecurityRuleIds, deref(rule.Id))
+		})
+		s.vcn.nsgs.put(id, n)
+		return func() { writeJSON(w, r, http.StatusOK, nil) }
 	})
-	s.vcn.nsgs.put(id, n)
-	s.mu.Unlock()
-	writeJSON(w, r, http.StatusOK, nil)
+	answer()
 }
 
 // AddNetworkSecurityGroup adds a network security group without rules and returns it as stored.

@@ -61,50 +61,47 @@ func (s *Server) listSecurityLists(w http.ResponseWriter, r *http.Request) {
 // if-match header, when sent, still names the current ETag, and answers with a new ETag.
 func (s *Server) updateSecurityList(w http.ResponseWriter, r *http.Request, d core.UpdateSecurityListDetails) {
 	id := r.PathValue("securityListId")
-	s.mu.Lock()
-	cur, ok := s.vcn.secLists.get(id)
-	if !ok {
-		s.mu.Unlock()
-		notFound(w, r, "security list", id)
-		return
-	}
-	if m := r.Header.Get("if-match"); m != "" && m != cur.etag {
-		s.mu.Unlock()
-		writeError(w, r, http.StatusPreconditionFailed, "NoEtagMatch",
-			"the if-match ETag does not match the security list's current ETag; read it again")
-		return
-	}
-	next := cur.list
-	if d.DisplayName != nil {
-		next.DisplayName = d.DisplayName
-	}
-	if d.IngressSecurityRules != nil {
-		next.IngressSecurityRules = d.IngressSecurityRules
-	}
-	if d.EgressSecurityRules != nil {
-		next.EgressSecurityRules = d.EgressSecurityRules
-	}
-	if d.FreeformTags != nil {
-		next.FreeformTags = d.FreeformTags
-	}
-	if d.DefinedTags != nil {
-		next.DefinedTags = d.DefinedTags
-	}
-	if err := checkSecurityListRules(next.IngressSecurityRules, next.EgressSecurityRules); err != nil {
-		s.mu.Unlock()
-		writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error())
-		return
-	}
-	if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
-		s.mu.Unlock()
-		writeLBError(w, r, err)
-		return
-	}
-	etag := s.newETag()
-	s.vcn.secLists.put(id, secList{list: next, etag: etag})
-	s.mu.Unlock()
-	w.Header().Set("etag", etag)
-	writeJSON(w, r, http.StatusOK, next)
+	answer := underLock(s, func() func() {
+		cur, ok := s.vcn.secLists.get(id)
+		if !ok {
+			return func() { notFound(w, r, "security list", id) }
+		}
+		if m := r.Header.Get("if-match"); m != "" && m != cur.etag {
+			return func() {
+				writeError(w, r, http.StatusPreconditionFailed, "NoEtagMatch",
+					"the if-match ETag does not match the security list's current ETag; read it again")
+			}
+		}
+		next := cur.list
+		if d.DisplayName != nil {
+			next.DisplayName = d.DisplayName
+		}
+		if d.IngressSecurityRules != nil {
+			next.IngressSecurityRules = d.IngressSecurityRules
+		}
+		if d.EgressSecurityRules != nil {
+			next.EgressSecurityRules = d.EgressSecurityRules
+		}
+		if d.FreeformTags != nil {
+			next.FreeformTags = d.FreeformTags
+		}
+		if d.DefinedTags != nil {
+			next.DefinedTags = d.DefinedTags
+		}
+		if err := checkSecurityListRules(next.IngressSecurityRules, next.EgressSecurityRules); err != nil {
+			return func() { writeError(w, r, http.StatusBadRequest, "InvalidParameter", err.Error()) }
+		}
+		if err := s.checkDefinedTagsLocked(d.DefinedTags); err != nil {
+			return func() { writeLBError(w, r, err) }
+		}
+		etag := s.newETag()
+		s.vcn.secLists.put(id, secList{list: next, etag: etag})
+		return func() {
+			w.Header().Set("etag", etag)
+			writeJSON(w, r, http.StatusOK, next)
+		}
+	})
+	answer()
 }
 
 // AddSecurityList adds a security list and returns it as stored. VcnId is required and must

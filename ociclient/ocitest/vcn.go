@@ -75,9 +75,12 @@ func serveGet[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id
 // lookupOrNotFound looks id up in one of the stores under Server.mu and answers 404 naming what
 // when it is not there.
 func lookupOrNotFound[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) (T, bool) {
-	s.mu.Lock()
-	v, ok := lookup(id)
-	s.mu.Unlock()
+	type found struct {
+		v  T
+		ok bool
+	}
+	f := underLock(s, func() found { v, ok := lookup(id); return found{v, ok} })
+	v, ok := f.v, f.ok
 	if !ok {
 		notFound(w, r, what, id)
 	}
@@ -86,9 +89,7 @@ func lookupOrNotFound[T any](s *Server, w http.ResponseWriter, r *http.Request, 
 
 // serveList answers a List operation with one page of what items returns under Server.mu.
 func serveList[T any](s *Server, w http.ResponseWriter, r *http.Request, items func() []T) {
-	s.mu.Lock()
-	all := items()
-	s.mu.Unlock()
+	all := underLock(s, items)
 	writeJSON(w, r, http.StatusOK, pageOf(s, w, r, all, corePageLimit))
 }
 
@@ -171,9 +172,9 @@ func (s *Server) listPublicIPs(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getPublicIPByIPAddress(w http.ResponseWriter, r *http.Request, d core.GetPublicIpByIpAddressDetails) {
 	addr := deref(d.IpAddress)
-	s.mu.Lock()
-	found := s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.IpAddress) == addr })
-	s.mu.Unlock()
+	found := underLock(s, func() []core.PublicIp {
+		return s.vcn.publicIPs.filter(func(p core.PublicIp) bool { return deref(p.IpAddress) == addr })
+	})
 	if len(found) == 0 {
 		notFound(w, r, "public IP", addr)
 		return
@@ -215,6 +216,16 @@ func (s *Server) addVCNLocked(v core.Vcn) (core.Vcn, error) {
 	v.TimeCreated = timeCreatedNow()
 	s.vcn.vcns.put(*v.Id, v)
 	return v, nil
+}
+
+// underLock runs f with Server.mu held and returns what it returns. The lock is released even if
+// f panics: net/http recovers a handler's panic, and a lock left held would hang every later call
+// of the test rather than fail it. A handler whose answer depends on the state returns it as a
+// func from f and calls it after, so no response is written under the lock.
+func underLock[T any](s *Server, f func() T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return f()
 }
 
 // seed is an Add method around its locked half add: add gets a copy of v under Server.mu, the
