@@ -75,18 +75,14 @@ type metadataVnic struct {
 }
 
 func (s *Server) getInstanceMetadata(w http.ResponseWriter, r *http.Request) {
-	type self struct {
-		inst     core.Instance
-		ok       bool
-		hostname string
-	}
-	me := underLock(s, func() (me self) {
-		if me.inst, me.ok = s.compute.instances.get(s.meta.self); me.ok {
-			me.hostname = s.hostnameLocked(me.inst)
+	var inst core.Instance
+	var hostname string
+	ok := underLock(s, func() (ok bool) {
+		if inst, ok = s.compute.instances.get(s.meta.self); ok {
+			hostname = s.hostnameLocked(inst)
 		}
-		return me
+		return ok
 	})
-	inst, ok, hostname := me.inst, me.ok, me.hostname
 	if !ok {
 		writeError(w, r, http.StatusNotFound, "NotFound", "ocitest: no instance is marked as self (SetSelf)")
 		return

@@ -83,12 +83,8 @@ func (s *Server) listNSGRules(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) addNSGRules(w http.ResponseWriter, r *http.Request, d core.AddNetworkSecurityGroupSecurityRulesDetails) {
 	id := r.PathValue("networkSecurityGroupId")
-	type result struct {
-		added []core.SecurityRule
-		err   error
-	}
-	res := underLock(s, func() result { added, err := s.addNSGRulesLocked(id, d.SecurityRules); return result{added, err} })
-	added, err := res.added, res.err
+	var added []core.SecurityRule
+	err := underLock(s, func() (err error) { added, err = s.addNSGRulesLocked(id, d.SecurityRules); return err })
 	switch {
 	case errors.Is(err, errNoSuchNSG):
 		notFound(w, r, "network security group", id)

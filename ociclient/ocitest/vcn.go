@@ -75,12 +75,8 @@ func serveGet[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id
 // lookupOrNotFound looks id up in one of the stores under Server.mu and answers 404 naming what
 // when it is not there.
 func lookupOrNotFound[T any](s *Server, w http.ResponseWriter, r *http.Request, what, id string, lookup func(string) (T, bool)) (T, bool) {
-	type found struct {
-		v  T
-		ok bool
-	}
-	f := underLock(s, func() found { v, ok := lookup(id); return found{v, ok} })
-	v, ok := f.v, f.ok
+	var v T
+	ok := underLock(s, func() (ok bool) { v, ok = lookup(id); return ok })
 	if !ok {
 		notFound(w, r, what, id)
 	}
