@@ -219,9 +219,6 @@ func writeBoundFloor(all []Chain, shortest time.Duration, writes int, qps float6
 	return floor
 }
 
-// writeBurst is the burst of OCI's write limit the scenarios set with a rate of qps.
-func writeBurst(qps float64) int { return max(1, int(qps)) }
-
 // profile starts a CPU profile into the file path; stop ends it.
 func profile(path string) (stop func(), err error) {
 	f, err := os.Create(path)
@@ -280,7 +277,7 @@ func RunBigCluster(o BigClusterOptions) (BigCluster, error) {
 		}
 		var ch Chain
 		if p.Writes > 0 {
-			p.Floor = chainFloor(w.Srv, p.Start, p.Writes, o.WriteQPS, writeBurst(o.WriteQPS))
+			p.Floor = chainFloor(w.Srv, p.Start, p.Writes, o.WriteQPS, burstFor(o.WriteQPS))
 			ch = lastChain(w.Srv, p.Start)
 		}
 		res.Phases = append(res.Phases, p)

@@ -253,7 +253,7 @@ func newStormCluster(ctx context.Context, o StormOptions) (*stormCluster, error)
 	}
 	w, err := NewWorld(WorldOptions{Nodes: o.Nodes + o.Added, Durations: ocitest.RealisticDurations(1),
 		Mode: mode, OpenNodePortRange: mode == config.SecurityListModeAll, NoInformers: true, Scale: o.Scale,
-		RateLimit: config.RateLimiter{ReadQPS: o.ReadQPS, ReadBurst: max(1, int(o.ReadQPS)), WriteQPS: o.WriteQPS, WriteBurst: max(1, int(o.WriteQPS))}})
+		RateLimit: config.RateLimiter{ReadQPS: o.ReadQPS, ReadBurst: burstFor(o.ReadQPS), WriteQPS: o.WriteQPS, WriteBurst: burstFor(o.WriteQPS)}})
 	if err != nil {
 		return nil, err
 	}
@@ -337,8 +337,8 @@ func (c *stormCluster) seed(ctx context.Context) error {
 // limits sets OCI's limits on the server for the clock's current speed.
 func (c *stormCluster) limits() {
 	scale := c.w.Clock.Scale()
-	c.w.Srv.SetRateLimit(ocitest.ClassWrite, c.o.WriteQPS/scale, writeBurst(c.o.WriteQPS))
-	c.w.Srv.SetRateLimit(ocitest.ClassRead, c.o.ReadQPS/scale, max(1, int(c.o.ReadQPS)))
+	c.w.Srv.SetRateLimit(ocitest.ClassWrite, c.o.WriteQPS/scale, burstFor(c.o.WriteQPS))
+	c.w.Srv.SetRateLimit(ocitest.ClassRead, c.o.ReadQPS/scale, burstFor(c.o.ReadQPS))
 }
 
 // run starts the service controller with o.Workers workers, until ctx ends.
