@@ -141,7 +141,7 @@ func (d *desiredBuilder) build(nodes []*v1.Node) *model.Spec {
 	d.serviceSpecChecks(maxListeners)
 	d.refuseUnsupported(model.KindLoadBalancer)
 
-	// The backends are sorted once the subset is chosen: a few hundred of thousands of Nodes.
+	// The backends are sorted once the subset is chosen: a few hundred out of thousands of Nodes.
 	ips, excluded := backendnode.EligibleIPv4(nodes, d.selector(annotation.NodeLabelSelector))
 	spec.ExcludedNodes = excluded
 	d.portsAndListeners(spec, ips)

@@ -108,9 +108,9 @@ func Pick[T any](items []T, k int, salt string, key, place func(T) string) []T {
 	return out
 }
 
-// smallest returns the k first of s in the order of compare, a total order, sorted: it moves
-// them to the front of s (the rest in no order) without sorting all of s, as a subset of a few
-// hundred of thousands of Nodes needs no more.
+// smallest returns the first k of s in the order of compare (a total order), sorted. It moves
+// them to the front of s, leaving the rest in no order: a subset takes a few hundred out of
+// thousands of Nodes, and sorting them all would be wasted.
 func smallest[E any](s []E, k int, compare func(a, b E) int) []E {
 	k = min(k, len(s))
 	lo, hi := 0, len(s) // s[:lo] holds the lo smallest, s[hi:] none of the k smallest
