@@ -167,7 +167,12 @@ func New(opts Options) (*Controller, error) {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
-		{c.bindings, handle(c.bindingChanged)},
+		{c.bindings, cache.ResourceEventHandlerFuncs{AddFunc: c.bindingChanged, DeleteFunc: c.bindingChanged,
+			UpdateFunc: func(old, o any) {
+				if bindingMoved(old, o) {
+					c.bindingChanged(o)
+				}
+			}}},
 		{svc.Informer(), handle(c.serviceChanged)},
 		{sl.Informer(), handle(c.sliceChanged)},
 		{nodes.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: c.nodeChanged, DeleteFunc: c.nodeChanged,
@@ -293,6 +298,17 @@ func (c *Controller) bindingChanged(o any) {
 			c.enqueueIndexed(byBackendSet, keys[0])
 		}
 	}
+}
+
+// bindingMoved reports whether a binding update may change what its sync does: its spec (the
+// generation), its finalizers or its deletion. Not its status, which each sync writes: a sync
+// woken by its own status write would sync again at once, and one whose status names something
+// new each time (OCI's request ID in an error) would read OCI for ever, with no back-off.
+func bindingMoved(old, o any) bool {
+	a, ok1 := old.(*unstructured.Unstructured)
+	b, ok2 := o.(*unstructured.Unstructured)
+	return !ok1 || !ok2 || a.GetGeneration() != b.GetGeneration() || !slices.Equal(a.GetFinalizers(), b.GetFinalizers()) ||
+		(a.GetDeletionTimestamp() == nil) != (b.GetDeletionTimestamp() == nil)
 }
 
 func (c *Controller) serviceChanged(o any) {

@@ -514,4 +514,12 @@ func TestBadBindingsAreDegradedWithAnEventAndWriteNothing(t *testing.T) {
 	if n := w.srv.Calls().Since(calls).Class(ocitest.ClassWrite); n != 0 {
 		t.Errorf("%d writes to OCI for bad bindings; want none", n)
 	}
+	// A refused binding is synced again at the resync or when something it depends on changes,
+	// not because its own status changed: the refusal's message names OCI's request, different
+	// each time, and a status write that woke the controller would read OCI again at once, for ever.
+	calls = w.srv.Calls()
+	time.Sleep(2 * time.Second) // a window to count in, not a wait for anything
+	if n := w.srv.Calls().Since(calls).Op("GetLoadBalancer"); n > 0 {
+		t.Errorf("%d reads of the load balancers in 2 s after both bindings were Degraded; want none", n)
+	}
 }

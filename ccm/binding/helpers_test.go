@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -42,6 +43,36 @@ func TestOnlyNodeChangesThatMayMoveABackendSyncNodeBindings(t *testing.T) {
 			tc.edit(n)
 			if got := nodeMoved(base, n); got != tc.want {
 				t.Errorf("nodeMoved = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOnlyBindingChangesThatMayChangeItsSyncSyncIt(t *testing.T) {
+	base := &unstructured.Unstructured{}
+	base.SetName("web")
+	base.SetGeneration(3)
+	base.SetFinalizers([]string{Finalizer})
+	base.SetResourceVersion("10")
+	for _, tc := range []struct {
+		name string
+		edit func(*unstructured.Unstructured)
+		want bool
+	}{
+		{"its status", func(u *unstructured.Unstructured) {
+			u.SetResourceVersion("11")
+			u.Object["status"] = map[string]any{"backends": int64(2)}
+		}, false},
+		{"an annotation", func(u *unstructured.Unstructured) { u.SetAnnotations(map[string]string{"note": "x"}) }, false},
+		{"its spec", func(u *unstructured.Unstructured) { u.SetGeneration(4) }, true},
+		{"its finalizers", func(u *unstructured.Unstructured) { u.SetFinalizers(nil) }, true},
+		{"its deletion", func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(ptr.To(metav1.Now())) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := base.DeepCopy()
+			tc.edit(u)
+			if got := bindingMoved(base, u); got != tc.want {
+				t.Errorf("bindingMoved = %v, want %v", got, tc.want)
 			}
 		})
 	}
