@@ -407,6 +407,19 @@ func TestAnIPBindingGatesItsPodsOnOCIsHealth(t *testing.T) {
 		}
 		return ""
 	})
+	// While the gate waits, each health poll (every 100 ms here) reads the set's health and
+	// nothing else: the backends and rules are as the last sync left them.
+	calls := w.srv.Calls()
+	eventually(t, "five health polls", func() string {
+		if n := w.srv.Calls().Since(calls).Op("GetBackendSetHealth"); n < 5 {
+			return fmt.Sprintf("%d reads of the set's health", n)
+		}
+		return ""
+	})
+	polls := w.srv.Calls().Since(calls)
+	if n := polls.Class(ocitest.ClassRead) - polls.Op("GetBackendSetHealth"); n > 0 {
+		t.Errorf("%d reads besides the health while the gate waited (%d health reads), want none:\n%v", n, polls.Op("GetBackendSetHealth"), polls)
+	}
 	if err := w.srv.SetBackendHealth(w.lbID, "api", "10.0.20.5:8080", ocitest.BackendHealthOK); err != nil {
 		t.Fatal(err)
 	}

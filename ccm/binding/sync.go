@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
@@ -111,6 +112,17 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 		return 0, nil
 	}
 
+	in := polled{generation: b.Generation, protocol: port.Protocol, want: want, owned: b.Status.OwnedBackends}
+	if c.unchangedSincePoll(b.UID, in) {
+		// The backends and their rules are as the last sync left them; only the health is new.
+		after, err := c.gate(ctx, b, lb, pods, want)
+		if after != c.opts.HealthPoll {
+			c.waiting.Delete(b.UID) // no Pod waits now: the polls end here
+		}
+		return after, err
+	}
+	c.waiting.Delete(b.UID)
+
 	res, err := c.opts.Syncer.Sync(ctx, lb, want, b.Status.OwnedBackends)
 	status.OwnedBackends = res.Owned // kept whatever the outcome (lb/binding's Result)
 	var refused *lbbinding.RefusedError
@@ -143,6 +155,18 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	setCondition(status, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, msg)
 	setCondition(status, api.ConditionDegraded, metav1.ConditionFalse, ReasonInSync, "")
 
+	after, err := c.gate(ctx, b, lb, pods, want)
+	if err == nil && after == c.opts.HealthPoll {
+		in.owned, in.at = slices.Clone(res.Owned), time.Now()
+		c.waiting.Store(b.UID, in)
+	}
+	return after, err
+}
+
+// gate sets the readiness gates of pods, the gated Pods of b, from OCI's health of their
+// backends, and says when to sync b again: after HealthPoll while one of them waits for OCI.
+func (c *Controller) gate(ctx context.Context, b *api.BackendSetBinding, lb lbbinding.Binding, pods []*corev1.Pod,
+	want []lbbinding.Target) (time.Duration, error) {
 	if len(pods) == 0 {
 		return c.opts.Resync, nil
 	}
@@ -155,6 +179,38 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 		return c.opts.Resync, err
 	}
 	return c.opts.HealthPoll, nil
+}
+
+// Health polls.
+//
+// While a gated Pod of an ip binding waits for OCI to call its backend healthy, the binding is
+// synced again every HealthPoll (2 s by default), for as long as a rolling update lasts. What
+// such a poll needs is the health: the backends were written by the sync before, from the same
+// Service, EndpointSlices and Pods. So a poll whose inputs are those of the last full sync reads
+// the backend set's health alone (one read), not the load balancer as well (one more read, two
+// for a network load balancer's set and its ETag). A change of any input makes the next sync a
+// full one, and so does Resync's time since the last full one, which puts back a backend changed
+// by hand in OCI meanwhile.
+
+// polled is what a full sync of a binding that left gated Pods waiting was given.
+type polled struct {
+	generation int64
+	protocol   corev1.Protocol // the Service port's, which the security rules depend on
+	want       []lbbinding.Target
+	owned      []string // the sync's Result.Owned, which the next sync is given
+	at         time.Time
+}
+
+// unchangedSincePoll reports whether the binding uid waits for its Pods' health since a full sync
+// given the same in, less than Resync ago.
+func (c *Controller) unchangedSincePoll(uid types.UID, in polled) bool {
+	v, ok := c.waiting.Load(uid)
+	if !ok {
+		return false
+	}
+	last := v.(polled)
+	return last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
+		slices.Equal(last.owned, in.owned) && time.Since(last.at) < c.opts.Resync
 }
 
 // targets returns what b wants in the backend set, and (ip bindings) the Pods that list its
@@ -242,6 +298,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		return err
 	}
 	c.owned.Delete(b.UID)
+	c.waiting.Delete(b.UID)
 	return nil
 }
 
