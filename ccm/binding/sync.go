@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
@@ -179,38 +178,6 @@ func (c *Controller) gate(ctx context.Context, b *api.BackendSetBinding, lb lbbi
 		return c.opts.Resync, err
 	}
 	return c.opts.HealthPoll, nil
-}
-
-// Health polls.
-//
-// While a gated Pod of an ip binding waits for OCI to call its backend healthy, the binding is
-// synced again every HealthPoll (2 s by default), for as long as a rolling update lasts. What
-// such a poll needs is the health: the backends were written by the sync before, from the same
-// Service, EndpointSlices and Pods. So a poll whose inputs are those of the last full sync reads
-// the backend set's health alone (one read), not the load balancer as well (one more read, two
-// for a network load balancer's set and its ETag). A change of any input makes the next sync a
-// full one, and so does Resync's time since the last full one, which puts back a backend changed
-// by hand in OCI meanwhile.
-
-// polled is what a full sync of a binding that left gated Pods waiting was given.
-type polled struct {
-	generation int64
-	protocol   corev1.Protocol // the Service port's, which the security rules depend on
-	want       []lbbinding.Target
-	owned      []string // the sync's Result.Owned, which the next sync is given
-	at         time.Time
-}
-
-// unchangedSincePoll reports whether the binding uid waits for its Pods' health since a full sync
-// given the same in, less than Resync ago.
-func (c *Controller) unchangedSincePoll(uid types.UID, in polled) bool {
-	v, ok := c.waiting.Load(uid)
-	if !ok {
-		return false
-	}
-	last := v.(polled)
-	return last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
-		slices.Equal(last.owned, in.owned) && time.Since(last.at) < c.opts.Resync
 }
 
 // targets returns what b wants in the backend set, and (ip bindings) the Pods that list its
