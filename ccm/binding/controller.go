@@ -127,9 +127,9 @@ type Controller struct {
 	owned sync.Map
 	// claims is the security claim this process last set for each binding, by UID (syncRules).
 	claims sync.Map
-	// waiting is, by UID, what the last full sync of each binding whose gated Pods wait for OCI's
-	// health was given (polled), so its health polls read the health alone.
-	waiting sync.Map
+	// lastSync is, by UID, what the last full sync of each binding that succeeded was given
+	// (unchanged.go).
+	lastSync sync.Map
 }
 
 // New builds a Controller and registers its event handlers on opts.Informers (so the factory's

@@ -278,6 +278,30 @@ func TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas(t *testing.T
 		t.Errorf("set web in OCI (-want +got):\n%s", diff)
 	}
 
+	// The Service's EndpointSlices and labels change: the binding is synced, and with nothing of
+	// what its backends depend on changed, it reads nothing.
+	calls := w.srv.Calls()
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: namespace, Name: "web-xyz", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.20.9"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+	}
+	if _, err := w.kube.DiscoveryV1().EndpointSlices(namespace).Create(t.Context(), slice, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := w.kube.CoreV1().Services(namespace).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Labels = map[string]string{"tier": "front"}
+	if _, err := w.kube.CoreV1().Services(namespace).Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // a window to count in, not a wait for anything
+	if got := w.srv.Calls().Since(calls); got.Total() > 0 {
+		t.Errorf("OCI calls after changes a node binding does not depend on, want none:\n%v", got)
+	}
+
 	if err := w.kube.CoreV1().Nodes().Delete(t.Context(), "node-2", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

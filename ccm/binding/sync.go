@@ -111,16 +111,12 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 		return 0, nil
 	}
 
-	in := polled{generation: b.Generation, protocol: port.Protocol, want: want, owned: b.Status.OwnedBackends}
-	if c.unchangedSincePoll(b.UID, in) {
+	in := inputs{generation: b.Generation, protocol: port.Protocol, want: want, owned: b.Status.OwnedBackends}
+	if c.unchanged(b.UID, in) {
 		// The backends and their rules are as the last sync left them; only the health is new.
-		after, err := c.gate(ctx, b, lb, pods, want)
-		if after != c.opts.HealthPoll {
-			c.waiting.Delete(b.UID) // no Pod waits now: the polls end here
-		}
-		return after, err
+		return c.gate(ctx, b, lb, pods, want)
 	}
-	c.waiting.Delete(b.UID)
+	c.lastSync.Delete(b.UID)
 
 	res, err := c.opts.Syncer.Sync(ctx, lb, want, b.Status.OwnedBackends)
 	status.OwnedBackends = res.Owned // kept whatever the outcome (lb/binding's Result)
@@ -154,12 +150,9 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	setCondition(status, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, msg)
 	setCondition(status, api.ConditionDegraded, metav1.ConditionFalse, ReasonInSync, "")
 
-	after, err := c.gate(ctx, b, lb, pods, want)
-	if err == nil && after == c.opts.HealthPoll {
-		in.owned, in.at = slices.Clone(res.Owned), time.Now()
-		c.waiting.Store(b.UID, in)
-	}
-	return after, err
+	in.owned, in.at = slices.Clone(res.Owned), time.Now()
+	c.lastSync.Store(b.UID, in)
+	return c.gate(ctx, b, lb, pods, want)
 }
 
 // gate sets the readiness gates of pods, the gated Pods of b, from OCI's health of their
@@ -265,7 +258,7 @@ func (c *Controller) finalize(ctx context.Context, u *unstructured.Unstructured,
 		return err
 	}
 	c.owned.Delete(b.UID)
-	c.waiting.Delete(b.UID)
+	c.lastSync.Delete(b.UID)
 	return nil
 }
 

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The oci-ccm Authors.
+
+package binding
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
+)
+
+// Syncs with nothing to change.
+//
+// A binding is synced on every change of what it may depend on: its Service, the Service's
+// EndpointSlices (for a node binding too), the Nodes, its gated Pods. Most of those change
+// nothing in the backend set: a busy Service's EndpointSlices change with every Pod's readiness,
+// and while a gated Pod of an ip binding waits for OCI to call its backend healthy, the binding
+// is synced every HealthPoll (2 s) for as long as a rolling update lasts. A full sync reads the
+// load balancer (and a network load balancer's set, for its ETag) each time to find nothing to
+// do. So a sync whose inputs are those of the last full sync that succeeded, less than Resync
+// ago, reads nothing but the health its gated Pods wait for (none when there are none). A change
+// of any input makes the next sync a full one, and so does the resync, which puts back a
+// backend changed by hand in OCI meanwhile: what this trusts is that nothing but this
+// controller changed the bound backends since, as the resync did before.
+
+// inputs are what a sync of a binding is given, and when the full sync given them ended.
+type inputs struct {
+	generation int64
+	protocol   corev1.Protocol // the Service port's, which the security rules depend on
+	want       []lbbinding.Target
+	owned      []string // the sync's Result.Owned, which the next sync is given
+	at         time.Time
+}
+
+// unchanged reports whether the last full sync of the binding uid that succeeded was given in,
+// less than Resync ago.
+func (c *Controller) unchanged(uid types.UID, in inputs) bool {
+	v, ok := c.lastSync.Load(uid)
+	if !ok {
+		return false
+	}
+	last := v.(inputs)
+	return last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
+		slices.Equal(last.owned, in.owned) && time.Since(last.at) < c.opts.Resync
+}
