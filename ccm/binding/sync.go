@@ -112,8 +112,9 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	}
 
 	in := inputs{generation: b.Generation, protocol: port.Protocol, want: want, owned: b.Status.OwnedBackends}
-	if c.unchanged(b.UID, in) {
+	if last, ok := c.unchanged(b.UID, in); ok {
 		// The backends and their rules are as the last sync left them; only the health is new.
+		last.status.DeepCopyInto(status)
 		return c.gate(ctx, b, lb, pods, want)
 	}
 	c.lastSync.Delete(b.UID)
@@ -150,7 +151,8 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	setCondition(status, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, msg)
 	setCondition(status, api.ConditionDegraded, metav1.ConditionFalse, ReasonInSync, "")
 
-	in.owned, in.at = slices.Clone(res.Owned), time.Now()
+	in.owned, in.at, in.status = slices.Clone(res.Owned), time.Now(), new(api.BackendSetBindingStatus)
+	status.DeepCopyInto(in.status)
 	c.lastSync.Store(b.UID, in)
 	return c.gate(ctx, b, lb, pods, want)
 }

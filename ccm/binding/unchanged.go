@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
 )
 
@@ -25,25 +26,29 @@ import (
 // ago, reads nothing but the health its gated Pods wait for (none when there are none). A change
 // of any input makes the next sync a full one, and so does the resync, which puts back a
 // backend changed by hand in OCI meanwhile: what this trusts is that nothing but this
-// controller changed the bound backends since, as the resync did before.
+// controller changed the bound backends since, as the resync did before. Such a sync writes the
+// status the full sync made, not the informer's copy, which may not show that sync's write yet,
+// or ever, when the write failed.
 
-// inputs are what a sync of a binding is given, and when the full sync given them ended.
+// inputs are what a sync of a binding is given; for the last full sync, when it ended and the
+// status it made.
 type inputs struct {
 	generation int64
 	protocol   corev1.Protocol // the Service port's, which the security rules depend on
 	want       []lbbinding.Target
 	owned      []string // the sync's Result.Owned, which the next sync is given
 	at         time.Time
+	status     *api.BackendSetBindingStatus
 }
 
-// unchanged reports whether the last full sync of the binding uid that succeeded was given in,
-// less than Resync ago.
-func (c *Controller) unchanged(uid types.UID, in inputs) bool {
+// unchanged returns the last full sync of the binding uid that succeeded, if it was given in, less
+// than Resync ago.
+func (c *Controller) unchanged(uid types.UID, in inputs) (inputs, bool) {
 	v, ok := c.lastSync.Load(uid)
 	if !ok {
-		return false
+		return inputs{}, false
 	}
 	last := v.(inputs)
-	return last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
+	return last, last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
 		slices.Equal(last.owned, in.owned) && time.Since(last.at) < c.opts.Resync
 }

@@ -4,12 +4,27 @@
 package binding
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 
+	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
 )
 
@@ -42,12 +57,95 @@ func TestASyncReadsNothingButTheHealthOnlyWhileNothingChangedSinceAFullSync(t *t
 				tc.change(&in)
 			}
 			c.lastSync.Store(types.UID("b"), stored)
-			if got := c.unchanged("b", in); got != tc.want {
+			if _, got := c.unchanged("b", in); got != tc.want {
 				t.Errorf("unchanged = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	if c.unchanged("other", same) {
+	if _, ok := c.unchanged("other", same); ok {
 		t.Error("a binding with no full sync on record is taken for unchanged")
+	}
+}
+
+// oneResult is a Syncer whose Sync returns res and counts its calls.
+type oneResult struct {
+	noOCI
+	res   lbbinding.Result
+	syncs int
+}
+
+func (o *oneResult) Sync(context.Context, lbbinding.Binding, []lbbinding.Target, []string) (lbbinding.Result, error) {
+	o.syncs++
+	return o.res, nil
+}
+
+// TestASyncWithNothingChangedWritesTheStatusItsFullSyncMade: the status write of a full sync
+// fails (another writer changed the binding), and the informer's copy still has no status; the
+// next sync, with nothing changed, reads nothing from OCI and writes the status the full sync
+// made, not the stale copy.
+func TestASyncWithNothingChangedWritesTheStatusItsFullSyncMade(t *testing.T) {
+	kc := fake.NewClientset()
+	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
+	factory := informers.NewSharedInformerFactory(kc, 0)
+	owned := []string{"10.0.10.11:30080"}
+	syncer := &oneResult{noOCI: noOCI{t}, res: lbbinding.Result{Eligible: 1, Change: lbbinding.Change{Owned: owned, Added: owned,
+		Backends: []lbbinding.Backend{{IP: "10.0.10.11", Port: 30080}}}}}
+	c, err := New(Options{Kube: kc, Dynamic: dc, Informers: factory, Syncer: syncer, Events: record.NewFakeRecorder(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort,
+		Ports: []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, Protocol: corev1.ProtocolTCP}}}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}, Spec: corev1.NodeSpec{ProviderID: "oci://ocid1.instance.oc1.phx.node-1"},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.10.11"}}}}
+	if err := factory.Core().V1().Services().Informer().GetStore().Add(svc); err != nil {
+		t.Fatal(err)
+	}
+	if err := factory.Core().V1().Nodes().Informer().GetStore().Add(node); err != nil {
+		t.Fatal(err)
+	}
+	u, err := toUnstructured(&api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web", Generation: 1,
+		Finalizers: []string{Finalizer}}, Spec: api.BackendSetBindingSpec{LoadBalancerID: "ocid1.loadbalancer.oc1.phx.lb", BackendSetName: "web",
+		ServiceRef: api.ServiceReference{Name: "web", Port: intstr.FromString("http")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings := dc.Resource(api.GroupVersionResource).Namespace("default")
+	if _, err := bindings.Create(t.Context(), u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.bindings.GetIndexer().Add(u); err != nil {
+		t.Fatal(err)
+	}
+	conflict := true
+	dc.PrependReactor("update", api.Resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && conflict {
+			conflict = false
+			return true, nil, apierrors.NewConflict(api.GroupVersionResource.GroupResource(), "web", errors.New("changed meanwhile"))
+		}
+		return false, nil, nil
+	})
+
+	if _, err := c.sync(t.Context(), "default/web"); !apierrors.IsConflict(err) {
+		t.Fatalf("first sync: %v, want its status write's conflict", err)
+	}
+	if _, err := c.sync(t.Context(), "default/web"); err != nil {
+		t.Fatalf("second sync: %v", err)
+	}
+	if syncer.syncs != 1 {
+		t.Errorf("Sync called %d times, want once: the second sync has nothing to change", syncer.syncs)
+	}
+	got, err := bindings.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b api.BackendSetBinding
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, &b); err != nil {
+		t.Fatal(err)
+	}
+	if ready := meta.FindStatusCondition(b.Status.Conditions, api.ConditionReady); ready == nil || ready.Status != metav1.ConditionTrue ||
+		!slices.Equal(b.Status.OwnedBackends, owned) || b.Status.Backends != 1 || b.Status.ObservedGeneration != 1 {
+		t.Errorf("status written by the second sync: %+v; want the full sync's: Ready True, ownedBackends %v, 1 backend, generation 1", b.Status, owned)
 	}
 }
