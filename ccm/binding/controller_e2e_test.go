@@ -554,7 +554,17 @@ func TestBadBindingsAreDegradedWithAnEventAndWriteNothing(t *testing.T) {
 	// A refused binding is synced again at the resync or when something it depends on changes,
 	// not because its own status changed: the refusal's message names OCI's request, different
 	// each time, and a status write that woke the controller would read OCI again at once, for ever.
+	// Nor does a change of its Service that leaves its targets as they were (a label here, a busy
+	// Service's EndpointSlices in a real cluster) read the load balancer to be refused again.
 	calls = w.srv.Calls()
+	svc, err := w.kube.CoreV1().Services(namespace).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Labels = map[string]string{"tier": "front"}
+	if _, err := w.kube.CoreV1().Services(namespace).Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(2 * time.Second) // a window to count in, not a wait for anything
 	if n := w.srv.Calls().Since(calls).Op("GetLoadBalancer"); n > 0 {
 		t.Errorf("%d reads of the load balancers in 2 s after both bindings were Degraded; want none", n)

@@ -113,8 +113,11 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 
 	in := inputs{generation: b.Generation, protocol: port.Protocol, want: want, owned: b.Status.OwnedBackends}
 	if last, ok := c.unchanged(b.UID, in); ok {
-		// The backends and their rules are as the last sync left them; only the health is new.
 		last.status.DeepCopyInto(status)
+		if last.refused {
+			return c.opts.Resync, nil // as refused as it was
+		}
+		// The backends and their rules are as the last sync left them; only the health is new.
 		return c.gate(ctx, b, lb, pods, want)
 	}
 	c.lastSync.Delete(b.UID)
@@ -125,6 +128,7 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	switch {
 	case errors.As(err, &refused):
 		c.degraded(u, status, ReasonRefused, fmt.Sprintf("%s: %s", refused.Reason, refused.Detail), corev1.EventTypeWarning)
+		c.remember(b.UID, in, res.Owned, status, true)
 		return c.opts.Resync, nil // a Node or Service change may lift it; else retry at the resync
 	case err != nil:
 		c.degraded(u, status, ReasonSyncFailed, err.Error(), corev1.EventTypeWarning)
@@ -151,9 +155,7 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	setCondition(status, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, msg)
 	setCondition(status, api.ConditionDegraded, metav1.ConditionFalse, ReasonInSync, "")
 
-	in.owned, in.at, in.status = slices.Clone(res.Owned), time.Now(), new(api.BackendSetBindingStatus)
-	status.DeepCopyInto(in.status)
-	c.lastSync.Store(b.UID, in)
+	c.remember(b.UID, in, res.Owned, status, false)
 	return c.gate(ctx, b, lb, pods, want)
 }
 

@@ -28,7 +28,9 @@ import (
 // backend changed by hand in OCI meanwhile: what this trusts is that nothing but this
 // controller changed the bound backends since, as the resync did before. Such a sync writes the
 // status the full sync made, not the informer's copy, which may not show that sync's write yet,
-// or ever, when the write failed.
+// or ever, when the write failed. A refusal is remembered alike: what lifts it is a change of
+// the inputs (Nodes past OCI's limits) or of OCI (found at the resync), not a busy Service's
+// EndpointSlices, each of which read the load balancer again to be refused again.
 
 // inputs are what a sync of a binding is given; for the last full sync, when it ended and the
 // status it made.
@@ -39,10 +41,19 @@ type inputs struct {
 	owned      []string // the sync's Result.Owned, which the next sync is given
 	at         time.Time
 	status     *api.BackendSetBindingStatus
+	refused    bool // the sync ended with a *lbbinding.RefusedError
 }
 
-// unchanged returns the last full sync of the binding uid that succeeded, if it was given in, less
-// than Resync ago.
+// remember records the full sync of the binding uid that was given in and ended now, owning owned
+// (its Result.Owned, which the next sync is given), with status, refused or not.
+func (c *Controller) remember(uid types.UID, in inputs, owned []string, status *api.BackendSetBindingStatus, refused bool) {
+	in.owned, in.at, in.status, in.refused = slices.Clone(owned), time.Now(), new(api.BackendSetBindingStatus), refused
+	status.DeepCopyInto(in.status)
+	c.lastSync.Store(uid, in)
+}
+
+// unchanged returns the last full sync of the binding uid that succeeded or was refused, if it was
+// given in, less than Resync ago.
 func (c *Controller) unchanged(uid types.UID, in inputs) (inputs, bool) {
 	v, ok := c.lastSync.Load(uid)
 	if !ok {
