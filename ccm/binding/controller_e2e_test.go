@@ -236,6 +236,19 @@ func (w *world) service(t *testing.T) {
 	}
 }
 
+// labelService labels Service web: a change that leaves every binding's targets as they were.
+func (w *world) labelService(t *testing.T) {
+	t.Helper()
+	svc, err := w.kube.CoreV1().Services(namespace).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Labels = map[string]string{"tier": "front"}
+	if _, err := w.kube.CoreV1().Services(namespace).Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func condition(b *api.BackendSetBinding, t string) string {
 	if b == nil {
 		return "(no binding)"
@@ -289,14 +302,7 @@ func TestANodeBindingFollowsTheNodesAndLeavesTheLoadBalancerAsItWas(t *testing.T
 	if _, err := w.kube.DiscoveryV1().EndpointSlices(namespace).Create(t.Context(), slice, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := w.kube.CoreV1().Services(namespace).Get(t.Context(), "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Labels = map[string]string{"tier": "front"}
-	if _, err := w.kube.CoreV1().Services(namespace).Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	w.labelService(t)
 	time.Sleep(2 * time.Second) // a window to count in, not a wait for anything
 	if got := w.srv.Calls().Since(calls); got.Total() > 0 {
 		t.Errorf("OCI calls after changes a node binding does not depend on, want none:\n%v", got)
@@ -557,14 +563,7 @@ func TestBadBindingsAreDegradedWithAnEventAndWriteNothing(t *testing.T) {
 	// Nor does a change of its Service that leaves its targets as they were (a label here, a busy
 	// Service's EndpointSlices in a real cluster) read the load balancer to be refused again.
 	calls = w.srv.Calls()
-	svc, err := w.kube.CoreV1().Services(namespace).Get(t.Context(), "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Labels = map[string]string{"tier": "front"}
-	if _, err := w.kube.CoreV1().Services(namespace).Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	w.labelService(t)
 	time.Sleep(2 * time.Second) // a window to count in, not a wait for anything
 	if n := w.srv.Calls().Since(calls).Op("GetLoadBalancer"); n > 0 {
 		t.Errorf("%d reads of the load balancers in 2 s after both bindings were Degraded; want none", n)
