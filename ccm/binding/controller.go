@@ -170,7 +170,7 @@ func New(opts Options) (*Controller, error) {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
-		{c.bindings, cache.ResourceEventHandlerFuncs{AddFunc: c.bindingChanged, DeleteFunc: c.bindingChanged,
+		{c.bindings, cache.ResourceEventHandlerFuncs{AddFunc: c.bindingChanged, DeleteFunc: c.bindingDeleted,
 			UpdateFunc: func(old, o any) {
 				if bindingMoved(old, o) {
 					c.bindingChanged(o)
@@ -301,6 +301,17 @@ func (c *Controller) bindingChanged(o any) {
 			c.enqueueIndexed(byBackendSet, keys[0])
 		}
 	}
+}
+
+// bindingDeleted forgets what the controller kept of a binding that is gone (its finalizer is
+// removed when it is released, but a binding the controller never synced, or whose finalizer
+// someone else removed, goes without), and syncs the others of its backend set.
+func (c *Controller) bindingDeleted(o any) {
+	if u, ok := unwrap(o).(*unstructured.Unstructured); ok {
+		c.owned.Delete(u.GetUID())
+		c.lastSync.Delete(u.GetUID())
+	}
+	c.bindingChanged(o)
 }
 
 // bindingMoved reports whether a binding update may change what its sync does: its spec (the

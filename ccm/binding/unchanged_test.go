@@ -14,15 +14,19 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
@@ -147,5 +151,31 @@ func TestASyncWithNothingChangedWritesTheStatusItsFullSyncMade(t *testing.T) {
 	if ready := meta.FindStatusCondition(b.Status.Conditions, api.ConditionReady); ready == nil || ready.Status != metav1.ConditionTrue ||
 		!slices.Equal(b.Status.OwnedBackends, owned) || b.Status.Backends != 1 || b.Status.ObservedGeneration != 1 {
 		t.Errorf("status written by the second sync: %+v; want the full sync's: Ready True, ownedBackends %v, 1 backend, generation 1", b.Status, owned)
+	}
+}
+
+// TestAGoneBindingIsForgotten: what the controller keeps of a binding by UID goes with it, also
+// when it goes without the controller's finalizer (as a tombstone here).
+func TestAGoneBindingIsForgotten(t *testing.T) {
+	c := &Controller{}
+	u := &unstructured.Unstructured{}
+	u.SetNamespace("default")
+	u.SetName("web")
+	u.SetUID("uid-web")
+	c.owned.Store(u.GetUID(), []string{"10.0.10.11:30080"})
+	c.lastSync.Store(u.GetUID(), inputs{})
+	c.queue = workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	defer c.queue.ShutDown()
+	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
+	c.bindings = dynamicinformer.NewDynamicSharedInformerFactory(dc, 0).ForResource(api.GroupVersionResource).Informer()
+	if err := c.bindings.AddIndexers(cache.Indexers{byService: indexByService, byBackendSet: indexByBackendSet}); err != nil {
+		t.Fatal(err)
+	}
+	c.bindingDeleted(cache.DeletedFinalStateUnknown{Key: "default/web", Obj: u})
+	_, owned := c.owned.Load(u.GetUID())
+	_, last := c.lastSync.Load(u.GetUID())
+	if owned || last {
+		t.Errorf("after the binding went: owned kept %v, last sync kept %v; want neither", owned, last)
 	}
 }
