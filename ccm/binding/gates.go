@@ -140,7 +140,9 @@ func withGatedReady(slices []*discoveryv1.EndpointSlice, gated map[string]bool) 
 
 // setGates sets the gate condition of each gated Pod of binding namespace/name from the health
 // of its backend (target by Pod IP), patching only the Pods whose condition changes. It reports
-// whether some gated Pod that waits for its gate is still not let through.
+// whether some gated Pod's backend is not OK yet: whether OCI's next health report may let a Pod
+// through. A gated Pod that is no backend yet waits for Kubernetes, not OCI (its containers to be
+// ready, or its endpoint), and the change that makes it one syncs the binding.
 func (c *Controller) setGates(ctx context.Context, namespace, name string, pods []*corev1.Pod, targets []lbbinding.Target,
 	health map[string]lbbinding.Health) (waiting bool, err error) {
 	gate := corev1.PodConditionType(api.ReadinessGatePrefix + name)
@@ -169,7 +171,7 @@ func (c *Controller) setGates(ctx context.Context, namespace, name string, pods 
 		case h == "":
 			message = "OCI reports no health for backend " + backend + " yet"
 		}
-		if status != corev1.ConditionTrue && p.DeletionTimestamp == nil {
+		if status != corev1.ConditionTrue && backend != "" {
 			waiting = true
 		}
 		if current(p, gate) == status {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
@@ -160,5 +161,57 @@ func TestTheClaimOfABindingIsItsOwnedBackendsPortsInModeBackend(t *testing.T) {
 	}
 	if ip, port, ok := splitBackend("fd00::7:8080"); ip != "fd00::7" || port != 8080 || !ok {
 		t.Errorf("splitBackend of an IPv6 backend = %q, %d, %v", ip, port, ok)
+	}
+}
+
+// TestOnlyAGatedPodWhoseBackendIsNotOKYetWaitsForOCI: the health polls go on while a gated Pod's
+// backend is not OK; a gated Pod that is no backend (its containers not ready: a crash loop) is
+// told so and waits for Kubernetes, with no poll of OCI.
+func TestOnlyAGatedPodWhoseBackendIsNotOKYetWaitsForOCI(t *testing.T) {
+	const binding = "api"
+	gate := corev1.PodConditionType(api.ReadinessGatePrefix + binding)
+	pod := func(name, ip string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+			Spec:   corev1.PodSpec{ReadinessGates: []corev1.PodReadinessGate{{ConditionType: gate}}},
+			Status: corev1.PodStatus{PodIP: ip}}
+	}
+	backend, crashing := pod("web-1", "10.0.20.5"), pod("web-2", "10.0.20.6")
+	targets := []lbbinding.Target{{IP: "10.0.20.5", Port: 8080}}
+	for _, tc := range []struct {
+		name        string
+		pods        []*corev1.Pod
+		health      lbbinding.Health
+		wantWaiting bool
+		wantGates   map[string]corev1.ConditionStatus
+	}{
+		{"a backend OCI reports UNKNOWN", []*corev1.Pod{backend}, lbbinding.HealthUnknown, true,
+			map[string]corev1.ConditionStatus{"web-1": corev1.ConditionFalse}},
+		{"a backend OCI reports OK", []*corev1.Pod{backend}, lbbinding.HealthOK, false,
+			map[string]corev1.ConditionStatus{"web-1": corev1.ConditionTrue}},
+		{"a Pod that is no backend", []*corev1.Pod{crashing}, lbbinding.HealthOK, false,
+			map[string]corev1.ConditionStatus{"web-2": corev1.ConditionFalse}},
+		{"both, the backend OK", []*corev1.Pod{backend, crashing}, lbbinding.HealthOK, false,
+			map[string]corev1.ConditionStatus{"web-1": corev1.ConditionTrue, "web-2": corev1.ConditionFalse}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kc := fake.NewClientset(backend.DeepCopy(), crashing.DeepCopy())
+			c := &Controller{opts: Options{Kube: kc}}
+			waiting, err := c.setGates(t.Context(), "default", binding, tc.pods, targets, map[string]lbbinding.Health{"10.0.20.5:8080": tc.health})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if waiting != tc.wantWaiting {
+				t.Errorf("waiting = %v, want %v", waiting, tc.wantWaiting)
+			}
+			for name, want := range tc.wantGates {
+				p, err := kc.CoreV1().Pods("default").Get(t.Context(), name, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := current(p, gate); got != want {
+					t.Errorf("Pod %s gate %q, want %q", name, got, want)
+				}
+			}
+		})
 	}
 }
