@@ -127,8 +127,8 @@ type Controller struct {
 	owned sync.Map
 	// claims is the security claim this process last set for each binding, by UID (syncRules).
 	claims sync.Map
-	// lastSync is, by UID, what the last full sync of each binding that succeeded was given
-	// (unchanged.go).
+	// lastSync is, by UID, what the last full sync of each binding that succeeded or was refused
+	// was given, and its status (unchanged.go).
 	lastSync sync.Map
 }
 

@@ -115,10 +115,11 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	if last, ok := c.unchanged(b.UID, in); ok {
 		last.status.DeepCopyInto(status)
 		if last.refused {
-			return c.opts.Resync, nil // as refused as it was
+			return c.resyncBy(last, c.opts.Resync), nil // as refused as it was
 		}
 		// The backends and their rules are as the last sync left them; only the health is new.
-		return c.gate(ctx, b, lb, pods, want)
+		after, err := c.gate(ctx, b, lb, pods, want)
+		return c.resyncBy(last, after), err
 	}
 	c.lastSync.Delete(b.UID)
 

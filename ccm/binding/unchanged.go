@@ -63,3 +63,14 @@ func (c *Controller) unchanged(uid types.UID, in inputs) (inputs, bool) {
 	return last, last.generation == in.generation && last.protocol == in.protocol && slices.Equal(last.want, in.want) &&
 		slices.Equal(last.owned, in.owned) && time.Since(last.at) < c.opts.Resync
 }
+
+// resyncBy is after, the wait before a sync that skipped OCI asks to be synced again, cut to when
+// last, the full sync it relied on, is Resync old: the sync then is a full one, so a backend
+// changed by hand in OCI is put back within Resync of the last full sync, however many syncs
+// came between.
+func (c *Controller) resyncBy(last inputs, after time.Duration) time.Duration {
+	if after <= 0 {
+		return after
+	}
+	return max(min(after, time.Until(last.at.Add(c.opts.Resync))), time.Millisecond)
+}

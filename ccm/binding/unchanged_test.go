@@ -134,8 +134,18 @@ func TestASyncWithNothingChangedWritesTheStatusItsFullSyncMade(t *testing.T) {
 	if _, err := c.sync(t.Context(), "default/web"); !apierrors.IsConflict(err) {
 		t.Fatalf("first sync: %v, want its status write's conflict", err)
 	}
-	if _, err := c.sync(t.Context(), "default/web"); err != nil {
+	// The full sync is four minutes old: the second sync asks for the next within the minute left
+	// of the resync (5 min), when that one will be a full one.
+	v, _ := c.lastSync.Load(types.UID("uid-web"))
+	last := v.(inputs)
+	last.at = last.at.Add(-4 * time.Minute)
+	c.lastSync.Store(types.UID("uid-web"), last)
+	after, err := c.sync(t.Context(), "default/web")
+	if err != nil {
 		t.Fatalf("second sync: %v", err)
+	}
+	if after <= 0 || after > time.Minute {
+		t.Errorf("second sync asks to be synced again in %v, want within the minute left of the full sync's resync", after)
 	}
 	if syncer.syncs != 1 {
 		t.Errorf("Sync called %d times, want once: the second sync has nothing to change", syncer.syncs)
