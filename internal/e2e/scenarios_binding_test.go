@@ -223,7 +223,9 @@ func testBackendSetBindings(t *testing.T, s *suite) {
 // testBindingRefusedOnServiceLB: a binding to the load balancer of a LoadBalancer Service of this
 // cluster (ServiceCreated's "web", whose reconciles replace its sets' backends) is refused: the
 // binding is Degraded with a Warning Event, owns nothing, and the load balancer is unchanged;
-// deleting the binding changes nothing either.
+// deleting the binding changes nothing either. With it and a binding to a load balancer OCI
+// answers 404 for (refused too, each time with a new request ID in its message), the CCM at rest
+// leaves the load balancers alone (atRest).
 func testBindingRefusedOnServiceLB(t *testing.T, s *suite) {
 	const name = "on-web"
 	svc, err := s.kube.CoreV1().Services(testNamespace).Get(s.ctx, "web", metav1.GetOptions{})
@@ -274,6 +276,23 @@ func testBindingRefusedOnServiceLB(t *testing.T, s *suite) {
 	} else if diff := cmp.Diff(before, after, sameLB); diff != "" {
 		t.Errorf("web's load balancer changed under a refused binding (-before +after):\n%s", diff)
 	}
+	const nowhere = "to-nowhere"
+	id := deref(before.Id)
+	s.createBinding(t, &v1alpha1.BackendSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: nowhere, Namespace: testNamespace},
+		Spec: v1alpha1.BackendSetBindingSpec{LoadBalancerID: id[:strings.LastIndexByte(id, '.')+1] + "gone", BackendSetName: set,
+			ServiceRef: v1alpha1.ServiceReference{Name: "web", Port: intstr.FromString("http")}, TargetType: v1alpha1.TargetTypeNode},
+	})
+	eventually(t, s.ctx, convergeTimeout, "the binding to a load balancer OCI answers 404 for is refused", func(ctx context.Context) (bool, string, error) {
+		b, found, err := s.getBinding(ctx, testNamespace, nowhere)
+		if err != nil || !found {
+			return false, "not found", err
+		}
+		c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Status == metav1.ConditionTrue && strings.Contains(c.Message, "NoLoadBalancer"), describeBinding(b), nil
+	})
+	s.atRest(t, "with two refused bindings")
+	s.deleteBinding(t, testNamespace, nowhere)
 	s.deleteBinding(t, testNamespace, name)
 	if after, err := s.oci.getLoadBalancer(s.ctx, deref(before.Id)); err != nil {
 		t.Error(err)
