@@ -244,21 +244,7 @@ func testBindingRefusedOnServiceLB(t *testing.T, s *suite) {
 	for n := range before.BackendSets {
 		set = n
 	}
-	s.createBinding(t, &v1alpha1.BackendSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace},
-		Spec: v1alpha1.BackendSetBindingSpec{LoadBalancerID: deref(before.Id), BackendSetName: set,
-			ServiceRef: v1alpha1.ServiceReference{Name: "web", Port: intstr.FromString("http")}, TargetType: v1alpha1.TargetTypeNode},
-	})
-	eventually(t, s.ctx, convergeTimeout, "the binding to web's load balancer is Degraded (refused)", func(ctx context.Context) (bool, string, error) {
-		b, found, err := s.getBinding(ctx, testNamespace, name)
-		if err != nil || !found {
-			return false, "not found", err
-		}
-		c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionDegraded)
-		refused := c != nil && c.Status == metav1.ConditionTrue && (c.Reason == "Refused" || c.Reason == "ManagedByService")
-		return refused && b.Status.ObservedGeneration == b.Generation && len(b.Status.OwnedBackends) == 0 &&
-			!meta.IsStatusConditionTrue(b.Status.Conditions, v1alpha1.ConditionReady), describeBinding(b), nil
-	})
+	s.refusedBinding(t, "the binding to web's load balancer", name, deref(before.Id), set, "")
 	eventually(t, s.ctx, convergeTimeout, "a Warning Refused Event on the binding", func(ctx context.Context) (bool, string, error) {
 		events, err := s.bindingEvents(ctx, testNamespace, name)
 		if err != nil {
@@ -278,19 +264,7 @@ func testBindingRefusedOnServiceLB(t *testing.T, s *suite) {
 	}
 	const nowhere = "to-nowhere"
 	id := deref(before.Id)
-	s.createBinding(t, &v1alpha1.BackendSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: nowhere, Namespace: testNamespace},
-		Spec: v1alpha1.BackendSetBindingSpec{LoadBalancerID: id[:strings.LastIndexByte(id, '.')+1] + "gone", BackendSetName: set,
-			ServiceRef: v1alpha1.ServiceReference{Name: "web", Port: intstr.FromString("http")}, TargetType: v1alpha1.TargetTypeNode},
-	})
-	eventually(t, s.ctx, convergeTimeout, "the binding to a load balancer OCI answers 404 for is refused", func(ctx context.Context) (bool, string, error) {
-		b, found, err := s.getBinding(ctx, testNamespace, nowhere)
-		if err != nil || !found {
-			return false, "not found", err
-		}
-		c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionDegraded)
-		return c != nil && c.Status == metav1.ConditionTrue && strings.Contains(c.Message, "NoLoadBalancer"), describeBinding(b), nil
-	})
+	s.refusedBinding(t, "the binding to a load balancer OCI answers 404 for", nowhere, id[:strings.LastIndexByte(id, '.')+1]+"gone", set, "NoLoadBalancer")
 	s.atRest(t, "with two refused bindings")
 	s.deleteBinding(t, testNamespace, nowhere)
 	s.deleteBinding(t, testNamespace, name)
@@ -299,6 +273,28 @@ func testBindingRefusedOnServiceLB(t *testing.T, s *suite) {
 	} else if diff := cmp.Diff(before, after, sameLB); diff != "" {
 		t.Errorf("deleting the refused binding changed web's load balancer (-before +after):\n%s", diff)
 	}
+}
+
+// refusedBinding creates binding name of Service web's port http to backend set set of load
+// balancer lbID, and waits until it is Degraded (refused, its message saying says), owning nothing.
+func (s *suite) refusedBinding(t *testing.T, what, name, lbID, set, says string) {
+	t.Helper()
+	s.createBinding(t, &v1alpha1.BackendSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace},
+		Spec: v1alpha1.BackendSetBindingSpec{LoadBalancerID: lbID, BackendSetName: set,
+			ServiceRef: v1alpha1.ServiceReference{Name: "web", Port: intstr.FromString("http")}, TargetType: v1alpha1.TargetTypeNode},
+	})
+	eventually(t, s.ctx, convergeTimeout, what+" is Degraded (refused)", func(ctx context.Context) (bool, string, error) {
+		b, found, err := s.getBinding(ctx, testNamespace, name)
+		if err != nil || !found {
+			return false, "not found", err
+		}
+		c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionDegraded)
+		refused := c != nil && c.Status == metav1.ConditionTrue && (c.Reason == "Refused" || c.Reason == "ManagedByService") &&
+			strings.Contains(c.Message, says)
+		return refused && b.Status.ObservedGeneration == b.Generation && len(b.Status.OwnedBackends) == 0 &&
+			!meta.IsStatusConditionTrue(b.Status.Conditions, v1alpha1.ConditionReady), describeBinding(b), nil
+	})
 }
 
 // sameLB compares two reads of a load balancer field by field, taking an empty list for none: a
