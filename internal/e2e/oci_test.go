@@ -369,11 +369,15 @@ func rulesTouching(rules []rule, ports ...int) []rule {
 	return out
 }
 
-// missingRules returns the rules of want that got lacks.
+// missingRules returns the rules of want that no rule of got covers: one of the same list,
+// direction and peer whose ports hold want's. seclist merges rules whose ports touch, so a
+// Service given a node port next to another Service's is allowed by one rule for both.
 func missingRules(got, want []rule) []rule {
 	var out []rule
 	for _, w := range want {
-		if !slices.Contains(got, w) {
+		if !slices.ContainsFunc(got, func(g rule) bool {
+			return g.List == w.List && g.Direction == w.Direction && g.CIDR == w.CIDR && g.MinPort <= w.MinPort && w.MaxPort <= g.MaxPort
+		}) {
 			out = append(out, w)
 		}
 	}
