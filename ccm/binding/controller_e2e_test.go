@@ -529,7 +529,7 @@ func TestBadBindingsAreDegradedWithAnEventAndWriteNothing(t *testing.T) {
 		LoadBalancerID: w.lbID, BackendSetName: "web", ServiceRef: api.ServiceReference{Name: "web", Port: intstr.FromInt32(8443)}}})
 
 	for name, want := range map[string][]string{
-		"nowhere":    {"True Refused: NoLoadBalancer: ", "OCI answers 404", gone},
+		"nowhere":    {"True Refused: NoLoadBalancer: ", "OCI answers 404", `backend set "web"`},
 		"wrong-port": {"True InvalidServicePort: spec.serviceRef.port: ", "8443"},
 	} {
 		eventually(t, name+" is Degraded, saying why, with an Event", func() string {

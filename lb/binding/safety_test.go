@@ -194,6 +194,11 @@ func TestRefusals(t *testing.T) {
 					if w := e.srv.Calls().Since(calls).Class(ocitest.ClassWrite); w != 0 {
 						t.Errorf("%d writes", w)
 					}
+					// A refusal reads the same every time (no request ID in it), so the condition
+					// and Events a controller makes of it change only when what it says does.
+					if _, again := e.s.Sync(ctx, tt.b, append(tt.want, binding.Target{IP: "10.0.20.5", Port: 8080}), nil); again == nil || again.Error() != err.Error() {
+						t.Errorf("the same Sync again refused with %q, want the same words as %q", again, err)
+					}
 				})
 			}
 		})

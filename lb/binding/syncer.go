@@ -110,9 +110,12 @@ func (s *Syncer) sync(ctx context.Context, b Binding, want []Target, owned []str
 		case ociclient.IsNotFound(err):
 			// Not "gone": OCI answers the same 404 when the policy hides the load balancer, and a
 			// release that took it for gone would leave the binding's backends behind. A release
-			// fails with the refusal too; its caller may choose to leave the backends (Keep).
-			return res, refuse(b, ReasonNoLoadBalancer, "OCI answers 404 for the %s or its backend set: it does not exist, or the CCM's IAM policy does not let it read it (%v)",
-				p.noun(), err)
+			// fails with the refusal too; its caller may choose to leave the backends (Keep). The
+			// refusal names no request, so it reads the same at every sync (a controller's condition
+			// and Events change only when it does); OCI's answer, with its request ID, is logged.
+			log.Info("OCI answers 404 for the load balancer or its backend set", "err", err)
+			return res, refuse(b, ReasonNoLoadBalancer, "OCI answers 404 for the %s or its backend set %q: it does not exist, or the CCM's IAM policy does not let it read it",
+				p.noun(), b.BackendSet)
 		case err != nil:
 			return res, fmt.Errorf("binding %s: reading %s %s: %w", b.Name, p.noun(), b.LoadBalancerID, err)
 		}
