@@ -129,7 +129,7 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	switch {
 	case errors.As(err, &refused):
 		c.degraded(u, status, ReasonRefused, fmt.Sprintf("%s: %s", refused.Reason, refused.Detail), corev1.EventTypeWarning)
-		c.remember(b.UID, in, res.Owned, status, true)
+		c.remember(b.UID, in, status, true)
 		return c.opts.Resync, nil // a Node or Service change may lift it; else retry at the resync
 	case err != nil:
 		c.degraded(u, status, ReasonSyncFailed, err.Error(), corev1.EventTypeWarning)
@@ -156,7 +156,7 @@ func (c *Controller) reconcile(ctx context.Context, u *unstructured.Unstructured
 	setCondition(status, api.ConditionReady, metav1.ConditionTrue, ReasonInSync, msg)
 	setCondition(status, api.ConditionDegraded, metav1.ConditionFalse, ReasonInSync, "")
 
-	c.remember(b.UID, in, res.Owned, status, false)
+	c.remember(b.UID, in, status, false)
 	return c.gate(ctx, b, lb, pods, want)
 }
 

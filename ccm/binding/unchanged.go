@@ -38,17 +38,18 @@ type inputs struct {
 	generation int64
 	protocol   corev1.Protocol // the Service port's, which the security rules depend on
 	want       []lbbinding.Target
-	owned      []string // the sync's Result.Owned, which the next sync is given
+	owned      []string // the owned backends the sync was given; for the last full sync, those it left
 	at         time.Time
 	status     *api.BackendSetBindingStatus
 	refused    bool // the sync ended with a *lbbinding.RefusedError
 }
 
-// remember records the full sync of the binding uid that was given in and ended now, owning owned
-// (its Result.Owned, which the next sync is given), with status, refused or not.
-func (c *Controller) remember(uid types.UID, in inputs, owned []string, status *api.BackendSetBindingStatus, refused bool) {
-	in.owned, in.at, in.status, in.refused = slices.Clone(owned), time.Now(), new(api.BackendSetBindingStatus), refused
+// remember records the full sync of the binding uid that was given in and ended now with status,
+// refused or not. The owned backends the next sync is given are the status's.
+func (c *Controller) remember(uid types.UID, in inputs, status *api.BackendSetBindingStatus, refused bool) {
+	in.at, in.status, in.refused = time.Now(), new(api.BackendSetBindingStatus), refused
 	status.DeepCopyInto(in.status)
+	in.owned = in.status.OwnedBackends
 	c.lastSync.Store(uid, in)
 }
 
