@@ -14,19 +14,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 
 	api "github.com/oci-ccm/oci-ccm/ccm/binding/v1alpha1"
 	lbbinding "github.com/oci-ccm/oci-ccm/lb/binding"
@@ -165,27 +162,43 @@ func TestASyncWithNothingChangedWritesTheStatusItsFullSyncMade(t *testing.T) {
 }
 
 // TestAGoneBindingIsForgotten: what the controller keeps of a binding by UID goes with it, also
-// when it goes without the controller's finalizer (as a tombstone here).
+// when it goes without the controller's finalizer: the binding informer's delete forgets it.
 func TestAGoneBindingIsForgotten(t *testing.T) {
-	c := &Controller{}
-	u := &unstructured.Unstructured{}
-	u.SetNamespace("default")
-	u.SetName("web")
-	u.SetUID("uid-web")
-	c.owned.Store(u.GetUID(), []string{"10.0.10.11:30080"})
-	c.lastSync.Store(u.GetUID(), inputs{})
-	c.queue = workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
-	defer c.queue.ShutDown()
+	kc := fake.NewClientset()
 	dc := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{api.GroupVersionResource: api.Kind + "List"})
-	c.bindings = dynamicinformer.NewDynamicSharedInformerFactory(dc, 0).ForResource(api.GroupVersionResource).Informer()
-	if err := c.bindings.AddIndexers(cache.Indexers{byService: indexByService, byBackendSet: indexByBackendSet}); err != nil {
+	c, err := New(Options{Kube: kc, Dynamic: dc, Informers: informers.NewSharedInformerFactory(kc, 0), Syncer: noOCI{t}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	c.bindingDeleted(cache.DeletedFinalStateUnknown{Key: "default/web", Obj: u})
-	_, owned := c.owned.Load(u.GetUID())
-	_, last := c.lastSync.Load(u.GetUID())
-	if owned || last {
-		t.Errorf("after the binding went: owned kept %v, last sync kept %v; want neither", owned, last)
+	defer c.queue.ShutDown()
+	u, err := toUnstructured(&api.BackendSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings := dc.Resource(api.GroupVersionResource).Namespace("default")
+	if _, err := bindings.Create(t.Context(), u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.dynamics.Start(t.Context().Done())
+	if !cache.WaitForCacheSync(t.Context().Done(), c.bindings.HasSynced) {
+		t.Fatal("the bindings informer did not sync")
+	}
+	c.owned.Store(u.GetUID(), []string{"10.0.10.11:30080"})
+	c.lastSync.Store(u.GetUID(), inputs{})
+	if err := bindings.Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, owned := c.owned.Load(u.GetUID())
+		_, last := c.lastSync.Load(u.GetUID())
+		if !owned && !last {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the binding went: owned kept %v, last sync kept %v; want neither", owned, last)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
